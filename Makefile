@@ -1,0 +1,76 @@
+# make            build bin/harness
+# make test       build, then run every test (ends with "N passed, N failed")
+# make run        the main job: both LBM variants on every device present
+# make deps       install the Debian packages the build and tests need (root)
+CC ?= cc
+CUDA_HOME ?= /usr/local/cuda
+OPT ?= -O2 -g
+CFLAGS_BASE = -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE $(OPT)
+CPPFLAGS += -Iharness -Ibuild/gen
+LDLIBS = -lsqlite3 -ldl -lm -lpthread
+
+# Backends compile against headers only and load their drivers with dlopen at
+# run time, so a missing driver means "no devices", never a failed build.
+HAVE_CL := $(shell printf '\043include <CL/cl.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1 && echo 1)
+HAVE_CUDA := $(shell test -f $(CUDA_HOME)/include/cuda.h && test -f $(CUDA_HOME)/include/nvrtc.h && echo 1)
+ifeq ($(HAVE_CL),1)
+CPPFLAGS += -DHAVE_OPENCL_HEADERS -DCL_TARGET_OPENCL_VERSION=120
+endif
+ifeq ($(HAVE_CUDA),1)
+CPPFLAGS += -DHAVE_CUDA_HEADERS -isystem $(CUDA_HOME)/include
+endif
+
+GIT_COMMIT ?= $(shell git rev-parse --verify -q HEAD 2>/dev/null || echo unknown)
+GIT_DIRTY ?= $(shell test -z "$$(git status --porcelain --untracked-files=no 2>/dev/null)" && git rev-parse HEAD >/dev/null 2>&1 && echo 0 || echo 1)
+CFLAGS = $(CFLAGS_BASE) -DGIT_COMMIT='"$(GIT_COMMIT)"' -DGIT_DIRTY=$(GIT_DIRTY) -DBUILD_FLAGS='"$(CFLAGS_BASE)"'
+
+# Apps are folders under kernels/ with an app.c; their host code is every .c
+# there except the OpenMP kernel sources (*_omp.c), which the OpenMP backend
+# compiles at run time with the knobs as -D flags.
+APPS := $(patsubst kernels/%/app.c,%,$(wildcard kernels/*/app.c))
+HARNESS_SRC := $(wildcard harness/*.c)
+APP_SRC := $(filter-out %_omp.c,$(wildcard $(foreach a,$(APPS),kernels/$(a)/*.c)))
+GEN_SRC := build/gen/apps.c build/gen/schema_sql.c
+OBJ := $(patsubst %.c,build/obj/%.o,$(HARNESS_SRC) $(APP_SRC)) build/obj/gen/apps.o build/obj/gen/schema_sql.o
+MAIN_OBJ := build/obj/harness/main.o
+
+.PHONY: all test run deps clean
+all: bin/harness
+
+bin/harness: $(OBJ)
+	@mkdir -p bin
+	$(CC) $(CFLAGS) -o $@ $(OBJ) $(LDLIBS)
+
+build/obj/%.o: %.c $(wildcard harness/*.h) $(wildcard kernels/*/*.h) | build/gen/apps.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+build/obj/gen/%.o: build/gen/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+# The app table, generated from the folders under kernels/.
+build/gen/apps.c: $(wildcard kernels/*/app.c) Makefile
+	@mkdir -p build/gen
+	@{ echo '#include "app.h"'; \
+	  for a in $(APPS); do echo "extern const struct app app_$$a;"; done; \
+	  printf 'const struct app *const apps[] = {'; \
+	  for a in $(APPS); do printf '&app_%s, ' $$a; done; echo 'NULL};'; } > $@
+
+# The schema lives in one file, harness/schema.sql, embedded as a C string.
+build/gen/schema_sql.c: harness/schema.sql
+	@mkdir -p build/gen
+	@{ echo 'const char schema_sql[] = {'; od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; echo '0};'; } > $@
+
+TEST_SRC := $(wildcard tests/unit/*.c)
+test: bin/harness
+	@bash tests/run_all.sh
+
+run: bin/harness
+	@bash scripts/main_job.sh
+
+deps:
+	@bash scripts/deps.sh
+
+clean:
+	rm -rf build bin

@@ -1,0 +1,111 @@
+/* The backend interface: one struct of function pointers per programming
+ * model (OpenCL, CUDA, OpenMP), in the manner of ggml's backend vtable.
+ * App schedules are written once against this interface; nothing outside a
+ * backend_*.c file knows which API runs underneath.
+ *
+ * Every operation that can fail returns 0 on success and -1 on failure, with
+ * the reason left in dev->err. */
+#ifndef HARNESS_BACKEND_H
+#define HARNESS_BACKEND_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct device_info {
+    char backend[16];     /* "opencl", "cuda", "openmp" */
+    char spec[32];        /* what --device accepts: "opencl:0.1", "cuda:0", "openmp" */
+    char vendor[128];
+    char name[256];
+    char driver[128];
+    char kind[16];        /* "gpu", "cpu", "accelerator" */
+    unsigned compute_units;
+    size_t max_wg;        /* largest work-group (block, tile) in items */
+    size_t max_item[3];   /* largest extent per dimension */
+    uint64_t global_mem, local_mem, max_alloc;
+    char arch[32];        /* CUDA: "sm_90"; others: "" */
+    int index[2];         /* backend-private: platform and device numbers */
+    char fingerprint[17]; /* hex of a hash over the fields above */
+};
+
+/* Opaque per-backend objects. */
+struct buf;
+struct program;
+struct kernel;
+
+enum karg_kind { KARG_BUF, KARG_INT, KARG_FLOAT, KARG_LOCAL };
+
+/* One kernel argument. KARG_LOCAL is work-group scratch memory of `bytes`
+ * (OpenCL __local, CUDA dynamic __shared__, OpenMP a per-tile array). */
+struct karg {
+    enum karg_kind kind;
+    union {
+        struct buf *buf;
+        int i;
+        float f;
+        size_t bytes;
+    };
+};
+#define ARG_BUF(b) ((struct karg){.kind = KARG_BUF, .buf = (b)})
+#define ARG_INT(v) ((struct karg){.kind = KARG_INT, .i = (v)})
+#define ARG_FLOAT(v) ((struct karg){.kind = KARG_FLOAT, .f = (v)})
+#define ARG_LOCAL(n) ((struct karg){.kind = KARG_LOCAL, .bytes = (n)})
+#define KARG_MAX 40
+
+struct dev {
+    const struct backend_ops *ops;
+    struct device_info info;
+    void *ctx;      /* the backend's own state */
+    char err[4096]; /* the last failure, including build logs */
+};
+
+struct backend_ops {
+    const char *name;
+    /* Lists this backend's devices into *out (malloc'd). Returns the count;
+     * 0 with `note` saying why (driver absent, no device) is not an error. */
+    int (*list)(struct device_info **out, char *note, size_t note_n);
+    /* Opens a device from list(); NULL with err filled on failure. */
+    struct dev *(*open)(const struct device_info *info, char *err, size_t err_n);
+    void (*close)(struct dev *d);
+    /* Builds `source` (a file path) with compiler options (-D knobs, -I dirs).
+     * Products are cached on disk by a hash of source, options, compiler and
+     * device, so the second build of the same thing compiles nothing. */
+    struct program *(*build)(struct dev *d, const char *source, const char *options);
+    void (*program_free)(struct dev *d, struct program *p);
+    struct kernel *(*kernel)(struct dev *d, struct program *p, const char *name);
+    struct buf *(*alloc)(struct dev *d, size_t bytes);
+    void (*buf_free)(struct dev *d, struct buf *b);
+    int (*write)(struct dev *d, struct buf *b, size_t offset, size_t bytes, const void *src);
+    /* Blocking read: returns when the data is on the host. */
+    int (*read)(struct dev *d, struct buf *b, size_t offset, size_t bytes, void *dst);
+    /* Device-to-device copy (enqueued; finish() to wait). */
+    int (*copy)(struct dev *d, struct buf *dst, struct buf *src, size_t bytes);
+    /* Enqueues a 2D launch of global[0] x global[1] items in groups of
+     * local[0] x local[1]. */
+    int (*launch)(struct dev *d, struct kernel *k, const size_t global[2], const size_t local[2],
+                  int nargs, const struct karg *args);
+    /* Waits for everything enqueued. */
+    int (*finish)(struct dev *d);
+    /* Records a timestamp in the queue (slot 0 or 1); elapsed() returns the
+     * device time between slot 0 and slot 1 after a finish. */
+    int (*mark)(struct dev *d, int slot);
+    int (*elapsed)(struct dev *d, double *seconds);
+    /* The kernel-source file extension this backend builds: ".cl", ".cu", "_omp.c". */
+    const char *source_suffix;
+};
+
+/* The registry: every compiled-in backend, in listing order. */
+extern const struct backend_ops backend_opencl, backend_cuda, backend_openmp;
+extern const struct backend_ops *const backends[];
+extern const int backend_count;
+
+/* Every device of every backend; notes (one line each) for backends with
+ * none. Caller frees *out. */
+int devices_all(struct device_info **out, char notes[][256], int max_notes, int *nnotes);
+/* Finds devices matching a spec ("cuda:0", "opencl:0.1", "openmp", "all",
+ * "opencl", or a name substring). Returns the count (0 = no match). */
+int devices_match(const struct device_info *all, int n, const char *spec, int *idx, int max);
+const struct backend_ops *backend_by_name(const char *name);
+/* Fills info->fingerprint from the identifying fields. */
+void device_fingerprint(struct device_info *info);
+/* Convenience: sets d->err and returns -1. */
+int dev_fail(struct dev *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#endif

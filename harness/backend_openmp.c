@@ -1,0 +1,283 @@
+/* The OpenMP backend: the host CPU as one device. Kernels are C files built
+ * at run time by the system compiler (cc -fopenmp, or $HARNESS_OMP_CC) into
+ * shared objects with the same -D knob list the GPU backends get, cached on
+ * disk, and loaded with dlopen. Buffers are host memory. */
+#include "backend.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "build_cache.h"
+#include "omp_kernel.h"
+#include "util.h"
+
+typedef void omp_kernel_fn(const struct omp_launch *L, void *const *args);
+
+struct buf { void *mem; size_t bytes; };
+struct program { void *so; };
+struct kernel { omp_kernel_fn *fn; };
+struct omp_dev { double marks[2]; };
+
+static const char *omp_cc(void) {
+    const char *cc = getenv("HARNESS_OMP_CC");
+    return cc && *cc ? cc : "cc";
+}
+
+/* The first line of `cc --version`: part of the device's driver string and
+ * of every cache key. */
+static const char *omp_cc_version(void) {
+    static char version[128];
+    if (version[0]) return version;
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "%s --version 2>/dev/null", omp_cc());
+    FILE *p = popen(cmd, "r");
+    if (p) {
+        if (!fgets(version, sizeof version, p)) version[0] = '\0';
+        pclose(p);
+    }
+    str_trim(version);
+    return version;
+}
+
+static void cpu_model(char *vendor, size_t vn, char *name, size_t nn) {
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    str_copy(vendor, vn, "unknown");
+    str_copy(name, nn, "unknown CPU");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (!colon) continue;
+        str_trim(colon + 1);
+        if (strncmp(line, "vendor_id", 9) == 0) str_copy(vendor, vn, colon + 1);
+        if (strncmp(line, "model name", 10) == 0) {
+            str_copy(name, nn, colon + 1);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static int omp_list(struct device_info **out, char *note, size_t n) {
+    *out = NULL;
+    if (!omp_cc_version()[0]) {
+        err_set(note, n, "no C compiler '%s' to build OpenMP kernels", omp_cc());
+        return 0;
+    }
+    struct device_info *di = xcalloc(1, sizeof *di);
+    str_copy(di->backend, sizeof di->backend, "openmp");
+    str_copy(di->spec, sizeof di->spec, "openmp");
+    cpu_model(di->vendor, sizeof di->vendor, di->name, sizeof di->name);
+    str_fmt(di->driver, sizeof di->driver, "%s -fopenmp", omp_cc_version());
+    str_copy(di->kind, sizeof di->kind, "cpu");
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    di->compute_units = cpus > 0 ? (unsigned)cpus : 1;
+    /* A tile may be any shape; these limits only keep sweeps finite. */
+    di->max_wg = 1u << 16;
+    di->max_item[0] = di->max_item[1] = 1u << 16;
+    di->max_item[2] = 1;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    di->global_mem = di->max_alloc = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    di->local_mem = l2 > 0 ? (uint64_t)l2 : 0; /* a tile's working set should fit here */
+    *out = di;
+    return 1;
+}
+
+static struct dev *omp_open(const struct device_info *info, char *err, size_t n) {
+    (void)err;
+    (void)n;
+    struct dev *d = xcalloc(1, sizeof *d);
+    d->ops = &backend_openmp;
+    d->info = *info;
+    d->ctx = xcalloc(1, sizeof(struct omp_dev));
+    return d;
+}
+
+static void omp_close(struct dev *d) {
+    if (!d) return;
+    free(d->ctx);
+    free(d);
+}
+
+static struct program *omp_build(struct dev *d, const char *source, const char *options) {
+    char *full = source_with_includes(source, d->err, sizeof d->err);
+    if (!full) return NULL;
+    /* -march=native ties the product to this CPU model, so the device name is in the key. */
+    const char *flags = "-O3 -march=native -fopenmp -fPIC -shared -std=c11";
+    char key[17], compiler[512];
+    str_fmt(compiler, sizeof compiler, "%s|%s|%s", omp_cc(), omp_cc_version(), flags);
+    cache_key(key, full, options, compiler, d->info.name);
+    free(full);
+    char so[PATH_MAX];
+    cache_path(so, sizeof so, key, ".so");
+    struct stat st;
+    if (stat(so, &st) != 0) {
+        char tmp[PATH_MAX + 32], log[PATH_MAX + 32], harness_inc[PATH_MAX];
+        str_fmt(tmp, sizeof tmp, "%s.%ld.tmp", so, (long)getpid());
+        str_fmt(log, sizeof log, "%s.log", tmp);
+        repo_path(harness_inc, sizeof harness_inc, "harness");
+        struct strbuf cmd = {0};
+        sb_printf(&cmd, "%s %s -I'%s' %s -o '%s' '%s' -lm >'%s' 2>&1", omp_cc(), flags, harness_inc,
+                  options, tmp, source, log);
+        int rc = system(cmd.s);
+        sb_free(&cmd);
+        if (rc != 0) {
+            char *text = file_read_all(log, NULL, NULL, 0);
+            dev_fail(d, "%s failed:\n%s", omp_cc(), text ? text : "(no log)");
+            free(text);
+            unlink(log);
+            unlink(tmp);
+            return NULL;
+        }
+        unlink(log);
+        rename(tmp, so); /* atomic: concurrent builders agree on one file */
+    }
+    /* NODELETE: the OpenMP runtime this pulls in keeps worker threads alive;
+     * unloading it under them would crash the process. */
+    void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (!h) return dev_fail(d, "dlopen %s: %s", so, dlerror()), NULL;
+    struct program *p = xcalloc(1, sizeof *p);
+    p->so = h;
+    return p;
+}
+
+static void omp_program_free(struct dev *d, struct program *p) {
+    (void)d;
+    if (!p) return;
+    dlclose(p->so); /* a no-op for the code itself: it was opened NODELETE */
+    free(p);
+}
+
+static struct kernel *omp_kernel(struct dev *d, struct program *p, const char *name) {
+    void *sym = dlsym(p->so, name);
+    if (!sym) return dev_fail(d, "no kernel '%s' in the OpenMP program", name), NULL;
+    struct kernel *k = xcalloc(1, sizeof *k);
+    /* POSIX guarantees dlsym results convert to function pointers. */
+    memcpy(&k->fn, &sym, sizeof sym);
+    return k;
+}
+
+static struct buf *omp_alloc(struct dev *d, size_t bytes) {
+    void *mem = NULL;
+    if (posix_memalign(&mem, 64, bytes ? bytes : 64) != 0)
+        return dev_fail(d, "out of memory allocating %zu bytes", bytes), NULL;
+    struct buf *b = xcalloc(1, sizeof *b);
+    b->mem = mem;
+    b->bytes = bytes;
+    return b;
+}
+
+static void omp_buf_free(struct dev *d, struct buf *b) {
+    (void)d;
+    if (!b) return;
+    free(b->mem);
+    free(b);
+}
+
+static int omp_write(struct dev *d, struct buf *b, size_t off, size_t bytes, const void *src) {
+    if (off + bytes > b->bytes) return dev_fail(d, "write past the end of a buffer");
+    memcpy((char *)b->mem + off, src, bytes);
+    return 0;
+}
+
+static int omp_read(struct dev *d, struct buf *b, size_t off, size_t bytes, void *dst) {
+    if (off + bytes > b->bytes) return dev_fail(d, "read past the end of a buffer");
+    memcpy(dst, (char *)b->mem + off, bytes);
+    return 0;
+}
+
+struct copy_part { char *to; const char *from; size_t len; };
+
+static void *copy_part_run(void *arg) {
+    struct copy_part *c = arg;
+    memcpy(c->to, c->from, c->len);
+    return NULL;
+}
+
+static int omp_copy(struct dev *d, struct buf *dst, struct buf *src, size_t bytes) {
+    if (bytes > dst->bytes || bytes > src->bytes) return dev_fail(d, "copy past the end of a buffer");
+    /* One thread per core: one thread alone cannot reach the socket's
+     * bandwidth, and `peak` measures this copy. */
+    enum { MAX_PARTS = 256 };
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t parts = cpus > 0 ? (size_t)cpus : 1;
+    if (parts > MAX_PARTS) parts = MAX_PARTS;
+    size_t chunk = (bytes + parts - 1) / parts;
+    pthread_t th[MAX_PARTS];
+    struct copy_part part[MAX_PARTS];
+    int threaded[MAX_PARTS] = {0};
+    for (size_t i = 0; i < parts && i * chunk < bytes; i++) {
+        size_t start = i * chunk;
+        part[i] = (struct copy_part){(char *)dst->mem + start, (const char *)src->mem + start,
+                                     bytes - start < chunk ? bytes - start : chunk};
+        threaded[i] = pthread_create(&th[i], NULL, copy_part_run, &part[i]) == 0;
+        if (!threaded[i]) copy_part_run(&part[i]);
+    }
+    for (size_t i = 0; i < parts; i++)
+        if (threaded[i]) pthread_join(th[i], NULL);
+    return 0;
+}
+
+static int omp_launch(struct dev *d, struct kernel *k, const size_t global[2], const size_t local[2],
+                      int nargs, const struct karg *args) {
+    if (nargs > KARG_MAX) return dev_fail(d, "too many kernel arguments");
+    if (!local[0] || !local[1] || global[0] % local[0] || global[1] % local[1])
+        return dev_fail(d, "tile %zux%zu does not divide %zux%zu", local[0], local[1], global[0],
+                        global[1]);
+    struct omp_launch L = {{global[0], global[1]}, {local[0], local[1]},
+                           {global[0] / local[0], global[1] / local[1]}};
+    void *argv[KARG_MAX];
+    for (int i = 0; i < nargs; i++) {
+        switch (args[i].kind) {
+        case KARG_BUF: argv[i] = args[i].buf->mem; break;
+        case KARG_INT: argv[i] = (void *)&args[i].i; break;
+        case KARG_FLOAT: argv[i] = (void *)&args[i].f; break;
+        default: argv[i] = NULL; break;
+        }
+    }
+    k->fn(&L, argv);
+    return 0;
+}
+
+static int omp_finish(struct dev *d) {
+    (void)d; /* launches are synchronous */
+    return 0;
+}
+
+static int omp_mark(struct dev *d, int slot) {
+    ((struct omp_dev *)d->ctx)->marks[slot] = clock_now();
+    return 0;
+}
+
+static int omp_elapsed(struct dev *d, double *seconds) {
+    struct omp_dev *o = d->ctx;
+    *seconds = o->marks[1] - o->marks[0];
+    return 0;
+}
+
+const struct backend_ops backend_openmp = {
+    .name = "openmp",
+    .list = omp_list,
+    .open = omp_open,
+    .close = omp_close,
+    .build = omp_build,
+    .program_free = omp_program_free,
+    .kernel = omp_kernel,
+    .alloc = omp_alloc,
+    .buf_free = omp_buf_free,
+    .write = omp_write,
+    .read = omp_read,
+    .copy = omp_copy,
+    .launch = omp_launch,
+    .finish = omp_finish,
+    .mark = omp_mark,
+    .elapsed = omp_elapsed,
+    .source_suffix = "_omp.c",
+};

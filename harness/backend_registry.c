@@ -1,0 +1,85 @@
+/* The backend registry: adding a backend is adding its ops to this table. */
+#include "backend.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+const struct backend_ops *const backends[] = {&backend_opencl, &backend_cuda, &backend_openmp};
+const int backend_count = (int)(sizeof backends / sizeof backends[0]);
+
+const struct backend_ops *backend_by_name(const char *name) {
+    for (int i = 0; i < backend_count; i++)
+        if (strcmp(backends[i]->name, name) == 0) return backends[i];
+    return NULL;
+}
+
+void device_fingerprint(struct device_info *info) {
+    /* Everything that changes performance identity: a driver update starts a
+     * new series in nightly tracking, by design. */
+    char text[1024];
+    snprintf(text, sizeof text, "%s|%s|%s|%s|%u|%zu|%zu,%zu,%zu|%llu|%llu|%s", info->backend,
+             info->vendor, info->name, info->driver, info->compute_units, info->max_wg,
+             info->max_item[0], info->max_item[1], info->max_item[2],
+             (unsigned long long)info->global_mem, (unsigned long long)info->local_mem, info->arch);
+    snprintf(info->fingerprint, sizeof info->fingerprint, "%016llx",
+             (unsigned long long)hash_str(text, 0));
+}
+
+int devices_all(struct device_info **out, char notes[][256], int max_notes, int *nnotes) {
+    int total = 0;
+    struct device_info *all = NULL;
+    *nnotes = 0;
+    for (int b = 0; b < backend_count; b++) {
+        struct device_info *list = NULL;
+        char note[256] = "";
+        int n = backends[b]->list(&list, note, sizeof note);
+        if (n <= 0) {
+            if (*nnotes < max_notes)
+                str_fmt(notes[(*nnotes)++], 256, "%s: %s", backends[b]->name,
+                         note[0] ? note : "no devices");
+            free(list);
+            continue;
+        }
+        all = realloc(all, sizeof *all * (size_t)(total + n));
+        if (!all) abort();
+        for (int i = 0; i < n; i++) {
+            device_fingerprint(&list[i]);
+            all[total++] = list[i];
+        }
+        free(list);
+    }
+    *out = all;
+    return total;
+}
+
+static int contains_icase(const char *hay, const char *needle) {
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0) return 1;
+    return 0;
+}
+
+int devices_match(const struct device_info *all, int n, const char *spec, int *idx, int max) {
+    int found = 0;
+    for (int i = 0; i < n && found < max; i++) {
+        const struct device_info *d = &all[i];
+        int hit = strcmp(spec, "all") == 0 || strcmp(spec, d->spec) == 0 ||
+                  strcmp(spec, d->backend) == 0 || strcmp(spec, d->fingerprint) == 0;
+        /* "cuda:0" style specs are exact; only a spec without ':' may match a name. */
+        if (!hit && !strchr(spec, ':')) hit = contains_icase(d->name, spec);
+        if (hit) idx[found++] = i;
+    }
+    return found;
+}
+
+int dev_fail(struct dev *d, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->err, sizeof d->err, fmt, ap);
+    va_end(ap);
+    return -1;
+}

@@ -1,0 +1,20 @@
+/* The on-disk cache of compiled kernels, shared by every backend.
+ * A key hashes everything that changes the product: the source text (with
+ * the headers it includes, which the caller folds in), the options, the
+ * compiler or driver version, and the device. */
+#ifndef HARNESS_BUILD_CACHE_H
+#define HARNESS_BUILD_CACHE_H
+#include <stddef.h>
+
+/* Fills key (17 bytes) from the parts; any may be NULL. */
+void cache_key(char key[17], const char *source_text, const char *options, const char *compiler,
+               const char *device);
+/* cache_dir()/key.ext into path. */
+void cache_path(char *path, size_t n, const char *key, const char *ext);
+/* Returns a malloc'd copy of the cached product, or NULL when absent. */
+void *cache_load(const char *key, const char *ext, size_t *len);
+int cache_store(const char *key, const char *ext, const void *data, size_t len);
+/* Reads a kernel source and every file it #includes with quotes from its own
+ * folder (one level is all our kernels use), concatenated, for the key. */
+char *source_with_includes(const char *path, char *err, size_t errn);
+#endif

@@ -1,0 +1,122 @@
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+int cli_devices(const char *specs, struct device_pick *out) {
+    memset(out, 0, sizeof *out);
+    char notes[8][256];
+    int nnotes = 0;
+    out->n = devices_all(&out->all, notes, 8, &nnotes);
+    for (int i = 0; i < nnotes; i++) fprintf(stderr, "note: %s (skipped)\n", notes[i]);
+    char *list = xstrdup(specs ? specs : "all");
+    int rc = 0;
+    for (char *save = NULL, *spec = strtok_r(list, ",", &save); spec; spec = strtok_r(NULL, ",", &save)) {
+        int idx[CLI_MAX_DEVICES];
+        int found = devices_match(out->all, out->n, spec, idx, CLI_MAX_DEVICES);
+        if (!found) {
+            fprintf(stderr, "harness: no device matches '%s'; present:", spec);
+            for (int i = 0; i < out->n; i++) fprintf(stderr, " %s", out->all[i].spec);
+            fprintf(stderr, "%s\n", out->n ? "" : " none");
+            rc = EXIT_USAGE;
+            break;
+        }
+        for (int f = 0; f < found; f++) {
+            int dup = 0;
+            for (int j = 0; j < out->count; j++) dup |= out->idx[j] == idx[f];
+            if (!dup && out->count < CLI_MAX_DEVICES) out->idx[out->count++] = idx[f];
+        }
+    }
+    free(list);
+    if (!rc && !out->count) {
+        fprintf(stderr, "harness: no devices present\n");
+        rc = EXIT_USAGE;
+    }
+    return rc;
+}
+
+void cli_devices_free(struct device_pick *p) {
+    free(p->all);
+    memset(p, 0, sizeof *p);
+}
+
+const struct app *cli_app(const char *name) {
+    const struct app *app = app_find(name);
+    if (!app) {
+        fprintf(stderr, "harness: unknown app '%s'; apps:", name);
+        for (int i = 0; apps[i]; i++) fprintf(stderr, " %s", apps[i]->name);
+        fprintf(stderr, "\n");
+    }
+    return app;
+}
+
+static int add(struct variant_list *out, const struct variant *v) {
+    out->v = realloc(out->v, sizeof *out->v * (size_t)(out->n + 1));
+    if (!out->v) abort();
+    out->v[out->n++] = *v;
+    return 0;
+}
+
+int cli_variants(const struct app *app, const char *names, const char *knobs, struct variant_list *out) {
+    char err[1024];
+    out->v = NULL;
+    out->n = 0;
+    struct variant_list file;
+    if (variants_load_app(app->name, app->knobs, &file, err, sizeof err) != 0) {
+        fprintf(stderr, "harness: %s\n", err);
+        return EXIT_USAGE;
+    }
+    int rc = 0;
+    if (!names) {
+        struct variant v = {.name = "custom"};
+        knobs_init(&v.knobs, app->knobs);
+        if (!knobs) str_copy(v.name, sizeof v.name, "final");
+        const struct variant *fin = variant_find(&file, "final");
+        if (!knobs && fin) v = *fin;
+        add(out, &v);
+    } else {
+        char *list = xstrdup(names);
+        for (char *save = NULL, *name = strtok_r(list, ",", &save); name && !rc;
+             name = strtok_r(NULL, ",", &save)) {
+            if (!strcmp(name, "all")) {
+                for (int i = 0; i < file.n; i++) add(out, &file.v[i]);
+                continue;
+            }
+            const struct variant *v = variant_find(&file, name);
+            if (!v) {
+                fprintf(stderr, "harness: unknown variant '%s' for %s; known:", name, app->name);
+                for (int i = 0; i < file.n; i++) fprintf(stderr, " %s", file.v[i].name);
+                fprintf(stderr, "\n");
+                rc = EXIT_USAGE;
+                break;
+            }
+            add(out, v);
+        }
+        free(list);
+    }
+    for (int i = 0; i < out->n && knobs && !rc; i++) {
+        if (knobs_apply(&out->v[i].knobs, knobs, err, sizeof err) != 0) {
+            fprintf(stderr, "harness: --knobs: %s\n", err);
+            rc = EXIT_USAGE;
+        } else if (names) {
+            /* A named variant changed by --knobs is no longer that variant. */
+            char renamed[64];
+            str_fmt(renamed, sizeof renamed, "%s+", out->v[i].name);
+            str_copy(out->v[i].name, sizeof out->v[i].name, renamed);
+        }
+    }
+    variants_free(&file);
+    if (rc) variants_free(out);
+    return rc;
+}
+
+void cli_command_line(int argc, char **argv, char *buf, size_t n) {
+    struct strbuf b = {0};
+    sb_printf(&b, "harness");
+    for (int i = 0; i < argc; i++) sb_printf(&b, " %s", argv[i]);
+    str_copy(buf, n, b.s);
+    sb_free(&b);
+}

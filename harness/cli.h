@@ -1,0 +1,32 @@
+/* Option handling shared by the commands that select apps, inputs,
+ * variants and devices. Each helper prints its own error (naming the bad
+ * value) and returns EXIT_USAGE, so a command can `return` it unchanged. */
+#ifndef HARNESS_CLI_H
+#define HARNESS_CLI_H
+#include "app.h"
+#include "backend.h"
+#include "variants.h"
+
+#define CLI_MAX_DEVICES 64
+
+struct device_pick {
+    struct device_info *all; /* every device present */
+    int n;
+    int idx[CLI_MAX_DEVICES]; /* the chosen ones, as indices into all */
+    int count;
+};
+
+/* Resolves a comma-separated list of --device specs ("all" when NULL). */
+int cli_devices(const char *specs, struct device_pick *out);
+void cli_devices_free(struct device_pick *p);
+
+const struct app *cli_app(const char *name);
+
+/* The named variants (comma-separated; "all" = the whole file), with
+ * `knobs` applied on top of each. With no names but knobs, one unnamed
+ * variant "custom" from the app's defaults. */
+int cli_variants(const struct app *app, const char *names, const char *knobs, struct variant_list *out);
+
+/* "cmd arg arg ..." for the run table. */
+void cli_command_line(int argc, char **argv, char *buf, size_t n);
+#endif

@@ -1,0 +1,87 @@
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+/* `harness results`: the most recent measurements, as a table or CSV. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "store.h"
+#include "util.h"
+
+static void results_usage(FILE *out) {
+    fprintf(out,
+            "usage: harness results [--db PATH] [--limit N] [--csv] [--help]\n"
+            "\n"
+            "Prints the most recent measurements, newest last.\n"
+            "\n"
+            "  --db PATH   results database (default %s; HARNESS_DB overrides)\n"
+            "  --limit N   how many measurements (default 20; 0 = all)\n"
+            "  --csv       CSV with a header row instead of a table\n"
+            "  --help      this text\n",
+            store_default_path());
+}
+
+/* A whole non-negative number, nothing else. */
+static int parse_limit(const char *s, int *out) {
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 0 || v > INT_MAX) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int cmd_results(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"db", required_argument, NULL, 'd'},
+        {"limit", required_argument, NULL, 'n'},
+        {"csv", no_argument, NULL, 'c'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *db = NULL;
+    int limit = 20, csv = 0, c;
+    /* argv[0] is "results", so parsing starts at 1; the dispatcher or an
+     * earlier command may have moved optind. */
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': db = optarg; break;
+        case 'n':
+            if (parse_limit(optarg, &limit) != 0) {
+                fprintf(stderr, "harness results: --limit wants a whole number >= 0, not '%s'\n",
+                        optarg);
+                results_usage(stderr);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'c': csv = 1; break;
+        case 'h': results_usage(stdout); return EXIT_OK;
+        default: results_usage(stderr); return EXIT_USAGE; /* getopt named the option */
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "harness results: unexpected argument '%s'\n", argv[optind]);
+        results_usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (!db) db = store_default_path();
+    /* Looking must not create: store_open would make an empty database. */
+    if (access(db, F_OK) != 0) {
+        fprintf(stderr, "no results yet: %s\n", db);
+        return EXIT_OK;
+    }
+    char err[1024];
+    struct store *s = store_open(db, err, sizeof err);
+    if (!s) {
+        fprintf(stderr, "harness results: %s\n", err);
+        return EXIT_FOUND;
+    }
+    int rc = store_print_recent(s, limit, csv, stdout);
+    store_close(s);
+    return rc == 0 ? EXIT_OK : EXIT_FOUND;
+}

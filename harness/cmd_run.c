@@ -1,0 +1,209 @@
+/* harness run: run, verify and time configs on devices; store every sample.
+ * Everything is checked before anything runs: a bad input, variant, device
+ * or work-group shape exits 2 and leaves the database untouched. */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "runner.h"
+#include "store.h"
+#include "util.h"
+
+#define MAX_WG 64
+
+struct run_opts {
+    const char *app, *device, *variant, *knobs, *wg, *db, *out;
+    struct app_opts in;
+    int reps, warmup;
+};
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: harness run [--app lbm] [--input NAME | --params FILE --obstacles FILE]\n"
+            "                   [--iters N] [--device SPEC[,SPEC]] [--variant NAME[,NAME|all]]\n"
+            "                   [--knobs k=v,...] [--wg WxH[,WxH]] [--reps N] [--warmup N]\n"
+            "                   [--db PATH] [--out DIR]\n"
+            "  --input     a shipped input (128x128, 128x256, 256x256, 1024x1024) or gen:NXxNY\n"
+            "  --params/--obstacles  any coursework-format input files instead\n"
+            "  --iters     override the input's step count\n"
+            "  --device    opencl:P.D, cuda:N, openmp, a backend, a name substring, or all (default)\n"
+            "  --variant   names from variants/<app>.variants (default: final)\n"
+            "  --knobs     knob settings applied on top (see variants/lbm.variants)\n"
+            "  --wg        work-group (tile) shapes (default 32x1, narrowed to divide the grid)\n"
+            "  --reps      timed repetitions (default 5); --warmup untimed ones first (default 1)\n"
+            "  --db        SQLite database (default results/results.db)\n"
+            "  --out       write the app's output files (LBM: av_vels.dat, final_state.dat)\n");
+}
+
+static int parse_opts(int argc, char **argv, struct run_opts *o) {
+    static const struct option longopts[] = {
+        {"app", required_argument, 0, 'a'},     {"input", required_argument, 0, 'i'},
+        {"params", required_argument, 0, 'p'},  {"obstacles", required_argument, 0, 'o'},
+        {"iters", required_argument, 0, 'n'},   {"device", required_argument, 0, 'd'},
+        {"variant", required_argument, 0, 'v'}, {"knobs", required_argument, 0, 'k'},
+        {"wg", required_argument, 0, 'w'},      {"reps", required_argument, 0, 'r'},
+        {"warmup", required_argument, 0, 'u'},  {"db", required_argument, 0, 'b'},
+        {"out", required_argument, 0, 'O'},     {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    *o = (struct run_opts){.app = "lbm", .reps = 5, .warmup = 1};
+    optind = 1;
+    int c;
+    char *end;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'a': o->app = optarg; break;
+        case 'i': o->in.input = optarg; break;
+        case 'p': o->in.params = optarg; break;
+        case 'o': o->in.obstacles = optarg; break;
+        case 'n':
+            o->in.iters = strtol(optarg, &end, 10);
+            if (*end || o->in.iters <= 0) return fprintf(stderr, "harness: --iters %s: need a positive integer\n", optarg), EXIT_USAGE;
+            break;
+        case 'd': o->device = optarg; break;
+        case 'v': o->variant = optarg; break;
+        case 'k': o->knobs = optarg; break;
+        case 'w': o->wg = optarg; break;
+        case 'r':
+            o->reps = (int)strtol(optarg, &end, 10);
+            if (*end || o->reps < 1) return fprintf(stderr, "harness: --reps %s: need at least 1\n", optarg), EXIT_USAGE;
+            break;
+        case 'u':
+            o->warmup = (int)strtol(optarg, &end, 10);
+            if (*end || o->warmup < 0) return fprintf(stderr, "harness: --warmup %s: need 0 or more\n", optarg), EXIT_USAGE;
+            break;
+        case 'b': o->db = optarg; break;
+        case 'O': o->out = optarg; break;
+        case 'h': usage(stdout); return -1;
+        default: usage(stderr); return EXIT_USAGE;
+        }
+    }
+    if (optind < argc) return fprintf(stderr, "harness: unexpected argument '%s'\n", argv[optind]), EXIT_USAGE;
+    return 0;
+}
+
+static int parse_shapes(const char *list, const struct app *app, const struct app_input *in,
+                        unsigned wgs[][2], int *n) {
+    *n = 0;
+    if (!list) {
+        wg_default(app, in, wgs[0]);
+        *n = 1;
+        return 0;
+    }
+    char *copy = xstrdup(list);
+    int rc = 0;
+    for (char *save = NULL, *t = strtok_r(copy, ",", &save); t && *n < MAX_WG; t = strtok_r(NULL, ",", &save)) {
+        if (wg_parse(t, wgs[*n]) != 0) {
+            fprintf(stderr, "harness: --wg '%s': expected WIDTHxHEIGHT, e.g. 32x1\n", t);
+            rc = EXIT_USAGE;
+            break;
+        }
+        (*n)++;
+    }
+    free(copy);
+    return rc;
+}
+
+/* Every config must be valid on every chosen device before anything runs. */
+static int check_all(const struct device_pick *p, const struct variant_list *vars, const struct app *app,
+                     const struct app_input *in, unsigned wgs[][2], int nwg) {
+    int bad = 0;
+    for (int d = 0; d < p->count; d++)
+        for (int v = 0; v < vars->n; v++)
+            for (int w = 0; w < nwg; w++) {
+                const char *why = app->invalid(&vars->v[v].knobs, in, &p->all[p->idx[d]], wgs[w]);
+                if (why) {
+                    fprintf(stderr, "harness: %s on %s with work-group %ux%u: %s\n", vars->v[v].name,
+                            p->all[p->idx[d]].spec, wgs[w][0], wgs[w][1], why);
+                    bad = 1;
+                }
+            }
+    return bad ? EXIT_USAGE : 0;
+}
+
+static void write_out(const struct run_opts *o, const struct app *app, const struct app_input *in,
+                      const struct app_result *res, const struct measurement *m, const char *spec, int many) {
+    char dir[PATH_MAX], err[512];
+    if (many) str_fmt(dir, sizeof dir, "%s/%s-%s-%ux%u", o->out, spec, m->variant, m->wg[0], m->wg[1]);
+    else str_copy(dir, sizeof dir, o->out);
+    for (char *p = dir + strlen(o->out); *p; p++)
+        if (*p == ':') *p = '_';
+    if (app->write_output(in, res, dir, err, sizeof err) != 0) fprintf(stderr, "harness: --out: %s\n", err);
+}
+
+int cmd_run(int argc, char **argv) {
+    struct run_opts o;
+    int rc = parse_opts(argc, argv, &o);
+    if (rc) return rc < 0 ? EXIT_OK : rc;
+    const struct app *app = cli_app(o.app);
+    if (!app) return EXIT_USAGE;
+    char err[2048];
+    struct app_input *in = app->input_load(&o.in, err, sizeof err);
+    if (!in) return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
+    struct variant_list vars = {0};
+    struct device_pick pick = {0};
+    unsigned wgs[MAX_WG][2];
+    int nwg = 0;
+    if ((rc = cli_variants(app, o.variant, o.knobs, &vars)) || (rc = cli_devices(o.device, &pick)) ||
+        (rc = parse_shapes(o.wg, app, in, wgs, &nwg)) || (rc = check_all(&pick, &vars, app, in, wgs, nwg))) {
+        variants_free(&vars);
+        cli_devices_free(&pick);
+        app->input_free(in);
+        return rc;
+    }
+
+    const char *db = o.db ? o.db : store_default_path();
+    struct store *store = store_open(db, err, sizeof err);
+    if (!store) {
+        fprintf(stderr, "harness: %s\n", err);
+        variants_free(&vars);
+        cli_devices_free(&pick);
+        app->input_free(in);
+        return EXIT_FOUND;
+    }
+    char command[1024];
+    cli_command_line(argc, argv, command, sizeof command);
+    struct ref_holder refs = {app, in, NULL};
+    int failures = 0, many = pick.count * vars.n * nwg > 1;
+    for (int di = 0; di < pick.count; di++) {
+        const struct device_info *info = &pick.all[pick.idx[di]];
+        struct dev *d = backend_by_name(info->backend)->open(info, err, sizeof err);
+        if (!d) {
+            fprintf(stderr, "harness: %s: %s\n", info->spec, err);
+            failures++;
+            continue;
+        }
+        int64_t run_id = store_run_begin(store, info, command, err, sizeof err);
+        if (run_id < 0) fprintf(stderr, "harness: %s\n", err);
+        const double peak = runner_peak(store, info);
+        for (int v = 0; v < vars.n; v++)
+            for (int w = 0; w < nwg; w++) {
+                struct config c = {.app = app, .in = in, .knobs = vars.v[v].knobs, .wg = {wgs[w][0], wgs[w][1]}};
+                str_copy(c.variant, sizeof c.variant, vars.v[v].name);
+                struct measurement m = {0};
+                struct app_result *res = NULL;
+                runner_measure(d, &c, &refs, o.warmup, o.reps, &m, o.out ? &res : NULL);
+                runner_print(stdout, info, &m, peak);
+                fflush(stdout);
+                if (run_id >= 0 && store_measurement(store, run_id, &m, err, sizeof err) != 0)
+                    fprintf(stderr, "harness: %s\n", err);
+                if (res) {
+                    write_out(&o, app, in, res, &m, info->spec, many);
+                    app->result_free(res);
+                }
+                failures += m.status != ST_OK && m.status != ST_UNVERIFIED;
+                measurement_free(&m);
+            }
+        if (run_id >= 0) store_run_end(store, run_id);
+        d->ops->close(d);
+    }
+    store_close(store);
+    if (refs.ref) app->ref_free(refs.ref);
+    variants_free(&vars);
+    cli_devices_free(&pick);
+    app->input_free(in);
+    return failures ? EXIT_FOUND : EXIT_OK;
+}

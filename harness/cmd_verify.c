@@ -1,0 +1,149 @@
+/* harness verify APP: every named variant on every device present, on a
+ * shortened run, as a matrix variant x device: verified, wrong (max relative
+ * error) or invalid (reason). Exit 1 if any cell is wrong or failed. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "runner.h"
+#include "store.h"
+#include "util.h"
+
+static void usage(FILE *out) {
+    fprintf(out, "usage: harness verify APP [--device SPEC[,SPEC]] [--variant NAMES] [--input NAME]\n"
+                 "                      [--iters N] [--wg WxH] [--db PATH]\n"
+                 "  Runs each variant once on a shortened run (the app's default input and step\n"
+                 "  count unless given) and prints the verification matrix.\n");
+}
+
+/* A cell of the matrix: short enough to align; reasons are listed below. */
+static void cell_text(const struct measurement *m, int note, char *buf, size_t n) {
+    switch (m->status) {
+    case ST_OK: str_copy(buf, n, "verified"); break;
+    case ST_WRONG: snprintf(buf, n, "WRONG %.1e", m->max_rel_err); break;
+    case ST_INVALID: snprintf(buf, n, "invalid [%d]", note); break;
+    case ST_UNVERIFIED: str_copy(buf, n, "not verified (empty)"); break;
+    default: snprintf(buf, n, "%s [%d]", status_name(m->status), note); break;
+    }
+}
+
+int cmd_verify(int argc, char **argv) {
+    static const struct option longopts[] = {
+        {"device", required_argument, 0, 'd'}, {"variant", required_argument, 0, 'v'},
+        {"input", required_argument, 0, 'i'},  {"iters", required_argument, 0, 'n'},
+        {"wg", required_argument, 0, 'w'},     {"db", required_argument, 0, 'b'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    const char *device = NULL, *variant = "all", *wg_text = NULL, *db = NULL;
+    struct app_opts ao = {0};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd': device = optarg; break;
+        case 'v': variant = optarg; break;
+        case 'i': ao.input = optarg; break;
+        case 'n': ao.iters = strtol(optarg, NULL, 10); break;
+        case 'w': wg_text = optarg; break;
+        case 'b': db = optarg; break;
+        case 'h': usage(stdout); return EXIT_OK;
+        default: usage(stderr); return EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const struct app *app = cli_app(argv[optind]);
+    if (!app) return EXIT_USAGE;
+    if (!ao.input) ao.input = app->verify_input;
+    if (ao.iters <= 0) ao.iters = app->verify_iters;
+    char err[2048];
+    struct app_input *in = app->input_load(&ao, err, sizeof err);
+    if (!in) return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
+    unsigned wg[2];
+    if (wg_text ? wg_parse(wg_text, wg) : (wg_default(app, in, wg), 0))
+        return fprintf(stderr, "harness: --wg '%s': expected WIDTHxHEIGHT\n", wg_text), EXIT_USAGE;
+    struct variant_list vars = {0};
+    struct device_pick pick = {0};
+    int rc = cli_variants(app, variant, NULL, &vars);
+    if (!rc) rc = cli_devices(device, &pick);
+    struct store *store = rc ? NULL : store_open(db ? db : store_default_path(), err, sizeof err);
+    if (!rc && !store) {
+        fprintf(stderr, "harness: %s\n", err);
+        rc = EXIT_FOUND;
+    }
+    if (rc) {
+        variants_free(&vars);
+        cli_devices_free(&pick);
+        app->input_free(in);
+        return rc;
+    }
+    struct measurement *cells = xcalloc((size_t)(vars.n * pick.count), sizeof *cells);
+    struct ref_holder refs = {app, in, NULL};
+    char command[1024];
+    cli_command_line(argc, argv, command, sizeof command);
+    for (int di = 0; di < pick.count; di++) {
+        const struct device_info *info = &pick.all[pick.idx[di]];
+        struct dev *d = backend_by_name(info->backend)->open(info, err, sizeof err);
+        int64_t run_id = d ? store_run_begin(store, info, command, err, sizeof err) : -1;
+        for (int v = 0; v < vars.n; v++) {
+            struct measurement *m = &cells[v * pick.count + di];
+            struct config cfg = {.app = app, .in = in, .knobs = vars.v[v].knobs, .wg = {wg[0], wg[1]}};
+            str_copy(cfg.variant, sizeof cfg.variant, vars.v[v].name);
+            if (!d) {
+                runner_describe(&cfg, m);
+                m->status = ST_RUNTIME_ERROR;
+                str_copy(m->reason, sizeof m->reason, err);
+                continue;
+            }
+            runner_measure(d, &cfg, &refs, 0, 1, m, NULL);
+            if (run_id >= 0) store_measurement(store, run_id, m, err, sizeof err);
+            fprintf(stderr, "  %-11s %-18s %s\n", info->spec, vars.v[v].name, status_name(m->status));
+        }
+        if (run_id >= 0) store_run_end(store, run_id);
+        if (d) d->ops->close(d);
+    }
+
+    printf("\n%s verification: input %s, %ld steps, work-group %ux%u, tolerance %.0e\n\n", app->name,
+           app->input_name(in), app->input_iters(in), wg[0], wg[1], cells[0].tolerance > 0 ? cells[0].tolerance : 0);
+    printf("%-18s", "variant");
+    for (int di = 0; di < pick.count; di++) printf(" | %-22s", pick.all[pick.idx[di]].spec);
+    printf("\n");
+    int notes = 0, bad = 0;
+    for (int v = 0; v < vars.n; v++) {
+        printf("%-18s", vars.v[v].name);
+        for (int di = 0; di < pick.count; di++) {
+            struct measurement *m = &cells[v * pick.count + di];
+            char text[64];
+            int note = m->reason[0] && m->status != ST_OK && m->status != ST_WRONG && m->status != ST_UNVERIFIED ? ++notes : 0;
+            cell_text(m, note, text, sizeof text);
+            printf(" | %-22s", text);
+            bad += m->status != ST_OK && m->status != ST_INVALID && m->status != ST_UNVERIFIED;
+        }
+        printf("\n");
+    }
+    if (notes) printf("\n");
+    for (int v = 0, k = 0; v < vars.n; v++)
+        for (int di = 0; di < pick.count; di++) {
+            struct measurement *m = &cells[v * pick.count + di];
+            if (m->reason[0] && m->status != ST_OK && m->status != ST_WRONG && m->status != ST_UNVERIFIED) {
+                size_t len = strcspn(m->reason, "\n");
+                printf("[%d] %s on %s: %.*s\n", ++k, vars.v[v].name, pick.all[pick.idx[di]].spec,
+                       (int)(len > 400 ? 400 : len), m->reason);
+            }
+        }
+    printf("\ndevices:\n");
+    for (int di = 0; di < pick.count; di++)
+        printf("  %-11s %s (%s)\n", pick.all[pick.idx[di]].spec, pick.all[pick.idx[di]].name, pick.all[pick.idx[di]].driver);
+    for (int i = 0; i < vars.n * pick.count; i++) measurement_free(&cells[i]);
+    free(cells);
+    store_close(store);
+    if (refs.ref) app->ref_free(refs.ref);
+    variants_free(&vars);
+    cli_devices_free(&pick);
+    app->input_free(in);
+    return bad ? EXIT_FOUND : EXIT_OK;
+}

@@ -1,0 +1,10 @@
+/* One function per subcommand (git's command table, in main.c). Each takes
+ * argv with argv[0] = the command name and returns the exit status. */
+#ifndef HARNESS_COMMANDS_H
+#define HARNESS_COMMANDS_H
+int cmd_devices(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_peak(int argc, char **argv);
+int cmd_results(int argc, char **argv);
+#endif

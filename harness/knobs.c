@@ -1,0 +1,106 @@
+#include "knobs.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void knobs_init(struct knob_set *k, const struct knob_def *defs) {
+    memset(k, 0, sizeof *k);
+    k->defs = defs;
+    for (; defs[k->n].name && k->n < KNOB_MAX; k->n++)
+        str_copy(k->value[k->n], sizeof k->value[k->n], defs[k->n].def);
+}
+
+static int knob_index(const struct knob_set *k, const char *name) {
+    for (int i = 0; i < k->n; i++)
+        if (strcmp(k->defs[i].name, name) == 0) return i;
+    return -1;
+}
+
+static int value_allowed(const struct knob_def *d, const char *v) {
+    if (strcmp(d->values, "int") == 0) {
+        char *end;
+        long x = strtol(v, &end, 10);
+        return *v && *end == '\0' && x > 0;
+    }
+    size_t n = strlen(v);
+    for (const char *p = d->values; *p;) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && strncmp(p, v, n) == 0) return 1;
+        if (!bar) break;
+        p = bar + 1;
+    }
+    return 0;
+}
+
+int knobs_apply(struct knob_set *k, const char *text, char *err, size_t errn) {
+    char *copy = xstrdup(text);
+    int rc = 0;
+    for (char *save = NULL, *tok = strtok_r(copy, ", \t", &save); tok;
+         tok = strtok_r(NULL, ", \t", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq) {
+            rc = err_set(err, errn, "'%s' is not knob=value", tok);
+            break;
+        }
+        *eq = '\0';
+        int i = knob_index(k, tok);
+        if (i < 0) {
+            struct strbuf names = {0};
+            for (int j = 0; j < k->n; j++) sb_printf(&names, "%s%s", j ? ", " : "", k->defs[j].name);
+            rc = err_set(err, errn, "unknown knob '%s' (knobs: %s)", tok, names.s ? names.s : "none");
+            sb_free(&names);
+            break;
+        }
+        if (!value_allowed(&k->defs[i], eq + 1)) {
+            rc = err_set(err, errn, "knob %s: '%s' is not one of %s", tok, eq + 1,
+                         strcmp(k->defs[i].values, "int") == 0 ? "the positive integers"
+                                                                : k->defs[i].values);
+            break;
+        }
+        str_copy(k->value[i], sizeof k->value[i], eq + 1);
+    }
+    free(copy);
+    return rc;
+}
+
+const char *knob_get(const struct knob_set *k, const char *name) {
+    int i = knob_index(k, name);
+    return i < 0 ? "" : k->value[i];
+}
+
+int knob_is(const struct knob_set *k, const char *name, const char *value) {
+    return strcmp(knob_get(k, name), value) == 0;
+}
+
+long knob_int(const struct knob_set *k, const char *name) { return strtol(knob_get(k, name), NULL, 10); }
+
+void knobs_canonical(const struct knob_set *k, char *buf, size_t n) {
+    struct strbuf b = {0};
+    for (int i = 0; i < k->n; i++) sb_printf(&b, "%s%s=%s", i ? "," : "", k->defs[i].name, k->value[i]);
+    str_copy(buf, n, b.s ? b.s : "");
+    sb_free(&b);
+}
+
+/* Upper-cases and turns '-' into '_' so "soa-3d" becomes SOA_3D. */
+static void macro_name(char *dst, size_t n, const char *src) {
+    size_t i = 0;
+    for (; src[i] && i + 1 < n; i++)
+        dst[i] = src[i] == '-' ? '_' : (char)toupper((unsigned char)src[i]);
+    dst[i] = '\0';
+}
+
+void knobs_defines(const struct knob_set *k, struct strbuf *out) {
+    for (int i = 0; i < k->n; i++) {
+        char name[48], value[48];
+        macro_name(name, sizeof name, k->defs[i].name);
+        if (strcmp(k->defs[i].values, "int") == 0) {
+            sb_printf(out, " -DK_%s=%s", name, k->value[i]);
+        } else {
+            macro_name(value, sizeof value, k->value[i]);
+            sb_printf(out, " -DK_%s_%s=1", name, value);
+        }
+    }
+}

@@ -1,0 +1,43 @@
+/* bin/harness: dispatch by a table of subcommands, as git does. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "util.h"
+
+struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct command commands[] = {
+    {"devices", cmd_devices, "list every device of every backend, with its fingerprint"},
+    {"run", cmd_run, "run, verify and time configs; store every sample"},
+    {"verify", cmd_verify, "every named variant on every device, on a shortened run"},
+    {"peak", cmd_peak, "measure a device's copy bandwidth (its ceiling)"},
+    {"results", cmd_results, "list recent measurements from the database"},
+};
+
+static void usage(FILE *out) {
+    fprintf(out, "usage: harness <command> [options]   (harness <command> --help for each)\n\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\nExit status: 0 success, 1 a failure found (wrong result, regression), 2 bad usage or input.\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "harness: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,95 @@
+#include "runner.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+void runner_describe(const struct config *c, struct measurement *m) {
+    str_copy(m->app, sizeof m->app, c->app->name);
+    str_copy(m->input, sizeof m->input, c->app->input_name(c->in));
+    str_copy(m->variant, sizeof m->variant, c->variant);
+    knobs_canonical(&c->knobs, m->knobs, sizeof m->knobs);
+    m->wg[0] = c->wg[0];
+    m->wg[1] = c->wg[1];
+    m->iters = c->app->input_iters(c->in);
+    m->iters_full = c->app->input_iters_full(c->in);
+    m->cell_updates = c->app->cell_updates(c->in);
+    m->median = m->q1 = m->q3 = m->device_median = m->mlups = m->gbs = NAN;
+    m->max_abs_err = m->max_rel_err = m->tolerance = m->result = NAN;
+}
+
+void runner_measure(struct dev *d, const struct config *c, struct ref_holder *refs, int warmup,
+                    int reps, struct measurement *m, struct app_result **keep) {
+    const struct app *app = c->app;
+    runner_describe(c, m);
+    const char *why = app->invalid(&c->knobs, c->in, &d->info, c->wg);
+    if (why) {
+        m->status = ST_INVALID;
+        str_copy(m->reason, sizeof m->reason, why);
+        return;
+    }
+    struct app_result *res = app->execute(d, c->in, &c->knobs, c->wg, warmup, reps, m);
+    measurement_summarise(m, app->bytes_per_cell(&c->knobs));
+    if (res && m->status == ST_OK) {
+        if (!refs->ref) {
+            char err[512] = "";
+            refs->ref = app->reference(c->in, err, sizeof err);
+            if (!refs->ref) {
+                m->status = ST_RUNTIME_ERROR;
+                snprintf(m->reason, sizeof m->reason, "reference: %s", err);
+            }
+        }
+        if (refs->ref) app->verify(c->in, refs->ref, res, m);
+    }
+    if (keep && res) *keep = res;
+    else if (res) app->result_free(res);
+}
+
+static const char *seconds(char *buf, size_t n, double s) {
+    if (isnan(s)) str_copy(buf, n, "-");
+    else if (s >= 1) snprintf(buf, n, "%.3f s", s);
+    else if (s >= 1e-3) snprintf(buf, n, "%.3f ms", s * 1e3);
+    else snprintf(buf, n, "%.1f us", s * 1e6);
+    return buf;
+}
+
+void runner_print(FILE *out, const struct device_info *dev, const struct measurement *m, double peak_gbs) {
+    char med[32], iqr[32], peak[48] = "";
+    fprintf(out, "%-11s %-6s %-10s %-17s %4ux%-4u %-9s", dev->spec, m->app, m->input, m->variant,
+            m->wg[0], m->wg[1], status_name(m->status));
+    if (m->status == ST_OK || m->status == ST_WRONG || m->status == ST_UNVERIFIED) {
+        if (peak_gbs > 0 && !isnan(m->gbs)) snprintf(peak, sizeof peak, " (%.0f%% of peak)", 100 * m->gbs / peak_gbs);
+        fprintf(out, " median %s  IQR %s  %.1f MLUPS  %.1f GB/s%s", seconds(med, sizeof med, m->median),
+                seconds(iqr, sizeof iqr, m->q3 - m->q1), m->mlups, m->gbs, peak);
+        if (m->iters < m->iters_full) fprintf(out, "  [%ld of %ld steps]", m->iters, m->iters_full);
+        if (!isnan(m->result)) fprintf(out, "  Re %.6g", m->result);
+        if (!isnan(m->max_rel_err)) fprintf(out, "  err %.2g", m->max_rel_err);
+    }
+    if (m->reason[0]) {
+        /* The first line of the reason; build logs can be long. */
+        size_t len = strcspn(m->reason, "\n");
+        fprintf(out, "  (%.*s)", (int)(len > 300 ? 300 : len), m->reason);
+    }
+    fputc('\n', out);
+}
+
+int wg_parse(const char *text, unsigned wg[2]) {
+    char extra;
+    if (sscanf(text, "%ux%u%c", &wg[0], &wg[1], &extra) != 2 || !wg[0] || !wg[1]) return -1;
+    return 0;
+}
+
+void wg_default(const struct app *app, const struct app_input *in, unsigned wg[2]) {
+    size_t g[2];
+    app->grid(in, g);
+    wg[0] = 32;
+    wg[1] = 1;
+    while (wg[0] > 1 && g[0] % wg[0]) wg[0] /= 2;
+}
+
+double runner_peak(struct store *s, const struct device_info *dev) {
+    double gbs = 0, gflops = 0;
+    return s && store_peak_get(s, dev->fingerprint, &gbs, &gflops) == 0 ? gbs : 0;
+}

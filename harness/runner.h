@@ -1,0 +1,46 @@
+/* Running configs: the part every command that measures shares. A config is
+ * app x input x knob setting x work-group shape; the runner checks it is
+ * valid on the device, runs it through the app, verifies it against the
+ * reference and summarises the samples. It knows no app by name. */
+#ifndef HARNESS_RUNNER_H
+#define HARNESS_RUNNER_H
+#include <stdio.h>
+
+#include "app.h"
+#include "measurement.h"
+#include "store.h"
+#include "variants.h"
+
+struct config {
+    const struct app *app;
+    const struct app_input *in;
+    char variant[64];
+    struct knob_set knobs;
+    unsigned wg[2];
+};
+
+/* The reference is computed on first use and kept for every later config. */
+struct ref_holder {
+    const struct app *app;
+    const struct app_input *in;
+    struct app_ref *ref;
+};
+
+/* Fills m for one config on an open device. When keep is non-NULL the
+ * device's result is handed back (for --out); otherwise it is freed. */
+void runner_measure(struct dev *d, const struct config *c, struct ref_holder *refs, int warmup,
+                    int reps, struct measurement *m, struct app_result **keep);
+/* Describes the config in m (app, input, variant, knobs, wg). */
+void runner_describe(const struct config *c, struct measurement *m);
+/* One line: device, variant, shape, status, median, spread, MLUPS, GB/s and
+ * % of the device's measured peak (when known), the app's result. */
+void runner_print(FILE *out, const struct device_info *dev, const struct measurement *m, double peak_gbs);
+
+/* "32x1" -> {32, 1}. */
+int wg_parse(const char *text, unsigned wg[2]);
+/* A default shape: the report's 32x1, narrowed until it divides the grid. */
+void wg_default(const struct app *app, const struct app_input *in, unsigned wg[2]);
+
+/* The device's measured copy bandwidth from the database, or 0. */
+double runner_peak(struct store *s, const struct device_info *dev);
+#endif

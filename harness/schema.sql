@@ -1,0 +1,163 @@
+-- The results database. Applied by store_open on every open, so every
+-- statement must be idempotent (IF NOT EXISTS). The schema version lives in
+-- PRAGMA user_version; store.c holds the migrations that bring an older file
+-- up to the shape written here (see store_migrate).
+--
+-- Conventions:
+--   * Times are ISO 8601 UTC text with milliseconds ("2024-05-01T12:34:56.789Z"),
+--     so they sort as text and read without conversion.
+--   * A double that is unknown (NaN in C) is stored as NULL, never as 0:
+--     a stored 0.000 would read as "infinitely fast".
+--   * Columns in a UNIQUE key are NOT NULL with '' for "unknown", because
+--     SQLite treats NULLs as distinct and the key would stop deduplicating.
+
+-- The machine a run happened on.
+CREATE TABLE IF NOT EXISTS host (
+    id       INTEGER PRIMARY KEY,
+    hostname TEXT NOT NULL,
+    os       TEXT NOT NULL DEFAULT '',
+    cpu      TEXT NOT NULL DEFAULT '',
+    UNIQUE (hostname, os, cpu)
+);
+
+-- A device as its backend reported it. The fingerprint hashes the identifying
+-- fields, driver included, so a new driver is a new device row and a new
+-- time series rather than a false step in an old one.
+CREATE TABLE IF NOT EXISTS device (
+    id            INTEGER PRIMARY KEY,
+    fingerprint   TEXT NOT NULL UNIQUE,
+    backend       TEXT NOT NULL,
+    spec          TEXT NOT NULL,
+    vendor        TEXT NOT NULL DEFAULT '',
+    name          TEXT NOT NULL DEFAULT '',
+    driver        TEXT NOT NULL DEFAULT '',
+    kind          TEXT NOT NULL DEFAULT '',
+    compute_units INTEGER,
+    max_wg        INTEGER,
+    max_item0     INTEGER,
+    max_item1     INTEGER,
+    max_item2     INTEGER,
+    global_mem    INTEGER,
+    local_mem     INTEGER,
+    max_alloc     INTEGER,
+    arch          TEXT NOT NULL DEFAULT ''
+);
+
+-- The harness binary that produced a run, so a regression can be traced to
+-- a commit, a compiler or a flag.
+CREATE TABLE IF NOT EXISTS build (
+    id               INTEGER PRIMARY KEY,
+    git_commit       TEXT NOT NULL,
+    dirty            INTEGER NOT NULL,
+    compiler         TEXT NOT NULL DEFAULT '',
+    flags            TEXT NOT NULL DEFAULT '',
+    kernel_compilers TEXT NOT NULL DEFAULT '',
+    UNIQUE (git_commit, dirty, compiler, flags, kernel_compilers)
+);
+
+-- A session: one command on one device. ended_at stays NULL when the
+-- command was killed, which is itself worth knowing.
+CREATE TABLE IF NOT EXISTS run (
+    id         INTEGER PRIMARY KEY,
+    host_id    INTEGER NOT NULL REFERENCES host (id),
+    device_id  INTEGER NOT NULL REFERENCES device (id),
+    build_id   INTEGER NOT NULL REFERENCES build (id),
+    command    TEXT NOT NULL DEFAULT '',
+    started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    ended_at   TEXT
+);
+
+-- What was measured. The canonical knob string is the identity; variant is
+-- only the name it was first stored under (two names for the same knobs are
+-- one config).
+CREATE TABLE IF NOT EXISTS config (
+    id      INTEGER PRIMARY KEY,
+    app     TEXT NOT NULL,
+    input   TEXT NOT NULL,
+    variant TEXT NOT NULL DEFAULT '',
+    knobs   TEXT NOT NULL,
+    wg_x    INTEGER NOT NULL,
+    wg_y    INTEGER NOT NULL,
+    UNIQUE (app, input, knobs, wg_x, wg_y)
+);
+
+-- One finished measurement of one config in one run, with its summary.
+-- The raw repetitions are in sample; the summary is kept so reports need
+-- not recompute quantiles.
+CREATE TABLE IF NOT EXISTS measurement (
+    id              INTEGER PRIMARY KEY,
+    run_id          INTEGER NOT NULL REFERENCES run (id),
+    config_id       INTEGER NOT NULL REFERENCES config (id),
+    status          TEXT NOT NULL,  -- status_name(): ok, wrong, invalid, ...
+    reason          TEXT,           -- why it is not ok (NULL when there is none)
+    iters           INTEGER,        -- steps per repetition as run
+    iters_full      INTEGER,        -- the input's own step count
+    scaled          INTEGER NOT NULL DEFAULT 0, -- 1 when iters < iters_full
+    warmup          INTEGER,
+    reps            INTEGER NOT NULL DEFAULT 0,
+    max_abs_err     REAL,
+    max_rel_err     REAL,
+    tolerance       REAL,
+    median_s        REAL,
+    q1_s            REAL,
+    q3_s            REAL,
+    device_median_s REAL,
+    cell_updates    REAL,           -- per repetition
+    mlups           REAL,
+    gbs             REAL,
+    result          REAL,           -- the app's headline number
+    created_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+CREATE INDEX IF NOT EXISTS measurement_config ON measurement (config_id);
+CREATE INDEX IF NOT EXISTS measurement_run ON measurement (run_id);
+
+-- Every repetition, kept raw (summaries alone cannot be re-analysed).
+CREATE TABLE IF NOT EXISTS sample (
+    measurement_id INTEGER NOT NULL REFERENCES measurement (id) ON DELETE CASCADE,
+    rep            INTEGER NOT NULL,
+    seconds        REAL,  -- end-to-end, host clock after a full finish
+    device_seconds REAL   -- from device events; NULL when unavailable
+);
+CREATE INDEX IF NOT EXISTS sample_measurement ON sample (measurement_id);
+
+-- Measured device ceilings (copy bandwidth, FP32 rate); the latest wins.
+CREATE TABLE IF NOT EXISTS peak (
+    id          INTEGER PRIMARY KEY,
+    device_id   INTEGER NOT NULL REFERENCES device (id),
+    copy_gbs    REAL,
+    fp32_gflops REAL,
+    measured_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+
+-- The best work-group shape per device, app, input and variant, with how sure
+-- we are: margin to the runner-up, the noise it was judged against, and
+-- whether the top was a tie. Keyed by fingerprint, not device id, so the
+-- decision travels with exports and merges.
+CREATE TABLE IF NOT EXISTS tuned (
+    id                 INTEGER PRIMARY KEY,
+    device_fingerprint TEXT NOT NULL,
+    app                TEXT NOT NULL,
+    input              TEXT NOT NULL,
+    variant            TEXT NOT NULL,
+    wg_x               INTEGER NOT NULL,
+    wg_y               INTEGER NOT NULL,
+    median_s           REAL,
+    margin             REAL,     -- relative: (runner-up - best) / best
+    noise              REAL,     -- relative IQR of the best
+    samples            INTEGER,
+    tie                INTEGER NOT NULL DEFAULT 0,  -- 1 when within noise of the runner-up
+    decided_at         TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    UNIQUE (device_fingerprint, app, input, variant)
+);
+
+-- Nightly tracking: a detected step in one series, and what a person decided
+-- about it (detected, acknowledged, fixed, false-positive).
+CREATE TABLE IF NOT EXISTS change_point (
+    id        INTEGER PRIMARY KEY,
+    series    TEXT NOT NULL,
+    night     TEXT NOT NULL,
+    magnitude REAL,
+    p_value   REAL,
+    triage    TEXT NOT NULL DEFAULT 'detected',
+    note      TEXT
+);

@@ -1,0 +1,9 @@
+/* Order statistics used everywhere a timing is summarised. */
+#ifndef HARNESS_STATS_H
+#define HARNESS_STATS_H
+#include <stddef.h>
+/* Quantile q in [0,1] by linear interpolation between order statistics
+ * (the common "type 7" definition); x is not modified. */
+double stats_quantile(const double *x, size_t n, double q);
+double stats_median(const double *x, size_t n);
+#endif

@@ -1,0 +1,713 @@
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "store.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "buildinfo.h"
+#include "util.h"
+
+extern const char schema_sql[]; /* harness/schema.sql, generated into build/gen */
+
+/* Schema migrations. schema.sql always describes the newest shape and is
+ * applied (idempotently) after the migrations, so a migration only has to
+ * change objects that already exist: ALTER TABLE ADD COLUMN, data fixes. A
+ * brand-new file gets schema.sql alone and is stamped with the newest version.
+ * Append entries; never edit or reorder old ones. */
+struct migration {
+    int version;
+    const char *sql; /* NULL: nothing to change beyond schema.sql */
+};
+static const struct migration migrations[] = {
+    {1, NULL}, /* the initial schema */
+};
+#define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
+#define SCHEMA_VERSION (migrations[MIGRATION_COUNT - 1].version)
+
+/* Every statement the store runs, prepared once in store_open. */
+enum stmt {
+    Q_BEGIN,
+    Q_BEGIN_READ,
+    Q_COMMIT,
+    Q_ROLLBACK,
+    Q_TABLES, /* from here on, statements need the schema */
+    Q_HOST_INS = Q_TABLES,
+    Q_HOST_SEL,
+    Q_DEVICE_INS,
+    Q_DEVICE_SEL,
+    Q_BUILD_INS,
+    Q_BUILD_SEL,
+    Q_RUN_INS,
+    Q_RUN_END,
+    Q_CONFIG_INS,
+    Q_CONFIG_SEL,
+    Q_MEAS_INS,
+    Q_SAMPLE_INS,
+    Q_PEAK_INS,
+    Q_PEAK_SEL,
+    Q_RECENT,
+    Q_COUNT
+};
+
+#define NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
+
+static const char *const stmt_sql[Q_COUNT] = {
+    [Q_BEGIN] = "BEGIN IMMEDIATE",
+    [Q_BEGIN_READ] = "BEGIN",
+    [Q_COMMIT] = "COMMIT",
+    [Q_ROLLBACK] = "ROLLBACK",
+    [Q_HOST_INS] = "INSERT OR IGNORE INTO host(hostname, os, cpu) VALUES (?1, ?2, ?3)",
+    [Q_HOST_SEL] = "SELECT id FROM host WHERE hostname = ?1 AND os = ?2 AND cpu = ?3",
+    [Q_DEVICE_INS] = "INSERT OR IGNORE INTO device(fingerprint, backend, spec, vendor, name, driver,"
+                     " kind, compute_units, max_wg, max_item0, max_item1, max_item2, global_mem,"
+                     " local_mem, max_alloc, arch)"
+                     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+    [Q_DEVICE_SEL] = "SELECT id FROM device WHERE fingerprint = ?1",
+    [Q_BUILD_INS] = "INSERT OR IGNORE INTO build(git_commit, dirty, compiler, flags,"
+                    " kernel_compilers) VALUES (?1, ?2, ?3, ?4, ?5)",
+    [Q_BUILD_SEL] = "SELECT id FROM build WHERE git_commit = ?1 AND dirty = ?2 AND compiler = ?3"
+                    " AND flags = ?4 AND kernel_compilers = ?5",
+    [Q_RUN_INS] = "INSERT INTO run(host_id, device_id, build_id, command, started_at)"
+                  " VALUES (?1, ?2, ?3, ?4, " NOW ")",
+    [Q_RUN_END] = "UPDATE run SET ended_at = " NOW " WHERE id = ?1",
+    [Q_CONFIG_INS] = "INSERT OR IGNORE INTO config(app, input, knobs, wg_x, wg_y, variant)"
+                     " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [Q_CONFIG_SEL] = "SELECT id FROM config WHERE app = ?1 AND input = ?2 AND knobs = ?3"
+                     " AND wg_x = ?4 AND wg_y = ?5",
+    [Q_MEAS_INS] = "INSERT INTO measurement(run_id, config_id, status, reason, iters, iters_full,"
+                   " scaled, warmup, reps, max_abs_err, max_rel_err, tolerance, median_s, q1_s,"
+                   " q3_s, device_median_s, cell_updates, mlups, gbs, result, created_at)"
+                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,"
+                   " ?16, ?17, ?18, ?19, ?20, " NOW ")",
+    [Q_SAMPLE_INS] = "INSERT INTO sample(measurement_id, rep, seconds, device_seconds)"
+                     " VALUES (?1, ?2, ?3, ?4)",
+    [Q_PEAK_INS] = "INSERT INTO peak(device_id, copy_gbs, fp32_gflops, measured_at)"
+                   " VALUES (?1, ?2, ?3, " NOW ")",
+    [Q_PEAK_SEL] = "SELECT p.copy_gbs, p.fp32_gflops FROM peak p JOIN device d ON d.id = p.device_id"
+                   " WHERE d.fingerprint = ?1 ORDER BY p.measured_at DESC, p.id DESC LIMIT 1",
+    /* The newest ?1 measurements, printed oldest first so the latest ends up
+     * at the bottom of a terminal, as with tail. A negative limit is "all". */
+    [Q_RECENT] = "SELECT m.id, m.created_at, d.spec, d.name, c.app, c.input, c.variant, c.wg_x,"
+                 " c.wg_y, m.status, m.median_s, m.q3_s - m.q1_s, m.mlups, m.gbs, m.max_rel_err,"
+                 " m.reason"
+                 " FROM (SELECT * FROM measurement ORDER BY id DESC LIMIT ?1) m"
+                 " JOIN config c ON c.id = m.config_id"
+                 " JOIN run r ON r.id = m.run_id"
+                 " JOIN device d ON d.id = r.device_id"
+                 " ORDER BY m.id",
+};
+
+struct store {
+    sqlite3 *db;
+    sqlite3_stmt *q[Q_COUNT];
+    char path[PATH_MAX];
+};
+
+/* ---- small helpers --------------------------------------------------- */
+
+/* Every failure message names the database file, since two sweeps may be
+ * writing different files. */
+static int store_fail(const struct store *s, char *err, size_t errn) {
+    return err_set(err, errn, "%s: %s", s->path, sqlite3_errmsg(s->db));
+}
+
+static int bind_text(sqlite3_stmt *st, int i, const char *v) {
+    return sqlite3_bind_text(st, i, v ? v : "", -1, SQLITE_TRANSIENT);
+}
+
+/* Empty text becomes NULL where "none" is meaningful (a reason). */
+static int bind_text_or_null(sqlite3_stmt *st, int i, const char *v) {
+    return v && *v ? sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, i);
+}
+
+static int bind_int(sqlite3_stmt *st, int i, int64_t v) { return sqlite3_bind_int64(st, i, v); }
+
+/* NaN means "not measured" and is stored as NULL, so aggregates (avg, min)
+ * skip it. SQLite happens to do the same with a bound NaN; saying it here
+ * keeps the rule visible rather than relying on that detail. */
+static int bind_real(sqlite3_stmt *st, int i, double v) {
+    return isnan(v) ? sqlite3_bind_null(st, i) : sqlite3_bind_double(st, i, v);
+}
+
+/* Leaves a statement ready for its next use, whatever happened. */
+static void stmt_done(sqlite3_stmt *st) {
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+}
+
+/* A bind failed (out of memory, a bad index): report and clear. */
+static int bind_fail(struct store *s, sqlite3_stmt *st, char *err, size_t errn) {
+    store_fail(s, err, errn);
+    stmt_done(st);
+    return -1;
+}
+
+/* Steps a statement that returns no rows. The message is taken before the
+ * reset, which would otherwise replace it. */
+static int step_exec(struct store *s, sqlite3_stmt *st, char *err, size_t errn) {
+    int rc = sqlite3_step(st);
+    int ret = rc == SQLITE_DONE ? 0 : store_fail(s, err, errn);
+    stmt_done(st);
+    return ret;
+}
+
+/* Steps a statement that must return one row and reads column 0 as an id. */
+static int step_id(struct store *s, sqlite3_stmt *st, int64_t *id, char *err, size_t errn) {
+    int rc = sqlite3_step(st);
+    int ret = 0;
+    if (rc == SQLITE_ROW) *id = sqlite3_column_int64(st, 0);
+    else if (rc == SQLITE_DONE) ret = err_set(err, errn, "%s: expected row not found", s->path);
+    else ret = store_fail(s, err, errn);
+    stmt_done(st);
+    return ret;
+}
+
+static int tx_begin(struct store *s, char *err, size_t errn) {
+    return step_exec(s, s->q[Q_BEGIN], err, errn);
+}
+
+static int tx_commit(struct store *s, char *err, size_t errn) {
+    return step_exec(s, s->q[Q_COMMIT], err, errn);
+}
+
+/* Undoes a failed transaction; the first error is already in err, so this
+ * one's own failure is not reported over it. */
+static void tx_rollback(struct store *s) {
+    if (sqlite3_get_autocommit(s->db)) return; /* nothing open (BEGIN failed) */
+    sqlite3_step(s->q[Q_ROLLBACK]);
+    stmt_done(s->q[Q_ROLLBACK]);
+}
+
+/* Runs a multi-statement script (schema, migrations, pragmas). */
+static int store_exec(struct store *s, const char *sql, char *err, size_t errn) {
+    char *msg = NULL;
+    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) == SQLITE_OK) return 0;
+    err_set(err, errn, "%s: %s", s->path, msg ? msg : sqlite3_errmsg(s->db));
+    sqlite3_free(msg);
+    return -1;
+}
+
+/* Reads a one-integer query (PRAGMA user_version, a count). */
+static int query_int(struct store *s, const char *sql, int64_t *v, char *err, size_t errn) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, err, errn);
+    int rc = sqlite3_step(st);
+    int ret = 0;
+    if (rc == SQLITE_ROW) *v = sqlite3_column_int64(st, 0);
+    else ret = rc == SQLITE_DONE ? err_set(err, errn, "%s: no result: %s", s->path, sql)
+                                 : store_fail(s, err, errn);
+    sqlite3_finalize(st);
+    return ret;
+}
+
+/* ---- opening ---------------------------------------------------------- */
+
+/* The parent folder must exist before SQLite can create the file. */
+static int make_parent(const char *path, char *err, size_t errn) {
+    char dir[PATH_MAX];
+    str_copy(dir, sizeof dir, path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return 0;
+    *slash = '\0';
+    if (dir_make_p(dir) != 0) return err_set(err, errn, "%s: cannot create folder %s", path, dir);
+    return 0;
+}
+
+/* WAL lets readers run beside one writer and makes each commit cheap;
+ * NORMAL sync is durable across a process crash, which is the failure a
+ * sweep sees. Foreign keys are off by default in SQLite. */
+static int store_pragmas(struct store *s, char *err, size_t errn) {
+    return store_exec(s,
+                      "PRAGMA journal_mode=WAL;"
+                      "PRAGMA synchronous=NORMAL;"
+                      "PRAGMA foreign_keys=ON;",
+                      err, errn);
+}
+
+/* Brings the file to SCHEMA_VERSION inside one write transaction, so two
+ * harnesses opening an old file at once do not both migrate it. */
+static int store_migrate(struct store *s, char *err, size_t errn) {
+    if (tx_begin(s, err, errn) != 0) return -1;
+    int64_t version = 0, existing = 0;
+    if (query_int(s, "PRAGMA user_version", &version, err, errn) != 0 ||
+        query_int(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'measurement'",
+                  &existing, err, errn) != 0)
+        goto fail;
+    if (version > SCHEMA_VERSION) {
+        err_set(err, errn, "%s: schema version %lld is newer than this harness knows (%d)", s->path,
+                (long long)version, SCHEMA_VERSION);
+        goto fail;
+    }
+    /* A file from before versioning (tables but version 0) is version 1. */
+    for (int i = 0; existing && i < MIGRATION_COUNT; i++)
+        if (migrations[i].version > version && migrations[i].sql &&
+            store_exec(s, migrations[i].sql, err, errn) != 0)
+            goto fail;
+    if (store_exec(s, schema_sql, err, errn) != 0) goto fail;
+    if (version != SCHEMA_VERSION) {
+        char sql[64];
+        snprintf(sql, sizeof sql, "PRAGMA user_version=%d", SCHEMA_VERSION);
+        if (store_exec(s, sql, err, errn) != 0) goto fail;
+    }
+    if (tx_commit(s, err, errn) == 0) return 0;
+fail:
+    tx_rollback(s);
+    return -1;
+}
+
+/* Statements [from, to). The transaction ones come first because migrating
+ * needs them, and the rest cannot be prepared before their tables exist. */
+static int store_prepare(struct store *s, int from, int to, char *err, size_t errn) {
+    for (int i = from; i < to; i++)
+        if (sqlite3_prepare_v2(s->db, stmt_sql[i], -1, &s->q[i], NULL) != SQLITE_OK)
+            return store_fail(s, err, errn);
+    return 0;
+}
+
+struct store *store_open(const char *path, char *err, size_t errn) {
+    if (make_parent(path, err, errn) != 0) return NULL;
+    struct store *s = xcalloc(1, sizeof *s);
+    str_copy(s->path, sizeof s->path, path);
+    int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+    if (rc != SQLITE_OK) {
+        if (s->db) store_fail(s, err, errn);
+        else err_set(err, errn, "%s: %s", path, sqlite3_errstr(rc));
+        store_close(s);
+        return NULL;
+    }
+    /* The busy timeout goes first: switching to WAL already needs a lock,
+     * and another sweep may hold it. */
+    if ((sqlite3_busy_timeout(s->db, 30000) != SQLITE_OK && store_fail(s, err, errn)) ||
+        store_pragmas(s, err, errn) != 0 || store_prepare(s, 0, Q_TABLES, err, errn) != 0 ||
+        store_migrate(s, err, errn) != 0 || store_prepare(s, Q_TABLES, Q_COUNT, err, errn) != 0) {
+        store_close(s);
+        return NULL;
+    }
+    return s;
+}
+
+void store_close(struct store *s) {
+    if (!s) return;
+    for (int i = 0; i < Q_COUNT; i++) sqlite3_finalize(s->q[i]); /* NULL is a no-op */
+    sqlite3_close(s->db);
+    free(s);
+}
+
+const char *store_default_path(void) {
+    static char path[PATH_MAX];
+    const char *env = getenv("HARNESS_DB");
+    if (env && *env) return env;
+    if (!path[0]) repo_path(path, sizeof path, "results/results.db");
+    return path;
+}
+
+/* ---- runs ------------------------------------------------------------- */
+
+/* The host as uname and /proc/cpuinfo describe it; '' where unknown, since
+ * these are a UNIQUE key. */
+struct host_id {
+    char hostname[256], os[256], cpu[256];
+};
+
+static void host_describe(struct host_id *h) {
+    memset(h, 0, sizeof *h);
+    if (gethostname(h->hostname, sizeof h->hostname - 1) != 0) str_copy(h->hostname, sizeof h->hostname, "unknown");
+    struct utsname u;
+    if (uname(&u) == 0) {
+        snprintf(h->os, sizeof h->os, "%s %s", u.sysname, u.release);
+        str_copy(h->cpu, sizeof h->cpu, u.machine); /* fallback: ARM has no "model name" */
+    }
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) == 0 && colon) {
+            str_copy(h->cpu, sizeof h->cpu, colon + 1);
+            str_trim(h->cpu);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static int bind_host(sqlite3_stmt *st, const struct host_id *h) {
+    return bind_text(st, 1, h->hostname) || bind_text(st, 2, h->os) || bind_text(st, 3, h->cpu);
+}
+
+/* INSERT OR IGNORE then SELECT: the id whether the row is new or not, on any
+ * SQLite (RETURNING needs 3.35, older than some clusters run). */
+static int host_upsert(struct store *s, int64_t *id, char *err, size_t errn) {
+    struct host_id h;
+    host_describe(&h);
+    sqlite3_stmt *ins = s->q[Q_HOST_INS], *sel = s->q[Q_HOST_SEL];
+    if (bind_host(ins, &h)) return bind_fail(s, ins, err, errn);
+    if (step_exec(s, ins, err, errn) != 0) return -1;
+    if (bind_host(sel, &h)) return bind_fail(s, sel, err, errn);
+    return step_id(s, sel, id, err, errn);
+}
+
+/* The fingerprint covers the driver, so an existing row never needs an
+ * update: a changed device is a new fingerprint. */
+static int device_upsert(struct store *s, const struct device_info *d, int64_t *id, char *err,
+                         size_t errn) {
+    sqlite3_stmt *st = s->q[Q_DEVICE_INS];
+    if (bind_text(st, 1, d->fingerprint) || bind_text(st, 2, d->backend) ||
+        bind_text(st, 3, d->spec) || bind_text(st, 4, d->vendor) || bind_text(st, 5, d->name) ||
+        bind_text(st, 6, d->driver) || bind_text(st, 7, d->kind) ||
+        bind_int(st, 8, d->compute_units) || bind_int(st, 9, (int64_t)d->max_wg) ||
+        bind_int(st, 10, (int64_t)d->max_item[0]) || bind_int(st, 11, (int64_t)d->max_item[1]) ||
+        bind_int(st, 12, (int64_t)d->max_item[2]) || bind_int(st, 13, (int64_t)d->global_mem) ||
+        bind_int(st, 14, (int64_t)d->local_mem) || bind_int(st, 15, (int64_t)d->max_alloc) ||
+        bind_text(st, 16, d->arch))
+        return bind_fail(s, st, err, errn);
+    if (step_exec(s, st, err, errn) != 0) return -1;
+    st = s->q[Q_DEVICE_SEL];
+    if (bind_text(st, 1, d->fingerprint))
+        return bind_fail(s, st, err, errn);
+    return step_id(s, st, id, err, errn);
+}
+
+static int bind_build(sqlite3_stmt *st, const struct build_info *b) {
+    return bind_text(st, 1, b->commit) || bind_int(st, 2, b->dirty) ||
+           bind_text(st, 3, b->compiler) || bind_text(st, 4, b->flags) ||
+           bind_text(st, 5, b->kernel_compilers);
+}
+
+static int build_upsert(struct store *s, int64_t *id, char *err, size_t errn) {
+    const struct build_info *b = build_info_get();
+    sqlite3_stmt *ins = s->q[Q_BUILD_INS], *sel = s->q[Q_BUILD_SEL];
+    if (bind_build(ins, b)) return bind_fail(s, ins, err, errn);
+    if (step_exec(s, ins, err, errn) != 0) return -1;
+    if (bind_build(sel, b)) return bind_fail(s, sel, err, errn);
+    return step_id(s, sel, id, err, errn);
+}
+
+static int run_insert(struct store *s, int64_t host, int64_t device, int64_t build,
+                      const char *command, int64_t *id, char *err, size_t errn) {
+    sqlite3_stmt *st = s->q[Q_RUN_INS];
+    if (bind_int(st, 1, host) || bind_int(st, 2, device) || bind_int(st, 3, build) ||
+        bind_text(st, 4, command))
+        return bind_fail(s, st, err, errn);
+    if (step_exec(s, st, err, errn) != 0) return -1;
+    *id = sqlite3_last_insert_rowid(s->db);
+    return 0;
+}
+
+int64_t store_run_begin(struct store *s, const struct device_info *dev, const char *command,
+                        char *err, size_t errn) {
+    int64_t host = 0, device = 0, build = 0, run = 0;
+    if (tx_begin(s, err, errn) != 0) return -1;
+    if (host_upsert(s, &host, err, errn) != 0 || device_upsert(s, dev, &device, err, errn) != 0 ||
+        build_upsert(s, &build, err, errn) != 0 ||
+        run_insert(s, host, device, build, command, &run, err, errn) != 0 ||
+        tx_commit(s, err, errn) != 0) {
+        tx_rollback(s);
+        return -1;
+    }
+    return run;
+}
+
+int store_run_end(struct store *s, int64_t run_id) {
+    sqlite3_stmt *st = s->q[Q_RUN_END];
+    if (bind_int(st, 1, run_id)) {
+        stmt_done(st);
+        return -1;
+    }
+    if (step_exec(s, st, NULL, 0) != 0) return -1;
+    return sqlite3_changes(s->db) == 1 ? 0 : -1;
+}
+
+/* ---- measurements ----------------------------------------------------- */
+
+/* The same knobs under another variant name are the same config; the first
+ * name stays (INSERT OR IGNORE), and the id is looked up either way. */
+static int bind_config_key(sqlite3_stmt *st, const struct measurement *m) {
+    return bind_text(st, 1, m->app) || bind_text(st, 2, m->input) || bind_text(st, 3, m->knobs) ||
+           bind_int(st, 4, m->wg[0]) || bind_int(st, 5, m->wg[1]);
+}
+
+static int config_upsert(struct store *s, const struct measurement *m, int64_t *id, char *err,
+                         size_t errn) {
+    sqlite3_stmt *ins = s->q[Q_CONFIG_INS], *sel = s->q[Q_CONFIG_SEL];
+    if (bind_config_key(ins, m) || bind_text(ins, 6, m->variant)) return bind_fail(s, ins, err, errn);
+    if (step_exec(s, ins, err, errn) != 0) return -1;
+    if (bind_config_key(sel, m)) return bind_fail(s, sel, err, errn);
+    return step_id(s, sel, id, err, errn);
+}
+
+static int measurement_insert(struct store *s, int64_t run_id, int64_t config_id,
+                              const struct measurement *m, int64_t *id, char *err, size_t errn) {
+    sqlite3_stmt *st = s->q[Q_MEAS_INS];
+    if (bind_int(st, 1, run_id) || bind_int(st, 2, config_id) ||
+        bind_text(st, 3, status_name(m->status)) || bind_text_or_null(st, 4, m->reason) ||
+        bind_int(st, 5, m->iters) || bind_int(st, 6, m->iters_full) ||
+        bind_int(st, 7, m->iters < m->iters_full) || bind_int(st, 8, m->warmup) ||
+        bind_int(st, 9, m->nsamples) || bind_real(st, 10, m->max_abs_err) ||
+        bind_real(st, 11, m->max_rel_err) || bind_real(st, 12, m->tolerance) ||
+        bind_real(st, 13, m->median) || bind_real(st, 14, m->q1) || bind_real(st, 15, m->q3) ||
+        bind_real(st, 16, m->device_median) || bind_real(st, 17, m->cell_updates) ||
+        bind_real(st, 18, m->mlups) || bind_real(st, 19, m->gbs) || bind_real(st, 20, m->result))
+        return bind_fail(s, st, err, errn);
+    if (step_exec(s, st, err, errn) != 0) return -1;
+    *id = sqlite3_last_insert_rowid(s->db);
+    return 0;
+}
+
+/* Either array may be absent (a config that never ran, a backend without
+ * device timers); absent or NaN values are stored as NULL. */
+static int samples_insert(struct store *s, int64_t mid, const struct measurement *m, char *err,
+                          size_t errn) {
+    sqlite3_stmt *st = s->q[Q_SAMPLE_INS];
+    for (int i = 0; i < m->nsamples; i++) {
+        if (bind_int(st, 1, mid) || bind_int(st, 2, i) ||
+            bind_real(st, 3, m->samples ? m->samples[i] : NAN) ||
+            bind_real(st, 4, m->device_samples ? m->device_samples[i] : NAN))
+            return bind_fail(s, st, err, errn);
+        if (step_exec(s, st, err, errn) != 0) return -1;
+    }
+    return 0;
+}
+
+/* One transaction per measurement: a killed sweep loses at most the config
+ * in flight, and a measurement never appears without its samples. */
+int store_measurement(struct store *s, int64_t run_id, const struct measurement *m, char *err,
+                      size_t errn) {
+    int64_t config = 0, mid = 0;
+    if (tx_begin(s, err, errn) != 0) return -1;
+    if (config_upsert(s, m, &config, err, errn) != 0 ||
+        measurement_insert(s, run_id, config, m, &mid, err, errn) != 0 ||
+        samples_insert(s, mid, m, err, errn) != 0 || tx_commit(s, err, errn) != 0) {
+        tx_rollback(s);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- peaks ------------------------------------------------------------ */
+
+int store_peak_put(struct store *s, const struct device_info *dev, double copy_gbs,
+                   double fp32_gflops, char *err, size_t errn) {
+    int64_t device = 0;
+    if (tx_begin(s, err, errn) != 0) return -1;
+    if (device_upsert(s, dev, &device, err, errn) != 0) goto fail;
+    sqlite3_stmt *st = s->q[Q_PEAK_INS];
+    if (bind_int(st, 1, device) || bind_real(st, 2, copy_gbs) || bind_real(st, 3, fp32_gflops)) {
+        bind_fail(s, st, err, errn);
+        goto fail;
+    }
+    if (step_exec(s, st, err, errn) != 0 || tx_commit(s, err, errn) != 0) goto fail;
+    return 0;
+fail:
+    tx_rollback(s);
+    return -1;
+}
+
+int store_peak_get(struct store *s, const char *fingerprint, double *copy_gbs, double *fp32_gflops) {
+    sqlite3_stmt *st = s->q[Q_PEAK_SEL];
+    if (bind_text(st, 1, fingerprint)) {
+        stmt_done(st);
+        return -1;
+    }
+    int ret = -1;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        if (copy_gbs)
+            *copy_gbs = sqlite3_column_type(st, 0) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 0);
+        if (fp32_gflops)
+            *fp32_gflops = sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 1);
+        ret = 0;
+    }
+    stmt_done(st);
+    return ret;
+}
+
+/* ---- printing --------------------------------------------------------- */
+
+enum { C_ID, C_WHEN, C_DEVICE, C_APP, C_INPUT, C_VARIANT, C_WG, C_STATUS, C_MEDIAN, C_IQR,
+       C_MLUPS, C_GBS, C_RELERR, C_REASON, NCOL };
+
+struct column {
+    const char *header;
+    int right;      /* numbers align right */
+    int table_max;  /* widest a table cell may be (0: no limit); CSV is never cut */
+};
+static const struct column columns[NCOL] = {
+    [C_ID] = {"id", 1, 0},          [C_WHEN] = {"when", 0, 0},
+    [C_DEVICE] = {"device", 0, 32}, [C_APP] = {"app", 0, 0},
+    [C_INPUT] = {"input", 0, 0},    [C_VARIANT] = {"variant", 0, 24},
+    [C_WG] = {"wg", 1, 0},          [C_STATUS] = {"status", 0, 0},
+    [C_MEDIAN] = {"median_s", 1, 0}, [C_IQR] = {"iqr_s", 1, 0},
+    [C_MLUPS] = {"mlups", 1, 0},    [C_GBS] = {"gbs", 1, 0},
+    [C_RELERR] = {"max_rel_err", 1, 0}, [C_REASON] = {"reason", 0, 40},
+};
+
+/* One result row as text; cells are malloc'd. */
+struct row {
+    char *cell[NCOL];
+};
+
+static const char *col_text(sqlite3_stmt *st, int i) {
+    const unsigned char *t = sqlite3_column_text(st, i);
+    return t ? (const char *)t : "";
+}
+
+/* A number, or the NULL marker: "-" reads better in a table, while CSV
+ * readers expect an empty field. Tables round; CSV keeps the precision. */
+static char *fmt_num(sqlite3_stmt *st, int i, int csv, const char *table_fmt) {
+    struct strbuf b = {0};
+    if (sqlite3_column_type(st, i) == SQLITE_NULL) sb_printf(&b, "%s", csv ? "" : "-");
+    else sb_printf(&b, csv ? "%.10g" : table_fmt, sqlite3_column_double(st, i));
+    return b.s;
+}
+
+static char *fmt_str(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt_str(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int need = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    size_t n = need > 0 ? (size_t)need + 1 : 1;
+    char *out = xcalloc(1, n);
+    va_start(ap, fmt);
+    vsnprintf(out, n, fmt, ap);
+    va_end(ap);
+    return out;
+}
+
+/* Table cells must stay on one line (reasons hold compiler logs) and within
+ * their column's width; a cut never splits a UTF-8 character. */
+static void table_cell_fit(char *c, int max) {
+    for (char *p = c; *p; p++)
+        if ((unsigned char)*p < ' ') *p = ' ';
+    size_t n = strlen(c);
+    if (!max || n <= (size_t)max) return;
+    size_t cut = (size_t)max - 3;
+    while (cut && ((unsigned char)c[cut] & 0xC0) == 0x80) cut--;
+    memcpy(c + cut, "...", 4);
+}
+
+static void row_fill(sqlite3_stmt *st, int csv, struct row *r) {
+    r->cell[C_ID] = fmt_str("%lld", (long long)sqlite3_column_int64(st, 0));
+    r->cell[C_WHEN] = xstrdup(col_text(st, 1));
+    if (!csv && strlen(r->cell[C_WHEN]) >= 19) { /* "2024-05-01 12:34:56" */
+        r->cell[C_WHEN][10] = ' ';
+        r->cell[C_WHEN][19] = '\0';
+    }
+    r->cell[C_DEVICE] = fmt_str("%s %s", col_text(st, 2), col_text(st, 3));
+    r->cell[C_APP] = xstrdup(col_text(st, 4));
+    r->cell[C_INPUT] = xstrdup(col_text(st, 5));
+    r->cell[C_VARIANT] = xstrdup(col_text(st, 6));
+    r->cell[C_WG] = fmt_str("%lldx%lld", (long long)sqlite3_column_int64(st, 7),
+                            (long long)sqlite3_column_int64(st, 8));
+    r->cell[C_STATUS] = xstrdup(col_text(st, 9));
+    r->cell[C_MEDIAN] = fmt_num(st, 10, csv, "%.4g");
+    r->cell[C_IQR] = fmt_num(st, 11, csv, "%.2g");
+    r->cell[C_MLUPS] = fmt_num(st, 12, csv, "%.1f");
+    r->cell[C_GBS] = fmt_num(st, 13, csv, "%.1f");
+    r->cell[C_RELERR] = fmt_num(st, 14, csv, "%.2g");
+    r->cell[C_REASON] = xstrdup(col_text(st, 15));
+    if (!csv)
+        for (int c = 0; c < NCOL; c++) table_cell_fit(r->cell[c], columns[c].table_max);
+}
+
+static void row_free(struct row *r) {
+    for (int c = 0; c < NCOL; c++) free(r->cell[c]);
+}
+
+/* RFC 4180: quote a field holding a separator, quote or line break, and
+ * double the quotes inside. */
+static void csv_field(FILE *out, const char *v) {
+    if (!strpbrk(v, ",\"\r\n")) {
+        fputs(v, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *v; v++) {
+        if (*v == '"') fputc('"', out);
+        fputc(*v, out);
+    }
+    fputc('"', out);
+}
+
+static void csv_line(FILE *out, const char *const cell[NCOL]) {
+    for (int c = 0; c < NCOL; c++) {
+        if (c) fputc(',', out);
+        csv_field(out, cell[c]);
+    }
+    fputc('\n', out);
+}
+
+/* Built in a buffer so trailing blanks (an empty last column) can be cut. */
+static void table_line(FILE *out, const char *const cell[NCOL], const int width[NCOL]) {
+    struct strbuf b = {0};
+    for (int c = 0; c < NCOL; c++)
+        sb_printf(&b, columns[c].right ? "%s%*s" : "%s%-*s", c ? "  " : "", width[c], cell[c]);
+    while (b.len && b.s[b.len - 1] == ' ') b.s[--b.len] = '\0';
+    fprintf(out, "%s\n", b.s);
+    sb_free(&b);
+}
+
+/* Steps Q_RECENT once over every row: pass 0 measures column widths, pass 1
+ * prints. */
+static int recent_pass(struct store *s, int limit, int csv, int pass, int width[NCOL], FILE *out,
+                       char *err, size_t errn) {
+    sqlite3_stmt *st = s->q[Q_RECENT];
+    if (bind_int(st, 1, limit > 0 ? limit : -1)) return bind_fail(s, st, err, errn);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct row r;
+        row_fill(st, csv, &r);
+        if (csv) csv_line(out, (const char *const *)r.cell);
+        else if (pass == 1) table_line(out, (const char *const *)r.cell, width);
+        else
+            for (int c = 0; c < NCOL; c++)
+                if ((int)strlen(r.cell[c]) > width[c]) width[c] = (int)strlen(r.cell[c]);
+        row_free(&r);
+    }
+    int ret = rc == SQLITE_DONE ? 0 : store_fail(s, err, errn);
+    stmt_done(st);
+    return ret;
+}
+
+int store_print_recent(struct store *s, int limit, int csv, FILE *out) {
+    const char *header[NCOL];
+    int width[NCOL];
+    for (int c = 0; c < NCOL; c++) {
+        header[c] = columns[c].header;
+        width[c] = (int)strlen(header[c]);
+    }
+    /* A read transaction keeps both table passes on one snapshot while a
+     * sweep may be writing. */
+    char err[512] = "";
+    int ret = step_exec(s, s->q[Q_BEGIN_READ], err, sizeof err);
+    if (ret == 0) {
+        if (csv) {
+            csv_line(out, header);
+            ret = recent_pass(s, limit, 1, 1, width, out, err, sizeof err);
+        } else {
+            ret = recent_pass(s, limit, 0, 0, width, out, err, sizeof err);
+            if (ret == 0) {
+                table_line(out, header, width);
+                ret = recent_pass(s, limit, 0, 1, width, out, err, sizeof err);
+            }
+        }
+        /* Ending a read transaction only fails if something else already did;
+         * the first message is the one worth keeping. */
+        if (ret == 0) ret = tx_commit(s, err, sizeof err);
+        tx_rollback(s);
+    }
+    if (ret != 0) {
+        /* The API has no error buffer: a reading command reports here. */
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,39 @@
+/* The SQLite results store. The schema is harness/schema.sql (embedded at
+ * build time as schema_sql); store_open creates and migrates it. WAL mode, a
+ * busy timeout so two sweeps can share a file, prepared statements, and one
+ * transaction per finished measurement. */
+#ifndef HARNESS_STORE_H
+#define HARNESS_STORE_H
+#include <stdint.h>
+#include <stdio.h>
+
+#include "backend.h"
+#include "measurement.h"
+
+struct store;
+
+/* Opens (creating folders, schema and migrations as needed). NULL + err on failure. */
+struct store *store_open(const char *path, char *err, size_t errn);
+void store_close(struct store *s);
+/* The default database: ROOT/results/results.db. */
+const char *store_default_path(void);
+
+/* Starts a run (a session of one command on one device): records host,
+ * device (with fingerprint), build and the command line. Returns the run id
+ * or -1. */
+int64_t store_run_begin(struct store *s, const struct device_info *dev, const char *command,
+                        char *err, size_t errn);
+int store_run_end(struct store *s, int64_t run_id);
+/* Stores one measurement and every sample in a single transaction. */
+int store_measurement(struct store *s, int64_t run_id, const struct measurement *m, char *err,
+                      size_t errn);
+
+/* Device ceilings, keyed by fingerprint (the latest wins). */
+int store_peak_put(struct store *s, const struct device_info *dev, double copy_gbs,
+                   double fp32_gflops, char *err, size_t errn);
+/* 0 and the values when known; -1 when the device has none yet. */
+int store_peak_get(struct store *s, const char *fingerprint, double *copy_gbs, double *fp32_gflops);
+
+/* `harness results`: the most recent measurements as a table or CSV. */
+int store_print_recent(struct store *s, int limit, int csv, FILE *out);
+#endif

@@ -1,0 +1,188 @@
+#include "util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <ctype.h>
+
+int err_set(char *err, size_t n, const char *fmt, ...) {
+    if (err && n) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, n, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+char *file_read_all(const char *path, size_t *len, char *err, size_t errn) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        err_set(err, errn, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct strbuf b = {0};
+    char chunk[65536];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (b.len + got + 1 > b.cap) {
+            b.cap = (b.len + got + 1) * 2;
+            b.s = realloc(b.s, b.cap);
+            if (!b.s) abort();
+        }
+        memcpy(b.s + b.len, chunk, got);
+        b.len += got;
+    }
+    fclose(f);
+    if (!b.s) b.s = xcalloc(1, 1);
+    b.s[b.len] = '\0';
+    if (len) *len = b.len;
+    return b.s;
+}
+
+int file_write_all(const char *path, const void *data, size_t len) {
+    /* Write to a temporary name and rename, so a concurrent reader of a cache
+     * entry never sees half a file. */
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) return -1;
+    size_t put = fwrite(data, 1, len, f);
+    if (fclose(f) != 0 || put != len) { unlink(tmp); return -1; }
+    return rename(tmp, path);
+}
+
+int dir_make_p(const char *path) {
+    char buf[PATH_MAX];
+    str_copy(buf, sizeof buf, path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(buf, 0775) != 0 && errno != EEXIST) return -1;
+            *p = '/';
+        }
+    }
+    if (mkdir(buf, 0775) != 0 && errno != EEXIST) return -1;
+    return 0;
+}
+
+const char *repo_root(void) {
+    static char root[PATH_MAX];
+    if (root[0]) return root;
+    const char *env = getenv("HARNESS_ROOT");
+    if (env && *env) {
+        str_copy(root, sizeof root, env);
+        return root;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/'); /* .../bin/harness -> .../bin */
+        if (slash) *slash = '\0';
+        slash = strrchr(exe, '/');       /* .../bin -> ... */
+        if (slash) *slash = '\0';
+        str_copy(root, sizeof root, exe);
+    } else {
+        str_copy(root, sizeof root, ".");
+    }
+    return root;
+}
+
+const char *repo_path(char *buf, size_t n, const char *rel) {
+    str_fmt(buf, n, "%s/%s", repo_root(), rel);
+    return buf;
+}
+
+const char *cache_dir(void) {
+    static char dir[PATH_MAX];
+    if (dir[0]) return dir;
+    const char *env = getenv("HARNESS_CACHE");
+    if (env && *env) str_copy(dir, sizeof dir, env);
+    else repo_path(dir, sizeof dir, "build/cache");
+    dir_make_p(dir);
+    return dir;
+}
+
+double clock_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+uint64_t hash_fnv1a(const void *data, size_t len, uint64_t seed) {
+    const unsigned char *p = data;
+    uint64_t h = seed ? seed : 1469598103934665603ull;
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+uint64_t hash_str(const char *s, uint64_t seed) {
+    return hash_fnv1a(s, strlen(s) + 1, seed); /* the NUL separates fields */
+}
+
+void sb_printf(struct strbuf *b, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int need = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (need < 0) return;
+    if (b->len + (size_t)need + 1 > b->cap) {
+        b->cap = (b->len + (size_t)need + 1) * 2 + 64;
+        b->s = realloc(b->s, b->cap);
+        if (!b->s) abort();
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, (size_t)need + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)need;
+}
+
+void sb_free(struct strbuf *b) {
+    free(b->s);
+    b->s = NULL;
+    b->len = b->cap = 0;
+}
+
+char *xstrdup(const char *s) {
+    char *d = strdup(s ? s : "");
+    if (!d) abort();
+    return d;
+}
+
+void *xcalloc(size_t n, size_t size) {
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) abort();
+    return p;
+}
+
+void str_copy(char *dst, size_t n, const char *src) {
+    if (!n) return;
+    size_t l = strlen(src);
+    if (l >= n) l = n - 1;
+    memcpy(dst, src, l);
+    dst[l] = '\0';
+}
+
+void str_trim(char *s) {
+    size_t l = strlen(s);
+    while (l && isspace((unsigned char)s[l - 1])) s[--l] = '\0';
+    size_t i = 0;
+    while (s[i] && isspace((unsigned char)s[i])) i++;
+    if (i) memmove(s, s + i, l - i + 1);
+}
+
+void str_fmt(char *dst, size_t n, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(dst, n, fmt, ap);
+    va_end(ap);
+}

@@ -1,0 +1,46 @@
+/* Small shared helpers: error text, files, paths, clocks. */
+#ifndef HARNESS_UTIL_H
+#define HARNESS_UTIL_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit statuses shared by every command (architecture.md). */
+enum { EXIT_OK = 0, EXIT_FOUND = 1, EXIT_USAGE = 2 };
+
+/* Formats into a caller-owned error buffer; always returns -1 so callers can
+ * write `return err_set(err, n, "...")`. */
+int err_set(char *err, size_t n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Reads a whole file into a NUL-terminated malloc'd buffer. */
+char *file_read_all(const char *path, size_t *len, char *err, size_t errn);
+int file_write_all(const char *path, const void *data, size_t len);
+int dir_make_p(const char *path);
+
+/* The repository root: the parent of the folder holding bin/harness, so the
+ * harness finds kernels/ and variants/ wherever it is started from.
+ * HARNESS_ROOT overrides it. */
+const char *repo_root(void);
+/* repo_root()/rel into buf. */
+const char *repo_path(char *buf, size_t n, const char *rel);
+/* Where compiled kernels are cached (HARNESS_CACHE or ROOT/build/cache). */
+const char *cache_dir(void);
+
+double clock_now(void); /* monotonic seconds */
+uint64_t hash_fnv1a(const void *data, size_t len, uint64_t seed);
+uint64_t hash_str(const char *s, uint64_t seed);
+
+/* Appends formatted text to a growing malloc'd string. */
+struct strbuf { char *s; size_t len, cap; };
+void sb_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_free(struct strbuf *b);
+
+char *xstrdup(const char *s);
+void *xcalloc(size_t n, size_t size);
+/* Copies at most n-1 bytes and always terminates. */
+void str_copy(char *dst, size_t n, const char *src);
+void str_trim(char *s);
+/* snprintf whose truncation is intended (long names are cut, not errors). */
+void str_fmt(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#endif

@@ -1,0 +1,131 @@
+/* The LBM D2Q9 app (seed 000): knobs, validity rules and cost model; the
+ * rest lives in input.c, reference.c, schedule.c and verify.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "lbm.h"
+#include "util.h"
+
+/* Defaults are the `final` variant, so `--knobs reduction=binary` reads as
+ * "final, but with a binary reduction". */
+static const struct knob_def lbm_knobs[] = {
+    {"layout", "aos|soa|soa-3d", "soa-3d", "array of structures, nine buffers, or one 3D buffer"},
+    {"kernels", "split|fused|fused-accel", "fused-accel",
+     "five kernels; propagate+rebound+collision+av_velocity fused; accelerate_flow folded in too"},
+    {"sync", "finish-each|in-order", "in-order", "wait after every launch, or let the queue order"},
+    {"obstacles", "branch|mask", "mask", "obstacle cells by a branch or by selection"},
+    {"neighbours", "wrap|bitmask", "bitmask", "periodic neighbours by ternary/modulo or bit masks"},
+    {"reduction", "host-each-step|local|binary|chunked|deferred", "deferred",
+     "where the per-step average velocity is summed and when it comes home"},
+    {"chunk", "int", "1792", "steps per device reduction when reduction=chunked"},
+    {"args", "buffers|packed", "packed", "one argument per buffer, or the one 3D buffer"},
+    {"constants", "hoisted|inline", "hoisted", "constant factors computed once, or in the kernel"},
+    {"work", "full|empty", "full", "empty keeps the launches but removes the computation"},
+    {NULL, NULL, NULL, NULL},
+};
+
+static int is_pow2(long x) { return x > 0 && (x & (x - 1)) == 0; }
+
+static const char *lbm_invalid(const struct knob_set *k, const struct app_input *in,
+                               const struct device_info *dev, const unsigned wg[2]) {
+    static _Thread_local char why[256];
+    const char *layout = knob_get(k, "layout"), *args = knob_get(k, "args");
+    if (!strcmp(args, "packed") != !strcmp(layout, "soa-3d"))
+        return "args=packed is the one 3D buffer of layout=soa-3d: the two go together";
+    if (knob_is(k, "neighbours", "bitmask") && (!is_pow2(in->nx) || !is_pow2(in->ny))) {
+        snprintf(why, sizeof why, "neighbours=bitmask needs power-of-two nx and ny; this grid is %dx%d",
+                 in->nx, in->ny);
+        return why;
+    }
+    if (!knob_is(k, "reduction", "chunked") && strcmp(knob_get(k, "chunk"), "1792") != 0)
+        return "chunk only means something with reduction=chunked";
+    if (wg[0] == 0 || wg[1] == 0 || in->nx % (int)wg[0] || in->ny % (int)wg[1]) {
+        snprintf(why, sizeof why, "work-group %ux%u does not divide the %dx%d grid", wg[0], wg[1],
+                 in->nx, in->ny);
+        return why;
+    }
+    if ((size_t)wg[0] * wg[1] > dev->max_wg) {
+        snprintf(why, sizeof why, "work-group %ux%u = %u items exceeds the device's maximum of %zu",
+                 wg[0], wg[1], wg[0] * wg[1], dev->max_wg);
+        return why;
+    }
+    if (wg[0] > dev->max_item[0] || wg[1] > dev->max_item[1]) {
+        snprintf(why, sizeof why, "work-group %ux%u exceeds the device's per-dimension limits %zux%zu",
+                 wg[0], wg[1], dev->max_item[0], dev->max_item[1]);
+        return why;
+    }
+    const size_t scratch = (knob_is(k, "reduction", "host-each-step") ? 2 : 1) * (size_t)wg[0] * wg[1] * 4;
+    if (strcmp(dev->backend, "openmp") != 0 && dev->local_mem && scratch > dev->local_mem) {
+        snprintf(why, sizeof why, "the reduction needs %zu bytes of local memory; the device has %llu",
+                 scratch, (unsigned long long)dev->local_mem);
+        return why;
+    }
+    if (knob_is(k, "reduction", "chunked")) {
+        const size_t ngroups = ((size_t)in->nx / wg[0]) * ((size_t)in->ny / wg[1]);
+        const double need = (double)ngroups * 4.0 * (double)knob_int(k, "chunk");
+        if (need > (double)dev->max_alloc) {
+            snprintf(why, sizeof why, "partials for %ld steps need %.2f GiB, over the device's largest "
+                     "allocation of %.2f GiB", knob_int(k, "chunk"), need / 1073741824.0,
+                     (double)dev->max_alloc / 1073741824.0);
+            return why;
+        }
+    }
+    if (knob_is(k, "reduction", "deferred") && lbm_partials_capacity(in, dev, wg) < 1)
+        return "not even one step of group partials fits the device's memory";
+    return NULL;
+}
+
+/* Effective bandwidth counts the least traffic any pull-scheme step can
+ * have: nine floats read, nine written, one obstacle byte (apps.md). Every
+ * variant is scored against the same 73 bytes, so GB/s compares variants
+ * (a split variant that moves more bytes shows as slower, as it is). */
+static double lbm_bytes_per_cell(const struct knob_set *k) {
+    (void)k;
+    return 9 * 4 + 9 * 4 + 1;
+}
+
+/* Floating-point operations of one fluid-cell update as written in
+ * lbm_physics.h: density 8 adds; u_x and u_y 5 adds + 1 divide each;
+ * |u|^2 3; nine equilibria of ~7 each plus the relaxation (3 each); the
+ * |u| of av_velocity (density, velocity and sqrt again, ~25). */
+static double lbm_flops_per_cell(const struct knob_set *k) {
+    (void)k;
+    return 8 + 12 + 3 + 9 * 7 + 9 * 3 + 25;
+}
+
+static const char *lbm_input_name(const struct app_input *in) { return in->name; }
+static long lbm_input_iters(const struct app_input *in) { return in->iters; }
+static long lbm_input_iters_full(const struct app_input *in) { return in->iters_full; }
+static double lbm_cell_updates(const struct app_input *in) {
+    return (double)in->nx * (double)in->ny * (double)in->iters;
+}
+static void lbm_grid(const struct app_input *in, size_t g[2]) {
+    g[0] = (size_t)in->nx;
+    g[1] = (size_t)in->ny;
+}
+
+const struct app app_lbm = {
+    .name = "lbm",
+    .description = "D2Q9 Lattice-Boltzmann (seed 000)",
+    .knobs = lbm_knobs,
+    /* 1000 steps: long enough for the driven flow to reach every wall and
+     * wrap-around, so a wrong neighbour or obstacle shows (tests prove it). */
+    .verify_input = "128x128",
+    .verify_iters = 1000,
+    .input_load = lbm_input_load,
+    .input_free = lbm_input_free,
+    .input_name = lbm_input_name,
+    .input_iters = lbm_input_iters,
+    .input_iters_full = lbm_input_iters_full,
+    .cell_updates = lbm_cell_updates,
+    .grid = lbm_grid,
+    .invalid = lbm_invalid,
+    .bytes_per_cell = lbm_bytes_per_cell,
+    .flops_per_cell = lbm_flops_per_cell,
+    .reference = lbm_reference,
+    .ref_free = lbm_ref_free,
+    .execute = lbm_execute,
+    .verify = lbm_verify,
+    .write_output = lbm_write_output,
+    .result_free = lbm_result_free,
+};

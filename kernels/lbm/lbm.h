@@ -1,0 +1,64 @@
+/* The LBM D2Q9 app's private types, shared by its files. */
+#ifndef LBM_H
+#define LBM_H
+#include <stddef.h>
+
+#include "app.h"
+
+struct app_input {
+    char name[64];          /* "128x128", or "gen-300x200" for a generated input */
+    char params_path[1024], obstacles_path[1024];
+    int nx, ny;
+    long iters_full;        /* maxIters from the params file */
+    long iters;             /* as run (--iters overrides) */
+    double reynolds_dim, density, accel, omega;
+    unsigned char *obstacles; /* nx*ny, 1 = blocked, index x + y*nx */
+    long fluid_cells;
+};
+
+/* The double-precision reference after `iters` steps. */
+struct app_ref {
+    long iters;
+    double *av_vels;        /* iters values */
+    double *ux, *uy, *pressure; /* per cell (obstacles: 0, 0, density*c_sq) */
+};
+
+/* What a device run produced: av_vels per step and the final grid in the
+ * canonical AoS order (cell i, speed k at i*9+k). */
+struct app_result {
+    long iters;
+    double *av_vels;
+    float *cells;
+    int nx, ny;
+};
+
+/* input.c */
+struct app_input *lbm_input_load(const struct app_opts *o, char *err, size_t errn);
+int lbm_params_parse(const char *path, struct app_input *in, char *err, size_t errn);
+int lbm_obstacles_parse(const char *path, struct app_input *in, char *err, size_t errn);
+void lbm_input_free(struct app_input *in);
+/* The initial distribution (AoS), as every variant and the reference start. */
+void lbm_initial_cells(const struct app_input *in, float *cells);
+
+/* reference.c: threads = 0 picks the machine's core count; results are
+ * bit-identical for any thread count. */
+struct app_ref *lbm_reference_compute(const struct app_input *in, long iters, int threads);
+struct app_ref *lbm_reference(const struct app_input *in, char *err, size_t errn);
+void lbm_ref_free(struct app_ref *r);
+
+/* verify.c */
+void lbm_verify(const struct app_input *in, const struct app_ref *ref, const struct app_result *res,
+                struct measurement *m);
+void lbm_cell_macro(const float *s, double *ux, double *uy, double *rho);
+double lbm_reynolds(const struct app_input *in, double av_vel);
+int lbm_write_output(const struct app_input *in, const struct app_result *res, const char *dir,
+                     char *err, size_t errn);
+void lbm_result_free(struct app_result *r);
+
+/* schedule.c */
+struct app_result *lbm_execute(struct dev *d, const struct app_input *in, const struct knob_set *k,
+                               const unsigned wg[2], int warmup, int reps, struct measurement *m);
+/* Steps whose group partial sums fit the device's memory (chunked/deferred). */
+long lbm_partials_capacity(const struct app_input *in, const struct device_info *dev,
+                           const unsigned wg[2]);
+#endif

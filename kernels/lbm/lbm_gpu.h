@@ -1,0 +1,246 @@
+/* The LBM kernels for the GPU programming models. lbm.cl (OpenCL) and lbm.cu
+ * (CUDA) each define the few words that differ between the two languages
+ * (KERNEL, GLOBAL, LOCAL, LOCAL_PARAM, LOCAL_DECL, the index macros, BARRIER,
+ * LBM_FN, LBM_SQRT) and include this file, so both run the same algorithm.
+ *
+ * Knobs arrive as -D flags (harness/knobs.c):
+ *   K_LAYOUT_AOS | K_LAYOUT_SOA (nine buffers) | K_LAYOUT_SOA_3D (one buffer)
+ *   K_OBSTACLES_BRANCH | K_OBSTACLES_MASK
+ *   K_NEIGHBOURS_WRAP | K_NEIGHBOURS_BITMASK (power-of-two grids)
+ *   K_REDUCTION_HOST_EACH_STEP | _LOCAL | _BINARY | _CHUNKED | _DEFERRED
+ *   K_CONSTANTS_HOISTED | K_CONSTANTS_INLINE
+ *   K_WORK_FULL | K_WORK_EMPTY (launches kept, computation removed)
+ * The kernel split (split, fused, fused-accel) and the synchronisation are
+ * host decisions: every kernel is always compiled, the host picks. */
+#include "lbm_physics.h"
+
+/* ---- grid layout: how speed k of cell i is addressed ---- */
+#if defined(K_LAYOUT_SOA)
+#define GRID_PARAM(n)                                                                        \
+    GLOBAL float *n##0, GLOBAL float *n##1, GLOBAL float *n##2, GLOBAL float *n##3,          \
+        GLOBAL float *n##4, GLOBAL float *n##5, GLOBAL float *n##6, GLOBAL float *n##7,      \
+        GLOBAL float *n##8
+#define GRID_BIND(n) GLOBAL float *n[9] = {n##0, n##1, n##2, n##3, n##4, n##5, n##6, n##7, n##8}
+#define AT(n, k, i) n[k][i]
+#elif defined(K_LAYOUT_SOA_3D)
+#define GRID_PARAM(n) GLOBAL float *n
+#define GRID_BIND(n)
+#define AT(n, k, i) n[(k) * ncells + (i)]
+#else
+#define GRID_PARAM(n) GLOBAL float *n
+#define GRID_BIND(n)
+#define AT(n, k, i) n[(i) * 9 + (k)]
+#endif
+
+/* The scalars every kernel takes. With hoisted constants the host passes
+ * the accelerate_flow weights ready-made; otherwise density and accel. */
+#define COMMON_PARAMS int nx, int ny, float omega, float acc_a, float acc_b
+#if defined(K_CONSTANTS_HOISTED)
+#define ACCEL_WEIGHTS float w1 = acc_a, w2 = acc_b
+#else
+#define ACCEL_WEIGHTS float w1 = acc_a * acc_b / 9.0f, w2 = acc_a * acc_b / 36.0f
+#endif
+
+#if defined(K_WORK_EMPTY)
+#define EMPTY_RETURN return
+#else
+#define EMPTY_RETURN (void)0
+#endif
+
+/* ---- neighbours, periodic in x and y (y grows north) ---- */
+#if defined(K_NEIGHBOURS_BITMASK)
+#define NEIGHBOURS                                                                           \
+    int y_n = (jj + 1) & (ny - 1), y_s = (jj - 1) & (ny - 1);                                \
+    int x_e = (ii + 1) & (nx - 1), x_w = (ii - 1) & (nx - 1)
+#else
+#define NEIGHBOURS                                                                           \
+    int y_n = (jj + 1) % ny, y_s = (jj == 0) ? (jj + ny - 1) : (jj - 1);                     \
+    int x_e = (ii + 1) % nx, x_w = (ii == 0) ? (ii + nx - 1) : (ii - 1)
+#endif
+
+/* Pull the nine speeds that stream into (ii, jj). */
+#define PULL(src, s)                                                                         \
+    s[0] = AT(src, 0, ii + jj * nx);  s[1] = AT(src, 1, x_w + jj * nx);                      \
+    s[2] = AT(src, 2, ii + y_s * nx); s[3] = AT(src, 3, x_e + jj * nx);                      \
+    s[4] = AT(src, 4, ii + y_n * nx); s[5] = AT(src, 5, x_w + y_s * nx);                     \
+    s[6] = AT(src, 6, x_e + y_s * nx); s[7] = AT(src, 7, x_e + y_n * nx);                    \
+    s[8] = AT(src, 8, x_w + y_n * nx)
+#define LOAD(src, s, i)                                                                      \
+    for (int k_ = 0; k_ < 9; k_++) s[k_] = AT(src, k_, i)
+#define STORE(dst, s, i)                                                                     \
+    for (int k_ = 0; k_ < 9; k_++) AT(dst, k_, i) = s[k_]
+
+#define CELL_INDEX                                                                           \
+    const int ii = (int)GID_X, jj = (int)GID_Y, ncells = nx * ny;                            \
+    (void)ncells
+
+/* ---- work-group reduction of |u| (and, per step, the fluid-cell count) ----
+ * Every work-item calls it with its cell's |u| (0 for obstacles) and 1 or 0.
+ * host-each-step: one work-item sums both for its group (the report's port);
+ * local: one work-item sums |u| (cells counted once on the host);
+ * binary: a tree in local memory; chunked/deferred: the tree, each step's
+ * group sums kept at partials[slot * ngroups + group]. */
+LBM_FN void group_reduce(LOCAL float *scratch, float u, float fluid, GLOBAL float *partials, int slot) {
+    const int lid = (int)(LID_X + LID_Y * LSIZE_X), lsize = (int)(LSIZE_X * LSIZE_Y);
+    const int group = (int)(GROUP_X + GROUP_Y * NGROUPS_X), ngroups = (int)(NGROUPS_X * NGROUPS_Y);
+#if defined(K_REDUCTION_HOST_EACH_STEP)
+    scratch[lid] = u;
+    scratch[lsize + lid] = fluid;
+    BARRIER;
+    if (lid == 0) {
+        float su = 0.0f, sc = 0.0f;
+        for (int i = 0; i < lsize; i++) { su += scratch[i]; sc += scratch[lsize + i]; }
+        partials[2 * group] = su;
+        partials[2 * group + 1] = sc;
+    }
+    (void)slot;
+#elif defined(K_REDUCTION_LOCAL)
+    (void)fluid;
+    scratch[lid] = u;
+    BARRIER;
+    if (lid == 0) {
+        float su = 0.0f;
+        for (int i = 0; i < lsize; i++) su += scratch[i];
+        partials[group] = su;
+    }
+    (void)slot;
+#else
+    (void)fluid;
+    scratch[lid] = u;
+    BARRIER;
+    int stride = 1;
+    while (stride < lsize) stride <<= 1;
+    for (stride >>= 1; stride > 0; stride >>= 1) {
+        if (lid < stride && lid + stride < lsize) scratch[lid] += scratch[lid + stride];
+        BARRIER;
+    }
+#if defined(K_REDUCTION_BINARY)
+    if (lid == 0) partials[group] = scratch[0];
+    (void)slot;
+#else
+    if (lid == 0) partials[slot * ngroups + group] = scratch[0];
+#endif
+#endif
+    (void)ngroups;
+}
+
+/* ---- the split kernels (the report's port) ---- */
+KERNEL accelerate_flow(GRID_PARAM(cells), GLOBAL const uchar *obstacles, COMMON_PARAMS) {
+    EMPTY_RETURN;
+    GRID_BIND(cells);
+    const int ii = (int)GID_X, jj = ny - 2, ncells = nx * ny, i = ii + jj * nx;
+    (void)ncells;
+    (void)omega;
+    ACCEL_WEIGHTS;
+    if (obstacles[i]) return;
+    float s[9];
+    LOAD(cells, s, i);
+    lbm_accelerate(s, w1, w2, 1.0f);
+    STORE(cells, s, i);
+}
+
+KERNEL propagate(GRID_PARAM(cells), GRID_PARAM(tmp), COMMON_PARAMS) {
+    EMPTY_RETURN;
+    GRID_BIND(cells);
+    GRID_BIND(tmp);
+    CELL_INDEX;
+    NEIGHBOURS;
+    (void)omega; (void)acc_a; (void)acc_b;
+    float s[9];
+    PULL(cells, s);
+    STORE(tmp, s, ii + jj * nx);
+}
+
+KERNEL rebound(GRID_PARAM(cells), GRID_PARAM(tmp), GLOBAL const uchar *obstacles, COMMON_PARAMS) {
+    EMPTY_RETURN;
+    GRID_BIND(cells);
+    GRID_BIND(tmp);
+    CELL_INDEX;
+    (void)omega; (void)acc_a; (void)acc_b;
+    const int i = ii + jj * nx;
+    if (!obstacles[i]) return;
+    float s[9];
+    LOAD(tmp, s, i);
+    lbm_rebound(s);
+    STORE(cells, s, i);
+}
+
+KERNEL collision(GRID_PARAM(cells), GRID_PARAM(tmp), GLOBAL const uchar *obstacles, COMMON_PARAMS) {
+    EMPTY_RETURN;
+    GRID_BIND(cells);
+    GRID_BIND(tmp);
+    CELL_INDEX;
+    (void)acc_a; (void)acc_b;
+    const int i = ii + jj * nx;
+    if (obstacles[i]) return;
+    float s[9];
+    LOAD(tmp, s, i);
+    lbm_collide(s, omega);
+    STORE(cells, s, i);
+}
+
+KERNEL av_velocity(GRID_PARAM(cells), GLOBAL const uchar *obstacles, GLOBAL float *partials,
+                   COMMON_PARAMS, int slot LOCAL_PARAM(scratch)) {
+    LOCAL_DECL(scratch)
+    EMPTY_RETURN;
+    GRID_BIND(cells);
+    CELL_INDEX;
+    (void)omega; (void)acc_a; (void)acc_b;
+    const int i = ii + jj * nx;
+    float s[9];
+    LOAD(cells, s, i);
+    float fluid = obstacles[i] ? 0.0f : 1.0f;
+    float u = obstacles[i] ? 0.0f : lbm_speed(s);
+    group_reduce(scratch, u, fluid, partials, slot);
+}
+
+/* ---- the fused step: propagate, rebound, collision and av_velocity in one
+ * pass from src to dst; with `accelerate` set, also the next step's
+ * accelerate_flow on row ny-2 by masking (kernels=fused-accel). ---- */
+KERNEL fused_step(GRID_PARAM(src), GRID_PARAM(dst), GLOBAL const uchar *obstacles,
+                  GLOBAL float *partials, COMMON_PARAMS, int slot, int accelerate LOCAL_PARAM(scratch)) {
+    LOCAL_DECL(scratch)
+    EMPTY_RETURN;
+    GRID_BIND(src);
+    GRID_BIND(dst);
+    CELL_INDEX;
+    NEIGHBOURS;
+    ACCEL_WEIGHTS;
+    const int i = ii + jj * nx;
+    const int obst = obstacles[i];
+    float s[9];
+    PULL(src, s);
+#if defined(K_OBSTACLES_MASK)
+    /* Both outcomes computed, one selected: no divergent branch. */
+    float r[9];
+    for (int k = 0; k < 9; k++) r[k] = s[k];
+    lbm_rebound(r);
+    lbm_collide(s, omega);
+    float u = lbm_speed(s);
+    for (int k = 0; k < 9; k++) s[k] = obst ? r[k] : s[k];
+    u = obst ? 0.0f : u;
+#else
+    float u = 0.0f;
+    if (obst) {
+        lbm_rebound(s);
+    } else {
+        lbm_collide(s, omega);
+        u = lbm_speed(s);
+    }
+#endif
+    float on = (accelerate && jj == ny - 2 && !obst) ? 1.0f : 0.0f;
+    lbm_accelerate(s, w1, w2, on);
+    STORE(dst, s, i);
+    group_reduce(scratch, u, obst ? 0.0f : 1.0f, partials, slot);
+}
+
+/* ---- chunked/deferred: one work-item per step sums that step's group
+ * partials into av[first + step], on the device. ---- */
+KERNEL reduce_steps(GLOBAL const float *partials, GLOBAL float *av, int ngroups, int nsteps,
+                    int first, float inv_cells) {
+    const int step = (int)GID_X;
+    if (step >= nsteps) return;
+    float sum = 0.0f;
+    for (int g = 0; g < ngroups; g++) sum += partials[step * ngroups + g];
+    av[first + step] = sum * inv_cells;
+}

@@ -1,0 +1,292 @@
+/* LBM D2Q9 kernels for the OpenMP backend: the same kernel names, arguments
+ * and knobs as lbm_gpu.h, written as loops over tiles (the work-group shape
+ * read as a tile shape). Built at run time with cc -fopenmp and the knob -D
+ * flags; see harness/omp_kernel.h for the calling convention. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "omp_kernel.h"
+
+#define LBM_FN static inline
+#define LBM_SQRT sqrtf
+#include "lbm_physics.h"
+
+typedef unsigned char uchar;
+
+/* ---- grid layout ---- */
+#if defined(K_LAYOUT_SOA)
+typedef struct { float *s[9]; } grid_t;
+#define AT(g, k, i) (g).s[k][i]
+static grid_t take_grid(void *const *args, int *at) {
+    grid_t g;
+    for (int k = 0; k < 9; k++) g.s[k] = args[(*at)++];
+    return g;
+}
+#else
+typedef struct { float *s; } grid_t;
+#if defined(K_LAYOUT_SOA_3D)
+#define AT(g, k, i) (g).s[(size_t)(k) * ncells + (i)]
+#else
+#define AT(g, k, i) (g).s[(size_t)(i) * 9 + (k)]
+#endif
+static grid_t take_grid(void *const *args, int *at) {
+    grid_t g = {args[(*at)++]};
+    return g;
+}
+#endif
+
+/* The scalar arguments every kernel takes, in lbm_gpu.h's order. */
+struct common { int nx, ny; float omega, w1, w2; };
+static struct common take_common(void *const *args, int *at) {
+    struct common c;
+    c.nx = *(int *)args[(*at)++];
+    c.ny = *(int *)args[(*at)++];
+    c.omega = *(float *)args[(*at)++];
+    float a = *(float *)args[(*at)++], b = *(float *)args[(*at)++];
+#if defined(K_CONSTANTS_HOISTED)
+    c.w1 = a;
+    c.w2 = b;
+#else
+    c.w1 = a * b / 9.0f;
+    c.w2 = a * b / 36.0f;
+#endif
+    return c;
+}
+
+#if defined(K_WORK_EMPTY)
+#define EMPTY_RETURN return
+#else
+#define EMPTY_RETURN (void)0
+#endif
+
+#if defined(K_NEIGHBOURS_BITMASK)
+#define NEIGHBOURS                                                                           \
+    int y_n = (jj + 1) & (c.ny - 1), y_s = (jj - 1) & (c.ny - 1);                            \
+    int x_e = (ii + 1) & (c.nx - 1), x_w = (ii - 1) & (c.nx - 1)
+#else
+#define NEIGHBOURS                                                                           \
+    int y_n = (jj + 1) % c.ny, y_s = (jj == 0) ? (jj + c.ny - 1) : (jj - 1);                 \
+    int x_e = (ii + 1) % c.nx, x_w = (ii == 0) ? (ii + c.nx - 1) : (ii - 1)
+#endif
+
+#define PULL(src, s)                                                                         \
+    s[0] = AT(src, 0, ii + jj * nx);  s[1] = AT(src, 1, x_w + jj * nx);                      \
+    s[2] = AT(src, 2, ii + y_s * nx); s[3] = AT(src, 3, x_e + jj * nx);                      \
+    s[4] = AT(src, 4, ii + y_n * nx); s[5] = AT(src, 5, x_w + y_s * nx);                     \
+    s[6] = AT(src, 6, x_e + y_s * nx); s[7] = AT(src, 7, x_e + y_n * nx);                    \
+    s[8] = AT(src, 8, x_w + y_n * nx)
+#define LOAD(src, s, i) for (int k_ = 0; k_ < 9; k_++) s[k_] = AT(src, k_, i)
+#define STORE(dst, s, i) for (int k_ = 0; k_ < 9; k_++) AT(dst, k_, i) = s[k_]
+
+/* Every tile of the launch in parallel; inside, the tile's cells in row order. */
+#define FOR_EACH_TILE(L)                                                                     \
+    _Pragma("omp parallel for collapse(2) schedule(static)")                                 \
+    for (size_t ty = 0; ty < (L)->groups[1]; ty++)                                           \
+        for (size_t tx = 0; tx < (L)->groups[0]; tx++)
+#define FOR_EACH_CELL_OF_TILE(L)                                                             \
+    for (int jj = (int)(ty * (L)->local[1]); jj < (int)((ty + 1) * (L)->local[1]); jj++)     \
+        for (int ii = (int)(tx * (L)->local[0]); ii < (int)((tx + 1) * (L)->local[0]); ii++)
+
+/* ---- per-tile reduction, the OpenMP reading of the reduction knob ----
+ * host-each-step / local: one thread sums its tile in order; binary /
+ * chunked / deferred: pairwise (tree) summation of the tile's values. */
+static _Thread_local float *tile_u;
+static _Thread_local size_t tile_cap;
+
+static float *tile_scratch(size_t n) {
+    if (n > tile_cap) {
+        free(tile_u);
+        tile_u = malloc(n * sizeof *tile_u);
+        tile_cap = tile_u ? n : 0;
+    }
+    return tile_u;
+}
+
+static float tile_sum(float *v, size_t n) {
+#if defined(K_REDUCTION_HOST_EACH_STEP) || defined(K_REDUCTION_LOCAL)
+    float s = 0.0f;
+    for (size_t i = 0; i < n; i++) s += v[i];
+    return s;
+#else
+    size_t stride = 1;
+    while (stride < n) stride <<= 1;
+    for (stride >>= 1; stride > 0; stride >>= 1)
+        for (size_t i = 0; i < stride && i + stride < n; i++) v[i] += v[i + stride];
+    return v[0];
+#endif
+}
+
+static void tile_store(float *partials, size_t group, size_t ngroups, int slot, float su, float sc) {
+#if defined(K_REDUCTION_HOST_EACH_STEP)
+    partials[2 * group] = su;
+    partials[2 * group + 1] = sc;
+    (void)ngroups; (void)slot;
+#elif defined(K_REDUCTION_LOCAL) || defined(K_REDUCTION_BINARY)
+    partials[group] = su;
+    (void)ngroups; (void)slot; (void)sc;
+#else
+    partials[(size_t)slot * ngroups + group] = su;
+    (void)sc;
+#endif
+}
+
+void accelerate_flow(const struct omp_launch *L, void *const *args) {
+    EMPTY_RETURN;
+    int at = 0;
+    grid_t cells = take_grid(args, &at);
+    const uchar *obstacles = args[at++];
+    struct common c = take_common(args, &at);
+    const int nx = c.nx, jj = c.ny - 2;
+    const size_t ncells = (size_t)c.nx * (size_t)c.ny;
+    (void)ncells;
+#pragma omp parallel for schedule(static)
+    for (int ii = 0; ii < (int)L->global[0]; ii++) {
+        const int i = ii + jj * nx;
+        if (obstacles[i]) continue;
+        float s[9];
+        LOAD(cells, s, i);
+        lbm_accelerate(s, c.w1, c.w2, 1.0f);
+        STORE(cells, s, i);
+    }
+}
+
+void propagate(const struct omp_launch *L, void *const *args) {
+    EMPTY_RETURN;
+    int at = 0;
+    grid_t cells = take_grid(args, &at), tmp = take_grid(args, &at);
+    struct common c = take_common(args, &at);
+    const int nx = c.nx;
+    const size_t ncells = (size_t)c.nx * (size_t)c.ny;
+    (void)ncells;
+    FOR_EACH_TILE(L) FOR_EACH_CELL_OF_TILE(L) {
+        NEIGHBOURS;
+        float s[9];
+        PULL(cells, s);
+        STORE(tmp, s, ii + jj * nx);
+    }
+}
+
+void rebound(const struct omp_launch *L, void *const *args) {
+    EMPTY_RETURN;
+    int at = 0;
+    grid_t cells = take_grid(args, &at), tmp = take_grid(args, &at);
+    const uchar *obstacles = args[at++];
+    struct common c = take_common(args, &at);
+    const int nx = c.nx;
+    const size_t ncells = (size_t)c.nx * (size_t)c.ny;
+    (void)ncells;
+    FOR_EACH_TILE(L) FOR_EACH_CELL_OF_TILE(L) {
+        const int i = ii + jj * nx;
+        if (!obstacles[i]) continue;
+        float s[9];
+        LOAD(tmp, s, i);
+        lbm_rebound(s);
+        STORE(cells, s, i);
+    }
+}
+
+void collision(const struct omp_launch *L, void *const *args) {
+    EMPTY_RETURN;
+    int at = 0;
+    grid_t cells = take_grid(args, &at), tmp = take_grid(args, &at);
+    const uchar *obstacles = args[at++];
+    struct common c = take_common(args, &at);
+    const int nx = c.nx;
+    const size_t ncells = (size_t)c.nx * (size_t)c.ny;
+    (void)ncells;
+    FOR_EACH_TILE(L) FOR_EACH_CELL_OF_TILE(L) {
+        const int i = ii + jj * nx;
+        if (obstacles[i]) continue;
+        float s[9];
+        LOAD(tmp, s, i);
+        lbm_collide(s, c.omega);
+        STORE(cells, s, i);
+    }
+}
+
+void av_velocity(const struct omp_launch *L, void *const *args) {
+    EMPTY_RETURN;
+    int at = 0;
+    grid_t cells = take_grid(args, &at);
+    const uchar *obstacles = args[at++];
+    float *partials = args[at++];
+    struct common c = take_common(args, &at);
+    const int slot = *(int *)args[at++];
+    const int nx = c.nx;
+    const size_t ncells = (size_t)c.nx * (size_t)c.ny, ngroups = L->groups[0] * L->groups[1];
+    (void)ncells;
+    FOR_EACH_TILE(L) {
+        float *u = tile_scratch(L->local[0] * L->local[1]);
+        size_t n = 0;
+        float fluid = 0.0f;
+        FOR_EACH_CELL_OF_TILE(L) {
+            const int i = ii + jj * nx;
+            float s[9];
+            LOAD(cells, s, i);
+            u[n++] = obstacles[i] ? 0.0f : lbm_speed(s);
+            fluid += obstacles[i] ? 0.0f : 1.0f;
+        }
+        tile_store(partials, tx + ty * L->groups[0], ngroups, slot, tile_sum(u, n), fluid);
+    }
+}
+
+void fused_step(const struct omp_launch *L, void *const *args) {
+    EMPTY_RETURN;
+    int at = 0;
+    grid_t src = take_grid(args, &at), dst = take_grid(args, &at);
+    const uchar *obstacles = args[at++];
+    float *partials = args[at++];
+    struct common c = take_common(args, &at);
+    const int slot = *(int *)args[at++];
+    const int accelerate = *(int *)args[at++];
+    const int nx = c.nx;
+    const size_t ncells = (size_t)c.nx * (size_t)c.ny, ngroups = L->groups[0] * L->groups[1];
+    (void)ncells;
+    FOR_EACH_TILE(L) {
+        float *u = tile_scratch(L->local[0] * L->local[1]);
+        size_t n = 0;
+        float fluid = 0.0f;
+        FOR_EACH_CELL_OF_TILE(L) {
+            NEIGHBOURS;
+            const int i = ii + jj * nx, obst = obstacles[i];
+            float s[9];
+            PULL(src, s);
+#if defined(K_OBSTACLES_MASK)
+            float r[9];
+            for (int k = 0; k < 9; k++) r[k] = s[k];
+            lbm_rebound(r);
+            lbm_collide(s, c.omega);
+            float speed = lbm_speed(s);
+            for (int k = 0; k < 9; k++) s[k] = obst ? r[k] : s[k];
+            speed = obst ? 0.0f : speed;
+#else
+            float speed = 0.0f;
+            if (obst) {
+                lbm_rebound(s);
+            } else {
+                lbm_collide(s, c.omega);
+                speed = lbm_speed(s);
+            }
+#endif
+            lbm_accelerate(s, c.w1, c.w2, (accelerate && jj == c.ny - 2 && !obst) ? 1.0f : 0.0f);
+            STORE(dst, s, i);
+            u[n++] = speed;
+            fluid += obst ? 0.0f : 1.0f;
+        }
+        tile_store(partials, tx + ty * L->groups[0], ngroups, slot, tile_sum(u, n), fluid);
+    }
+}
+
+void reduce_steps(const struct omp_launch *L, void *const *args) {
+    (void)L;
+    const float *partials = args[0];
+    float *av = args[1];
+    const int ngroups = *(int *)args[2], nsteps = *(int *)args[3], first = *(int *)args[4];
+    const float inv_cells = *(float *)args[5];
+#pragma omp parallel for schedule(static)
+    for (int step = 0; step < nsteps; step++) {
+        float sum = 0.0f;
+        for (int g = 0; g < ngroups; g++) sum += partials[(size_t)step * (size_t)ngroups + (size_t)g];
+        av[first + step] = sum * inv_cells;
+    }
+}

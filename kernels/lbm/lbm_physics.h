@@ -1,0 +1,69 @@
+/* The D2Q9 BGK physics of one cell, shared by every device kernel source:
+ * OpenCL C, CUDA C++ and OpenMP C include this file after defining LBM_FN
+ * (their spelling of an inline device function). Speeds: 0 centre, 1 E, 2 N,
+ * 3 W, 4 S, 5 NE, 6 NW, 7 SW, 8 SE. Single precision, as in the report.
+ *
+ * Knobs read here: K_CONSTANTS_HOISTED (constant factors folded into
+ * multiplications, as the report's "hoisted constants" step) or the original
+ * divisions by c_sq. */
+#ifndef LBM_PHYSICS_H
+#define LBM_PHYSICS_H
+
+#if defined(K_CONSTANTS_HOISTED)
+#define LBM_DIV_CSQ(x) ((x) * 3.0f)            /* x / c_sq, c_sq = 1/3 */
+#define LBM_DIV_2CSQ2(x) ((x) * 4.5f)          /* x / (2 c_sq^2) */
+#define LBM_DIV_2CSQ(x) ((x) * 1.5f)           /* x / (2 c_sq) */
+#else
+#define LBM_C_SQ (1.0f / 3.0f)
+#define LBM_DIV_CSQ(x) ((x) / LBM_C_SQ)
+#define LBM_DIV_2CSQ2(x) ((x) / (2.0f * LBM_C_SQ * LBM_C_SQ))
+#define LBM_DIV_2CSQ(x) ((x) / (2.0f * LBM_C_SQ))
+#endif
+
+/* Obstacle cells bounce every particle back where it came from. */
+LBM_FN void lbm_rebound(float *s) {
+    float t;
+    t = s[1]; s[1] = s[3]; s[3] = t;
+    t = s[2]; s[2] = s[4]; s[4] = t;
+    t = s[5]; s[5] = s[7]; s[7] = t;
+    t = s[6]; s[6] = s[8]; s[8] = t;
+}
+
+/* BGK relaxation towards the local equilibrium, in place. */
+LBM_FN void lbm_collide(float *s, float omega) {
+    const float w0 = 4.0f / 9.0f, w1 = 1.0f / 9.0f, w2 = 1.0f / 36.0f;
+    float rho = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7] + s[8];
+    float ux = (s[1] + s[5] + s[8] - (s[3] + s[6] + s[7])) / rho;
+    float uy = (s[2] + s[5] + s[6] - (s[4] + s[7] + s[8])) / rho;
+    float usq = ux * ux + uy * uy;
+    float u[9];
+    u[1] = ux;        u[2] = uy;
+    u[3] = -ux;       u[4] = -uy;
+    u[5] = ux + uy;   u[6] = -ux + uy;
+    u[7] = -ux - uy;  u[8] = ux - uy;
+    float base = 1.0f - LBM_DIV_2CSQ(usq);
+    float eq0 = w0 * rho * base;
+    s[0] += omega * (eq0 - s[0]);
+    for (int k = 1; k < 9; k++) {
+        float w = k < 5 ? w1 : w2;
+        float eq = w * rho * (base + LBM_DIV_CSQ(u[k]) + LBM_DIV_2CSQ2(u[k] * u[k]));
+        s[k] += omega * (eq - s[k]);
+    }
+}
+
+/* |u| of a cell, for av_velocity. */
+LBM_FN float lbm_speed(const float *s) {
+    float rho = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7] + s[8];
+    float ux = (s[1] + s[5] + s[8] - (s[3] + s[6] + s[7])) / rho;
+    float uy = (s[2] + s[5] + s[6] - (s[4] + s[7] + s[8])) / rho;
+    return LBM_SQRT(ux * ux + uy * uy);
+}
+
+/* accelerate_flow for one cell of row ny-2; `on` is 0 or 1 so the same code
+ * serves the branching and the masking (fused-accel) forms. */
+LBM_FN void lbm_accelerate(float *s, float w1, float w2, float on) {
+    float ok = (s[3] - w1 > 0.0f && s[6] - w2 > 0.0f && s[7] - w2 > 0.0f) ? on : 0.0f;
+    s[1] += ok * w1; s[5] += ok * w2; s[8] += ok * w2;
+    s[3] -= ok * w1; s[6] -= ok * w2; s[7] -= ok * w2;
+}
+#endif

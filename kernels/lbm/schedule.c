@@ -1,0 +1,391 @@
+/* The LBM host schedule, written once against the backend interface: which
+ * kernels run in which order, when the host waits, and when partial sums
+ * come back. Every knob the host decides is read here:
+ *   kernels   split (five kernels) | fused (accelerate_flow + fused_step) |
+ *             fused-accel (fused_step folds the next step's acceleration in)
+ *   sync      finish-each (wait after every launch) | in-order (the queue orders)
+ *   reduction host-each-step | local | binary (partials read every step) |
+ *             chunked (reduced on the device every `chunk` steps, then read) |
+ *             deferred (reduced on the device, read once after the last step)
+ *   layout    aos | soa (nine buffers per lattice) | soa-3d (one buffer)
+ *   constants hoisted (weights computed once on the host) | inline */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lbm.h"
+#include "util.h"
+
+enum reduction { RED_HOST_EACH_STEP, RED_LOCAL, RED_BINARY, RED_CHUNKED, RED_DEFERRED };
+
+struct lbm_exec {
+    struct dev *d;
+    const struct app_input *in;
+    const struct knob_set *k;
+    struct program *prog;
+    struct kernel *accel, *propagate, *rebound, *collision, *av_velocity, *fused, *reduce;
+    int nbuf;                       /* buffers per lattice: 9 for soa, else 1 */
+    struct buf *lat[2][9];          /* the two lattices (cells/tmp, or src/dst) */
+    struct buf *obstacles, *partials, *av;
+    size_t global[2], local[2], ngroups, scratch_bytes;
+    long chunk;                     /* steps whose partials the device holds */
+    enum reduction red;
+    int split, fused_accel, finish_each, empty;
+    float *host_partials;
+    double *av_vels;                /* this repetition's per-step averages */
+};
+
+struct args { struct karg a[KARG_MAX]; int n; };
+
+static void push(struct args *a, struct karg k) { a->a[a->n++] = k; }
+
+static void push_lattice(struct args *a, const struct lbm_exec *e, int which) {
+    for (int b = 0; b < e->nbuf; b++) push(a, ARG_BUF(e->lat[which][b]));
+}
+
+static void push_common(struct args *a, const struct lbm_exec *e) {
+    const struct app_input *in = e->in;
+    push(a, ARG_INT(in->nx));
+    push(a, ARG_INT(in->ny));
+    push(a, ARG_FLOAT((float)in->omega));
+    if (knob_is(e->k, "constants", "hoisted")) {
+        push(a, ARG_FLOAT((float)(in->density * in->accel / 9.0)));
+        push(a, ARG_FLOAT((float)(in->density * in->accel / 36.0)));
+    } else {
+        push(a, ARG_FLOAT((float)in->density));
+        push(a, ARG_FLOAT((float)in->accel));
+    }
+}
+
+static int launch(struct lbm_exec *e, struct kernel *k, const size_t g[2], const size_t l[2],
+                  const struct args *a) {
+    if (e->d->ops->launch(e->d, k, g, l, a->n, a->a) != 0) return -1;
+    return e->finish_each ? e->d->ops->finish(e->d) : 0;
+}
+
+static enum reduction reduction_of(const struct knob_set *k) {
+    const char *r = knob_get(k, "reduction");
+    if (!strcmp(r, "local")) return RED_LOCAL;
+    if (!strcmp(r, "binary")) return RED_BINARY;
+    if (!strcmp(r, "chunked")) return RED_CHUNKED;
+    if (!strcmp(r, "deferred")) return RED_DEFERRED;
+    return RED_HOST_EACH_STEP;
+}
+
+long lbm_partials_capacity(const struct app_input *in, const struct device_info *dev,
+                           const unsigned wg[2]) {
+    const size_t ngroups = ((size_t)in->nx / wg[0]) * ((size_t)in->ny / wg[1]);
+    /* The report hit the per-allocation limit here (4 GB on the P100); we
+     * also leave three quarters of the device for everything else. */
+    uint64_t budget = dev->max_alloc;
+    if (dev->global_mem && dev->global_mem / 4 < budget) budget = dev->global_mem / 4;
+    long steps = (long)(budget / (ngroups * sizeof(float)));
+    return steps < 1 ? 0 : steps < in->iters ? steps : in->iters;
+}
+
+/* ---- setup ---- */
+
+static int build(struct lbm_exec *e) {
+    struct dev *d = e->d;
+    char src[PATH_MAX], rel[128], dir[PATH_MAX];
+    snprintf(rel, sizeof rel, "kernels/lbm/lbm%s", d->ops->source_suffix);
+    repo_path(src, sizeof src, rel);
+    repo_path(dir, sizeof dir, "kernels/lbm");
+    struct strbuf opts = {0};
+    sb_printf(&opts, "-I%s", dir);
+    knobs_defines(e->k, &opts);
+    e->prog = d->ops->build(d, src, opts.s);
+    sb_free(&opts);
+    if (!e->prog) return -1;
+    struct { struct kernel **slot; const char *name; } want[] = {
+        {&e->accel, "accelerate_flow"}, {&e->propagate, "propagate"}, {&e->rebound, "rebound"},
+        {&e->collision, "collision"}, {&e->av_velocity, "av_velocity"}, {&e->fused, "fused_step"},
+        {&e->reduce, "reduce_steps"}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!(*want[i].slot = d->ops->kernel(d, e->prog, want[i].name))) return -1;
+    return 0;
+}
+
+static int allocate(struct lbm_exec *e) {
+    struct dev *d = e->d;
+    const size_t n = (size_t)e->in->nx * (size_t)e->in->ny;
+    const size_t per_buf = (e->nbuf == 9 ? 1 : 9) * n * sizeof(float);
+    for (int l = 0; l < 2; l++)
+        for (int b = 0; b < e->nbuf; b++)
+            if (!(e->lat[l][b] = d->ops->alloc(d, per_buf))) return -1;
+    if (!(e->obstacles = d->ops->alloc(d, n))) return -1;
+    if (d->ops->write(d, e->obstacles, 0, n, e->in->obstacles) != 0) return -1;
+    size_t partial_floats = e->red == RED_HOST_EACH_STEP ? 2 * e->ngroups
+                            : e->red >= RED_CHUNKED      ? e->ngroups * (size_t)e->chunk
+                                                         : e->ngroups;
+    if (!(e->partials = d->ops->alloc(d, partial_floats * sizeof(float)))) return -1;
+    if (!(e->av = d->ops->alloc(d, (size_t)e->in->iters * sizeof(float)))) return -1;
+    e->host_partials = xcalloc(2 * e->ngroups, sizeof(float));
+    e->av_vels = xcalloc((size_t)e->in->iters, sizeof(double));
+    return 0;
+}
+
+static void release(struct lbm_exec *e) {
+    struct dev *d = e->d;
+    for (int l = 0; l < 2; l++)
+        for (int b = 0; b < e->nbuf; b++) d->ops->buf_free(d, e->lat[l][b]);
+    d->ops->buf_free(d, e->obstacles);
+    d->ops->buf_free(d, e->partials);
+    d->ops->buf_free(d, e->av);
+    if (e->prog) d->ops->program_free(d, e->prog);
+    free(e->host_partials);
+    free(e->av_vels);
+}
+
+/* Converts between the canonical AoS grid and the device layout. */
+static int lattice_write(struct lbm_exec *e, int which, const float *aos) {
+    struct dev *d = e->d;
+    const size_t n = (size_t)e->in->nx * (size_t)e->in->ny;
+    if (knob_is(e->k, "layout", "aos")) return d->ops->write(d, e->lat[which][0], 0, 9 * n * sizeof(float), aos);
+    float *soa = xcalloc(9 * n, sizeof(float));
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 9; k++) soa[(size_t)k * n + i] = aos[9 * i + (size_t)k];
+    int rc = 0;
+    if (e->nbuf == 1) rc = d->ops->write(d, e->lat[which][0], 0, 9 * n * sizeof(float), soa);
+    for (int k = 0; k < 9 && e->nbuf == 9 && !rc; k++)
+        rc = d->ops->write(d, e->lat[which][k], 0, n * sizeof(float), soa + (size_t)k * n);
+    free(soa);
+    return rc;
+}
+
+static int lattice_read(struct lbm_exec *e, int which, float *aos) {
+    struct dev *d = e->d;
+    const size_t n = (size_t)e->in->nx * (size_t)e->in->ny;
+    if (knob_is(e->k, "layout", "aos")) return d->ops->read(d, e->lat[which][0], 0, 9 * n * sizeof(float), aos);
+    float *soa = xcalloc(9 * n, sizeof(float));
+    int rc = 0;
+    if (e->nbuf == 1) rc = d->ops->read(d, e->lat[which][0], 0, 9 * n * sizeof(float), soa);
+    for (int k = 0; k < 9 && e->nbuf == 9 && !rc; k++)
+        rc = d->ops->read(d, e->lat[which][k], 0, n * sizeof(float), soa + (size_t)k * n);
+    for (size_t i = 0; i < n && !rc; i++)
+        for (int k = 0; k < 9; k++) aos[9 * i + (size_t)k] = soa[(size_t)k * n + i];
+    free(soa);
+    return rc;
+}
+
+/* ---- one time step ---- */
+
+static int step_split(struct lbm_exec *e, int slot) {
+    const size_t row_g[2] = {(size_t)e->in->nx, 1}, row_l[2] = {e->local[0], 1};
+    struct args a = {.n = 0};
+    push_lattice(&a, e, 0);
+    push(&a, ARG_BUF(e->obstacles));
+    push_common(&a, e);
+    if (launch(e, e->accel, row_g, row_l, &a)) return -1;
+    a.n = 0;
+    push_lattice(&a, e, 0);
+    push_lattice(&a, e, 1);
+    push_common(&a, e);
+    if (launch(e, e->propagate, e->global, e->local, &a)) return -1;
+    a.n = 0;
+    push_lattice(&a, e, 0);
+    push_lattice(&a, e, 1);
+    push(&a, ARG_BUF(e->obstacles));
+    push_common(&a, e);
+    if (launch(e, e->rebound, e->global, e->local, &a)) return -1;
+    if (launch(e, e->collision, e->global, e->local, &a)) return -1;
+    a.n = 0;
+    push_lattice(&a, e, 0);
+    push(&a, ARG_BUF(e->obstacles));
+    push(&a, ARG_BUF(e->partials));
+    push_common(&a, e);
+    push(&a, ARG_INT(slot));
+    push(&a, ARG_LOCAL(e->scratch_bytes));
+    return launch(e, e->av_velocity, e->global, e->local, &a);
+}
+
+/* Lattice 0 is always the current state: the fused step writes lattice 1
+ * and the two are swapped. */
+static int step_fused(struct lbm_exec *e, int slot, int last) {
+    struct args a = {.n = 0};
+    if (!e->fused_accel) {
+        const size_t row_g[2] = {(size_t)e->in->nx, 1}, row_l[2] = {e->local[0], 1};
+        push_lattice(&a, e, 0);
+        push(&a, ARG_BUF(e->obstacles));
+        push_common(&a, e);
+        if (launch(e, e->accel, row_g, row_l, &a)) return -1;
+        a.n = 0;
+    }
+    push_lattice(&a, e, 0);
+    push_lattice(&a, e, 1);
+    push(&a, ARG_BUF(e->obstacles));
+    push(&a, ARG_BUF(e->partials));
+    push_common(&a, e);
+    push(&a, ARG_INT(slot));
+    /* The next step's acceleration, folded in; never after the last step. */
+    push(&a, ARG_INT(e->fused_accel && !last));
+    push(&a, ARG_LOCAL(e->scratch_bytes));
+    if (launch(e, e->fused, e->global, e->local, &a)) return -1;
+    for (int b = 0; b < e->nbuf; b++) {
+        struct buf *t = e->lat[0][b];
+        e->lat[0][b] = e->lat[1][b];
+        e->lat[1][b] = t;
+    }
+    return 0;
+}
+
+/* Reduces the partials of steps [first, first+nsteps) into av on the device. */
+static int reduce_on_device(struct lbm_exec *e, long first, long nsteps) {
+    size_t l = e->d->info.max_wg < 64 ? e->d->info.max_wg : 64;
+    const size_t g[2] = {((size_t)nsteps + l - 1) / l * l, 1}, loc[2] = {l, 1};
+    struct args a = {.n = 0};
+    push(&a, ARG_BUF(e->partials));
+    push(&a, ARG_BUF(e->av));
+    push(&a, ARG_INT((int)e->ngroups));
+    push(&a, ARG_INT((int)nsteps));
+    push(&a, ARG_INT((int)first));
+    push(&a, ARG_FLOAT((float)(1.0 / (double)e->in->fluid_cells)));
+    return launch(e, e->reduce, g, loc, &a);
+}
+
+static int read_av(struct lbm_exec *e, long first, long nsteps) {
+    float *tmp = xcalloc((size_t)nsteps, sizeof(float));
+    int rc = e->d->ops->read(e->d, e->av, (size_t)first * sizeof(float), (size_t)nsteps * sizeof(float), tmp);
+    for (long t = 0; t < nsteps && !rc; t++) e->av_vels[first + t] = tmp[t];
+    free(tmp);
+    return rc;
+}
+
+/* After step t: bring this step's average home, or not yet, per the knob. */
+static int after_step(struct lbm_exec *e, long t) {
+    struct dev *d = e->d;
+    const long slot = e->red >= RED_CHUNKED ? t % e->chunk : 0;
+    const int chunk_full = slot == e->chunk - 1 || t == e->in->iters - 1;
+    switch (e->red) {
+    case RED_HOST_EACH_STEP: {
+        if (d->ops->read(d, e->partials, 0, 2 * e->ngroups * sizeof(float), e->host_partials)) return -1;
+        double su = 0, sc = 0;
+        for (size_t g = 0; g < e->ngroups; g++) {
+            su += e->host_partials[2 * g];
+            sc += e->host_partials[2 * g + 1];
+        }
+        e->av_vels[t] = sc > 0 ? su / sc : 0.0;
+        return 0;
+    }
+    case RED_LOCAL:
+    case RED_BINARY: {
+        if (d->ops->read(d, e->partials, 0, e->ngroups * sizeof(float), e->host_partials)) return -1;
+        double su = 0;
+        for (size_t g = 0; g < e->ngroups; g++) su += e->host_partials[g];
+        e->av_vels[t] = su / (double)e->in->fluid_cells; /* counted once, on the host */
+        return 0;
+    }
+    case RED_CHUNKED:
+        if (!chunk_full) return 0;
+        if (reduce_on_device(e, t - slot, slot + 1)) return -1;
+        return read_av(e, t - slot, slot + 1);
+    case RED_DEFERRED:
+        return chunk_full ? reduce_on_device(e, t - slot, slot + 1) : 0;
+    }
+    return 0;
+}
+
+/* One repetition: the initial state in, every step, the averages home. */
+static int repetition(struct lbm_exec *e, const float *initial, double *wall, double *device) {
+    struct dev *d = e->d;
+    if (lattice_write(e, 0, initial) || d->ops->finish(d)) return -1;
+    if (d->ops->mark(d, 0)) return -1;
+    double t0 = clock_now();
+    if (!e->split && e->fused_accel) {
+        /* The first step's acceleration; fused_step does every later one. */
+        const size_t row_g[2] = {(size_t)e->in->nx, 1}, row_l[2] = {e->local[0], 1};
+        struct args a = {.n = 0};
+        push_lattice(&a, e, 0);
+        push(&a, ARG_BUF(e->obstacles));
+        push_common(&a, e);
+        if (launch(e, e->accel, row_g, row_l, &a)) return -1;
+    }
+    for (long t = 0; t < e->in->iters; t++) {
+        const int slot = e->red >= RED_CHUNKED ? (int)(t % e->chunk) : 0;
+        int rc = e->split ? step_split(e, slot) : step_fused(e, slot, t == e->in->iters - 1);
+        if (rc || after_step(e, t)) return -1;
+    }
+    if (e->red == RED_DEFERRED && read_av(e, 0, e->in->iters)) return -1;
+    if (d->ops->mark(d, 1) || d->ops->finish(d)) return -1;
+    *wall = clock_now() - t0;
+    return d->ops->elapsed(d, device);
+}
+
+static void fail(struct measurement *m, enum status st, const struct dev *d) {
+    m->status = st;
+    str_copy(m->reason, sizeof m->reason, d->err);
+}
+
+struct app_result *lbm_execute(struct dev *d, const struct app_input *in, const struct knob_set *k,
+                               const unsigned wg[2], int warmup, int reps, struct measurement *m) {
+    struct lbm_exec e = {.d = d, .in = in, .k = k};
+    e.nbuf = knob_is(k, "layout", "soa") ? 9 : 1;
+    e.global[0] = (size_t)in->nx;
+    e.global[1] = (size_t)in->ny;
+    e.local[0] = wg[0];
+    e.local[1] = wg[1];
+    e.ngroups = (e.global[0] / e.local[0]) * (e.global[1] / e.local[1]);
+    e.red = reduction_of(k);
+    e.split = knob_is(k, "kernels", "split");
+    e.fused_accel = knob_is(k, "kernels", "fused-accel");
+    e.finish_each = knob_is(k, "sync", "finish-each");
+    e.empty = knob_is(k, "work", "empty");
+    e.chunk = e.red == RED_CHUNKED ? knob_int(k, "chunk") : e.red == RED_DEFERRED
+                                                               ? lbm_partials_capacity(in, &d->info, wg)
+                                                               : 1;
+    if (e.chunk > in->iters) e.chunk = in->iters;
+    e.scratch_bytes = (e.red == RED_HOST_EACH_STEP ? 2 : 1) * (size_t)wg[0] * wg[1] * sizeof(float);
+    m->iters = in->iters;
+    m->iters_full = in->iters_full;
+    m->warmup = warmup;
+    m->cell_updates = (double)in->nx * (double)in->ny * (double)in->iters;
+
+    struct app_result *res = NULL;
+    if (build(&e)) {
+        fail(m, ST_COMPILE_ERROR, d);
+        release(&e);
+        return NULL;
+    }
+    if (allocate(&e)) {
+        fail(m, ST_RUNTIME_ERROR, d);
+        release(&e);
+        return NULL;
+    }
+    const size_t n = (size_t)in->nx * (size_t)in->ny;
+    float *initial = xcalloc(9 * n, sizeof(float));
+    lbm_initial_cells(in, initial);
+    m->samples = xcalloc((size_t)reps, sizeof(double));
+    m->device_samples = xcalloc((size_t)reps, sizeof(double));
+    for (int r = 0; r < warmup + reps; r++) {
+        double wall = 0, dev_s = 0;
+        if (repetition(&e, initial, &wall, &dev_s)) {
+            fail(m, ST_RUNTIME_ERROR, d);
+            break;
+        }
+        if (r >= warmup) {
+            m->samples[m->nsamples] = wall;
+            m->device_samples[m->nsamples++] = dev_s;
+        }
+    }
+    if (m->status != ST_RUNTIME_ERROR) {
+        res = xcalloc(1, sizeof *res);
+        res->iters = in->iters;
+        res->nx = in->nx;
+        res->ny = in->ny;
+        res->av_vels = e.av_vels;
+        e.av_vels = NULL;
+        res->cells = xcalloc(9 * n, sizeof(float));
+        if (lattice_read(&e, 0, res->cells)) {
+            fail(m, ST_RUNTIME_ERROR, d);
+            lbm_result_free(res);
+            res = NULL;
+        } else {
+            m->status = e.empty ? ST_UNVERIFIED : ST_OK; /* verify() decides ok or wrong */
+            if (e.empty) str_copy(m->reason, sizeof m->reason, "work=empty: computation removed, not verified");
+        }
+    }
+    free(initial);
+    release(&e);
+    return res;
+}
