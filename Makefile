@@ -62,15 +62,30 @@ build/gen/schema_sql.c: harness/schema.sql
 	@mkdir -p build/gen
 	@{ echo 'const char schema_sql[] = {'; od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; echo '0};'; } > $@
 
-TEST_SRC := $(wildcard tests/unit/*.c)
-test: bin/harness
+# Unit tests: each tests/unit/*.c is a program linked with everything but main.
+LIB_OBJ := $(filter-out $(MAIN_OBJ),$(OBJ))
+UNIT_BIN := $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/*.c))
+build/libharness.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $(LIB_OBJ)
+build/tests/%: tests/unit/%.c build/libharness.a tests/unit/check.h
+	@mkdir -p build/tests
+	$(CC) $(CPPFLAGS) -Ikernels/lbm -Itests/unit $(CFLAGS) -o $@ $< build/libharness.a $(LDLIBS)
+
+# deps.sh runs first, in its own make, so a missing header is installed (or
+# named) before anything tries to compile against it.
+test:
+	@bash scripts/deps.sh check
+	@$(MAKE) --no-print-directory bin/harness $(UNIT_BIN)
 	@bash tests/run_all.sh
 
-run: bin/harness
+run:
+	@bash scripts/deps.sh run
+	@$(MAKE) --no-print-directory bin/harness
 	@bash scripts/main_job.sh
 
 deps:
-	@bash scripts/deps.sh
+	@bash scripts/deps.sh install
 
 clean:
 	rm -rf build bin

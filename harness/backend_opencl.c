@@ -80,7 +80,7 @@ static void fill_info(struct device_info *di, cl_platform_id plat, cl_device_id 
     di->index[1] = i;
     info_str(dev, CL_DEVICE_VENDOR, di->vendor, sizeof di->vendor);
     info_str(dev, CL_DEVICE_NAME, di->name, sizeof di->name);
-    char drv[64] = "", ver[64] = "", plat_name[64] = "";
+    char drv[128] = "", ver[256] = "", plat_name[128] = "";
     info_str(dev, CL_DRIVER_VERSION, drv, sizeof drv);
     info_str(dev, CL_DEVICE_VERSION, ver, sizeof ver);
     p_clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof plat_name, plat_name, NULL);

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# What the build and the tests need, checked by what works (a header that
+# compiles, a command that runs), not by package names: the GPU host has the
+# headers unpacked by .gpu-host/setup.sh and no network, and there nothing
+# must be installed. Missing pieces map to Debian packages; as root they are
+# installed, otherwise the exact apt-get line is printed and we stop.
+#   scripts/deps.sh build    what `make` needs
+#   scripts/deps.sh run      + an OpenCL loader (the main job)
+#   scripts/deps.sh check    + sqlite3, PoCL and gnuplot (the tests)
+#   scripts/deps.sh install  install everything for `check`
+set -u
+mode=${1:-check}
+cc=${CC:-cc}
+missing=()
+
+compiles() { printf '#include <%s>\nint main(void){return 0;}\n' "$1" | $cc -x c - -o /dev/null "${@:2}" >/dev/null 2>&1; }
+need() { missing+=("$1"); }
+
+command -v "$cc" >/dev/null 2>&1 || need gcc
+command -v make >/dev/null 2>&1 || need make
+compiles sqlite3.h -lsqlite3 || need libsqlite3-dev
+compiles CL/cl.h -DCL_TARGET_OPENCL_VERSION=120 || need opencl-headers
+if [ "$mode" != build ]; then
+    ldconfig -p 2>/dev/null | grep -q 'libOpenCL.so.1' || need ocl-icd-libopencl1
+fi
+if [ "$mode" = check ] || [ "$mode" = install ]; then
+    command -v sqlite3 >/dev/null 2>&1 || need sqlite3
+    command -v gnuplot >/dev/null 2>&1 || need gnuplot-nox
+    ls /etc/OpenCL/vendors/*pocl*.icd >/dev/null 2>&1 || need pocl-opencl-icd
+    command -v git >/dev/null 2>&1 || need git
+fi
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+line="apt-get install -y ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+    echo "missing: ${missing[*]}" >&2
+    echo "run as root:  apt-get update && $line" >&2
+    exit 1
+fi
+echo "installing: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 || {
+    echo "apt-get failed; needed: ${missing[*]}" >&2
+    exit 1
+}

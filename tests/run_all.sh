@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs every test: the unit test programs (build/tests/*) and the integration
+# scripts (tests/integration/*.sh). Each prints "ok - ..." or "not ok - ..."
+# lines; a program that crashes or exits non-zero without a "not ok" line
+# counts as one failure. Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+export HARNESS_TEST_TMP=$(mktemp -d)
+trap 'rm -rf "$HARNESS_TEST_TMP"' EXIT
+# Tests must not touch the user's database or kernel cache.
+export HARNESS_DB=$HARNESS_TEST_TMP/results.db
+export HARNESS_CACHE=${HARNESS_CACHE:-$PWD/build/test-cache}
+passed=0 failed=0
+run_one() { # name, command...
+    local name=$1; shift
+    local out rc
+    echo "# $name"
+    out=$("$@" 2>&1); rc=$?
+    echo "$out" | grep -E '^(not )?ok - |^# ' || true
+    local p f
+    p=$(echo "$out" | grep -c '^ok - ')
+    f=$(echo "$out" | grep -c '^not ok - ')
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        echo "not ok - $name exited with status $rc"
+        echo "$out" | tail -5 | sed 's/^/#   /'
+        f=1
+    fi
+    passed=$((passed + p)); failed=$((failed + f))
+}
+for t in build/tests/*; do
+    [ -x "$t" ] && run_one "$(basename "$t")" "$t"
+done
+for t in tests/integration/*.sh; do
+    [ -f "$t" ] && run_one "$(basename "$t")" bash "$t"
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
