@@ -31,10 +31,11 @@ struct buf;
 struct program;
 struct kernel;
 
-enum karg_kind { KARG_BUF, KARG_INT, KARG_FLOAT, KARG_LOCAL };
+enum karg_kind { KARG_BUF, KARG_INT, KARG_FLOAT, KARG_LOCAL, KARG_BYTES };
 
 /* One kernel argument. KARG_LOCAL is work-group scratch memory of `bytes`
- * (OpenCL __local, CUDA dynamic __shared__, OpenMP a per-tile array). */
+ * (OpenCL __local, CUDA dynamic __shared__, OpenMP a per-tile array).
+ * KARG_BYTES passes a struct by value (`val.size` bytes at `val.ptr`). */
 struct karg {
     enum karg_kind kind;
     union {
@@ -42,12 +43,14 @@ struct karg {
         int i;
         float f;
         size_t bytes;
+        struct { const void *ptr; size_t size; } val;
     };
 };
 #define ARG_BUF(b) ((struct karg){.kind = KARG_BUF, .buf = (b)})
 #define ARG_INT(v) ((struct karg){.kind = KARG_INT, .i = (v)})
 #define ARG_FLOAT(v) ((struct karg){.kind = KARG_FLOAT, .f = (v)})
 #define ARG_LOCAL(n) ((struct karg){.kind = KARG_LOCAL, .bytes = (n)})
+#define ARG_BYTES(p, n) ((struct karg){.kind = KARG_BYTES, .val = {(p), (n)}})
 #define KARG_MAX 40
 
 struct dev {
@@ -88,6 +91,10 @@ struct backend_ops {
      * device time between slot 0 and slot 1 after a finish. */
     int (*mark)(struct dev *d, int slot);
     int (*elapsed)(struct dev *d, double *seconds);
+    /* (optional) The device address of a buffer, for structs of pointers
+     * passed by value (CUDA, OpenMP). NULL where buffers have no stable
+     * address the host may know (OpenCL 1.2). */
+    int (*address)(struct dev *d, struct buf *b, uint64_t *addr);
     /* The kernel-source file extension this backend builds: ".cl", ".cu", "_omp.c". */
     const char *source_suffix;
 };

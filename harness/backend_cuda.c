@@ -644,6 +644,9 @@ static int cuda_launch(struct dev *d, struct kernel *k, const size_t global[2],
         case KARG_INT: vals[np].i = args[i].i; break;
         case KARG_FLOAT: vals[np].f = args[i].f; break;
         case KARG_LOCAL: shared += args[i].bytes; continue;
+        case KARG_BYTES: /* the driver copies the struct from where it lies */
+            params[np++] = (void *)args[i].val.ptr;
+            continue;
         default: return dev_fail(d, "cuda: argument %d has unknown kind %d", i, (int)args[i].kind);
         }
         params[np] = &vals[np];
@@ -656,6 +659,12 @@ static int cuda_launch(struct dev *d, struct kernel *k, const size_t global[2],
     if (r != CUDA_SUCCESS)
         return dev_fail(d, "cuLaunchKernel: %s (%s, grid %ux%u, block %ux%u, %zu bytes shared)",
                         cu_errname(r), k->name, grid[0], grid[1], block[0], block[1], shared);
+    return 0;
+}
+
+static int cuda_address(struct dev *d, struct buf *b, uint64_t *addr) {
+    (void)d;
+    *addr = (uint64_t)b->ptr;
     return 0;
 }
 
@@ -696,6 +705,7 @@ const struct backend_ops backend_cuda = {
     .read = cuda_read,
     .copy = cuda_copy,
     .launch = cuda_launch,
+    .address = cuda_address,
     .finish = cuda_finish,
     .mark = cuda_mark,
     .elapsed = cuda_elapsed,

@@ -311,6 +311,7 @@ static int ocl_launch(struct dev *d, struct kernel *k, const size_t global[2], c
         case KARG_BUF: rc = p_clSetKernelArg(k->k, (cl_uint)i, sizeof(cl_mem), &args[i].buf->mem); break;
         case KARG_INT: rc = p_clSetKernelArg(k->k, (cl_uint)i, sizeof(cl_int), &args[i].i); break;
         case KARG_FLOAT: rc = p_clSetKernelArg(k->k, (cl_uint)i, sizeof(cl_float), &args[i].f); break;
+        case KARG_BYTES: rc = p_clSetKernelArg(k->k, (cl_uint)i, args[i].val.size, args[i].val.ptr); break;
         default: rc = p_clSetKernelArg(k->k, (cl_uint)i, args[i].bytes, NULL); break;
         }
         if (rc != CL_SUCCESS)

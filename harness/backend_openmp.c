@@ -239,10 +239,17 @@ static int omp_launch(struct dev *d, struct kernel *k, const size_t global[2], c
         case KARG_BUF: argv[i] = args[i].buf->mem; break;
         case KARG_INT: argv[i] = (void *)&args[i].i; break;
         case KARG_FLOAT: argv[i] = (void *)&args[i].f; break;
+        case KARG_BYTES: argv[i] = (void *)args[i].val.ptr; break;
         default: argv[i] = NULL; break;
         }
     }
     k->fn(&L, argv);
+    return 0;
+}
+
+static int omp_address(struct dev *d, struct buf *b, uint64_t *addr) {
+    (void)d;
+    *addr = (uint64_t)(uintptr_t)b->mem;
     return 0;
 }
 
@@ -276,6 +283,7 @@ const struct backend_ops backend_openmp = {
     .read = omp_read,
     .copy = omp_copy,
     .launch = omp_launch,
+    .address = omp_address,
     .finish = omp_finish,
     .mark = omp_mark,
     .elapsed = omp_elapsed,

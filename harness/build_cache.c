@@ -32,6 +32,27 @@ int cache_store(const char *key, const char *ext, const void *data, size_t len) 
     return file_write_all(path, data, len);
 }
 
+/* Appends the quoted #includes of `text` (a file in `dir`), and theirs in
+ * turn, so that an edit to a header two levels down (lbm.cl -> lbm_gpu.h ->
+ * lbm_physics.h) changes the key. Headers not in the folder are skipped. */
+static void append_includes(struct strbuf *all, const char *text, const char *dir, int depth) {
+    if (depth > 8) return;
+    for (const char *p = text; (p = strstr(p, "#include \"")) != NULL;) {
+        p += 10;
+        const char *end = strchr(p, '"');
+        if (!end) break;
+        char inc[PATH_MAX];
+        str_fmt(inc, sizeof inc, "%s/%.*s", dir, (int)(end - p), p);
+        char *body = file_read_all(inc, NULL, NULL, 0);
+        if (body) {
+            sb_printf(all, "\n/* %s */\n%s", inc, body);
+            append_includes(all, body, dir, depth + 1);
+            free(body);
+        }
+        p = end;
+    }
+}
+
 char *source_with_includes(const char *path, char *err, size_t errn) {
     char *text = file_read_all(path, NULL, err, errn);
     if (!text) return NULL;
@@ -42,19 +63,7 @@ char *source_with_includes(const char *path, char *err, size_t errn) {
     char *slash = strrchr(dir, '/');
     if (slash) *slash = '\0';
     else str_copy(dir, sizeof dir, ".");
-    for (const char *p = text; (p = strstr(p, "#include \"")) != NULL;) {
-        p += 10;
-        const char *end = strchr(p, '"');
-        if (!end) break;
-        char inc[PATH_MAX];
-        str_fmt(inc, sizeof inc, "%s/%.*s", dir, (int)(end - p), p);
-        char *body = file_read_all(inc, NULL, NULL, 0);
-        if (body) {
-            sb_printf(&all, "\n/* %s */\n%s", inc, body);
-            free(body);
-        }
-        p = end;
-    }
+    append_includes(&all, text, dir, 0);
     free(text);
     return all.s;
 }

@@ -15,6 +15,6 @@ void cache_path(char *path, size_t n, const char *key, const char *ext);
 void *cache_load(const char *key, const char *ext, size_t *len);
 int cache_store(const char *key, const char *ext, const void *data, size_t len);
 /* Reads a kernel source and every file it #includes with quotes from its own
- * folder (one level is all our kernels use), concatenated, for the key. */
+ * folder, and what those include in turn, concatenated, for the key. */
 char *source_with_includes(const char *path, char *err, size_t errn);
 #endif

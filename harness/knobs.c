@@ -18,16 +18,19 @@ static int knob_index(const struct knob_set *k, const char *name) {
     return -1;
 }
 
+static int positive_int(const char *v) {
+    char *end;
+    long x = strtol(v, &end, 10);
+    return *v && *end == '\0' && x > 0;
+}
+
+/* values is "a|b|c"; the word "int" in it admits any positive integer. */
 static int value_allowed(const struct knob_def *d, const char *v) {
-    if (strcmp(d->values, "int") == 0) {
-        char *end;
-        long x = strtol(v, &end, 10);
-        return *v && *end == '\0' && x > 0;
-    }
     size_t n = strlen(v);
     for (const char *p = d->values; *p;) {
         const char *bar = strchr(p, '|');
         size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == 3 && strncmp(p, "int", 3) == 0 && positive_int(v)) return 1;
         if (len == n && strncmp(p, v, n) == 0) return 1;
         if (!bar) break;
         p = bar + 1;
@@ -55,9 +58,8 @@ int knobs_apply(struct knob_set *k, const char *text, char *err, size_t errn) {
             break;
         }
         if (!value_allowed(&k->defs[i], eq + 1)) {
-            rc = err_set(err, errn, "knob %s: '%s' is not one of %s", tok, eq + 1,
-                         strcmp(k->defs[i].values, "int") == 0 ? "the positive integers"
-                                                                : k->defs[i].values);
+            rc = err_set(err, errn, "knob %s: '%s' is not one of %s%s", tok, eq + 1,
+                         k->defs[i].values, strstr(k->defs[i].values, "int") ? " (int: a positive integer)" : "");
             break;
         }
         str_copy(k->value[i], sizeof k->value[i], eq + 1);
@@ -96,7 +98,7 @@ void knobs_defines(const struct knob_set *k, struct strbuf *out) {
     for (int i = 0; i < k->n; i++) {
         char name[48], value[48];
         macro_name(name, sizeof name, k->defs[i].name);
-        if (strcmp(k->defs[i].values, "int") == 0) {
+        if (positive_int(k->value[i])) {
             sb_printf(out, " -DK_%s=%s", name, k->value[i]);
         } else {
             macro_name(value, sizeof value, k->value[i]);

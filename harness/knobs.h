@@ -9,7 +9,7 @@
 
 struct knob_def {
     const char *name;
-    const char *values; /* "aos|soa|soa-3d", or "int" for a positive integer */
+    const char *values; /* "aos|soa|soa-3d"; the word "int" admits positive integers */
     const char *def;    /* the default value */
     const char *help;
 };
@@ -31,6 +31,7 @@ int knob_is(const struct knob_set *k, const char *name, const char *value);
 long knob_int(const struct knob_set *k, const char *name);
 /* "layout=soa,kernels=fused,..." in declaration order: the identity of a variant. */
 void knobs_canonical(const struct knob_set *k, char *buf, size_t n);
-/* "-DK_LAYOUT_SOA=1 -DK_CHUNK=1792 ..." for kernel compilers. */
+/* "-DK_LAYOUT_SOA=1 -DK_CHUNK=1792 ..." for kernel compilers: a numeric
+ * value becomes -DK_NAME=value, any other -DK_NAME_VALUE=1. */
 void knobs_defines(const struct knob_set *k, struct strbuf *out);
 #endif

@@ -63,7 +63,9 @@ void runner_print(FILE *out, const struct device_info *dev, const struct measure
         if (peak_gbs > 0 && !isnan(m->gbs)) snprintf(peak, sizeof peak, " (%.0f%% of peak)", 100 * m->gbs / peak_gbs);
         fprintf(out, " median %s  IQR %s  %.1f MLUPS  %.1f GB/s%s", seconds(med, sizeof med, m->median),
                 seconds(iqr, sizeof iqr, m->q3 - m->q1), m->mlups, m->gbs, peak);
-        if (m->iters < m->iters_full) fprintf(out, "  [%ld of %ld steps]", m->iters, m->iters_full);
+        if (m->iters < m->iters_full)
+            fprintf(out, "  [%ld of %ld steps; scaled to all: %s]", m->iters, m->iters_full,
+                    seconds(med, sizeof med, m->median * (double)m->iters_full / (double)m->iters));
         if (!isnan(m->result)) fprintf(out, "  Re %.6g", m->result);
         if (!isnan(m->max_rel_err)) fprintf(out, "  err %.2g", m->max_rel_err);
     }

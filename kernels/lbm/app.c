@@ -10,17 +10,21 @@
  * "final, but with a binary reduction". */
 static const struct knob_def lbm_knobs[] = {
     {"layout", "aos|soa|soa-3d", "soa-3d", "array of structures, nine buffers, or one 3D buffer"},
-    {"kernels", "split|fused|fused-accel", "fused-accel",
-     "five kernels; propagate+rebound+collision+av_velocity fused; accelerate_flow folded in too"},
+    {"kernels", "partial|split|fused|fused-accel", "fused-accel",
+     "given program (host does rebound, collision, av_velocity); five kernels; "
+     "propagate+rebound+collision+av_velocity fused; accelerate_flow folded in too"},
     {"sync", "finish-each|in-order", "in-order", "wait after every launch, or let the queue order"},
     {"obstacles", "branch|mask", "mask", "obstacle cells by a branch or by selection"},
     {"neighbours", "wrap|bitmask", "bitmask", "periodic neighbours by ternary/modulo or bit masks"},
     {"reduction", "host-each-step|local|binary|chunked|deferred", "deferred",
      "where the per-step average velocity is summed and when it comes home"},
     {"chunk", "int", "1792", "steps per device reduction when reduction=chunked"},
-    {"args", "buffers|packed", "packed", "one argument per buffer, or the one 3D buffer"},
+    {"args", "buffers|packed|struct", "packed",
+     "one argument per buffer; the one 3D buffer; a struct of the nine buffers' pointers"},
     {"constants", "hoisted|inline", "hoisted", "constant factors computed once, or in the kernel"},
     {"work", "full|empty", "full", "empty keeps the launches but removes the computation"},
+    {"threads", "all|int", "all", "OpenMP only: threads per parallel loop"},
+    {"schedule", "static|dynamic|guided", "static", "OpenMP only: the loop schedule over tiles"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -32,6 +36,15 @@ static const char *lbm_invalid(const struct knob_set *k, const struct app_input 
     const char *layout = knob_get(k, "layout"), *args = knob_get(k, "args");
     if (!strcmp(args, "packed") != !strcmp(layout, "soa-3d"))
         return "args=packed is the one 3D buffer of layout=soa-3d: the two go together";
+    if (knob_is(k, "args", "struct") && (strcmp(layout, "soa") || knob_is(k, "kernels", "split") ||
+                                        knob_is(k, "kernels", "partial")))
+        return "args=struct gathers the nine buffers of layout=soa for the fused kernels";
+    if (knob_is(k, "kernels", "partial") &&
+        (strcmp(layout, "aos") || !knob_is(k, "reduction", "host-each-step") || !knob_is(k, "args", "buffers")))
+        return "kernels=partial is the given program: layout=aos, args=buffers, reduction=host-each-step";
+    if (strcmp(dev->backend, "openmp") != 0 &&
+        (!knob_is(k, "threads", "all") || !knob_is(k, "schedule", "static")))
+        return "threads and schedule are OpenMP knobs; this device runs work-groups, not threads";
     if (knob_is(k, "neighbours", "bitmask") && (!is_pow2(in->nx) || !is_pow2(in->ny))) {
         snprintf(why, sizeof why, "neighbours=bitmask needs power-of-two nx and ny; this grid is %dx%d",
                  in->nx, in->ny);

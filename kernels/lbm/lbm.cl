@@ -16,6 +16,8 @@
 #define NGROUPS_X get_num_groups(0)
 #define NGROUPS_Y get_num_groups(1)
 #define BARRIER barrier(CLK_LOCAL_MEM_FENCE)
+#define LATTICE_PARAM __global struct lattices *lat
+#define LAT(f) (lat->f)
 #define LBM_FN static inline
 #define LBM_SQRT sqrt
 #include "lbm_gpu.h"

@@ -17,6 +17,8 @@
 #define NGROUPS_X gridDim.x
 #define NGROUPS_Y gridDim.y
 #define BARRIER __syncthreads()
+#define LATTICE_PARAM struct lattices lat
+#define LAT(f) (lat.f)
 #define LBM_FN static __device__ __forceinline__
 #define LBM_SQRT sqrtf
 typedef unsigned char uchar;

@@ -55,6 +55,10 @@ int lbm_write_output(const struct app_input *in, const struct app_result *res, c
                      char *err, size_t errn);
 void lbm_result_free(struct app_result *r);
 
+/* host_steps.c: the host half of kernels=partial */
+void lbm_host_rebound_collision(const struct app_input *in, const float *tmp, float *cells);
+double lbm_host_av_velocity(const struct app_input *in, const float *cells);
+
 /* schedule.c */
 struct app_result *lbm_execute(struct dev *d, const struct app_input *in, const struct knob_set *k,
                                const unsigned wg[2], int warmup, int reps, struct measurement *m);

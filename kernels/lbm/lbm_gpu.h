@@ -10,6 +10,10 @@
  *   K_REDUCTION_HOST_EACH_STEP | _LOCAL | _BINARY | _CHUNKED | _DEFERRED
  *   K_CONSTANTS_HOISTED | K_CONSTANTS_INLINE
  *   K_WORK_FULL | K_WORK_EMPTY (launches kept, computation removed)
+ *   K_ARGS_BUFFERS | K_ARGS_PACKED (the 3D buffer) | K_ARGS_STRUCT (the nine
+ *     buffers of each lattice reached through a struct of pointers: in device
+ *     memory for OpenCL, bound once by bind_lattices and swapped by
+ *     swap_lattices every step; by value for CUDA, from the host)
  * The kernel split (split, fused, fused-accel) and the synchronisation are
  * host decisions: every kernel is always compiled, the host picks. */
 #include "lbm_physics.h"
@@ -30,6 +34,26 @@
 #define GRID_PARAM(n) GLOBAL float *n
 #define GRID_BIND(n)
 #define AT(n, k, i) n[(i) * 9 + (k)]
+#endif
+
+/* The lattices the fused step and accelerate_flow read and write. With
+ * args=struct they arrive in one struct (the prelude defines LATTICE_PARAM
+ * and LAT(field): a pointer in OpenCL, a by-value struct in CUDA). */
+#if defined(K_ARGS_STRUCT)
+struct lattices { GLOBAL float *src[9]; GLOBAL float *dst[9]; };
+#define STEP_GRIDS LATTICE_PARAM
+#define BIND_STEP_GRIDS                                                                      \
+    GLOBAL float *src[9], *dst[9];                                                           \
+    for (int k_ = 0; k_ < 9; k_++) { src[k_] = LAT(src)[k_]; dst[k_] = LAT(dst)[k_]; }
+#define ACCEL_GRID LATTICE_PARAM
+#define BIND_ACCEL_GRID                                                                      \
+    GLOBAL float *cells[9];                                                                  \
+    for (int k_ = 0; k_ < 9; k_++) cells[k_] = LAT(src)[k_]
+#else
+#define STEP_GRIDS GRID_PARAM(src), GRID_PARAM(dst)
+#define BIND_STEP_GRIDS GRID_BIND(src); GRID_BIND(dst)
+#define ACCEL_GRID GRID_PARAM(cells)
+#define BIND_ACCEL_GRID GRID_BIND(cells)
 #endif
 
 /* The scalars every kernel takes. With hoisted constants the host passes
@@ -125,9 +149,9 @@ LBM_FN void group_reduce(LOCAL float *scratch, float u, float fluid, GLOBAL floa
 }
 
 /* ---- the split kernels (the report's port) ---- */
-KERNEL accelerate_flow(GRID_PARAM(cells), GLOBAL const uchar *obstacles, COMMON_PARAMS) {
+KERNEL accelerate_flow(ACCEL_GRID, GLOBAL const uchar *obstacles, COMMON_PARAMS) {
     EMPTY_RETURN;
-    GRID_BIND(cells);
+    BIND_ACCEL_GRID;
     const int ii = (int)GID_X, jj = ny - 2, ncells = nx * ny, i = ii + jj * nx;
     (void)ncells;
     (void)omega;
@@ -197,12 +221,11 @@ KERNEL av_velocity(GRID_PARAM(cells), GLOBAL const uchar *obstacles, GLOBAL floa
 /* ---- the fused step: propagate, rebound, collision and av_velocity in one
  * pass from src to dst; with `accelerate` set, also the next step's
  * accelerate_flow on row ny-2 by masking (kernels=fused-accel). ---- */
-KERNEL fused_step(GRID_PARAM(src), GRID_PARAM(dst), GLOBAL const uchar *obstacles,
-                  GLOBAL float *partials, COMMON_PARAMS, int slot, int accelerate LOCAL_PARAM(scratch)) {
+KERNEL fused_step(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *partials,
+                  COMMON_PARAMS, int slot, int accelerate LOCAL_PARAM(scratch)) {
     LOCAL_DECL(scratch)
     EMPTY_RETURN;
-    GRID_BIND(src);
-    GRID_BIND(dst);
+    BIND_STEP_GRIDS;
     CELL_INDEX;
     NEIGHBOURS;
     ACCEL_WEIGHTS;
@@ -244,3 +267,24 @@ KERNEL reduce_steps(GLOBAL const float *partials, GLOBAL float *av, int ngroups,
     for (int g = 0; g < ngroups; g++) sum += partials[step * ngroups + g];
     av[first + step] = sum * inv_cells;
 }
+
+#if defined(K_ARGS_STRUCT)
+/* args=struct in device memory (OpenCL): one work-item stores the buffers'
+ * addresses once; another swaps source and destination after every step.
+ * These are the two extra kernels the report's Table 7 describes. */
+KERNEL bind_lattices(GLOBAL struct lattices *out, GRID_PARAM(a), GRID_PARAM(b)) {
+    GRID_BIND(a);
+    GRID_BIND(b);
+    if (GID_X != 0 || GID_Y != 0) return;
+    for (int k = 0; k < 9; k++) { out->src[k] = a[k]; out->dst[k] = b[k]; }
+}
+
+KERNEL swap_lattices(GLOBAL struct lattices *lat) {
+    if (GID_X != 0 || GID_Y != 0) return;
+    for (int k = 0; k < 9; k++) {
+        GLOBAL float *t = lat->src[k];
+        lat->src[k] = lat->dst[k];
+        lat->dst[k] = t;
+    }
+}
+#endif

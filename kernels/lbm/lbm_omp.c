@@ -35,6 +35,27 @@ static grid_t take_grid(void *const *args, int *at) {
 }
 #endif
 
+/* The fused step's two lattices and accelerate_flow's one: separate
+ * arguments, or with args=struct one struct of pointers passed by value. */
+#if defined(K_ARGS_STRUCT)
+struct lattices { float *src[9]; float *dst[9]; };
+static void take_pair(void *const *args, int *at, grid_t *src, grid_t *dst) {
+    const struct lattices *l = args[(*at)++];
+    for (int k = 0; k < 9; k++) { src->s[k] = l->src[k]; dst->s[k] = l->dst[k]; }
+}
+static grid_t take_accel_grid(void *const *args, int *at) {
+    grid_t src, dst;
+    take_pair(args, at, &src, &dst);
+    return src;
+}
+#else
+static void take_pair(void *const *args, int *at, grid_t *src, grid_t *dst) {
+    *src = take_grid(args, at);
+    *dst = take_grid(args, at);
+}
+static grid_t take_accel_grid(void *const *args, int *at) { return take_grid(args, at); }
+#endif
+
 /* The scalar arguments every kernel takes, in lbm_gpu.h's order. */
 struct common { int nx, ny; float omega, w1, w2; };
 static struct common take_common(void *const *args, int *at) {
@@ -78,9 +99,25 @@ static struct common take_common(void *const *args, int *at) {
 #define LOAD(src, s, i) for (int k_ = 0; k_ < 9; k_++) s[k_] = AT(src, k_, i)
 #define STORE(dst, s, i) for (int k_ = 0; k_ < 9; k_++) AT(dst, k_, i) = s[k_]
 
+/* The OpenMP-only knobs: threads (all, or a count) and schedule. */
+#if defined(K_THREADS)
+#define OMP_THREADS num_threads(K_THREADS)
+#else
+#define OMP_THREADS
+#endif
+#if defined(K_SCHEDULE_DYNAMIC)
+#define OMP_SCHEDULE schedule(dynamic)
+#elif defined(K_SCHEDULE_GUIDED)
+#define OMP_SCHEDULE schedule(guided)
+#else
+#define OMP_SCHEDULE schedule(static)
+#endif
+#define PRAGMA_(x) _Pragma(#x)
+#define PRAGMA(x) PRAGMA_(x)
+
 /* Every tile of the launch in parallel; inside, the tile's cells in row order. */
 #define FOR_EACH_TILE(L)                                                                     \
-    _Pragma("omp parallel for collapse(2) schedule(static)")                                 \
+    PRAGMA(omp parallel for collapse(2) OMP_SCHEDULE OMP_THREADS)                            \
     for (size_t ty = 0; ty < (L)->groups[1]; ty++)                                           \
         for (size_t tx = 0; tx < (L)->groups[0]; tx++)
 #define FOR_EACH_CELL_OF_TILE(L)                                                             \
@@ -133,13 +170,13 @@ static void tile_store(float *partials, size_t group, size_t ngroups, int slot, 
 void accelerate_flow(const struct omp_launch *L, void *const *args) {
     EMPTY_RETURN;
     int at = 0;
-    grid_t cells = take_grid(args, &at);
+    grid_t cells = take_accel_grid(args, &at);
     const uchar *obstacles = args[at++];
     struct common c = take_common(args, &at);
     const int nx = c.nx, jj = c.ny - 2;
     const size_t ncells = (size_t)c.nx * (size_t)c.ny;
     (void)ncells;
-#pragma omp parallel for schedule(static)
+PRAGMA(omp parallel for OMP_SCHEDULE OMP_THREADS)
     for (int ii = 0; ii < (int)L->global[0]; ii++) {
         const int i = ii + jj * nx;
         if (obstacles[i]) continue;
@@ -233,7 +270,8 @@ void av_velocity(const struct omp_launch *L, void *const *args) {
 void fused_step(const struct omp_launch *L, void *const *args) {
     EMPTY_RETURN;
     int at = 0;
-    grid_t src = take_grid(args, &at), dst = take_grid(args, &at);
+    grid_t src, dst;
+    take_pair(args, &at, &src, &dst);
     const uchar *obstacles = args[at++];
     float *partials = args[at++];
     struct common c = take_common(args, &at);
@@ -283,7 +321,7 @@ void reduce_steps(const struct omp_launch *L, void *const *args) {
     float *av = args[1];
     const int ngroups = *(int *)args[2], nsteps = *(int *)args[3], first = *(int *)args[4];
     const float inv_cells = *(float *)args[5];
-#pragma omp parallel for schedule(static)
+PRAGMA(omp parallel for OMP_SCHEDULE OMP_THREADS)
     for (int step = 0; step < nsteps; step++) {
         float sum = 0.0f;
         for (int g = 0; g < ngroups; g++) sum += partials[(size_t)step * (size_t)ngroups + (size_t)g];

@@ -1,14 +1,19 @@
 /* The LBM host schedule, written once against the backend interface: which
  * kernels run in which order, when the host waits, and when partial sums
  * come back. Every knob the host decides is read here:
- *   kernels   split (five kernels) | fused (accelerate_flow + fused_step) |
- *             fused-accel (fused_step folds the next step's acceleration in)
+ *   kernels   partial (the given program: accelerate_flow and propagate on
+ *             the device, the rest on the host, the grid copied both ways
+ *             every step) | split (five kernels) | fused (accelerate_flow +
+ *             fused_step) | fused-accel (the next step's acceleration folded in)
  *   sync      finish-each (wait after every launch) | in-order (the queue orders)
  *   reduction host-each-step | local | binary (partials read every step) |
  *             chunked (reduced on the device every `chunk` steps, then read) |
  *             deferred (reduced on the device, read once after the last step)
  *   layout    aos | soa (nine buffers per lattice) | soa-3d (one buffer)
- *   constants hoisted (weights computed once on the host) | inline */
+ *   constants hoisted (weights computed once on the host) | inline
+ *   args      buffers | packed (the 3D buffer) | struct (a struct of the
+ *             lattices' pointers: by value where the backend tells buffer
+ *             addresses (CUDA, OpenMP), else in device memory (OpenCL)) */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -25,14 +30,18 @@ struct lbm_exec {
     const struct knob_set *k;
     struct program *prog;
     struct kernel *accel, *propagate, *rebound, *collision, *av_velocity, *fused, *reduce;
+    struct kernel *bind, *swap;     /* args=struct in device memory */
     int nbuf;                       /* buffers per lattice: 9 for soa, else 1 */
     struct buf *lat[2][9];          /* the two lattices (cells/tmp, or src/dst) */
     struct buf *obstacles, *partials, *av;
+    struct buf *lat_struct;         /* args=struct in device memory */
+    struct { uint64_t src[9], dst[9]; } lat_value; /* args=struct by value */
     size_t global[2], local[2], ngroups, scratch_bytes;
     long chunk;                     /* steps whose partials the device holds */
     enum reduction red;
-    int split, fused_accel, finish_each, empty;
+    int split, fused_accel, finish_each, empty, partial, args_struct, by_value;
     float *host_partials;
+    float *host_cells, *host_tmp;   /* kernels=partial: the grid lives on the host */
     double *av_vels;                /* this repetition's per-step averages */
 };
 
@@ -42,6 +51,32 @@ static void push(struct args *a, struct karg k) { a->a[a->n++] = k; }
 
 static void push_lattice(struct args *a, const struct lbm_exec *e, int which) {
     for (int b = 0; b < e->nbuf; b++) push(a, ARG_BUF(e->lat[which][b]));
+}
+
+/* The fused step's source and destination lattices, however they travel. */
+static int push_step_lattices(struct args *a, struct lbm_exec *e) {
+    if (!e->args_struct) {
+        push_lattice(a, e, 0);
+        push_lattice(a, e, 1);
+        return 0;
+    }
+    if (!e->by_value) {
+        push(a, ARG_BUF(e->lat_struct));
+        return 0;
+    }
+    for (int k = 0; k < 9; k++)
+        if (e->d->ops->address(e->d, e->lat[0][k], &e->lat_value.src[k]) ||
+            e->d->ops->address(e->d, e->lat[1][k], &e->lat_value.dst[k]))
+            return -1;
+    push(a, ARG_BYTES(&e->lat_value, sizeof e->lat_value));
+    return 0;
+}
+
+/* accelerate_flow's lattice: the struct's source when args=struct. */
+static int push_accel_lattice(struct args *a, struct lbm_exec *e) {
+    if (e->args_struct) return push_step_lattices(a, e);
+    push_lattice(a, e, 0);
+    return 0;
 }
 
 static void push_common(struct args *a, const struct lbm_exec *e) {
@@ -104,6 +139,10 @@ static int build(struct lbm_exec *e) {
         {&e->reduce, "reduce_steps"}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         if (!(*want[i].slot = d->ops->kernel(d, e->prog, want[i].name))) return -1;
+    if (e->args_struct && !e->by_value &&
+        (!(e->bind = d->ops->kernel(d, e->prog, "bind_lattices")) ||
+         !(e->swap = d->ops->kernel(d, e->prog, "swap_lattices"))))
+        return -1;
     return 0;
 }
 
@@ -123,6 +162,20 @@ static int allocate(struct lbm_exec *e) {
     if (!(e->av = d->ops->alloc(d, (size_t)e->in->iters * sizeof(float)))) return -1;
     e->host_partials = xcalloc(2 * e->ngroups, sizeof(float));
     e->av_vels = xcalloc((size_t)e->in->iters, sizeof(double));
+    if (e->partial) {
+        e->host_cells = xcalloc(9 * n, sizeof(float));
+        e->host_tmp = xcalloc(9 * n, sizeof(float));
+    }
+    if (e->args_struct && !e->by_value) {
+        /* Room for 18 pointers of up to 64 bits; bound once, swapped per step. */
+        const size_t one[2] = {1, 1};
+        struct args a = {.n = 0};
+        if (!(e->lat_struct = d->ops->alloc(d, 18 * sizeof(uint64_t)))) return -1;
+        push(&a, ARG_BUF(e->lat_struct));
+        push_lattice(&a, e, 0);
+        push_lattice(&a, e, 1);
+        if (d->ops->launch(d, e->bind, one, one, a.n, a.a) || d->ops->finish(d)) return -1;
+    }
     return 0;
 }
 
@@ -133,6 +186,9 @@ static void release(struct lbm_exec *e) {
     d->ops->buf_free(d, e->obstacles);
     d->ops->buf_free(d, e->partials);
     d->ops->buf_free(d, e->av);
+    d->ops->buf_free(d, e->lat_struct);
+    free(e->host_cells);
+    free(e->host_tmp);
     if (e->prog) d->ops->program_free(d, e->prog);
     free(e->host_partials);
     free(e->av_vels);
@@ -200,20 +256,41 @@ static int step_split(struct lbm_exec *e, int slot) {
     return launch(e, e->av_velocity, e->global, e->local, &a);
 }
 
+/* The given program: the grid goes to the device and back every step. */
+static int step_partial(struct lbm_exec *e, long t) {
+    struct dev *d = e->d;
+    const size_t bytes = 9 * (size_t)e->in->nx * (size_t)e->in->ny * sizeof(float);
+    const size_t row_g[2] = {(size_t)e->in->nx, 1}, row_l[2] = {e->local[0], 1};
+    if (d->ops->write(d, e->lat[0][0], 0, bytes, e->host_cells)) return -1;
+    struct args a = {.n = 0};
+    push_lattice(&a, e, 0);
+    push(&a, ARG_BUF(e->obstacles));
+    push_common(&a, e);
+    if (launch(e, e->accel, row_g, row_l, &a)) return -1;
+    a.n = 0;
+    push_lattice(&a, e, 0);
+    push_lattice(&a, e, 1);
+    push_common(&a, e);
+    if (launch(e, e->propagate, e->global, e->local, &a)) return -1;
+    if (d->ops->read(d, e->lat[1][0], 0, bytes, e->host_tmp)) return -1;
+    lbm_host_rebound_collision(e->in, e->host_tmp, e->host_cells);
+    e->av_vels[t] = lbm_host_av_velocity(e->in, e->host_cells);
+    return 0;
+}
+
 /* Lattice 0 is always the current state: the fused step writes lattice 1
  * and the two are swapped. */
 static int step_fused(struct lbm_exec *e, int slot, int last) {
     struct args a = {.n = 0};
     if (!e->fused_accel) {
         const size_t row_g[2] = {(size_t)e->in->nx, 1}, row_l[2] = {e->local[0], 1};
-        push_lattice(&a, e, 0);
+        if (push_accel_lattice(&a, e)) return -1;
         push(&a, ARG_BUF(e->obstacles));
         push_common(&a, e);
         if (launch(e, e->accel, row_g, row_l, &a)) return -1;
         a.n = 0;
     }
-    push_lattice(&a, e, 0);
-    push_lattice(&a, e, 1);
+    if (push_step_lattices(&a, e)) return -1;
     push(&a, ARG_BUF(e->obstacles));
     push(&a, ARG_BUF(e->partials));
     push_common(&a, e);
@@ -222,6 +299,12 @@ static int step_fused(struct lbm_exec *e, int slot, int last) {
     push(&a, ARG_INT(e->fused_accel && !last));
     push(&a, ARG_LOCAL(e->scratch_bytes));
     if (launch(e, e->fused, e->global, e->local, &a)) return -1;
+    if (e->swap) {
+        const size_t one[2] = {1, 1};
+        a.n = 0;
+        push(&a, ARG_BUF(e->lat_struct));
+        if (launch(e, e->swap, one, one, &a)) return -1;
+    }
     for (int b = 0; b < e->nbuf; b++) {
         struct buf *t = e->lat[0][b];
         e->lat[0][b] = e->lat[1][b];
@@ -290,6 +373,7 @@ static int after_step(struct lbm_exec *e, long t) {
 static int repetition(struct lbm_exec *e, const float *initial, double *wall, double *device) {
     struct dev *d = e->d;
     if (lattice_write(e, 0, initial) || d->ops->finish(d)) return -1;
+    if (e->partial) memcpy(e->host_cells, initial, 9 * (size_t)e->in->nx * (size_t)e->in->ny * sizeof(float));
     if (d->ops->mark(d, 0)) return -1;
     double t0 = clock_now();
     if (!e->split && e->fused_accel) {
@@ -303,6 +387,10 @@ static int repetition(struct lbm_exec *e, const float *initial, double *wall, do
     }
     for (long t = 0; t < e->in->iters; t++) {
         const int slot = e->red >= RED_CHUNKED ? (int)(t % e->chunk) : 0;
+        if (e->partial) {
+            if (step_partial(e, t)) return -1;
+            continue;
+        }
         int rc = e->split ? step_split(e, slot) : step_fused(e, slot, t == e->in->iters - 1);
         if (rc || after_step(e, t)) return -1;
     }
@@ -331,6 +419,9 @@ struct app_result *lbm_execute(struct dev *d, const struct app_input *in, const 
     e.fused_accel = knob_is(k, "kernels", "fused-accel");
     e.finish_each = knob_is(k, "sync", "finish-each");
     e.empty = knob_is(k, "work", "empty");
+    e.partial = knob_is(k, "kernels", "partial");
+    e.args_struct = knob_is(k, "args", "struct");
+    e.by_value = d->ops->address != NULL;
     e.chunk = e.red == RED_CHUNKED ? knob_int(k, "chunk") : e.red == RED_DEFERRED
                                                                ? lbm_partials_capacity(in, &d->info, wg)
                                                                : 1;
@@ -376,7 +467,8 @@ struct app_result *lbm_execute(struct dev *d, const struct app_input *in, const 
         res->av_vels = e.av_vels;
         e.av_vels = NULL;
         res->cells = xcalloc(9 * n, sizeof(float));
-        if (lattice_read(&e, 0, res->cells)) {
+        if (e.partial) memcpy(res->cells, e.host_cells, 9 * n * sizeof(float));
+        if (!e.partial && lattice_read(&e, 0, res->cells)) {
             fail(m, ST_RUNTIME_ERROR, d);
             lbm_result_free(res);
             res = NULL;
