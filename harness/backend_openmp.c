@@ -111,8 +111,14 @@ static struct program *omp_build(struct dev *d, const char *source, const char *
     if (!full) return NULL;
     /* -march=native ties the product to this CPU model, so the device name is in the key. */
     const char *flags = "-O3 -march=native -fopenmp -fPIC -shared -std=c11";
+    /* The calling convention header is reached through -I, not the kernel's
+     * folder, so it joins the key by hand. */
+    char abi_path[PATH_MAX];
+    char *abi = file_read_all(repo_path(abi_path, sizeof abi_path, "harness/omp_kernel.h"), NULL, NULL, 0);
     char key[17], compiler[512];
-    str_fmt(compiler, sizeof compiler, "%s|%s|%s", omp_cc(), omp_cc_version(), flags);
+    str_fmt(compiler, sizeof compiler, "%s|%s|%s|%016llx", omp_cc(), omp_cc_version(), flags,
+            (unsigned long long)hash_str(abi ? abi : "", 0));
+    free(abi);
     cache_key(key, full, options, compiler, d->info.name);
     free(full);
     char so[PATH_MAX];

@@ -45,7 +45,12 @@ int cmd_verify(int argc, char **argv) {
         case 'd': device = optarg; break;
         case 'v': variant = optarg; break;
         case 'i': ao.input = optarg; break;
-        case 'n': ao.iters = strtol(optarg, NULL, 10); break;
+        case 'n': {
+            char *end;
+            ao.iters = strtol(optarg, &end, 10);
+            if (*end || ao.iters <= 0) return fprintf(stderr, "harness: --iters %s: need a positive integer\n", optarg), EXIT_USAGE;
+            break;
+        }
         case 'w': wg_text = optarg; break;
         case 'b': db = optarg; break;
         case 'h': usage(stdout); return EXIT_OK;

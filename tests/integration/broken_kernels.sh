@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Verification can fail: a copy of kernels/, variants/ and omp_kernel.h is run
+# through HARNESS_ROOT, first unbroken (it must verify), then with one bug
+# injected at a time (each must be reported "wrong", exit 1). Every sed is
+# checked to have changed the file as intended, so a stale pattern fails
+# loudly instead of testing nothing. Prints "ok - ..." / "not ok - ..." per check.
+set -u
+cd "$(dirname "$0")/../.."
+T=${HARNESS_TEST_TMP:-$(mktemp -d)}/broken_kernels
+rm -rf "$T"
+mkdir -p "$T"
+root=$T/root
+cache=$T/cache # shared by every run below: a bug must never be served a cached good kernel
+db=$T/b.db
+fails=0 attempts=0
+ok() { echo "ok - $*"; }
+notok() { echo "not ok - $*"; fails=$((fails + 1)); }
+
+fresh_copy() {
+    rm -rf "$root"
+    mkdir -p "$root/harness"
+    cp -r kernels variants "$root/"
+    cp harness/omp_kernel.h "$root/harness/"
+}
+
+# inject LABEL FILE SED_EXPR TEXT_AFTER: applies the sed to the copy's FILE
+# and checks the file changed and now contains TEXT_AFTER.
+inject() {
+    local label=$1 f=$root/$2 expr=$3 after=$4
+    cp "$f" "$T/before"
+    sed -i "$expr" "$f"
+    if cmp -s "$f" "$T/before"; then
+        notok "$label: sed '$expr' did not match anything in $2 (the source changed; update this test)"
+        return 1
+    fi
+    if ! grep -qF -- "$after" "$f"; then
+        notok "$label: after the sed, $2 lacks '$after'"
+        return 1
+    fi
+    return 0
+}
+
+# run_copy DEVICE VARIANT: one repetition on the copy; sets out and rc.
+run_copy() {
+    out=$(HARNESS_ROOT=$root HARNESS_CACHE=$cache bin/harness run --input gen:32x32 --iters 400 \
+        --device "$1" --variant "$2" --reps 1 --warmup 0 --db "$db" 2>&1)
+    rc=$?
+}
+
+# The status column of the result lines: spec app input variant WxH status ...
+statuses() { echo "$out" | awk -v d="$1" '$1 == d && $2 == "lbm" {print $6}' | sort | uniq -c | xargs; }
+
+# expect_wrong LABEL DEVICE VARIANT
+expect_wrong() {
+    local label=$1 dev=$2 variant=$3
+    attempts=$((attempts + 1))
+    run_copy "$dev" "$variant"
+    local st
+    st=$(echo "$out" | awk -v d="$dev" '$1 == d && $2 == "lbm" {print $6}')
+    if [ $rc -eq 1 ] && [ "$st" = wrong ]; then
+        ok "$label: $variant on $dev reported wrong: $(echo "$out" | grep -o 'max relative error [^)]*' | head -1)"
+    else
+        notok "$label: $variant on $dev: exit $rc, status '${st:-none}', wanted exit 1 and wrong"
+        echo "$out" | tail -3 | sed 's/^/#   /'
+    fi
+}
+
+# 0. The unbroken copy verifies on both CPU devices (and fills the cache).
+fresh_copy
+run_copy openmp final,t09-deferred
+if [ $rc -eq 0 ] && [ "$(statuses openmp)" = "2 ok" ]; then ok "unbroken copy: final, t09-deferred verify on openmp"
+else notok "unbroken copy on openmp: exit $rc, statuses '$(statuses openmp)'"; echo "$out" | tail -3 | sed 's/^/#   /'; fi
+run_copy opencl:0.0 final,t08-binary
+if [ $rc -eq 0 ] && [ "$(statuses opencl:0.0)" = "2 ok" ]; then ok "unbroken copy: final, t08-binary verify on opencl:0.0"
+else notok "unbroken copy on opencl:0.0: exit $rc, statuses '$(statuses opencl:0.0)'"; echo "$out" | tail -3 | sed 's/^/#   /'; fi
+
+# (a) rebound forgets to swap north and south.
+fresh_copy
+if inject "(a) rebound" kernels/lbm/lbm_physics.h \
+    's|t = s\[2\]; s\[2\] = s\[4\]; s\[4\] = t;|/* bug (a): N and S not swapped */|' "bug (a)"; then
+    expect_wrong "(a) rebound without the N/S swap" openmp final
+    # lbm.cl includes lbm_gpu.h, which includes lbm_physics.h: the kernel
+    # cache key must see an edit two includes down.
+    expect_wrong "(a) rebound without the N/S swap, OpenCL kernel cached before the edit" opencl:0.0 final
+fi
+
+# (b) the bit-mask east neighbour is the cell itself.
+fresh_copy
+if inject "(b) neighbours" kernels/lbm/lbm_omp.c \
+    's|int x_e = (ii + 1) \& (c.nx - 1)|int x_e = ii \& (c.nx - 1)|' "int x_e = ii & (c.nx - 1)"; then
+    expect_wrong "(b) bit-mask x_e = ii" openmp final
+fi
+
+# (c) accelerate_flow adds to the east speed without taking from the west.
+fresh_copy
+if inject "(c) accelerate" kernels/lbm/lbm_physics.h \
+    's|s\[3\] -= ok \* w1;|s[3] -= 0.0f * w1;|' "s[3] -= 0.0f * w1;"; then
+    expect_wrong "(c) accelerate_flow without s[3] -= w1" openmp final
+fi
+
+# (d) the binary tree overwrites instead of adding.
+fresh_copy
+if inject "(d) tree reduction" kernels/lbm/lbm_gpu.h \
+    's|scratch\[lid\] += scratch\[lid + stride\]|scratch[lid] = scratch[lid + stride]|' \
+    "scratch[lid] = scratch[lid + stride]"; then
+    expect_wrong "(d) binary tree with = for +=" opencl:0.0 t08-binary
+fi
+
+# (e) the deferred per-step reduction doubles the sum.
+fresh_copy
+if inject "(e) reduce_steps" kernels/lbm/lbm_omp.c \
+    's|av\[first + step\] = sum \* inv_cells;|av[first + step] = 2.0f * sum * inv_cells;|' \
+    "av[first + step] = 2.0f * sum * inv_cells;"; then
+    expect_wrong "(e) reduce_steps sum doubled" openmp t09-deferred
+fi
+
+# (f) the masked fused step keeps the collided value for obstacle cells.
+fresh_copy
+if inject "(f) obstacle mask" kernels/lbm/lbm_gpu.h \
+    's|s\[k\] = obst ? r\[k\] : s\[k\];|s[k] = s[k]; (void)r;|' "s[k] = s[k]; (void)r;"; then
+    expect_wrong "(f) obstacles collide like fluid (mask ignored)" opencl:0.0 final
+fi
+
+# Restored: the copy verifies again from the same cache.
+fresh_copy
+run_copy openmp final
+if [ $rc -eq 0 ] && [ "$(statuses openmp)" = "1 ok" ]; then ok "restored copy verifies again on openmp"
+else notok "restored copy on openmp: exit $rc, statuses '$(statuses openmp)'"; fi
+
+n=$(sqlite3 "$db" "SELECT count(*) FROM measurement WHERE status = 'wrong' AND reason LIKE 'max relative error%'" 2>&1)
+want=$attempts
+if [ "$n" = "$want" ]; then ok "db: $n wrong measurements stored with their error"
+else notok "db: $n wrong measurements with a reason, wanted $want"; fi
+rm -rf "$root" "$cache"
+exit $((fails > 0))

@@ -1,0 +1,291 @@
+/* Knobs (apply, canonical string, -D flags) and variant files (bases,
+ * errors as "path:LINE:", the shipped ladder). */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "check.h"
+#include "knobs.h"
+#include "util.h"
+#include "variants.h"
+
+static char tmpdir[] = "/tmp/test_knobs_variants.XXXXXX";
+
+/* The repository root: build/tests/<this program> is three levels down. */
+static void set_root(void) {
+    if (getenv("HARNESS_ROOT")) return;
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return;
+    exe[n] = '\0';
+    for (int i = 0; i < 3; i++) {
+        char *slash = strrchr(exe, '/');
+        if (slash) *slash = '\0';
+    }
+    setenv("HARNESS_ROOT", exe, 1);
+}
+
+static const char *write_tmp(const char *name, const char *text, char *path, size_t n) {
+    snprintf(path, n, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static int names_line(const char *msg, const char *path, int line) {
+    char want[PATH_MAX + 32];
+    snprintf(want, sizeof want, "%s:%d:", path, line);
+    return strstr(msg, want) != NULL;
+}
+
+/* A small table of our own, so order and defaults are known here. */
+static const struct knob_def defs[] = {
+    {"layout", "aos|soa|soa-3d", "aos", ""},
+    {"kernels", "split|fused|fused-accel", "split", ""},
+    {"chunk", "int", "1792", ""},
+    {"work", "full|empty", "full", ""},
+    {"threads", "all|int", "all", ""},
+    {NULL, NULL, NULL, NULL},
+};
+
+static void test_knobs(void) {
+    struct knob_set k;
+    char err[1024] = "", buf[512];
+    knobs_init(&k, defs);
+    CHECK(k.n == 5 && knob_is(&k, "layout", "aos") && knob_int(&k, "chunk") == 1792, "knobs_init: defaults");
+
+    knobs_canonical(&k, buf, sizeof buf);
+    CHECK(strcmp(buf, "layout=aos,kernels=split,chunk=1792,work=full,threads=all") == 0, "canonical: defaults (%s)", buf);
+
+    CHECK(knobs_apply(&k, "work=empty, layout=soa-3d chunk=64", err, sizeof err) == 0,
+          "apply: commas and spaces separate (%s)", err);
+    knobs_canonical(&k, buf, sizeof buf);
+    CHECK(strcmp(buf, "layout=soa-3d,kernels=split,chunk=64,work=empty,threads=all") == 0,
+          "canonical: declaration order, not the order applied (%s)", buf);
+
+    struct strbuf d = {0};
+    knobs_defines(&k, &d);
+    CHECK(d.s && strstr(d.s, "-DK_LAYOUT_SOA_3D=1") && strstr(d.s, "-DK_CHUNK=64") &&
+              strstr(d.s, "-DK_WORK_EMPTY=1") && strstr(d.s, "-DK_KERNELS_SPLIT=1") &&
+              strstr(d.s, "-DK_THREADS_ALL=1"),
+          "defines: -DK_LAYOUT_SOA_3D=1 -DK_CHUNK=64 ... (%s)", d.s ? d.s : "");
+    CHECK(d.s && !strstr(d.s, "-DK_LAYOUT_SOA=1") && !strstr(d.s, "-DK_LAYOUT_AOS") &&
+              !strstr(d.s, "-DK_CHUNK_"),
+          "defines: only the chosen value of each knob");
+    sb_free(&d);
+
+    /* Failures name what is wrong and leave the setting as it was. */
+    knobs_init(&k, defs);
+    err[0] = '\0';
+    CHECK(knobs_apply(&k, "colour=red", err, sizeof err) == -1 && strstr(err, "colour"),
+          "apply: unknown knob fails naming it (%s)", err);
+    err[0] = '\0';
+    CHECK(knobs_apply(&k, "layout=hex", err, sizeof err) == -1 && strstr(err, "layout") && strstr(err, "hex"),
+          "apply: bad value fails naming knob and value (%s)", err);
+    CHECK(knob_is(&k, "layout", "aos"), "apply: a rejected value is not stored");
+    err[0] = '\0';
+    CHECK(knobs_apply(&k, "layout=soa3d", err, sizeof err) == -1, "apply: near-miss value 'soa3d' fails");
+    err[0] = '\0';
+    CHECK(knobs_apply(&k, "layout=so", err, sizeof err) == -1, "apply: prefix value 'so' fails");
+    const char *bad_ints[] = {"chunk=0", "chunk=-3", "chunk=abc", "chunk=12x", "chunk="};
+    for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++) {
+        err[0] = '\0';
+        CHECK(knobs_apply(&k, bad_ints[i], err, sizeof err) == -1 && strstr(err, "chunk"),
+              "apply: int knob '%s' fails naming chunk (%s)", bad_ints[i], err);
+    }
+    CHECK(knob_int(&k, "chunk") == 1792, "apply: bad ints leave chunk at 1792");
+    /* A knob of words and integers ("all|int"). */
+    CHECK(knobs_apply(&k, "threads=3", err, sizeof err) == 0 && knob_int(&k, "threads") == 3,
+          "apply: all|int knob takes 3 (%s)", err);
+    struct strbuf td = {0};
+    knobs_defines(&k, &td);
+    CHECK(td.s && strstr(td.s, "-DK_THREADS=3") && !strstr(td.s, "-DK_THREADS_"),
+          "defines: threads=3 gives -DK_THREADS=3 (%s)", td.s ? td.s : "");
+    sb_free(&td);
+    CHECK(knobs_apply(&k, "threads=all", err, sizeof err) == 0 && knob_is(&k, "threads", "all"),
+          "apply: all|int knob takes all");
+    const char *bad_threads[] = {"threads=0", "threads=-1", "threads=some", "threads=integer", "threads=in"};
+    for (size_t i = 0; i < sizeof bad_threads / sizeof bad_threads[0]; i++) {
+        err[0] = '\0';
+        CHECK(knobs_apply(&k, bad_threads[i], err, sizeof err) == -1 && strstr(err, "threads"),
+              "apply: all|int knob '%s' fails naming threads (%s)", bad_threads[i], err);
+    }
+    CHECK(knob_is(&k, "threads", "all"), "apply: rejected threads values leave all");
+    err[0] = '\0';
+    CHECK(knobs_apply(&k, "layout", err, sizeof err) == -1 && strstr(err, "layout"),
+          "apply: a word without '=' fails (%s)", err);
+    CHECK(knobs_apply(&k, "", err, sizeof err) == 0, "apply: empty text is no change");
+    CHECK(strcmp(knob_get(&k, "nosuch"), "") == 0, "knob_get: unknown name gives \"\"");
+
+    /* The LBM app's table: defaults are the final variant. */
+    const struct app *lbm = app_find("lbm");
+    CHECK(lbm != NULL, "app_find(\"lbm\")");
+    if (!lbm) return;
+    knobs_init(&k, lbm->knobs);
+    knobs_canonical(&k, buf, sizeof buf);
+    static const char lbm_prefix[] = "layout=soa-3d,kernels=fused-accel,sync=in-order,obstacles=mask,"
+                                      "neighbours=bitmask,reduction=deferred,chunk=1792,";
+    CHECK(strncmp(buf, lbm_prefix, sizeof lbm_prefix - 1) == 0,
+          "lbm canonical defaults begin with the final program's knobs (%s)", buf);
+    struct strbuf ld = {0};
+    knobs_defines(&k, &ld);
+    CHECK(ld.s && strstr(ld.s, "-DK_LAYOUT_SOA_3D=1") && strstr(ld.s, "-DK_CHUNK=1792") &&
+              strstr(ld.s, "-DK_KERNELS_FUSED_ACCEL=1") && strstr(ld.s, "-DK_REDUCTION_DEFERRED=1"),
+          "lbm defines: -DK_LAYOUT_SOA_3D=1 and -DK_CHUNK=1792 (%s)", ld.s ? ld.s : "");
+    int flags = 0;
+    for (const char *p = ld.s; p && (p = strstr(p, "-D")); p += 2) flags++;
+    CHECK(flags == k.n && k.n >= 10, "lbm defines: one -D per knob (%d for %d)", flags, k.n);
+    sb_free(&ld);
+    err[0] = '\0';
+    CHECK(knobs_apply(&k, "reduction=tree", err, sizeof err) == -1 && strstr(err, "reduction"),
+          "lbm apply: reduction=tree fails (%s)", err);
+}
+
+static void test_variants(void) {
+    char path[PATH_MAX], err[2048];
+    struct variant_list l;
+
+    write_tmp("good.variants",
+              "# a comment\n"
+              "\n"
+              "base: layout=soa kernels=fused   # the base\n"
+              "child: base kernels=fused-accel chunk=5\n"
+              "plain: work=empty\n",
+              path, sizeof path);
+    int rc = variants_load(path, defs, &l, err, sizeof err);
+    CHECK(rc == 0 && l.n == 3, "variants: good file loads 3 (%s)", rc ? err : "");
+    if (rc == 0) {
+        const struct variant *b = variant_find(&l, "base"), *c = variant_find(&l, "child"),
+                             *p = variant_find(&l, "plain");
+        CHECK(b && c && p && !variant_find(&l, "nosuch"), "variants: variant_find");
+        CHECK(b && knob_is(&b->knobs, "layout", "soa") && knob_is(&b->knobs, "kernels", "fused") &&
+                  knob_int(&b->knobs, "chunk") == 1792,
+              "variants: base sets its knobs over the defaults");
+        CHECK(b && strcmp(b->description, "the base") == 0, "variants: description after '#' (%s)",
+              b ? b->description : "");
+        CHECK(c && knob_is(&c->knobs, "layout", "soa"), "variants: child inherits layout=soa from base");
+        CHECK(c && knob_is(&c->knobs, "kernels", "fused-accel") && knob_int(&c->knobs, "chunk") == 5,
+              "variants: child overrides kernels and chunk");
+        CHECK(b && knob_is(&b->knobs, "kernels", "fused"), "variants: overriding in child leaves base alone");
+        CHECK(p && knob_is(&p->knobs, "layout", "aos") && knob_is(&p->knobs, "work", "empty"),
+              "variants: no base starts from the defaults");
+        variants_free(&l);
+    }
+
+    write_tmp("unknown_base.variants", "a: layout=soa\n\nb: nosuch layout=aos\n", path, sizeof path);
+    err[0] = '\0';
+    rc = variants_load(path, defs, &l, err, sizeof err);
+    CHECK(rc != 0 && names_line(err, path, 3) && strstr(err, "nosuch"),
+          "variants: unknown base fails at path:3: naming it (%s)", err);
+    CHECK(l.n == 0 && l.v == NULL, "variants: a failed load leaves an empty list");
+
+    write_tmp("later_base.variants", "a: b layout=soa\nb: layout=aos\n", path, sizeof path);
+    err[0] = '\0';
+    rc = variants_load(path, defs, &l, err, sizeof err);
+    CHECK(rc != 0 && names_line(err, path, 1), "variants: a base defined later fails at path:1: (%s)", err);
+
+    write_tmp("dup.variants", "a: layout=soa\n# comment\nb: a\na: layout=aos\n", path, sizeof path);
+    err[0] = '\0';
+    rc = variants_load(path, defs, &l, err, sizeof err);
+    CHECK(rc != 0 && names_line(err, path, 4) && strstr(err, "'a'"),
+          "variants: duplicate name fails at path:4: (%s)", err);
+
+    write_tmp("nocolon.variants", "a: layout=soa\nb layout=aos\n", path, sizeof path);
+    err[0] = '\0';
+    rc = variants_load(path, defs, &l, err, sizeof err);
+    CHECK(rc != 0 && names_line(err, path, 2), "variants: a line without ':' fails at path:2: (%s)", err);
+
+    write_tmp("badknob.variants", "a: layout=soa\nb: a colour=red\n", path, sizeof path);
+    err[0] = '\0';
+    rc = variants_load(path, defs, &l, err, sizeof err);
+    CHECK(rc != 0 && names_line(err, path, 2) && strstr(err, "colour"),
+          "variants: an unknown knob fails at path:2: naming it (%s)", err);
+
+    write_tmp("badname.variants", "a b: layout=soa\n", path, sizeof path);
+    err[0] = '\0';
+    rc = variants_load(path, defs, &l, err, sizeof err);
+    CHECK(rc != 0 && names_line(err, path, 1), "variants: a name with a space fails at path:1: (%s)", err);
+
+    snprintf(path, sizeof path, "%s/absent.variants", tmpdir);
+    err[0] = '\0';
+    rc = variants_load(path, defs, &l, err, sizeof err);
+    CHECK(rc != 0 && strstr(err, path), "variants: a missing file fails naming it (%s)", err);
+
+    /* The shipped ladder. */
+    const struct app *lbm = app_find("lbm");
+    if (!lbm) return;
+    err[0] = '\0';
+    rc = variants_load_app("lbm", lbm->knobs, &l, err, sizeof err);
+    CHECK(rc == 0, "shipped: variants/lbm.variants loads (%s)", err);
+    if (rc) return;
+    CHECK(l.n >= 15, "shipped: at least the 15 variants of the report's ladder (%d)", l.n);
+    const struct variant *t02 = variant_find(&l, "t02-ported");
+    CHECK(t02 != NULL, "shipped: t02-ported present");
+    if (t02) {
+        static const char *const want[][2] = {
+            {"layout", "aos"},           {"args", "buffers"},        {"kernels", "split"},
+            {"sync", "finish-each"},     {"obstacles", "branch"},    {"neighbours", "wrap"},
+            {"reduction", "host-each-step"}, {"constants", "inline"}, {"work", "full"}};
+        int good = 1;
+        for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+            if (!knob_is(&t02->knobs, want[i][0], want[i][1])) {
+                printf("# t02-ported %s=%s, wanted %s\n", want[i][0], knob_get(&t02->knobs, want[i][0]), want[i][1]);
+                good = 0;
+            }
+        CHECK(good, "shipped: t02-ported is aos, buffers, split, finish-each, branch, wrap, host-each-step, inline");
+    }
+    const struct variant *fin = variant_find(&l, "final");
+    CHECK(fin != NULL, "shipped: final present");
+    if (fin) {
+        CHECK(knob_is(&fin->knobs, "layout", "soa-3d") && knob_is(&fin->knobs, "kernels", "fused-accel") &&
+                  knob_is(&fin->knobs, "reduction", "deferred") && knob_is(&fin->knobs, "neighbours", "bitmask") &&
+                  knob_is(&fin->knobs, "obstacles", "mask"),
+              "shipped: final is soa-3d, fused-accel, deferred, bitmask, mask");
+        CHECK(knob_is(&fin->knobs, "sync", "in-order") && knob_is(&fin->knobs, "args", "packed") &&
+                  knob_is(&fin->knobs, "constants", "hoisted") && knob_is(&fin->knobs, "work", "full"),
+              "shipped: final is in-order, packed, hoisted, full");
+        struct knob_set defaults;
+        char a[512], b[512];
+        knobs_init(&defaults, lbm->knobs);
+        knobs_canonical(&defaults, a, sizeof a);
+        knobs_canonical(&fin->knobs, b, sizeof b);
+        CHECK(strcmp(a, b) == 0, "shipped: final's knobs are the app's defaults (%s)", b);
+    }
+    const struct variant *empty = variant_find(&l, "t06-empty"), *c3584 = variant_find(&l, "t10-chunked-3584"),
+                         *t05 = variant_find(&l, "t05-soa");
+    CHECK(empty && knob_is(&empty->knobs, "work", "empty") && knob_is(&empty->knobs, "layout", "soa"),
+          "shipped: t06-empty is t05-soa with work=empty");
+    CHECK(t05 && knob_is(&t05->knobs, "work", "full") && knob_is(&t05->knobs, "kernels", "fused") &&
+              knob_is(&t05->knobs, "sync", "in-order"),
+          "shipped: t05-soa keeps its bases' fused, in-order");
+    CHECK(c3584 && knob_int(&c3584->knobs, "chunk") == 3584 && knob_is(&c3584->knobs, "reduction", "chunked"),
+          "shipped: t10-chunked-3584 has chunk=3584");
+    /* Each shipped name appears once (variant_find finds the first). */
+    int dups = 0;
+    for (int i = 0; i < l.n; i++)
+        for (int j = i + 1; j < l.n; j++) dups += strcmp(l.v[i].name, l.v[j].name) == 0;
+    CHECK(dups == 0, "shipped: names unique");
+    variants_free(&l);
+}
+
+int main(void) {
+    set_root();
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_knobs();
+    test_variants();
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0) fprintf(stderr, "# could not remove %s\n", tmpdir);
+    CHECK_DONE();
+}
