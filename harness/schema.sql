@@ -106,7 +106,10 @@ CREATE TABLE IF NOT EXISTS measurement (
     mlups           REAL,
     gbs             REAL,
     result          REAL,           -- the app's headline number
-    created_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    created_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    -- The variant name this run used (config.variant keeps the first name
+    -- seen for these knobs; `final` and `t-bitmask` share one config).
+    variant         TEXT
 );
 CREATE INDEX IF NOT EXISTS measurement_config ON measurement (config_id);
 CREATE INDEX IF NOT EXISTS measurement_run ON measurement (run_id);

@@ -28,6 +28,7 @@ struct migration {
 };
 static const struct migration migrations[] = {
     {1, NULL}, /* the initial schema */
+    {2, "ALTER TABLE measurement ADD COLUMN variant TEXT"},
 };
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 #define SCHEMA_VERSION (migrations[MIGRATION_COUNT - 1].version)
@@ -84,9 +85,9 @@ static const char *const stmt_sql[Q_COUNT] = {
                      " AND wg_x = ?4 AND wg_y = ?5",
     [Q_MEAS_INS] = "INSERT INTO measurement(run_id, config_id, status, reason, iters, iters_full,"
                    " scaled, warmup, reps, max_abs_err, max_rel_err, tolerance, median_s, q1_s,"
-                   " q3_s, device_median_s, cell_updates, mlups, gbs, result, created_at)"
+                   " q3_s, device_median_s, cell_updates, mlups, gbs, result, variant, created_at)"
                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,"
-                   " ?16, ?17, ?18, ?19, ?20, " NOW ")",
+                   " ?16, ?17, ?18, ?19, ?20, ?21, " NOW ")",
     [Q_SAMPLE_INS] = "INSERT INTO sample(measurement_id, rep, seconds, device_seconds)"
                      " VALUES (?1, ?2, ?3, ?4)",
     [Q_PEAK_INS] = "INSERT INTO peak(device_id, copy_gbs, fp32_gflops, measured_at)"
@@ -95,7 +96,7 @@ static const char *const stmt_sql[Q_COUNT] = {
                    " WHERE d.fingerprint = ?1 ORDER BY p.measured_at DESC, p.id DESC LIMIT 1",
     /* The newest ?1 measurements, printed oldest first so the latest ends up
      * at the bottom of a terminal, as with tail. A negative limit is "all". */
-    [Q_RECENT] = "SELECT m.id, m.created_at, d.spec, d.name, c.app, c.input, c.variant, c.wg_x,"
+    [Q_RECENT] = "SELECT m.id, m.created_at, d.spec, d.name, c.app, c.input, COALESCE(m.variant, c.variant), c.wg_x,"
                  " c.wg_y, m.status, m.median_s, m.q3_s - m.q1_s, m.mlups, m.gbs, m.max_rel_err,"
                  " m.reason"
                  " FROM (SELECT * FROM measurement ORDER BY id DESC LIMIT ?1) m"
@@ -455,7 +456,7 @@ static int measurement_insert(struct store *s, int64_t run_id, int64_t config_id
         bind_real(st, 11, m->max_rel_err) || bind_real(st, 12, m->tolerance) ||
         bind_real(st, 13, m->median) || bind_real(st, 14, m->q1) || bind_real(st, 15, m->q3) ||
         bind_real(st, 16, m->device_median) || bind_real(st, 17, m->cell_updates) ||
-        bind_real(st, 18, m->mlups) || bind_real(st, 19, m->gbs) || bind_real(st, 20, m->result))
+        bind_real(st, 18, m->mlups) || bind_real(st, 19, m->gbs) || bind_real(st, 20, m->result) || bind_text(st, 21, m->variant))
         return bind_fail(s, st, err, errn);
     if (step_exec(s, st, err, errn) != 0) return -1;
     *id = sqlite3_last_insert_rowid(s->db);

@@ -5,9 +5,9 @@
 db=${1:-results/results.db}
 sqlite3 -separator ' | ' "$db" "
 WITH latest AS (
-  SELECT c.variant, c.input, d.spec, d.name, m.status, m.median_s, m.iters, m.iters_full, m.gbs,
+  SELECT COALESCE(m.variant, c.variant) AS variant, c.input, d.spec, d.name, m.status, m.median_s, m.iters, m.iters_full, m.gbs,
          m.max_rel_err, p.copy_gbs,
-         ROW_NUMBER() OVER (PARTITION BY c.variant, c.input, d.id ORDER BY m.id DESC) AS rn
+         ROW_NUMBER() OVER (PARTITION BY COALESCE(m.variant, c.variant), c.input, d.id ORDER BY m.id DESC) AS rn
   FROM measurement m JOIN config c ON c.id = m.config_id JOIN run r ON r.id = m.run_id
   JOIN device d ON d.id = r.device_id
   LEFT JOIN (SELECT device_id, copy_gbs, MAX(id) FROM peak GROUP BY device_id) p ON p.device_id = d.id
