@@ -31,12 +31,22 @@ static void usage(FILE *out) {
             "  --params/--obstacles  any coursework-format input files instead\n"
             "  --iters     override the input's step count\n"
             "  --device    opencl:P.D, cuda:N, openmp, a backend, a name substring, or all (default)\n"
+            "  (--device, --variant, --knobs and --wg may be repeated; the values add up)\n"
             "  --variant   names from variants/<app>.variants (default: final)\n"
             "  --knobs     knob settings applied on top (see variants/lbm.variants)\n"
             "  --wg        work-group (tile) shapes (default 32x1, narrowed to divide the grid)\n"
             "  --reps      timed repetitions (default 5); --warmup untimed ones first (default 1)\n"
             "  --db        SQLite database (default results/results.db)\n"
             "  --out       write the app's output files (LBM: av_vels.dat, final_state.dat)\n");
+}
+
+/* Repeated list options add up: `--variant a --variant b` is `--variant a,b`,
+ * so no value given on the command line is silently dropped. */
+static const char *append_list(const char *old, const char *more) {
+    if (!old) return more;
+    struct strbuf b = {0};
+    sb_printf(&b, "%s,%s", old, more);
+    return b.s; /* lives until the process ends, like argv */
 }
 
 static int parse_opts(int argc, char **argv, struct run_opts *o) {
@@ -63,10 +73,10 @@ static int parse_opts(int argc, char **argv, struct run_opts *o) {
             o->in.iters = strtol(optarg, &end, 10);
             if (*end || o->in.iters <= 0) return fprintf(stderr, "harness: --iters %s: need a positive integer\n", optarg), EXIT_USAGE;
             break;
-        case 'd': o->device = optarg; break;
-        case 'v': o->variant = optarg; break;
-        case 'k': o->knobs = optarg; break;
-        case 'w': o->wg = optarg; break;
+        case 'd': o->device = append_list(o->device, optarg); break;
+        case 'v': o->variant = append_list(o->variant, optarg); break;
+        case 'k': o->knobs = append_list(o->knobs, optarg); break;
+        case 'w': o->wg = append_list(o->wg, optarg); break;
         case 'r':
             o->reps = (int)strtol(optarg, &end, 10);
             if (*end || o->reps < 1) return fprintf(stderr, "harness: --reps %s: need at least 1\n", optarg), EXIT_USAGE;
