@@ -11,12 +11,14 @@
 #include "runner.h"
 #include "store.h"
 #include "util.h"
+#include "worker.h"
 
 static void usage(FILE *out) {
     fprintf(out, "usage: harness verify APP [--device SPEC[,SPEC]] [--variant NAMES] [--input NAME]\n"
-                 "                      [--iters N] [--wg WxH] [--db PATH]\n"
+                 "                      [--iters N] [--wg WxH] [--db PATH] [--timeout SECONDS]\n"
                  "  Runs each variant once on a shortened run (the app's default input and step\n"
-                 "  count unless given) and prints the verification matrix.\n");
+                 "  count unless given), each in a worker process under a watchdog (default\n"
+                 "  300 s), and prints the verification matrix.\n");
 }
 
 /* A cell of the matrix: short enough to align; reasons are listed below. */
@@ -35,8 +37,10 @@ int cmd_verify(int argc, char **argv) {
         {"device", required_argument, 0, 'd'}, {"variant", required_argument, 0, 'v'},
         {"input", required_argument, 0, 'i'},  {"iters", required_argument, 0, 'n'},
         {"wg", required_argument, 0, 'w'},     {"db", required_argument, 0, 'b'},
+        {"timeout", required_argument, 0, 't'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     const char *device = NULL, *variant = "all", *wg_text = NULL, *db = NULL;
+    double timeout_s = 300;
     struct app_opts ao = {0};
     int c;
     optind = 1;
@@ -53,6 +57,10 @@ int cmd_verify(int argc, char **argv) {
         }
         case 'w': wg_text = optarg; break;
         case 'b': db = optarg; break;
+        case 't':
+            timeout_s = strtod(optarg, NULL);
+            if (timeout_s <= 0) return fprintf(stderr, "harness: --timeout %s: need seconds > 0\n", optarg), EXIT_USAGE;
+            break;
         case 'h': usage(stdout); return EXIT_OK;
         default: usage(stderr); return EXIT_USAGE;
         }
@@ -90,30 +98,27 @@ int cmd_verify(int argc, char **argv) {
     struct ref_holder refs = {app, in, NULL};
     char command[1024];
     cli_command_line(argc, argv, command, sizeof command);
+    struct worker_pool *pool = pool_open();
     for (int di = 0; di < pick.count; di++) {
         const struct device_info *info = &pick.all[pick.idx[di]];
-        struct dev *d = backend_by_name(info->backend)->open(info, err, sizeof err);
-        int64_t run_id = d ? store_run_begin(store, info, command, err, sizeof err) : -1;
+        int64_t run_id = store_run_begin(store, info, command, err, sizeof err);
         for (int v = 0; v < vars.n; v++) {
             struct measurement *m = &cells[v * pick.count + di];
-            struct config cfg = {.app = app, .in = in, .knobs = vars.v[v].knobs, .wg = {wg[0], wg[1]}};
+            struct config cfg = {.app = app, .in = in, .source = &ao, .knobs = vars.v[v].knobs, .wg = {wg[0], wg[1]}};
             str_copy(cfg.variant, sizeof cfg.variant, vars.v[v].name);
-            if (!d) {
-                runner_describe(&cfg, m);
-                m->status = ST_RUNTIME_ERROR;
-                str_copy(m->reason, sizeof m->reason, err);
-                continue;
-            }
-            runner_measure(d, &cfg, &refs, 0, 1, m, NULL);
+            runner_measure_isolated(pool, info, &cfg, &refs, 0, 1, timeout_s, m);
             if (run_id >= 0) store_measurement(store, run_id, m, err, sizeof err);
             fprintf(stderr, "  %-11s %-18s %s\n", info->spec, vars.v[v].name, status_name(m->status));
         }
         if (run_id >= 0) store_run_end(store, run_id);
-        if (d) d->ops->close(d);
     }
+    pool_close(pool);
 
+    double tolerance = 0;
+    for (int i = 0; i < vars.n * pick.count; i++)
+        if (cells[i].tolerance > tolerance) tolerance = cells[i].tolerance;
     printf("\n%s verification: input %s, %ld steps, work-group %ux%u, tolerance %.0e\n\n", app->name,
-           app->input_name(in), app->input_iters(in), wg[0], wg[1], cells[0].tolerance > 0 ? cells[0].tolerance : 0);
+           app->input_name(in), app->input_iters(in), wg[0], wg[1], tolerance);
     printf("%-18s", "variant");
     for (int di = 0; di < pick.count; di++) printf(" | %-22s", pick.all[pick.idx[di]].spec);
     printf("\n");

@@ -7,4 +7,6 @@ int cmd_run(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_peak(int argc, char **argv);
 int cmd_results(int argc, char **argv);
+int cmd_worker(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 #endif

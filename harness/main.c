@@ -17,6 +17,7 @@ static const struct command commands[] = {
     {"verify", cmd_verify, "every named variant on every device, on a shortened run"},
     {"peak", cmd_peak, "measure a device's copy bandwidth (its ceiling)"},
     {"results", cmd_results, "list recent measurements from the database"},
+    {"worker", cmd_worker, "(internal) run configs sent by a sweep on standard input"},
 };
 
 static void usage(FILE *out) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "util.h"
+#include "worker.h"
 
 void runner_describe(const struct config *c, struct measurement *m) {
     str_copy(m->app, sizeof m->app, c->app->name);
@@ -45,6 +46,34 @@ void runner_measure(struct dev *d, const struct config *c, struct ref_holder *re
     }
     if (keep && res) *keep = res;
     else if (res) app->result_free(res);
+}
+
+void runner_measure_isolated(struct worker_pool *pool, const struct device_info *dev, const struct config *c,
+                             struct ref_holder *refs, int warmup, int reps, double timeout_s,
+                             struct measurement *m) {
+    const struct app *app = c->app;
+    runner_describe(c, m);
+    const char *why = app->invalid(&c->knobs, c->in, dev, c->wg);
+    if (why) {
+        m->status = ST_INVALID;
+        str_copy(m->reason, sizeof m->reason, why);
+        return;
+    }
+    if (!refs->ref) {
+        char err[512] = "";
+        refs->ref = app->reference(c->in, err, sizeof err);
+    }
+    struct job j = {.iters = c->source ? c->source->iters : 0, .warmup = warmup, .reps = reps,
+                    .wg = {c->wg[0], c->wg[1]}};
+    str_copy(j.app, sizeof j.app, app->name);
+    if (c->source && c->source->input) str_copy(j.input, sizeof j.input, c->source->input);
+    if (c->source && c->source->params) str_copy(j.params, sizeof j.params, c->source->params);
+    if (c->source && c->source->obstacles) str_copy(j.obstacles, sizeof j.obstacles, c->source->obstacles);
+    str_copy(j.variant, sizeof j.variant, c->variant);
+    str_copy(j.knobs, sizeof j.knobs, m->knobs);
+    str_copy(j.device, sizeof j.device, dev->spec);
+    pool_run(pool, &j, timeout_s, m);
+    measurement_summarise(m, app->bytes_per_cell(&c->knobs));
 }
 
 static const char *seconds(char *buf, size_t n, double s) {

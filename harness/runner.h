@@ -11,9 +11,12 @@
 #include "store.h"
 #include "variants.h"
 
+struct worker_pool;
+
 struct config {
     const struct app *app;
     const struct app_input *in;
+    const struct app_opts *source; /* how `in` was loaded: a worker loads it again */
     char variant[64];
     struct knob_set knobs;
     unsigned wg[2];
@@ -30,6 +33,12 @@ struct ref_holder {
  * device's result is handed back (for --out); otherwise it is freed. */
 void runner_measure(struct dev *d, const struct config *c, struct ref_holder *refs, int warmup,
                     int reps, struct measurement *m, struct app_result **keep);
+/* The same, isolated: the config runs in a worker process under a watchdog
+ * of timeout_s (worker.h), so a crash or a hang costs this row only. The
+ * reference is computed here first (and cached), outside the watchdog. */
+void runner_measure_isolated(struct worker_pool *pool, const struct device_info *dev, const struct config *c,
+                             struct ref_holder *refs, int warmup, int reps, double timeout_s,
+                             struct measurement *m);
 /* Describes the config in m (app, input, variant, knobs, wg). */
 void runner_describe(const struct config *c, struct measurement *m);
 /* One line: device, variant, shape, status, median, spread, MLUPS, GB/s and

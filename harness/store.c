@@ -712,3 +712,21 @@ int store_print_recent(struct store *s, int limit, int csv, FILE *out) {
     }
     return ferror(out) ? -1 : 0;
 }
+
+struct sqlite3 *store_db(struct store *s) { return s->db; }
+
+static int64_t run_column(struct store *s, int64_t run_id, const char *column) {
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT %s FROM run WHERE id = ?1", column);
+    sqlite3_stmt *st = NULL;
+    int64_t v = -1;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, run_id);
+        if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    return v;
+}
+
+int64_t store_device_id(struct store *s, int64_t run_id) { return run_column(s, run_id, "device_id"); }
+int64_t store_build_id(struct store *s, int64_t run_id) { return run_column(s, run_id, "build_id"); }

@@ -34,6 +34,13 @@ int store_peak_put(struct store *s, const struct device_info *dev, double copy_g
 /* 0 and the values when known; -1 when the device has none yet. */
 int store_peak_get(struct store *s, const char *fingerprint, double *copy_gbs, double *fp32_gflops);
 
+/* The open connection, for modules that keep their own queries beside this
+ * one (store_tuned.c, the sweep's resume check). */
+struct sqlite3 *store_db(struct store *s);
+/* The ids the last store_run_begin recorded for host, device and build. */
+int64_t store_device_id(struct store *s, int64_t run_id);
+int64_t store_build_id(struct store *s, int64_t run_id);
+
 /* `harness results`: the most recent measurements as a table or CSV. */
 int store_print_recent(struct store *s, int limit, int csv, FILE *out);
 #endif

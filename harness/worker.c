@@ -1,0 +1,322 @@
+/* Isolated execution of configs (see worker.h): the parent side (a pool of
+ * one worker process, a watchdog) and the worker side (`harness worker`). */
+#include "worker.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "backend.h"
+#include "commands.h"
+#include "runner.h"
+#include "util.h"
+
+extern char **environ;
+
+volatile sig_atomic_t harness_interrupted;
+
+/* ---- the line protocol -------------------------------------------------
+ * A job or a measurement is a block of "key value" lines ending in "end".
+ * Values never contain newlines (reasons have theirs replaced). */
+
+void job_write(FILE *f, const struct job *j) {
+    fprintf(f, "app %s\ninput %s\nparams %s\nobstacles %s\niters %ld\nvariant %s\nknobs %s\n"
+               "wg %ux%u\ndevice %s\nwarmup %d\nreps %d\nend\n",
+            j->app, j->input, j->params, j->obstacles, j->iters, j->variant, j->knobs, j->wg[0],
+            j->wg[1], j->device, j->warmup, j->reps);
+    fflush(f);
+}
+
+/* Splits "key value" in place; returns the value ("" when absent). */
+static char *split_line(char *line) {
+    line[strcspn(line, "\n")] = '\0';
+    char *sp = strchr(line, ' ');
+    if (!sp) return line + strlen(line);
+    *sp = '\0';
+    return sp + 1;
+}
+
+int job_read(FILE *f, struct job *j) {
+    memset(j, 0, sizeof *j);
+    char line[4096];
+    int any = 0;
+    while (fgets(line, sizeof line, f)) {
+        any = 1;
+        char *v = split_line(line);
+        if (!strcmp(line, "end")) return 0;
+        if (!strcmp(line, "app")) str_copy(j->app, sizeof j->app, v);
+        else if (!strcmp(line, "input")) str_copy(j->input, sizeof j->input, v);
+        else if (!strcmp(line, "params")) str_copy(j->params, sizeof j->params, v);
+        else if (!strcmp(line, "obstacles")) str_copy(j->obstacles, sizeof j->obstacles, v);
+        else if (!strcmp(line, "iters")) j->iters = strtol(v, NULL, 10);
+        else if (!strcmp(line, "variant")) str_copy(j->variant, sizeof j->variant, v);
+        else if (!strcmp(line, "knobs")) str_copy(j->knobs, sizeof j->knobs, v);
+        else if (!strcmp(line, "wg")) sscanf(v, "%ux%u", &j->wg[0], &j->wg[1]);
+        else if (!strcmp(line, "device")) str_copy(j->device, sizeof j->device, v);
+        else if (!strcmp(line, "warmup")) j->warmup = (int)strtol(v, NULL, 10);
+        else if (!strcmp(line, "reps")) j->reps = (int)strtol(v, NULL, 10);
+    }
+    (void)any;
+    return -1;
+}
+
+static void write_doubles(FILE *f, const char *key, const double *x, int n) {
+    fprintf(f, "%s", key);
+    for (int i = 0; i < n; i++) fprintf(f, " %.17g", x ? x[i] : NAN);
+    fputc('\n', f);
+}
+
+static void measurement_send(FILE *f, const struct measurement *m) {
+    char reason[sizeof m->reason];
+    str_copy(reason, sizeof reason, m->reason);
+    for (char *p = reason; *p; p++)
+        if (*p == '\n' || *p == '\r') *p = '|';
+    fprintf(f, "status %d\nreason %s\n", (int)m->status, reason);
+    fprintf(f, "errors %.17g %.17g %.17g\n", m->max_abs_err, m->max_rel_err, m->tolerance);
+    fprintf(f, "result %.17g\niters %ld %ld\n", m->result, m->iters, m->iters_full);
+    fprintf(f, "nsamples %d\n", m->nsamples);
+    write_doubles(f, "samples", m->samples, m->nsamples);
+    write_doubles(f, "device_samples", m->device_samples, m->nsamples);
+    fprintf(f, "end\n");
+    fflush(f);
+}
+
+static void read_doubles(char *v, double *x, int n) {
+    for (int i = 0; i < n; i++) x[i] = strtod(v, &v);
+}
+
+/* Fills the run outcome into m (already described by the parent). */
+static int measurement_receive(FILE *f, struct measurement *m) {
+    char *line = malloc(1 << 20); /* sample lists can be long */
+    int done = 0;
+    while (!done && fgets(line, 1 << 20, f)) {
+        char *v = split_line(line);
+        if (!strcmp(line, "end")) done = 1;
+        else if (!strcmp(line, "status")) m->status = (enum status)strtol(v, NULL, 10);
+        else if (!strcmp(line, "reason")) str_copy(m->reason, sizeof m->reason, v);
+        else if (!strcmp(line, "errors")) sscanf(v, "%lg %lg %lg", &m->max_abs_err, &m->max_rel_err, &m->tolerance);
+        else if (!strcmp(line, "result")) m->result = strtod(v, NULL);
+        else if (!strcmp(line, "iters")) sscanf(v, "%ld %ld", &m->iters, &m->iters_full);
+        else if (!strcmp(line, "nsamples")) {
+            m->nsamples = (int)strtol(v, NULL, 10);
+            if (m->nsamples < 0 || m->nsamples > 1000000) m->nsamples = 0;
+            m->samples = xcalloc((size_t)m->nsamples, sizeof(double));
+            m->device_samples = xcalloc((size_t)m->nsamples, sizeof(double));
+        } else if (!strcmp(line, "samples") && m->samples) read_doubles(v, m->samples, m->nsamples);
+        else if (!strcmp(line, "device_samples") && m->device_samples) read_doubles(v, m->device_samples, m->nsamples);
+    }
+    free(line);
+    return done ? 0 : -1;
+}
+
+/* ---- the parent side --------------------------------------------------- */
+
+struct worker_pool {
+    pid_t pid;
+    FILE *to, *from; /* the worker's stdin and its protocol output */
+};
+
+struct worker_pool *pool_open(void) { return xcalloc(1, sizeof(struct worker_pool)); }
+
+static void pool_stop(struct worker_pool *p, int sig) {
+    if (!p->pid) return;
+    if (p->to) fclose(p->to);
+    if (sig) kill(p->pid, sig);
+    int st;
+    waitpid(p->pid, &st, 0);
+    if (p->from) fclose(p->from);
+    p->pid = 0;
+    p->to = p->from = NULL;
+}
+
+static int pool_start(struct worker_pool *p, char *err, size_t errn) {
+    int in[2], out[2];
+    if (pipe(in) || pipe(out)) return err_set(err, errn, "pipe: %s", strerror(errno));
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    posix_spawn_file_actions_addclose(&fa, in[1]);
+    posix_spawn_file_actions_addclose(&fa, out[0]);
+    char *argv[] = {"harness", "worker", NULL};
+    int rc = posix_spawn(&p->pid, "/proc/self/exe", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(in[0]);
+    close(out[1]);
+    if (rc != 0) {
+        close(in[1]);
+        close(out[0]);
+        p->pid = 0;
+        return err_set(err, errn, "posix_spawn: %s", strerror(rc));
+    }
+    p->to = fdopen(in[1], "w");
+    p->from = fdopen(out[0], "r");
+    return 0;
+}
+
+/* Waits until the worker has written something or the deadline passes.
+ * 1 readable, 0 timed out, -1 interrupted. */
+static int wait_readable(struct worker_pool *p, double deadline) {
+    for (;;) {
+        if (harness_interrupted) return -1;
+        double left = deadline - clock_now();
+        if (left <= 0) return 0;
+        struct pollfd pf = {.fd = fileno(p->from), .events = POLLIN};
+        int ms = left > 1.0 ? 1000 : (int)(left * 1000) + 1;
+        int r = poll(&pf, 1, ms);
+        if (r > 0) return 1;
+        if (r < 0 && errno != EINTR) return 0;
+    }
+}
+
+static void describe_death(pid_t pid, struct measurement *m) {
+    int st = 0;
+    waitpid(pid, &st, 0);
+    m->status = ST_CRASHED;
+    if (WIFSIGNALED(st))
+        snprintf(m->reason, sizeof m->reason, "the worker died of signal %d (%s)", WTERMSIG(st),
+                 strsignal(WTERMSIG(st)));
+    else
+        snprintf(m->reason, sizeof m->reason, "the worker exited with status %d before reporting",
+                 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+void pool_run(struct worker_pool *p, const struct job *j, double timeout_s, struct measurement *m) {
+    char err[256];
+    if (!p->pid && pool_start(p, err, sizeof err) != 0) {
+        m->status = ST_RUNTIME_ERROR;
+        str_copy(m->reason, sizeof m->reason, err);
+        return;
+    }
+    /* A worker that died between jobs shows up as a failed write. */
+    signal(SIGPIPE, SIG_IGN);
+    job_write(p->to, j);
+    int ready = wait_readable(p, clock_now() + timeout_s);
+    if (ready <= 0) {
+        pool_stop(p, SIGKILL);
+        if (ready < 0) {
+            m->status = ST_CRASHED;
+            str_copy(m->reason, sizeof m->reason, "interrupted");
+            return;
+        }
+        m->status = ST_TIMEOUT;
+        snprintf(m->reason, sizeof m->reason, "no result within %.0f s; the worker was killed", timeout_s);
+        return;
+    }
+    /* The first bytes are here; the rest of the block follows at once. */
+    if (measurement_receive(p->from, m) != 0) {
+        pid_t pid = p->pid;
+        fclose(p->to);
+        fclose(p->from);
+        p->to = p->from = NULL;
+        p->pid = 0;
+        describe_death(pid, m);
+    }
+}
+
+void pool_close(struct worker_pool *p) {
+    if (!p) return;
+    pool_stop(p, 0); /* closing its stdin ends a healthy worker */
+    free(p);
+}
+
+/* ---- the worker side --------------------------------------------------- */
+
+struct worker_state {
+    struct dev *dev;
+    char spec[32];
+    const struct app *app;
+    struct app_input *in;
+    char input_key[2200];
+    struct ref_holder refs;
+};
+
+static int worker_device(struct worker_state *w, const char *spec, char *err, size_t errn) {
+    if (w->dev && !strcmp(w->spec, spec)) return 0;
+    if (w->dev) w->dev->ops->close(w->dev);
+    w->dev = NULL;
+    struct device_info *all = NULL;
+    char notes[8][256];
+    int nnotes = 0, idx = -1;
+    int n = devices_all(&all, notes, 8, &nnotes);
+    if (devices_match(all, n, spec, &idx, 1) != 1) {
+        free(all);
+        return err_set(err, errn, "no device matches '%s' in the worker", spec);
+    }
+    w->dev = backend_by_name(all[idx].backend)->open(&all[idx], err, errn);
+    free(all);
+    if (!w->dev) return -1;
+    str_copy(w->spec, sizeof w->spec, spec);
+    return 0;
+}
+
+static int worker_input(struct worker_state *w, const struct job *j, char *err, size_t errn) {
+    char key[sizeof w->input_key];
+    str_fmt(key, sizeof key, "%s|%s|%s|%s|%ld", j->app, j->input, j->params, j->obstacles, j->iters);
+    if (w->in && !strcmp(key, w->input_key)) return 0;
+    if (w->in) {
+        if (w->refs.ref) w->app->ref_free(w->refs.ref);
+        w->app->input_free(w->in);
+        w->in = NULL;
+    }
+    w->app = app_find(j->app);
+    if (!w->app) return err_set(err, errn, "unknown app '%s'", j->app);
+    struct app_opts o = {.input = j->input[0] ? j->input : NULL,
+                         .params = j->params[0] ? j->params : NULL,
+                         .obstacles = j->obstacles[0] ? j->obstacles : NULL,
+                         .iters = j->iters};
+    w->in = w->app->input_load(&o, err, errn);
+    if (!w->in) return -1;
+    w->refs = (struct ref_holder){w->app, w->in, NULL};
+    str_copy(w->input_key, sizeof w->input_key, key);
+    return 0;
+}
+
+static void worker_job(struct worker_state *w, const struct job *j, struct measurement *m) {
+    char err[1024];
+    if (worker_input(w, j, err, sizeof err) || worker_device(w, j->device, err, sizeof err)) {
+        m->status = ST_RUNTIME_ERROR;
+        str_copy(m->reason, sizeof m->reason, err);
+        return;
+    }
+    struct config c = {.app = w->app, .in = w->in, .wg = {j->wg[0], j->wg[1]}};
+    str_copy(c.variant, sizeof c.variant, j->variant);
+    knobs_init(&c.knobs, w->app->knobs);
+    if (knobs_apply(&c.knobs, j->knobs, err, sizeof err) != 0) {
+        m->status = ST_INVALID;
+        str_copy(m->reason, sizeof m->reason, err);
+        return;
+    }
+    runner_measure(w->dev, &c, &w->refs, j->warmup, j->reps, m, NULL);
+}
+
+int cmd_worker(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    /* Only the protocol may reach the parent: anything a library prints to
+     * stdout goes to stderr instead. */
+    int proto_fd = dup(1);
+    dup2(2, 1);
+    FILE *proto = fdopen(proto_fd, "w");
+    struct worker_state w = {0};
+    struct job j;
+    while (job_read(stdin, &j) == 0) {
+        struct measurement m = {0};
+        m.max_abs_err = m.max_rel_err = m.tolerance = m.result = NAN;
+        worker_job(&w, &j, &m);
+        measurement_send(proto, &m);
+        measurement_free(&m);
+    }
+    if (w.dev) w.dev->ops->close(w.dev);
+    if (w.refs.ref) w.app->ref_free(w.refs.ref);
+    if (w.in) w.app->input_free(w.in);
+    return 0;
+}

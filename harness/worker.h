@@ -1,0 +1,44 @@
+/* Isolated execution: each config runs in a worker process (bin/harness
+ * worker, a fresh exec, since CUDA and OpenCL state does not survive fork)
+ * under a watchdog. A config that crashes or hangs costs one row (status
+ * crashed or timeout) and a new worker; the parent alone writes the
+ * database. A worker is kept across configs so a device is opened and a
+ * program built once. */
+#ifndef HARNESS_WORKER_H
+#define HARNESS_WORKER_H
+#include <signal.h>
+#include <stdio.h>
+
+#include "measurement.h"
+
+/* Set by the commands' SIGINT/SIGTERM handlers: a pool_run in progress
+ * kills its worker and returns at once (status crashed, "interrupted"). */
+extern volatile sig_atomic_t harness_interrupted;
+
+/* Everything a worker needs to run one config. */
+struct job {
+    char app[32];
+    char input[64];                   /* a name, or "" with params/obstacles */
+    char params[1024], obstacles[1024];
+    long iters;                       /* 0: the input's own */
+    char variant[64];
+    char knobs[512];                  /* canonical knob string: the config's identity */
+    unsigned wg[2];
+    char device[32];                  /* a device spec */
+    int warmup, reps;
+};
+
+struct worker_pool;
+
+struct worker_pool *pool_open(void);
+/* Runs the job in the worker (starting one if needed) and waits at most
+ * timeout_s. On a crash or a timeout the worker is replaced and m says so.
+ * m arrives described by the caller (runner_describe); pool_run fills the
+ * outcome: status, reason, errors, samples. The caller summarises. */
+void pool_run(struct worker_pool *p, const struct job *j, double timeout_s, struct measurement *m);
+void pool_close(struct worker_pool *p);
+
+/* The job line protocol, shared by both ends (also used by tests). */
+void job_write(FILE *f, const struct job *j);
+int job_read(FILE *f, struct job *j); /* 0, or -1 at end of input */
+#endif
