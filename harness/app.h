@@ -29,6 +29,8 @@ struct app {
     /* `harness verify`: the input and step count of the shortened run. */
     const char *verify_input;
     long verify_iters;
+    /* What measurement.result means, as printed ("Re" for LBM). */
+    const char *result_label;
     /* Loads or generates the input; on bad input fills err as "file:line: what"
      * and returns NULL. */
     struct app_input *(*input_load)(const struct app_opts *o, char *err, size_t errn);

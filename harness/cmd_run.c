@@ -12,6 +12,7 @@
 #include "runner.h"
 #include "store.h"
 #include "util.h"
+#include "worker.h"
 
 #define MAX_WG 64
 
@@ -19,6 +20,7 @@ struct run_opts {
     const char *app, *device, *variant, *knobs, *wg, *db, *out;
     struct app_opts in;
     int reps, warmup;
+    double timeout_s;
 };
 
 static void usage(FILE *out) {
@@ -37,7 +39,10 @@ static void usage(FILE *out) {
             "  --wg        work-group (tile) shapes (default 32x1, narrowed to divide the grid)\n"
             "  --reps      timed repetitions (default 5); --warmup untimed ones first (default 1)\n"
             "  --db        SQLite database (default results/results.db)\n"
-            "  --out       write the app's output files (LBM: av_vels.dat, final_state.dat)\n");
+            "  --out       write the app's output files (LBM: av_vels.dat, final_state.dat);\n"
+            "              this runs in the harness's own process\n"
+            "  --timeout   seconds per config before its worker is killed (default 600); every\n"
+            "              config runs in a worker process, so a crash or hang costs one row\n");
 }
 
 /* Repeated list options add up: `--variant a --variant b` is `--variant a,b`,
@@ -58,8 +63,9 @@ static int parse_opts(int argc, char **argv, struct run_opts *o) {
         {"wg", required_argument, 0, 'w'},      {"reps", required_argument, 0, 'r'},
         {"warmup", required_argument, 0, 'u'},  {"db", required_argument, 0, 'b'},
         {"out", required_argument, 0, 'O'},     {"help", no_argument, 0, 'h'},
+        {"timeout", required_argument, 0, 't'},
         {0, 0, 0, 0}};
-    *o = (struct run_opts){.app = "lbm", .reps = 5, .warmup = 1};
+    *o = (struct run_opts){.app = "lbm", .reps = 5, .warmup = 1, .timeout_s = 600};
     optind = 1;
     int c;
     char *end;
@@ -87,6 +93,10 @@ static int parse_opts(int argc, char **argv, struct run_opts *o) {
             break;
         case 'b': o->db = optarg; break;
         case 'O': o->out = optarg; break;
+        case 't':
+            o->timeout_s = strtod(optarg, &end);
+            if (*end || o->timeout_s <= 0) return fprintf(stderr, "harness: --timeout %s: need seconds > 0\n", optarg), EXIT_USAGE;
+            break;
         case 'h': usage(stdout); return -1;
         default: usage(stderr); return EXIT_USAGE;
         }
@@ -178,10 +188,13 @@ int cmd_run(int argc, char **argv) {
     cli_command_line(argc, argv, command, sizeof command);
     struct ref_holder refs = {app, in, NULL};
     int failures = 0, many = pick.count * vars.n * nwg > 1;
+    struct worker_pool *pool = pool_open();
     for (int di = 0; di < pick.count; di++) {
         const struct device_info *info = &pick.all[pick.idx[di]];
-        struct dev *d = backend_by_name(info->backend)->open(info, err, sizeof err);
-        if (!d) {
+        /* --out needs the device's result here, so that path runs in this
+         * process; every other run is isolated in a worker under a watchdog. */
+        struct dev *d = o.out ? backend_by_name(info->backend)->open(info, err, sizeof err) : NULL;
+        if (o.out && !d) {
             fprintf(stderr, "harness: %s: %s\n", info->spec, err);
             failures++;
             continue;
@@ -195,7 +208,9 @@ int cmd_run(int argc, char **argv) {
                 str_copy(c.variant, sizeof c.variant, vars.v[v].name);
                 struct measurement m = {0};
                 struct app_result *res = NULL;
-                runner_measure(d, &c, &refs, o.warmup, o.reps, &m, o.out ? &res : NULL);
+                c.source = &o.in;
+                if (d) runner_measure(d, &c, &refs, o.warmup, o.reps, &m, &res);
+                else runner_measure_isolated(pool, info, &c, &refs, o.warmup, o.reps, o.timeout_s, &m);
                 runner_print(stdout, info, &m, peak);
                 fflush(stdout);
                 if (run_id >= 0 && store_measurement(store, run_id, &m, err, sizeof err) != 0)
@@ -208,8 +223,9 @@ int cmd_run(int argc, char **argv) {
                 measurement_free(&m);
             }
         if (run_id >= 0) store_run_end(store, run_id);
-        d->ops->close(d);
+        if (d) d->ops->close(d);
     }
+    pool_close(pool);
     store_close(store);
     if (refs.ref) app->ref_free(refs.ref);
     variants_free(&vars);

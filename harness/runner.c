@@ -95,7 +95,8 @@ void runner_print(FILE *out, const struct device_info *dev, const struct measure
         if (m->iters < m->iters_full)
             fprintf(out, "  [%ld of %ld steps; scaled to all: %s]", m->iters, m->iters_full,
                     seconds(med, sizeof med, m->median * (double)m->iters_full / (double)m->iters));
-        if (!isnan(m->result)) fprintf(out, "  Re %.6g", m->result);
+        const struct app *app = app_find(m->app);
+        if (!isnan(m->result)) fprintf(out, "  %s %.6g", app && app->result_label ? app->result_label : "result", m->result);
         if (!isnan(m->max_rel_err)) fprintf(out, "  err %.2g", m->max_rel_err);
     }
     if (m->reason[0]) {

@@ -125,6 +125,7 @@ const struct app app_lbm = {
      * wrap-around, so a wrong neighbour or obstacle shows (tests prove it). */
     .verify_input = "128x128",
     .verify_iters = 1000,
+    .result_label = "Re",
     .input_load = lbm_input_load,
     .input_free = lbm_input_free,
     .input_name = lbm_input_name,

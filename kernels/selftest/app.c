@@ -173,6 +173,7 @@ const struct app app_selftest = {
     .knobs = selftest_knobs,
     .verify_input = "gen:4096",
     .verify_iters = 100,
+    .result_label = "y[0]",
     .input_load = st_input_load,
     .input_free = st_input_free,
     .input_name = st_input_name,
