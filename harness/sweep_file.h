@@ -11,6 +11,9 @@
 
 #define SWEEP_MAX_LIST 64
 #define SWEEP_MAX_CONSTRAINTS 16
+#define SWEEP_MAX_SHAPES 4096     /* distinct shapes over all wg lines */
+#define SWEEP_MAX_EXTENT 1048576  /* the largest size one dimension may name */
+#define SWEEP_MAX_EXPANSIONS 4096 /* variants from all knobs patterns together */
 
 struct sweep_pattern {
     char base[64];   /* a named variant to start from, or "" for the app's defaults */
@@ -26,10 +29,12 @@ struct sweep_constraint {
 struct sweep_spec {
     char path[1024];
     char app[32];
+    int app_line;
     int ninputs;
     char inputs[SWEEP_MAX_LIST][64];     /* shipped names or gen:NXxNY */
     int nvariants;
     char variants[SWEEP_MAX_LIST][64];   /* named variants, or "all" */
+    int variant_lines[SWEEP_MAX_LIST];   /* where each was named, for sweep_variants' errors */
     int npatterns;
     struct sweep_pattern patterns[SWEEP_MAX_LIST];
     int ndevices;

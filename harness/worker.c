@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -303,6 +304,10 @@ int cmd_worker(int argc, char **argv) {
     (void)argv;
     /* Only the protocol may reach the parent: anything a library prints to
      * stdout goes to stderr instead. */
+    /* A worker outlives no parent: if the sweep is killed (even with -9), a
+     * hanging config must not keep the device busy. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1) return EXIT_FOUND;
     int proto_fd = dup(1);
     dup2(2, 1);
     FILE *proto = fdopen(proto_fd, "w");

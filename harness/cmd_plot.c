@@ -1,0 +1,297 @@
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+/* `harness plot wg`: the work-group sweep of each device, input and variant
+ * as the report's Figures 3-5 draw it: one bar per shape ("WxH", ordered by
+ * total size then width), the median runtime with its IQR. Only verified
+ * ('ok') measurements, the latest per shape. The drawing is plots/wg.gp; this
+ * file picks the data, writes it to a temporary .dat and feeds gnuplot a few
+ * variable settings and `load` on a pipe (no shell quoting of titles). */
+#include <getopt.h>
+#include <limits.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "store.h"
+#include "util.h"
+
+static void plot_usage(FILE *out) {
+    fprintf(out,
+            "usage: harness plot wg [--db PATH] [--app A] [--input I] [--device D] [--variant V]\n"
+            "                       [--out-dir DIR]\n"
+            "\n"
+            "Draws median runtime (IQR error bars) against work-group shape, one figure per\n"
+            "device, input and variant, from the latest verified measurement of each shape.\n"
+            "\n"
+            "  --db PATH      results database (default %s; HARNESS_DB overrides); never created\n"
+            "  --app A        default lbm\n"
+            "  --device D     a spec (opencl:0.0) or a fingerprint\n"
+            "  --input, --variant   only these, as stored (gen:32x32 is stored as gen-32x32)\n"
+            "  --out-dir DIR  where wg-<device>-<input>-<variant>.png/.svg go (default plots/out\n"
+            "                 in the repository)\n",
+            store_default_path());
+}
+
+/* Latest ok measurement per (device fingerprint, input, variant, knobs, shape).
+ * Knobs are in the key because "custom" names many knob sets. */
+static const char plot_sql[] =
+    "WITH x AS (SELECT m.id AS id, d.fingerprint AS fp, d.spec AS spec, d.name AS dname, d.driver AS driver,"
+    " c.input AS input, %s AS variant, c.knobs AS knobs, c.wg_x AS wx, c.wg_y AS wy,"
+    " m.median_s AS med, m.q1_s AS q1, m.q3_s AS q3"
+    " FROM measurement m JOIN config c ON c.id = m.config_id JOIN run r ON r.id = m.run_id"
+    " JOIN device d ON d.id = r.device_id"
+    " WHERE m.status = 'ok' AND m.median_s IS NOT NULL AND c.app = ?1)"
+    " SELECT fp, spec, dname, driver, input, variant, knobs, wx, wy, med, q1, q3 FROM x"
+    " WHERE id IN (SELECT max(id) FROM x GROUP BY fp, input, variant, knobs, wx, wy)"
+    " AND (?2 IS NULL OR spec = ?2 OR fp = ?2) AND (?3 IS NULL OR input = ?3)"
+    " AND (?4 IS NULL OR variant = ?4)"
+    " ORDER BY spec, fp, input, variant, knobs, wx * wy, wx, wy";
+
+struct figure {
+    char fp[40], spec[64], name[128], driver[128], input[128], variant[64], knobs[512];
+    char base[PATH_MAX]; /* output path without extension */
+    struct strbuf dat;
+    int n;
+};
+
+static const char *col(sqlite3_stmt *st, int i) {
+    const char *s = (const char *)sqlite3_column_text(st, i);
+    return s ? s : "";
+}
+
+/* File-name safe: letters, digits, '.', '-'; everything else '_'. */
+static void sanitise(char *s) {
+    for (; *s; s++)
+        if (!(*s >= 'a' && *s <= 'z') && !(*s >= 'A' && *s <= 'Z') && !(*s >= '0' && *s <= '9') &&
+            *s != '.' && *s != '-')
+            *s = '_';
+}
+
+/* A gnuplot single-quoted string: '' is a quote; control characters would
+ * end the command, so they become spaces. */
+static void gp_str(FILE *out, const char *s) {
+    fputc('\'', out);
+    for (; *s; s++) {
+        if (*s == '\'') fputc('\'', out);
+        fputc((unsigned char)*s < 0x20 ? ' ' : *s, out);
+    }
+    fputc('\'', out);
+}
+
+static int has_variant_column(sqlite3 *db) {
+    sqlite3_stmt *st = NULL;
+    int yes = sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('measurement')"
+                                     " WHERE name = 'variant'", -1, &st, NULL) == SQLITE_OK &&
+              sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return yes;
+}
+
+/* Reads every figure's rows; returns the count or -1. */
+static int load_figures(sqlite3 *db, const char *const filt[4], struct figure **out) {
+    struct strbuf sql = {0};
+    sb_printf(&sql, plot_sql, has_variant_column(db) ? "COALESCE(m.variant, c.variant)" : "c.variant");
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, sql.s, -1, &st, NULL);
+    sb_free(&sql);
+    if (rc != SQLITE_OK) {
+        fprintf(stderr, "harness plot: not a harness results database? %s\n", sqlite3_errmsg(db));
+        return -1;
+    }
+    for (int i = 0; i < 4; i++)
+        if (filt[i]) sqlite3_bind_text(st, i + 1, filt[i], -1, SQLITE_TRANSIENT);
+    struct figure *fig = NULL;
+    int n = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct figure *f = n ? &fig[n - 1] : NULL;
+        if (!f || strcmp(f->fp, col(st, 0)) || strcmp(f->input, col(st, 4)) ||
+            strcmp(f->variant, col(st, 5)) || strcmp(f->knobs, col(st, 6))) {
+            fig = realloc(fig, (size_t)(n + 1) * sizeof *fig);
+            if (!fig) abort();
+            f = memset(&fig[n++], 0, sizeof *fig);
+            str_copy(f->fp, sizeof f->fp, col(st, 0));
+            str_copy(f->spec, sizeof f->spec, col(st, 1));
+            str_copy(f->name, sizeof f->name, col(st, 2));
+            str_copy(f->driver, sizeof f->driver, col(st, 3));
+            str_copy(f->input, sizeof f->input, col(st, 4));
+            str_copy(f->variant, sizeof f->variant, col(st, 5));
+            str_copy(f->knobs, sizeof f->knobs, col(st, 6));
+        }
+        /* index, label, median, q1, q3 (a missing quartile draws no bar end) */
+        double med = sqlite3_column_double(st, 9);
+        double q1 = sqlite3_column_type(st, 10) == SQLITE_NULL ? med : sqlite3_column_double(st, 10);
+        double q3 = sqlite3_column_type(st, 11) == SQLITE_NULL ? med : sqlite3_column_double(st, 11);
+        sb_printf(&f->dat, "%d \"%dx%d\" %.9g %.9g %.9g\n", f->n++, sqlite3_column_int(st, 7),
+                  sqlite3_column_int(st, 8), med, q1, q3);
+    }
+    if (rc != SQLITE_DONE) fprintf(stderr, "harness plot: %s\n", sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    *out = fig;
+    return rc == SQLITE_DONE ? n : -1;
+}
+
+/* wg-<spec>-<input>-<variant>; when two figures would share a name (one spec
+ * with two drivers, or "custom" with two knob sets) each gets a hash suffix. */
+static void name_figures(struct figure *fig, int n, const char *dir) {
+    for (int i = 0; i < n; i++) {
+        char stem[400];
+        str_fmt(stem, sizeof stem, "wg-%s-%s-%s", fig[i].spec, fig[i].input, fig[i].variant);
+        sanitise(stem);
+        str_fmt(fig[i].base, sizeof fig[i].base, "%s/%s", dir, stem);
+    }
+    /* Decide every clash before renaming any, or the last of a pair keeps the plain name. */
+    char *clash = xcalloc((size_t)n, 1);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) clash[i] |= j != i && !strcmp(fig[i].base, fig[j].base);
+    for (int i = 0; i < n; i++) {
+        if (!clash[i]) continue;
+        char full[PATH_MAX + 16];
+        uint64_t h = hash_str(fig[i].knobs, hash_str(fig[i].fp, 0));
+        str_fmt(full, sizeof full, "%s-%08llx", fig[i].base, (unsigned long long)(h & 0xffffffffu));
+        str_copy(fig[i].base, sizeof fig[i].base, full);
+    }
+    free(clash);
+}
+
+/* Writes the .dat and runs gnuplot on it; 0 when both files exist. */
+static int draw(const struct figure *f, const char *tmpdir, const char *script) {
+    char dat[PATH_MAX], png[PATH_MAX + 8], svg[PATH_MAX + 8], title[1024];
+    str_fmt(dat, sizeof dat, "%s/wg.dat", tmpdir);
+    if (file_write_all(dat, f->dat.s, f->dat.len) != 0) {
+        perror(dat);
+        return -1;
+    }
+    str_fmt(png, sizeof png, "%s.png", f->base);
+    str_fmt(svg, sizeof svg, "%s.svg", f->base);
+    /* The driver is in the title: a new driver is a new device (fingerprint). */
+    str_fmt(title, sizeof title, "%s (%s%s%s), input %s, variant %s", f->name[0] ? f->name : f->spec,
+            f->spec, f->driver[0] ? ", " : "", f->driver, f->input, f->variant);
+    remove(png); /* so a failed run cannot leave an old figure looking new */
+    remove(svg);
+    FILE *gp = popen("gnuplot", "w");
+    if (!gp) {
+        perror("gnuplot");
+        return -1;
+    }
+    const char *var[][2] = {{"datafile", dat}, {"pngfile", png}, {"svgfile", svg}, {"plottitle", title}};
+    for (size_t i = 0; i < sizeof var / sizeof var[0]; i++) {
+        fprintf(gp, "%s = ", var[i][0]);
+        gp_str(gp, var[i][1]);
+        fputc('\n', gp);
+    }
+    fputs("load ", gp);
+    gp_str(gp, script);
+    fputc('\n', gp);
+    int st = pclose(gp);
+    struct stat sp, ss;
+    if (st != 0 || stat(png, &sp) != 0 || stat(svg, &ss) != 0 || !sp.st_size || !ss.st_size) {
+        fprintf(stderr, "harness plot: gnuplot (%s) failed for %s: exit %d\n", script, f->base,
+                st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+        return -1;
+    }
+    printf("%s\n%s\n", png, svg);
+    return 0;
+}
+
+static int plot_wg(const char *db_path, const char *const filt[4], const char *out_dir) {
+    if (access(db_path, F_OK) != 0) {
+        fprintf(stderr, "harness plot: no database at %s\n", db_path);
+        return EXIT_FOUND;
+    }
+    char script[4096];
+    repo_path(script, sizeof script, "plots/wg.gp");
+    if (access(script, R_OK) != 0) {
+        fprintf(stderr, "harness plot: cannot read %s\n", script);
+        return EXIT_FOUND;
+    }
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "harness plot: gnuplot not found; install it (Debian: apt-get install"
+                        " gnuplot-nox, or `make deps`)\n");
+        return EXIT_FOUND;
+    }
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        fprintf(stderr, "harness plot: %s: %s\n", db_path, db ? sqlite3_errmsg(db) : "cannot open");
+        sqlite3_close(db);
+        return EXIT_FOUND;
+    }
+    sqlite3_busy_timeout(db, 10000);
+    struct figure *fig = NULL;
+    int n = load_figures(db, filt, &fig);
+    sqlite3_close(db);
+    if (n == 0)
+        fprintf(stderr, "harness plot: no verified (ok) measurements of %s%s%s%s%s%s%s in %s\n",
+                filt[0], filt[1] ? " on " : "", filt[1] ? filt[1] : "", filt[2] ? ", input " : "",
+                filt[2] ? filt[2] : "", filt[3] ? ", variant " : "", filt[3] ? filt[3] : "", db_path);
+    int rc = n > 0 ? EXIT_OK : EXIT_FOUND;
+    const char *tmp = getenv("TMPDIR");
+    char tmpl[PATH_MAX];
+    str_fmt(tmpl, sizeof tmpl, "%s/harness-plot-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (n > 0 && dir_make_p(out_dir) != 0) {
+        perror(out_dir);
+        rc = EXIT_FOUND;
+    } else if (n > 0 && !mkdtemp(tmpl)) {
+        perror(tmpl);
+        rc = EXIT_FOUND;
+    } else if (n > 0) {
+        name_figures(fig, n, out_dir);
+        for (int i = 0; i < n; i++)
+            if (draw(&fig[i], tmpl, script) != 0) rc = EXIT_FOUND;
+        char dat[PATH_MAX];
+        str_fmt(dat, sizeof dat, "%s/wg.dat", tmpl);
+        remove(dat);
+        rmdir(tmpl);
+    }
+    for (int i = 0; i < (n > 0 ? n : 0); i++) sb_free(&fig[i].dat);
+    free(fig);
+    return rc;
+}
+
+int cmd_plot(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"db", required_argument, NULL, 'd'},      {"app", required_argument, NULL, 'a'},
+        {"device", required_argument, NULL, 'D'},  {"input", required_argument, NULL, 'i'},
+        {"variant", required_argument, NULL, 'v'}, {"out-dir", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+    };
+    /* argv[0] is "plot", argv[1] the kind of plot; options follow it. */
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        plot_usage(stdout);
+        return EXIT_OK;
+    }
+    if (argc < 2 || strcmp(argv[1], "wg")) {
+        fprintf(stderr, "harness plot: which plot? only 'wg' exists%s%s%s\n",
+                argc >= 2 ? ", not '" : "", argc >= 2 ? argv[1] : "", argc >= 2 ? "'" : "");
+        plot_usage(stderr);
+        return EXIT_USAGE;
+    }
+    argc--, argv++;
+    const char *db = NULL, *out_dir = NULL, *filt[4] = {"lbm", NULL, NULL, NULL};
+    int c;
+    optind = 1; /* an earlier getopt may have moved optind */
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': db = optarg; break;
+        case 'a': filt[0] = optarg; break;
+        case 'D': filt[1] = optarg; break;
+        case 'i': filt[2] = optarg; break;
+        case 'v': filt[3] = optarg; break;
+        case 'o': out_dir = optarg; break;
+        case 'h': plot_usage(stdout); return EXIT_OK;
+        default: plot_usage(stderr); return EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "harness plot: unexpected argument '%s'\n", argv[optind]);
+        plot_usage(stderr);
+        return EXIT_USAGE;
+    }
+    char def_dir[4096];
+    if (!out_dir) out_dir = repo_path(def_dir, sizeof def_dir, "plots/out");
+    return plot_wg(db ? db : store_default_path(), filt, out_dir);
+}
