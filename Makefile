@@ -34,7 +34,7 @@ GEN_SRC := build/gen/apps.c build/gen/schema_sql.c
 OBJ := $(patsubst %.c,build/obj/%.o,$(HARNESS_SRC) $(APP_SRC)) build/obj/gen/apps.o build/obj/gen/schema_sql.o
 MAIN_OBJ := build/obj/harness/main.o
 
-.PHONY: all test run deps clean
+.PHONY: all test run deps clean FORCE
 all: bin/harness
 
 bin/harness: $(OBJ)
@@ -49,13 +49,17 @@ build/obj/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-# The app table, generated from the folders under kernels/.
-build/gen/apps.c: $(wildcard kernels/*/app.c) Makefile
+# The app table, generated from the folders under kernels/. Regenerated on
+# every make (an app folder removed must leave the table too), but rewritten
+# only when its text changes, so nothing rebuilds needlessly.
+build/gen/apps.c: FORCE
 	@mkdir -p build/gen
 	@{ echo '#include "app.h"'; \
 	  for a in $(APPS); do echo "extern const struct app app_$$a;"; done; \
 	  printf 'const struct app *const apps[] = {'; \
-	  for a in $(APPS); do printf '&app_%s, ' $$a; done; echo 'NULL};'; } > $@
+	  for a in $(APPS); do printf '&app_%s, ' $$a; done; echo 'NULL};'; } > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+FORCE:
 
 # The schema lives in one file, harness/schema.sql, embedded as a C string.
 build/gen/schema_sql.c: harness/schema.sql

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "runner.h"
 #include "store.h"
+#include "store_tuned.h"
 #include "util.h"
 #include "worker.h"
 
@@ -36,7 +37,8 @@ static void usage(FILE *out) {
             "  (--device, --variant, --knobs and --wg may be repeated; the values add up)\n"
             "  --variant   names from variants/<app>.variants (default: final)\n"
             "  --knobs     knob settings applied on top (see variants/lbm.variants)\n"
-            "  --wg        work-group (tile) shapes (default 32x1, narrowed to divide the grid)\n"
+            "  --wg        work-group (tile) shapes (default: the one `harness tune` stored for the\n"
+            "              device, input and variant, else 32x1 narrowed to divide the grid)\n"
             "  --reps      timed repetitions (default 5); --warmup untimed ones first (default 1)\n"
             "  --db        SQLite database (default results/results.db)\n"
             "  --out       write the app's output files (LBM: av_vels.dat, final_state.dat);\n"
@@ -144,6 +146,28 @@ static int check_all(const struct device_pick *p, const struct variant_list *var
     return bad ? EXIT_USAGE : 0;
 }
 
+/* Without --wg, the shape `harness tune` stored for this device, input and
+ * variant replaces the default, if it is still valid: the variant's knobs
+ * may have changed since it was tuned. The default was already checked with
+ * everything else, before the database was opened, so bad input still never
+ * touches the database; the lookup happens once it is open for the run. */
+static void tuned_shape(struct store *s, const struct app *app, const struct app_input *in,
+                        const struct device_info *dev, const struct variant *v, unsigned wg[2]) {
+    unsigned t[2];
+    int tie = 0;
+    if (store_tuned_get(s, dev->fingerprint, app->name, app->input_name(in), v->name, t, &tie) != 0) return;
+    const char *why = app->invalid(&v->knobs, in, dev, t);
+    if (why) {
+        fprintf(stderr, "note: the tuned work-group %ux%u for %s on %s is no longer valid (%s); using %ux%u\n",
+                t[0], t[1], v->name, dev->spec, why, wg[0], wg[1]);
+        return;
+    }
+    fprintf(stderr, "using tuned work-group %ux%u for %s on %s (from harness tune%s)\n", t[0], t[1], v->name,
+            dev->spec, tie ? "; a tie within noise with its runner-up" : "");
+    wg[0] = t[0];
+    wg[1] = t[1];
+}
+
 static void write_out(const struct run_opts *o, const struct app *app, const struct app_input *in,
                       const struct app_result *res, const struct measurement *m, const char *spec, int many) {
     char dir[PATH_MAX], err[512];
@@ -206,6 +230,7 @@ int cmd_run(int argc, char **argv) {
             for (int w = 0; w < nwg; w++) {
                 struct config c = {.app = app, .in = in, .knobs = vars.v[v].knobs, .wg = {wgs[w][0], wgs[w][1]}};
                 str_copy(c.variant, sizeof c.variant, vars.v[v].name);
+                if (!o.wg) tuned_shape(store, app, in, info, &vars.v[v], c.wg);
                 struct measurement m = {0};
                 struct app_result *res = NULL;
                 c.source = &o.in;

@@ -83,6 +83,10 @@ static void measurement_send(FILE *f, const struct measurement *m) {
     fprintf(f, "status %d\nreason %s\n", (int)m->status, reason);
     fprintf(f, "errors %.17g %.17g %.17g\n", m->max_abs_err, m->max_rel_err, m->tolerance);
     fprintf(f, "result %.17g\niters %ld %ld\n", m->result, m->iters, m->iters_full);
+    /* A failed API call can leave the context unusable (a CUDA illegal
+     * address is sticky): the worker retires, and the next config gets a
+     * fresh process and context. */
+    fprintf(f, "retire %d\n", m->status == ST_RUNTIME_ERROR || m->status == ST_COMPILE_ERROR);
     fprintf(f, "nsamples %d\n", m->nsamples);
     write_doubles(f, "samples", m->samples, m->nsamples);
     write_doubles(f, "device_samples", m->device_samples, m->nsamples);
@@ -95,9 +99,10 @@ static void read_doubles(char *v, double *x, int n) {
 }
 
 /* Fills the run outcome into m (already described by the parent). */
-static int measurement_receive(FILE *f, struct measurement *m) {
+static int measurement_receive(FILE *f, struct measurement *m, int *retire) {
     char *line = malloc(1 << 20); /* sample lists can be long */
     int done = 0;
+    *retire = 0;
     while (!done && fgets(line, 1 << 20, f)) {
         char *v = split_line(line);
         if (!strcmp(line, "end")) done = 1;
@@ -105,6 +110,7 @@ static int measurement_receive(FILE *f, struct measurement *m) {
         else if (!strcmp(line, "reason")) str_copy(m->reason, sizeof m->reason, v);
         else if (!strcmp(line, "errors")) sscanf(v, "%lg %lg %lg", &m->max_abs_err, &m->max_rel_err, &m->tolerance);
         else if (!strcmp(line, "result")) m->result = strtod(v, NULL);
+        else if (!strcmp(line, "retire")) *retire = (int)strtol(v, NULL, 10);
         else if (!strcmp(line, "iters")) sscanf(v, "%ld %ld", &m->iters, &m->iters_full);
         else if (!strcmp(line, "nsamples")) {
             m->nsamples = (int)strtol(v, NULL, 10);
@@ -213,7 +219,10 @@ void pool_run(struct worker_pool *p, const struct job *j, double timeout_s, stru
         return;
     }
     /* The first bytes are here; the rest of the block follows at once. */
-    if (measurement_receive(p->from, m) != 0) {
+    int retire = 0;
+    if (measurement_receive(p->from, m, &retire) == 0) {
+        if (retire) pool_stop(p, 0);
+    } else {
         pid_t pid = p->pid;
         fclose(p->to);
         fclose(p->from);
@@ -318,7 +327,9 @@ int cmd_worker(int argc, char **argv) {
         m.max_abs_err = m.max_rel_err = m.tolerance = m.result = NAN;
         worker_job(&w, &j, &m);
         measurement_send(proto, &m);
+        int retire = m.status == ST_RUNTIME_ERROR || m.status == ST_COMPILE_ERROR;
         measurement_free(&m);
+        if (retire) break;
     }
     if (w.dev) w.dev->ops->close(w.dev);
     if (w.refs.ref) w.app->ref_free(w.refs.ref);

@@ -142,7 +142,8 @@ LBM_FN void group_reduce(LOCAL float *scratch, float u, float fluid, GLOBAL floa
     if (lid == 0) partials[group] = scratch[0];
     (void)slot;
 #else
-    if (lid == 0) partials[slot * ngroups + group] = scratch[0];
+    /* size_t: steps x groups passes 2^31 on large grids with small groups. */
+    if (lid == 0) partials[(size_t)slot * (size_t)ngroups + (size_t)group] = scratch[0];
 #endif
 #endif
     (void)ngroups;
@@ -264,7 +265,7 @@ KERNEL reduce_steps(GLOBAL const float *partials, GLOBAL float *av, int ngroups,
     const int step = (int)GID_X;
     if (step >= nsteps) return;
     float sum = 0.0f;
-    for (int g = 0; g < ngroups; g++) sum += partials[step * ngroups + g];
+    for (int g = 0; g < ngroups; g++) sum += partials[(size_t)step * (size_t)ngroups + (size_t)g];
     av[first + step] = sum * inv_cells;
 }
 

@@ -111,9 +111,13 @@ static enum reduction reduction_of(const struct knob_set *k) {
 long lbm_partials_capacity(const struct app_input *in, const struct device_info *dev,
                            const unsigned wg[2]) {
     const size_t ngroups = ((size_t)in->nx / wg[0]) * ((size_t)in->ny / wg[1]);
-    /* The report hit the per-allocation limit here (4 GB on the P100); we
-     * also leave three quarters of the device for everything else. */
-    uint64_t budget = dev->max_alloc;
+    /* The report hit the per-allocation limit here (4 GB on the P100). We
+     * keep at most 1 GiB of partials (and never more than the device allows
+     * in one buffer or a quarter of its memory): beyond that the device
+     * reduces a chunk of steps and reuses the space, still reading the
+     * averages back once, after the last step. */
+    uint64_t budget = (uint64_t)1 << 30;
+    if (dev->max_alloc && dev->max_alloc < budget) budget = dev->max_alloc;
     if (dev->global_mem && dev->global_mem / 4 < budget) budget = dev->global_mem / 4;
     long steps = (long)(budget / (ngroups * sizeof(float)));
     return steps < 1 ? 0 : steps < in->iters ? steps : in->iters;

@@ -1,0 +1,55 @@
+/* harness best: the tuned work-group shapes (what `harness run` uses when no
+ * --wg is given), with the margin and noise each decision rests on. */
+#include <getopt.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "store.h"
+#include "store_tuned.h"
+#include "util.h"
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: harness best [--device SPEC|FINGERPRINT] [--csv] [--db PATH]\n"
+            "  Lists the tuned work-group per device, app, input and variant: its median, the\n"
+            "  margin to the runner-up, the noise it was judged against, and whether it was a\n"
+            "  tie (the margin within the noise) or a winner.\n"
+            "  --device  only this device: a spec as stored (cuda:0, openmp) or a fingerprint\n"
+            "  --csv     CSV with a header row\n"
+            "  --db      SQLite database (default %s; HARNESS_DB overrides)\n",
+            store_default_path());
+}
+
+int cmd_best(int argc, char **argv) {
+    static const struct option longopts[] = {{"device", required_argument, 0, 'd'}, {"csv", no_argument, 0, 'c'},
+                                             {"db", required_argument, 0, 'b'},     {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+    const char *device = NULL, *db = NULL;
+    int csv = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd': device = optarg; break;
+        case 'c': csv = 1; break;
+        case 'b': db = optarg; break;
+        case 'h': usage(stdout); return EXIT_OK;
+        default: usage(stderr); return EXIT_USAGE;
+        }
+    }
+    if (optind < argc) return fprintf(stderr, "harness: best: unexpected argument '%s'\n", argv[optind]), EXIT_USAGE;
+    if (!db) db = store_default_path();
+    /* Looking must not create: store_open would make an empty database. The
+     * device is matched in the database, not probed, so a listing works for
+     * devices tuned on other machines too. */
+    if (access(db, F_OK) != 0) {
+        fprintf(stderr, "no results yet: %s\n", db);
+        return EXIT_OK;
+    }
+    char err[1024];
+    struct store *s = store_open(db, err, sizeof err);
+    if (!s) return fprintf(stderr, "harness: %s\n", err), EXIT_FOUND;
+    int rc = store_tuned_print(s, device, csv, stdout);
+    store_close(s);
+    return rc == 0 ? EXIT_OK : EXIT_FOUND;
+}

@@ -1,0 +1,389 @@
+/* harness tune: search the work-group shapes of one app, input and variant
+ * on one device, and record the best with how sure we are (the runner-up,
+ * the margin, the noise, and "tie" when the margin is within the noise).
+ *
+ * Live, every evaluation is a full measurement in a worker process (a crash
+ * or hang costs one shape), stored like any `harness run` row, so a tuning
+ * session leaves its evidence in the database. With --replay the strategy
+ * runs over measurements already stored, which makes comparing strategies
+ * free and repeatable. Everything is checked before the database is opened:
+ * bad input exits 2 and touches nothing. */
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "runner.h"
+#include "store.h"
+#include "store_tuned.h"
+#include "tune.h"
+#include "util.h"
+#include "worker.h"
+
+#define POW2_STEPS 11 /* 1, 2, 4, ..., 1024 per dimension */
+
+struct tune_opts {
+    const char *app, *device, *variant, *strategy, *db;
+    struct app_opts in;
+    int budget, reps, warmup, replay, store;
+    unsigned seed;
+    long wg_max;
+    double timeout_s;
+};
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: harness tune --input NAME --device SPEC --strategy S [--budget N] [--app lbm]\n"
+            "                    [--variant NAME] [--iters N] [--seed S] [--reps N] [--warmup N]\n"
+            "                    [--wg-max N] [--timeout SECONDS] [--replay [--store]] [--db PATH]\n"
+            "  Searches the power-of-two work-group shapes (1..1024 per side, at most --wg-max\n"
+            "  items, default 1024) that the app accepts on the device, and stores the best for\n"
+            "  `harness run` to use when no --wg is given.\n"
+            "  --strategy  exhaustive (every shape), random (sampled without replacement),\n"
+            "              anneal (simulated annealing over doubling/halving moves), genetic\n"
+            "  --budget    the most distinct shapes to measure (required but for exhaustive);\n"
+            "              a shape is never measured twice in one search\n"
+            "  --seed      makes random, anneal and genetic repeatable (default 1)\n"
+            "  --variant   one variant (default final); --iters shortens each run (the tuned\n"
+            "              shape is stored for the input, so tune at a step count that keeps the\n"
+            "              per-step time representative)\n"
+            "  --reps/--warmup  per shape (default 5 and 1); --timeout per shape (default 300)\n"
+            "  --replay    run the strategy over the latest ok measurements already in the\n"
+            "              database (nothing runs; --device may be a fingerprint), all at one step\n"
+            "              count: --iters, else the newest row's; stored only with --store\n"
+            "  Prints the best shape and the runner-up; a margin within the noise (the larger\n"
+            "  relative IQR of the two, at least 0.5%%) is reported as a TIE, not a winner.\n");
+}
+
+static int parse_int(const char *opt, const char *text, long lo, long hi, long *v) {
+    char *end;
+    *v = strtol(text, &end, 10);
+    if (!*text || *end || *v < lo || *v > hi)
+        return fprintf(stderr, "harness: --%s %s: need a whole number in %ld..%ld\n", opt, text, lo, hi), EXIT_USAGE;
+    return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct tune_opts *o) {
+    static const struct option longopts[] = {
+        {"app", required_argument, 0, 'a'},      {"input", required_argument, 0, 'i'},
+        {"params", required_argument, 0, 'p'},   {"obstacles", required_argument, 0, 'o'},
+        {"iters", required_argument, 0, 'n'},    {"device", required_argument, 0, 'd'},
+        {"variant", required_argument, 0, 'v'},  {"strategy", required_argument, 0, 's'},
+        {"budget", required_argument, 0, 'B'},   {"seed", required_argument, 0, 'S'},
+        {"reps", required_argument, 0, 'r'},     {"warmup", required_argument, 0, 'u'},
+        {"wg-max", required_argument, 0, 'W'},   {"timeout", required_argument, 0, 't'},
+        {"replay", no_argument, 0, 'R'},         {"store", no_argument, 0, 'T'},
+        {"db", required_argument, 0, 'b'},       {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    *o = (struct tune_opts){.app = "lbm", .variant = "final", .reps = 5, .warmup = 1, .seed = 1,
+                            .wg_max = 1024, .timeout_s = 300};
+    optind = 1;
+    int c, rc = 0;
+    long v;
+    char *end;
+    while (!rc && (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'a': o->app = optarg; break;
+        case 'i': o->in.input = optarg; break;
+        case 'p': o->in.params = optarg; break;
+        case 'o': o->in.obstacles = optarg; break;
+        case 'n': rc = parse_int("iters", optarg, 1, 1L << 40, &o->in.iters); break;
+        case 'd': o->device = optarg; break;
+        case 'v': o->variant = optarg; break;
+        case 's': o->strategy = optarg; break;
+        case 'B': rc = parse_int("budget", optarg, 1, 1 << 20, &v), o->budget = (int)v; break;
+        case 'S': rc = parse_int("seed", optarg, 0, 0xffffffffL, &v), o->seed = (unsigned)v; break;
+        case 'r': rc = parse_int("reps", optarg, 1, 1 << 20, &v), o->reps = (int)v; break;
+        case 'u': rc = parse_int("warmup", optarg, 0, 1 << 20, &v), o->warmup = (int)v; break;
+        case 'W': rc = parse_int("wg-max", optarg, 1, 1 << 20, &o->wg_max); break;
+        case 't':
+            o->timeout_s = strtod(optarg, &end);
+            if (*end || !(o->timeout_s > 0)) rc = (fprintf(stderr, "harness: --timeout %s: need seconds > 0\n", optarg), EXIT_USAGE);
+            break;
+        case 'R': o->replay = 1; break;
+        case 'T': o->store = 1; break;
+        case 'b': o->db = optarg; break;
+        case 'h': usage(stdout); return -1;
+        default: usage(stderr); return EXIT_USAGE;
+        }
+    }
+    if (rc) return rc;
+    if (optind < argc) return fprintf(stderr, "harness: unexpected argument '%s'\n", argv[optind]), EXIT_USAGE;
+    const char *known[] = {"exhaustive", "random", "anneal", "genetic"};
+    int ok = 0;
+    for (int i = 0; i < 4; i++) ok |= o->strategy && !strcmp(o->strategy, known[i]);
+    if (!ok) {
+        fprintf(stderr, "harness: tune: %s%s; choose exhaustive, random, anneal or genetic\n",
+                o->strategy ? "unknown --strategy " : "--strategy is required", o->strategy ? o->strategy : "");
+        return EXIT_USAGE;
+    }
+    if (!o->budget && strcmp(o->strategy, "exhaustive"))
+        return fprintf(stderr, "harness: tune: --strategy %s needs --budget N (distinct shapes to measure)\n", o->strategy), EXIT_USAGE;
+    if (!o->device) return fprintf(stderr, "harness: tune: --device is required (one device per search)\n"), EXIT_USAGE;
+    if (!o->in.input && !o->in.params) return fprintf(stderr, "harness: tune: --input is required\n"), EXIT_USAGE;
+    if (strchr(o->variant, ',') || !strcmp(o->variant, "all"))
+        return fprintf(stderr, "harness: tune: one --variant per search, not '%s'\n", o->variant), EXIT_USAGE;
+    if (o->store && !o->replay) fprintf(stderr, "note: --store is implied without --replay\n");
+    return 0;
+}
+
+/* A replay may name a device that is not in this machine by its fingerprint. */
+static int is_fingerprint(const char *s) {
+    return strlen(s) == 16 && strspn(s, "0123456789abcdef") == 16;
+}
+
+/* The candidates: power-of-two shapes within wg_max that the app accepts on
+ * the device (dev NULL: not checked, the replayed rows ran) and, when
+ * replaying, that have a measurement. Fixed order: x outer, y inner. */
+static int space_build(const struct tune_opts *o, const struct app *app, const struct app_input *in,
+                       const struct knob_set *k, const struct device_info *dev, struct replay_table *table,
+                       unsigned (*shapes)[2], const char **why) {
+    int n = 0;
+    for (int i = 0; i < POW2_STEPS; i++)
+        for (int j = 0; j < POW2_STEPS; j++) {
+            const unsigned wg[2] = {1u << i, 1u << j};
+            if ((long)wg[0] * wg[1] > o->wg_max) continue;
+            const char *reason = dev ? app->invalid(k, in, dev, wg) : NULL;
+            if (reason) *why = reason;
+            else if (!table || replay_eval(table, wg, NULL) > 0) shapes[n][0] = wg[0], shapes[n++][1] = wg[1];
+        }
+    return n;
+}
+
+/* ---- live evaluation --------------------------------------------------- */
+
+struct live {
+    struct worker_pool *pool;
+    const struct device_info *dev;
+    struct config cfg;
+    struct ref_holder refs;
+    int warmup, reps;
+    double timeout_s, peak;
+    struct store *store;
+    int64_t run_id;
+    int *measured; /* shapes actually run (an interrupt ends the running) */
+};
+
+static void on_signal(int sig) {
+    (void)sig;
+    harness_interrupted = 1;
+}
+
+/* One shape, measured in a worker and stored; the median when it verified. */
+static double live_eval(void *ctx, const unsigned wg[2], double *noise) {
+    struct live *l = ctx;
+    if (harness_interrupted) return -1; /* spend what is left of the budget at once */
+    char err[512];
+    struct measurement m = {0};
+    l->cfg.wg[0] = wg[0], l->cfg.wg[1] = wg[1];
+    runner_measure_isolated(l->pool, l->dev, &l->cfg, &l->refs, l->warmup, l->reps, l->timeout_s, &m);
+    double t = -1;
+    if (!harness_interrupted) { /* an interrupted row says nothing about the shape */
+        ++*l->measured;
+        runner_print(stdout, l->dev, &m, l->peak);
+        fflush(stdout);
+        if (l->run_id >= 0 && store_measurement(l->store, l->run_id, &m, err, sizeof err) != 0)
+            fprintf(stderr, "harness: %s\n", err);
+        if (m.status == ST_OK && m.median > 0) {
+            t = m.median;
+            *noise = (m.q3 - m.q1) / m.median;
+        }
+    }
+    measurement_free(&m);
+    return t;
+}
+
+static const char *secs(char *buf, size_t n, double s) {
+    if (s >= 1) snprintf(buf, n, "%.4f s", s);
+    else if (s >= 1e-3) snprintf(buf, n, "%.4f ms", s * 1e3);
+    else snprintf(buf, n, "%.2f us", s * 1e6);
+    return buf;
+}
+
+/* ---- replay evaluation: the table, with a line per evaluation ----------- */
+
+struct replay_ctx {
+    struct replay_table *table;
+    int count;
+};
+
+static double replay_eval_print(void *ctx, const unsigned wg[2], double *noise) {
+    struct replay_ctx *r = ctx;
+    double t = replay_eval(r->table, wg, noise);
+    char a[32];
+    printf("  %3d  %4ux%-4u  %s", ++r->count, wg[0], wg[1], secs(a, sizeof a, t));
+    if (!isnan(*noise)) printf("  IQR %.1f%%", 100 * *noise);
+    printf("\n");
+    return t;
+}
+
+/* ---- report -------------------------------------------------------------- */
+
+
+static void report(const struct tune_opts *o, const struct tune_result *r, int nspace) {
+    printf("\nstrategy     %s", o->strategy);
+    if (strcmp(o->strategy, "exhaustive")) printf(" (seed %u, budget %d)", o->seed, o->budget);
+    printf("\nevaluations  %d of %d shapes\n", r->evaluations, nspace);
+    char a[32], b[32];
+    printf("best         %ux%u  median %s\n", r->best[0], r->best[1], secs(a, sizeof a, r->best_s));
+    if (isnan(r->margin)) {
+        printf("runner-up    none (no other shape succeeded)\n");
+        printf("verdict      winner by default: nothing to compare it with\n");
+        return;
+    }
+    printf("runner-up    %ux%u  median %s  margin %+.2f%%\n", r->runner_up[0], r->runner_up[1],
+           secs(b, sizeof b, r->runner_up_s), 100 * r->margin);
+    printf("noise        %.2f%% (the larger relative IQR of the two; never below 0.5%%)\n", 100 * r->noise);
+    if (r->tie)
+        printf("verdict      TIE (within noise): %ux%u and %ux%u cannot be told apart; either will do\n",
+               r->best[0], r->best[1], r->runner_up[0], r->runner_up[1]);
+    else
+        printf("verdict      winner: %ux%u\n", r->best[0], r->best[1]);
+}
+
+/* In a replay the whole table is known, so how far the pick is from the best
+ * measured shape is known too: the measure of a strategy. */
+static void replay_regret(const struct replay_table *t, const struct tune_result *r) {
+    int b = 0;
+    for (int i = 1; i < t->n; i++)
+        if (t->median[i] < t->median[b]) b = i;
+    char a[32];
+    printf("best known   %ux%u  median %s  (the pick is %+.2f%% from it)\n", t->wg[b][0], t->wg[b][1],
+           secs(a, sizeof a, t->median[b]), 100 * (r->best_s / t->median[b] - 1));
+}
+
+int cmd_tune(int argc, char **argv) {
+    struct tune_opts o;
+    int rc = parse_opts(argc, argv, &o);
+    if (rc) return rc < 0 ? EXIT_OK : rc;
+    const struct app *app = cli_app(o.app);
+    if (!app) return EXIT_USAGE;
+    char err[2048];
+    struct app_input *in = app->input_load(&o.in, err, sizeof err);
+    if (!in) return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
+    struct variant_list vars = {0};
+    struct device_pick pick = {0};
+    const struct device_info *dev = NULL;
+    const char *fp = o.device, *db = o.db ? o.db : store_default_path();
+    struct store *store = NULL;
+    struct replay_table table = {0};
+    unsigned shapes[POW2_STEPS * POW2_STEPS][2];
+    int nspace = 0;
+    char knobs[512];
+    rc = cli_variants(app, o.variant, NULL, &vars);
+    if (!rc && !(o.replay && is_fingerprint(o.device))) {
+        rc = cli_devices(o.device, &pick);
+        if (!rc && pick.count != 1)
+            rc = (fprintf(stderr, "harness: tune: '%s' names %d devices; tune one at a time\n", o.device, pick.count), EXIT_USAGE);
+        if (!rc) dev = &pick.all[pick.idx[0]], fp = dev->fingerprint;
+    }
+    if (rc) goto done;
+    knobs_canonical(&vars.v[0].knobs, knobs, sizeof knobs);
+    const char *why = "no shape fits --wg-max";
+    if (o.replay) {
+        /* Reading must not create: a missing file has nothing to replay. */
+        if (access(db, F_OK) != 0) {
+            fprintf(stderr, "harness: tune --replay: %s does not exist; nothing to replay\n", db);
+            rc = EXIT_FOUND;
+            goto done;
+        }
+        if (!(store = store_open(db, err, sizeof err)) ||
+            store_replay_load_iters(store, fp, app->name, app->input_name(in), knobs, o.in.iters, &table) != 0) {
+            if (store) fprintf(stderr, "harness: %s: %s\n", db, sqlite3_errmsg(store_db(store)));
+            else fprintf(stderr, "harness: %s\n", err);
+            rc = EXIT_FOUND;
+            goto done;
+        }
+        nspace = space_build(&o, app, in, &vars.v[0].knobs, dev, &table, shapes, &why);
+        if (!nspace) {
+            fprintf(stderr, "harness: tune --replay: no ok measurements of %s %s %s on %s%s in %s\n", app->name,
+                    app->input_name(in), vars.v[0].name, o.device, o.in.iters ? " at --iters" : "", db);
+            rc = EXIT_FOUND;
+            goto done;
+        }
+        printf("tune --replay %s %s %s on %s%s%s: %d measured shapes at %ld steps from %s", app->name,
+               app->input_name(in), vars.v[0].name, dev ? dev->spec : fp, dev ? " " : "", dev ? fp : "", nspace,
+               table.iters, db);
+        if (table.skipped) printf(" (%d measured only at other step counts left out)", table.skipped);
+        printf("\n");
+    } else {
+        nspace = space_build(&o, app, in, &vars.v[0].knobs, dev, NULL, shapes, &why);
+        if (!nspace) {
+            fprintf(stderr, "harness: tune: no work-group shape is valid for %s on %s (%s)\n", vars.v[0].name,
+                    dev->spec, why);
+            rc = EXIT_USAGE;
+            goto done;
+        }
+        if (!(store = store_open(db, err, sizeof err))) {
+            fprintf(stderr, "harness: %s\n", err);
+            rc = EXIT_FOUND;
+            goto done;
+        }
+        printf("tune %s %s (%ld steps) %s on %s [%s]: %d valid shapes\n", app->name, app->input_name(in),
+               app->input_iters(in), vars.v[0].name, dev->spec, fp, nspace);
+    }
+    fflush(stdout);
+
+    struct tune_space space = {nspace, (const unsigned (*)[2])shapes};
+    struct tune_result r;
+    int samples = o.reps, found, measured = 0;
+    if (o.replay) {
+        struct replay_ctx ctx = {&table, 0};
+        found = tune_search(o.strategy, &space, o.budget, o.seed, replay_eval_print, &ctx, &r) == 0;
+        for (int i = 0; found && i < table.n; i++)
+            if (table.wg[i][0] == r.best[0] && table.wg[i][1] == r.best[1]) samples = table.samples[i];
+    } else {
+        char command[1024];
+        cli_command_line(argc, argv, command, sizeof command);
+        struct live l = {.pool = pool_open(), .dev = dev, .refs = {app, in, NULL}, .warmup = o.warmup,
+                         .reps = o.reps, .timeout_s = o.timeout_s, .store = store, .measured = &measured,
+                         .peak = runner_peak(store, dev),
+                         .cfg = {.app = app, .in = in, .source = &o.in, .knobs = vars.v[0].knobs}};
+        str_copy(l.cfg.variant, sizeof l.cfg.variant, vars.v[0].name);
+        l.run_id = store_run_begin(store, dev, command, err, sizeof err);
+        if (l.run_id < 0) fprintf(stderr, "harness: %s\n", err);
+        struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+        sigaction(SIGINT, &sa, &old_int);
+        sigaction(SIGTERM, &sa, &old_term);
+        found = tune_search(o.strategy, &space, o.budget, o.seed, live_eval, &l, &r) == 0;
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        if (l.run_id >= 0) store_run_end(store, l.run_id);
+        pool_close(l.pool);
+        if (l.refs.ref) app->ref_free(l.refs.ref);
+    }
+    if (harness_interrupted) {
+        fprintf(stderr, "harness: tune interrupted after %d measured shapes (stored); nothing decided\n", measured);
+        rc = EXIT_FOUND;
+        goto done;
+    }
+    if (!found) {
+        fprintf(stderr, "harness: tune: no shape succeeded (%d evaluated)\n", r.evaluations);
+        rc = EXIT_FOUND;
+        goto done;
+    }
+    report(&o, &r, nspace);
+    if (o.replay) replay_regret(&table, &r);
+    if (!o.replay || o.store) {
+        if (store_tuned_put(store, fp, app->name, app->input_name(in), vars.v[0].name, &r, samples, err, sizeof err) != 0) {
+            fprintf(stderr, "harness: %s\n", err);
+            rc = EXIT_FOUND;
+            goto done;
+        }
+        printf("stored       as the tuned work-group for %s %s %s on %s (`harness run` uses it without --wg)\n",
+               app->name, app->input_name(in), vars.v[0].name, dev ? dev->spec : fp);
+    }
+done:
+    replay_free(&table);
+    store_close(store);
+    variants_free(&vars);
+    cli_devices_free(&pick);
+    app->input_free(in);
+    return rc;
+}

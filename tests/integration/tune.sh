@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# harness tune and best on OpenMP with a shortened run: a live random search
+# stores its measurements and a tuned row, `best --csv` lists it, `run`
+# without --wg uses it, and a replay over the same database evaluates only
+# the shapes measured, runs nothing and stores nothing. Bad usage exits 2
+# before the database is touched. Prints "ok - ..." / "not ok - ..." per check.
+set -u
+cd "$(dirname "$0")/../.."
+T=${HARNESS_TEST_TMP:-$(mktemp -d)}/tune
+rm -rf "$T"
+mkdir -p "$T"
+DB=$T/tune.db
+H=bin/harness
+ok() { echo "ok - $*"; }
+notok() { echo "not ok - $*"; }
+check() { # NAME CONDITION-COMMAND...
+    local name=$1; shift
+    if "$@"; then ok "$name"; else notok "$name"; fi
+}
+q() { sqlite3 "$DB" "$1" 2>/dev/null; }
+
+# ---- bad usage: exit 2, no database ----
+$H tune --input gen:64x64 --device openmp --strategy bayesian --budget 3 --db "$DB" >/dev/null 2>"$T/bad.err"
+rc=$?
+check "an unknown strategy exits 2 (got $rc) and names it" bash -c "[ $rc -eq 2 ] && grep -q bayesian '$T/bad.err'"
+$H tune --input gen:64x64 --device openmp --strategy random --db "$DB" >/dev/null 2>&1
+rc=$?
+check "random without --budget exits 2 (got $rc)" [ $rc -eq 2 ]
+$H tune --input gen:64x64 --device openmp --strategy exhaustive --variant nosuch --db "$DB" >/dev/null 2>&1
+rc=$?
+check "an unknown variant exits 2 (got $rc)" [ $rc -eq 2 ]
+check "bad usage creates no database" [ ! -e "$DB" ]
+
+# ---- a live random search ----
+$H tune --app lbm --input gen:64x64 --iters 200 --reps 3 --device openmp --strategy random --budget 6 \
+    --db "$DB" >"$T/tune.out" 2>"$T/tune.err"
+rc=$?
+check "tune --strategy random --budget 6 exits 0 (got $rc)" [ $rc -eq 0 ]
+check "tune reports 6 evaluations" grep -q '^evaluations  6 of ' "$T/tune.out"
+check "tune prints a best shape and a runner-up" bash -c "grep -q '^best ' '$T/tune.out' && grep -q '^runner-up ' '$T/tune.out'"
+check "tune gives a verdict (winner or TIE)" grep -Eq '^verdict +(winner|TIE \(within noise\))' "$T/tune.out"
+n=$(q "select count(*) from measurement m join config c on c.id = m.config_id where c.input = 'gen-64x64' and m.iters = 200")
+check "tune stored one measurement per evaluated shape ($n)" [ "$n" = 6 ]
+n=$(q "select count(distinct c.wg_x || 'x' || c.wg_y) from measurement m join config c on c.id = m.config_id")
+check "the six measurements are six distinct shapes ($n)" [ "$n" = 6 ]
+row=$(q "select wg_x || 'x' || wg_y, tie, samples, margin >= 0, noise >= 0.005 from tuned where app = 'lbm' and input = 'gen-64x64' and variant = 'final'")
+wg=${row%%|*}
+check "tune stored a tuned row ($row)" bash -c "[[ '$row' =~ ^[0-9]+x[0-9]+\\|[01]\\|3\\|1\\|1$ ]]"
+check "the tuned shape is the one reported best ($wg)" grep -q "^best  *$wg " "$T/tune.out"
+best_med=$(q "select median_s from tuned")
+min_med=$(q "select min(median_s) from measurement where status = 'ok'")
+check "the tuned median is the smallest measured ($best_med)" [ "$best_med" = "$min_med" ]
+fp=$(q "select device_fingerprint from tuned")
+check "the tuned row is keyed by the openmp fingerprint ($fp)" \
+    bash -c "[ -n '$fp' ] && [ \"\$(sqlite3 '$DB' \"select backend from device where fingerprint = '$fp'\")\" = openmp ]"
+
+# ---- harness best ----
+$H best --csv --db "$DB" >"$T/best.csv" 2>&1
+rc=$?
+check "best --csv exits 0 (got $rc)" [ $rc -eq 0 ]
+check "best --csv has a header" grep -q '^device,device_name,fingerprint,app,input,variant,wg,' "$T/best.csv"
+check "best --csv lists the tuned row" grep -q "^openmp,.*,$fp,lbm,gen-64x64,final,$wg," "$T/best.csv"
+$H best --db "$DB" --device openmp >"$T/best.txt" 2>&1
+check "best --device openmp prints the table" grep -q "lbm  *gen-64x64  *final  *$wg" "$T/best.txt"
+$H best --db "$DB" --device cuda:77 >"$T/none.txt" 2>&1
+check "best --device for another device lists no row" bash -c "! grep -q gen-64x64 '$T/none.txt'"
+
+# ---- run without --wg uses the tuned shape ----
+$H run --input gen:64x64 --iters 200 --device openmp --reps 1 --db "$DB" >"$T/run.out" 2>"$T/run.err"
+rc=$?
+check "run without --wg exits 0 (got $rc)" [ $rc -eq 0 ]
+check "run says it uses the tuned work-group $wg" grep -q "using tuned work-group $wg for final on openmp" "$T/run.err"
+last=$(q "select c.wg_x || 'x' || c.wg_y from measurement m join config c on c.id = m.config_id order by m.id desc limit 1")
+check "run stored its measurement with the tuned shape ($last)" [ "$last" = "$wg" ]
+$H run --input gen:64x64 --iters 200 --device openmp --reps 1 --wg 8x8 --db "$DB" >/dev/null 2>"$T/run2.err"
+last=$(q "select c.wg_x || 'x' || c.wg_y from measurement m join config c on c.id = m.config_id order by m.id desc limit 1")
+check "an explicit --wg wins over the tuned shape ($last)" \
+    bash -c "[ '$last' = 8x8 ] && ! grep -q 'using tuned' '$T/run2.err'"
+$H run --input gen:32x32 --iters 200 --device openmp --reps 1 --db "$DB" >/dev/null 2>"$T/run3.err"
+check "another input has no tuned shape and says nothing" bash -c "! grep -q 'using tuned' '$T/run3.err'"
+
+# ---- replay ----
+before_m=$(q "select count(*) from measurement")
+before_t=$(q "select decided_at from tuned where input = 'gen-64x64'")
+shapes=$(q "select count(distinct c.wg_x || 'x' || c.wg_y) from measurement m join config c on c.id = m.config_id
+            where c.input = 'gen-64x64' and m.status = 'ok' and m.iters = 200")
+$H tune --replay --strategy exhaustive --input gen:64x64 --device openmp --db "$DB" >"$T/replay.out" 2>&1
+rc=$?
+check "tune --replay --strategy exhaustive exits 0 (got $rc)" [ $rc -eq 0 ]
+check "replay evaluates exactly the $shapes measured shapes" grep -q "^evaluations  $shapes of $shapes shapes" "$T/replay.out"
+check "replay finds the best measured shape and says how far the pick is from it" \
+    grep -q "^best known .*(the pick is +0.00% from it)" "$T/replay.out"
+check "replay runs and stores nothing" \
+    bash -c "[ \"\$(sqlite3 '$DB' 'select count(*) from measurement')\" = '$before_m' ] &&
+             [ \"\$(sqlite3 '$DB' \"select decided_at from tuned where input = 'gen-64x64'\")\" = '$before_t' ]"
+$H tune --replay --strategy anneal --budget 3 --seed 7 --input gen:64x64 --device "$fp" --db "$DB" >"$T/r1.out" 2>&1
+$H tune --replay --strategy anneal --budget 3 --seed 7 --input gen:64x64 --device "$fp" --db "$DB" >"$T/r2.out" 2>&1
+check "replay by fingerprint with a budget: 3 evaluations, the same for the same seed" \
+    bash -c "grep -q '^evaluations  3 of ' '$T/r1.out' && cmp -s '$T/r1.out' '$T/r2.out'"
+$H tune --replay --strategy exhaustive --input gen:128x128 --device openmp --db "$DB" >/dev/null 2>&1
+rc=$?
+check "replay with no measurements exits 1 (got $rc)" [ $rc -eq 1 ]
