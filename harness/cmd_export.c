@@ -126,7 +126,7 @@ static void put_double(FILE *out, double v) {
 
 /* ---- CSV (RFC 4180 quoting; NULL is an empty field) ---- */
 
-static void csv_field(FILE *out, sqlite3_stmt *st, int i) {
+static void csv_column(FILE *out, sqlite3_stmt *st, int i) {
     switch (sqlite3_column_type(st, i)) {
     case SQLITE_NULL: return;
     case SQLITE_INTEGER: fprintf(out, "%lld", (long long)sqlite3_column_int64(st, i)); return;
@@ -134,17 +134,7 @@ static void csv_field(FILE *out, sqlite3_stmt *st, int i) {
     default: break;
     }
     const char *v = (const char *)sqlite3_column_text(st, i);
-    if (!v) return;
-    if (!strpbrk(v, ",\"\r\n")) {
-        fputs(v, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *v; v++) {
-        if (*v == '"') fputc('"', out);
-        fputc(*v, out);
-    }
-    fputc('"', out);
+    if (v) csv_field(out, v);
 }
 
 static int export_csv(sqlite3 *db, const struct filter *f, FILE *out) {
@@ -156,7 +146,7 @@ static int export_csv(sqlite3 *db, const struct filter *f, FILE *out) {
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         for (int i = 0; i < n; i++) {
             if (i) fputc(',', out);
-            csv_field(out, st, i);
+            csv_column(out, st, i);
         }
         fputc('\n', out);
     }

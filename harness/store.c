@@ -623,21 +623,6 @@ static void row_free(struct row *r) {
     for (int c = 0; c < NCOL; c++) free(r->cell[c]);
 }
 
-/* RFC 4180: quote a field holding a separator, quote or line break, and
- * double the quotes inside. */
-static void csv_field(FILE *out, const char *v) {
-    if (!strpbrk(v, ",\"\r\n")) {
-        fputs(v, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *v; v++) {
-        if (*v == '"') fputc('"', out);
-        fputc(*v, out);
-    }
-    fputc('"', out);
-}
-
 static void csv_line(FILE *out, const char *const cell[NCOL]) {
     for (int c = 0; c < NCOL; c++) {
         if (c) fputc(',', out);

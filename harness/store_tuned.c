@@ -90,17 +90,8 @@ static const int table_cols[] = {B_DEVICE, B_APP, B_INPUT, B_VARIANT, B_WG, B_ME
                                  B_SAMPLES, B_VERDICT, B_DECIDED};
 #define NTABLE ((int)(sizeof table_cols / sizeof table_cols[0]))
 
-static void csv_field(FILE *out, const char *v, int last) {
-    if (strpbrk(v, ",\"\n")) {
-        fputc('"', out);
-        for (; *v; v++) {
-            if (*v == '"') fputc('"', out);
-            fputc(*v, out);
-        }
-        fputc('"', out);
-    } else {
-        fputs(v, out);
-    }
+static void csv_cell(FILE *out, const char *v, int last) {
+    csv_field(out, v);
     fputc(last ? '\n' : ',', out);
 }
 
@@ -183,12 +174,12 @@ int store_tuned_print(struct store *s, const char *device, int csv, FILE *out) {
             if ((int)strlen(rows[i][c]) > width[c]) width[c] = (int)strlen(rows[i][c]);
     }
     if (csv)
-        for (int c = 0; c < BCOL; c++) csv_field(out, best_header[c], c == BCOL - 1);
+        for (int c = 0; c < BCOL; c++) csv_cell(out, best_header[c], c == BCOL - 1);
     else if (n)
         table_line(out, (char *const *)table_header, width);
     for (int i = 0; i < n; i++) {
         if (csv)
-            for (int c = 0; c < BCOL; c++) csv_field(out, rows[i][c], c == BCOL - 1);
+            for (int c = 0; c < BCOL; c++) csv_cell(out, rows[i][c], c == BCOL - 1);
         else
             table_line(out, rows[i], width);
         for (int c = 0; c < BCOL; c++) free(rows[i][c]);

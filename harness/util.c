@@ -186,3 +186,16 @@ void str_fmt(char *dst, size_t n, const char *fmt, ...) {
     vsnprintf(dst, n, fmt, ap);
     va_end(ap);
 }
+
+void csv_field(FILE *out, const char *v) {
+    if (!strpbrk(v, ",\"\r\n")) {
+        fputs(v, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *v; v++) {
+        if (*v == '"') fputc('"', out);
+        fputc(*v, out);
+    }
+    fputc('"', out);
+}

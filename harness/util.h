@@ -41,6 +41,9 @@ void *xcalloc(size_t n, size_t size);
 /* Copies at most n-1 bytes and always terminates. */
 void str_copy(char *dst, size_t n, const char *src);
 void str_trim(char *s);
+/* Writes one CSV field (RFC 4180: quoted when it holds a separator, quote
+ * or line break, with its quotes doubled). */
+void csv_field(FILE *out, const char *v);
 /* snprintf whose truncation is intended (long names are cut, not errors). */
 void str_fmt(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 #endif

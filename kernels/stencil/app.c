@@ -1,0 +1,161 @@
+/* The stencil app (seed 001, apps.md section 2): a 5-point stencil on a
+ * float grid, repeated until the range max - min falls to 100, and the
+ * slides' optimisation ladder as knobs. Knobs, validity rules and the cost
+ * model live here; input.c, reference.c, schedule.c and verify.c do the rest.
+ *
+ * What a run means: one repetition is the whole convergence loop, from the
+ * initial grid to range <= 100. The input's own step count is the serial
+ * program's iteration count (34 at 4096x4096); --iters N caps a run at N
+ * iterations (a shortened run, verified against the serial program after N). */
+#include <stdio.h>
+#include <string.h>
+
+#include "stencil.h"
+#include "util.h"
+
+/* Defaults are the `fused` variant. */
+static const struct knob_def stencil_knobs[] = {
+    {"setup", "rebuild|hoisted", "hoisted",
+     "rebuild: program, kernel and buffers created and the grid copied in and out every iteration "
+     "(the slides' first version); hoisted: all of that once"},
+    {"range", "host|chunked|coalesced|fused", "fused",
+     "where max - min is found: on the host after reading the grid back; a range kernel whose "
+     "work-items each reduce a contiguous chunk, partials reduced on the host; the same with the "
+     "work-items of a group striding together; or in the update kernel (work-group reduction), "
+     "finished on the device, one 8-byte read"},
+    {"partials", "int", "4096",
+     "range=chunked|coalesced: the range kernel's work-items (the slides' 4096 chunks)"},
+    {"rows", "int", "1",
+     "grid points each work-item updates, down its column (1: the slides' one point per item); "
+     "the launch is W x H/rows, and fused pays its group reduction once per rows points"},
+    {NULL, NULL, NULL, NULL},
+};
+
+static const char *stencil_invalid(const struct knob_set *k, const struct app_input *in,
+                                   const struct device_info *dev, const unsigned wg[2]) {
+    static _Thread_local char why[256];
+    const int kernel_range = knob_is(k, "range", "chunked") || knob_is(k, "range", "coalesced");
+    if (knob_is(k, "setup", "rebuild") && !knob_is(k, "range", "host"))
+        return "setup=rebuild keeps the grid on the host between iterations, so it reads the grid back "
+               "and finds the range there: it goes with range=host";
+    if (!kernel_range && strcmp(knob_get(k, "partials"), "4096") != 0)
+        return "partials only means something with range=chunked or range=coalesced";
+    const long rows = knob_int(k, "rows");
+    if (wg[0] == 0 || wg[1] == 0 || in->w % (int)wg[0] || in->h % (int)wg[1]) {
+        snprintf(why, sizeof why, "work-group %ux%u does not divide the %dx%d grid", wg[0], wg[1], in->w, in->h);
+        return why;
+    }
+    if (rows > in->h || in->h % (wg[1] * rows)) {
+        snprintf(why, sizeof why, "rows=%ld: work-group %ux%u covers %ux%ld points, which do not divide the %dx%d "
+                 "grid", rows, wg[0], wg[1], wg[0], wg[1] * rows, in->w, in->h);
+        return why;
+    }
+    const size_t items = (size_t)wg[0] * wg[1];
+    if (items > dev->max_wg) {
+        snprintf(why, sizeof why, "work-group %ux%u = %zu items exceeds the device's maximum of %zu", wg[0],
+                 wg[1], items, dev->max_wg);
+        return why;
+    }
+    if (wg[0] > dev->max_item[0] || wg[1] > dev->max_item[1]) {
+        snprintf(why, sizeof why, "work-group %ux%u exceeds the device's per-dimension limits %zux%zu", wg[0],
+                 wg[1], dev->max_item[0], dev->max_item[1]);
+        return why;
+    }
+    const long total = (long)in->w * in->h, parts = knob_int(k, "partials");
+    if (kernel_range) {
+        /* The range kernel is one-dimensional: `partials` work-items in
+         * groups of the work-group's items laid in a row. */
+        if (parts > total) {
+            snprintf(why, sizeof why, "partials=%ld exceeds the grid's %ld points", parts, total);
+            return why;
+        }
+        if (parts % (long)items) {
+            snprintf(why, sizeof why, "the range kernel runs partials=%ld work-items in groups of %zu (%ux%u): "
+                     "%zu does not divide %ld", parts, items, wg[0], wg[1], items, parts);
+            return why;
+        }
+        if (items > dev->max_item[0]) {
+            snprintf(why, sizeof why, "the range kernel's groups of %zu items in a row exceed the device's "
+                     "limit of %zu in x", items, dev->max_item[0]);
+            return why;
+        }
+    }
+    if (knob_is(k, "range", "fused") && strcmp(dev->backend, "openmp") != 0 && dev->local_mem &&
+        2 * items * sizeof(float) > dev->local_mem) {
+        snprintf(why, sizeof why, "the work-group reduction needs %zu bytes of local memory; the device has %llu",
+                 2 * items * sizeof(float), (unsigned long long)dev->local_mem);
+        return why;
+    }
+    const double grid = (double)total * sizeof(float);
+    if (dev->max_alloc && grid > (double)dev->max_alloc) {
+        snprintf(why, sizeof why, "a %dx%d grid is %.2f GiB, over the device's largest allocation of %.2f GiB",
+                 in->w, in->h, grid / 1073741824.0, (double)dev->max_alloc / 1073741824.0);
+        return why;
+    }
+    if (dev->global_mem && 2.1 * grid > (double)dev->global_mem) {
+        snprintf(why, sizeof why, "two %dx%d grids do not fit the device's %.2f GiB", in->w, in->h,
+                 (double)dev->global_mem / 1073741824.0);
+        return why;
+    }
+    return NULL;
+}
+
+/* Effective bandwidth counts the least traffic any iteration can have: each
+ * grid point read once (the five-point neighbourhood served from cache) and
+ * written once, 4 + 4 = 8 bytes per point per iteration, over the whole
+ * W x H grid the launch covers (the border's 2(W+H)-4 points, 0.1 % at
+ * 4096x4096, are counted too; they are read as neighbours but not written).
+ * Every variant is scored against the same 8 bytes, as LBM's 73: a variant
+ * that moves more (a separate range pass reads the grid again, +4 bytes; the
+ * host range and the rebuild move the grid over the bus) shows as slower,
+ * as it is. The fused variant's per-group pairs add 8 bytes per group. */
+static double stencil_bytes_per_cell(const struct knob_set *k) {
+    (void)k;
+    return 8;
+}
+
+/* The update: five multiplications and four additions. The range's two
+ * comparisons are not counted. */
+static double stencil_flops_per_cell(const struct knob_set *k) {
+    (void)k;
+    return 9;
+}
+
+static const char *stencil_input_name(const struct app_input *in) { return in->name; }
+static long stencil_input_iters(const struct app_input *in) { return stencil_serial(in)->iters; }
+static long stencil_input_iters_full(const struct app_input *in) { return stencil_serial(in)->iters_full; }
+/* A cell update is one grid point of one iteration: W*H per iteration. */
+static double stencil_cell_updates(const struct app_input *in) {
+    return (double)in->w * (double)in->h * (double)stencil_input_iters(in);
+}
+static void stencil_grid(const struct app_input *in, size_t g[2]) {
+    g[0] = (size_t)in->w;
+    g[1] = (size_t)in->h;
+}
+
+const struct app app_stencil = {
+    .name = "stencil",
+    .description = "5-point stencil with a max-min range convergence test (seed 001)",
+    .knobs = stencil_knobs,
+    /* 512x512 converges in 23 iterations; every variant on both CPU devices
+     * takes seconds. verify_iters 0: no cap, every run goes to convergence. */
+    .verify_input = "512x512",
+    .verify_iters = 0,
+    .result_label = "iterations",
+    .input_load = stencil_input_load,
+    .input_free = stencil_input_free,
+    .input_name = stencil_input_name,
+    .input_iters = stencil_input_iters,
+    .input_iters_full = stencil_input_iters_full,
+    .cell_updates = stencil_cell_updates,
+    .grid = stencil_grid,
+    .invalid = stencil_invalid,
+    .bytes_per_cell = stencil_bytes_per_cell,
+    .flops_per_cell = stencil_flops_per_cell,
+    .reference = stencil_reference,
+    .ref_free = stencil_ref_free,
+    .execute = stencil_execute,
+    .verify = stencil_verify,
+    .write_output = stencil_write_output,
+    .result_free = stencil_result_free,
+};

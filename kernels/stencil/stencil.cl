@@ -1,0 +1,19 @@
+/* Stencil kernels, OpenCL C. The algorithm is in stencil_gpu.h; this file
+ * maps its vocabulary onto OpenCL. stencil_point.h turns FP_CONTRACT off. */
+#define KERNEL __kernel void
+#define GLOBAL __global
+#define LOCAL __local
+#define LOCAL_PARAM(n) , __local float *n
+#define LOCAL_DECL(n)
+#define GID_X get_global_id(0)
+#define GID_Y get_global_id(1)
+#define GSIZE_X get_global_size(0)
+#define LID_X get_local_id(0)
+#define LID_Y get_local_id(1)
+#define LSIZE_X get_local_size(0)
+#define LSIZE_Y get_local_size(1)
+#define GROUP_X get_group_id(0)
+#define GROUP_Y get_group_id(1)
+#define NGROUPS_X get_num_groups(0)
+#define BARRIER barrier(CLK_LOCAL_MEM_FENCE)
+#include "stencil_gpu.h"
