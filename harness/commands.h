@@ -9,4 +9,16 @@ int cmd_peak(int argc, char **argv);
 int cmd_results(int argc, char **argv);
 int cmd_worker(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
+int cmd_best(int argc, char **argv);
+/* nightly tracking */
+int cmd_nightly(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_regressions(int argc, char **argv);
+int cmd_triage(int argc, char **argv);
+int cmd_exclude(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int plot_nightly(int argc, char **argv); /* `plot nightly`, from cmd_plot */
 #endif

@@ -17,6 +17,17 @@ static const struct command commands[] = {
     {"verify", cmd_verify, "every named variant on every device, on a shortened run"},
     {"peak", cmd_peak, "measure a device's copy bandwidth (its ceiling)"},
     {"results", cmd_results, "list recent measurements from the database"},
+    {"export", cmd_export, "measurements as CSV or T4 JSON (Kernel Tuner, KTT, BAT)"},
+    {"plot", cmd_plot, "plot wg: runtime per work-group shape (gnuplot PNG and SVG)"},
+    {"tune", cmd_tune, "search work-group shapes on a device; store the best (or a tie)"},
+    {"best", cmd_best, "list the tuned work-group shapes `run` uses by default"},
+    {"sweep", cmd_sweep, "run a sweep file: every config isolated, verified, stored, resumable"},
+    {"nightly", cmd_nightly, "the nightly suite and canary on every device, with telemetry"},
+    {"compare", cmd_compare, "two builds or runs: Mann-Whitney U per series; exit 1 on a regression"},
+    {"regressions", cmd_regressions, "change points in the nightly history, with triage states"},
+    {"triage", cmd_triage, "set a change point's state: acknowledged, fixed, false-positive"},
+    {"exclude", cmd_exclude, "take runs out of the nightly history, with a reason"},
+    {"merge", cmd_merge, "merge result databases from several hosts into one"},
     {"worker", cmd_worker, "(internal) run configs sent by a sweep on standard input"},
 };
 

@@ -1,0 +1,370 @@
+/* harness merge OUT.db IN.db...: results from several hosts in one file, so
+ * one machine can compare and plot everything. Rows are matched on their
+ * natural keys, never on ids (every file numbers from 1):
+ *   host (hostname, os, cpu), device (fingerprint), build (commit, dirty,
+ *   compiler, flags, kernel compilers), config (app, input, knobs, shape),
+ *   run (host, device, build, started_at, command), peak (device,
+ *   measured_at), tuned (fingerprint, app, input, variant: the newer
+ *   decision wins), change_point (series, night: a triaged state wins over
+ *   'detected'), nightly (host, started_at, suite).
+ * Runs are the unit of de-duplication: a run already in OUT is skipped with
+ * its measurements and samples, so merging the same file twice adds nothing.
+ * One transaction per input: a failed input leaves OUT as it was before it.
+ * Columns are copied by name, those both files have (so a column another
+ * module added later travels too); both files must be at the same schema
+ * version (any harness command brings an older file up to date). */
+#include <getopt.h>
+#include <limits.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "store.h"
+#include "store_nightly.h"
+#include "util.h"
+
+struct tally {
+    int64_t runs, skipped, measurements, samples, peaks, nightlies, change_points;
+};
+
+/* The columns of `table` that both main and src have, minus `skip` (a
+ * space-separated list), as "a, b, c" or with a prefix "m.a, m.b, m.c"
+ * (malloc'd); NULL when src lacks the table. Names come from the schema,
+ * never from user input. */
+static char *columns_prefixed(sqlite3 *db, const char *table, const char *skip, const char *prefix) {
+    char sql[512];
+    str_fmt(sql, sizeof sql,
+            "SELECT m.name FROM pragma_table_info('%s', 'main') m JOIN pragma_table_info('%s', 'src') s"
+            " ON s.name = m.name ORDER BY m.cid",
+            table, table);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return NULL;
+    struct strbuf b = {0};
+    int any = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        char padded[160];
+        str_fmt(padded, sizeof padded, " %s ", name);
+        char skips[256];
+        str_fmt(skips, sizeof skips, " %s ", skip);
+        any = 1;
+        if (strstr(skips, padded)) continue;
+        sb_printf(&b, "%s%s%s", b.len ? ", " : "", prefix, name);
+    }
+    sqlite3_finalize(st);
+    if (!any) {
+        sb_free(&b);
+        return NULL;
+    }
+    if (!b.s) b.s = xstrdup("");
+    return b.s;
+}
+
+static char *common_columns(sqlite3 *db, const char *table, const char *skip) {
+    return columns_prefixed(db, table, skip, "");
+}
+
+static int exec_fmt(sqlite3 *db, char *err, size_t errn, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int exec_fmt(sqlite3 *db, char *err, size_t errn, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *sql = sqlite3_vmprintf(fmt, ap);
+    va_end(ap);
+    int rc = db_exec(db, sql, err, errn);
+    sqlite3_free(sql);
+    return rc;
+}
+
+/* host, device, build, config: INSERT OR IGNORE on their UNIQUE keys. */
+static int merge_keyed(sqlite3 *db, const char *table, char *err, size_t errn) {
+    char *cols = common_columns(db, table, "id");
+    if (!cols) return err_set(err, errn, "the input has no table %s", table);
+    int rc = exec_fmt(db, err, errn, "INSERT OR IGNORE INTO main.%s(%s) SELECT %s FROM src.%s ORDER BY id", table, cols,
+                      cols, table);
+    free(cols);
+    return rc;
+}
+
+static int64_t one_id(sqlite3_stmt *st) {
+    int64_t id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    return id;
+}
+
+/* Runs, their measurements and samples. */
+static int merge_runs(sqlite3 *db, struct tally *t, char *err, size_t errn) {
+    char *rcols = common_columns(db, "run", "id host_id device_id build_id");
+    char *mcols = common_columns(db, "measurement", "id run_id config_id");
+    char *mcols_m = columns_prefixed(db, "measurement", "id run_id config_id", "m.");
+    int rc = -1;
+    sqlite3_stmt *runs = NULL, *find = NULL, *ins = NULL, *meas = NULL, *mins = NULL, *samp = NULL, *map = NULL;
+    if (!rcols || !mcols || !mcols_m) {
+        err_set(err, errn, "the input lacks run or measurement");
+        goto done;
+    }
+    /* Each src run with the ids its host, device and build have in main. */
+    const char *runs_sql =
+        "SELECT r.id, mh.id, md.id, mb.id, r.started_at, r.command FROM src.run r"
+        " JOIN src.host h ON h.id = r.host_id JOIN main.host mh ON mh.hostname = h.hostname AND mh.os = h.os AND mh.cpu = h.cpu"
+        " JOIN src.device d ON d.id = r.device_id JOIN main.device md ON md.fingerprint = d.fingerprint"
+        " JOIN src.build b ON b.id = r.build_id JOIN main.build mb ON mb.git_commit = b.git_commit AND mb.dirty = b.dirty"
+        " AND mb.compiler = b.compiler AND mb.flags = b.flags AND mb.kernel_compilers = b.kernel_compilers ORDER BY r.id";
+    char *ins_sql = sqlite3_mprintf("INSERT INTO main.run(host_id, device_id, build_id, %s) SELECT ?1, ?2, ?3, %s"
+                                    " FROM src.run WHERE id = ?4", rcols, rcols);
+    char *mins_sql = sqlite3_mprintf(
+        "INSERT INTO main.measurement(run_id, config_id, %s) SELECT ?1, mc.id, %s FROM src.measurement m"
+        " JOIN src.config c ON c.id = m.config_id JOIN main.config mc ON mc.app = c.app AND mc.input = c.input"
+        " AND mc.knobs = c.knobs AND mc.wg_x = c.wg_x AND mc.wg_y = c.wg_y WHERE m.id = ?2", mcols, mcols_m);
+    int prep = sqlite3_prepare_v2(db, runs_sql, -1, &runs, NULL) ||
+               sqlite3_prepare_v2(db, "SELECT id FROM main.run WHERE host_id = ?1 AND device_id = ?2 AND build_id = ?3"
+                                      " AND started_at = ?4 AND command = ?5", -1, &find, NULL) ||
+               sqlite3_prepare_v2(db, ins_sql, -1, &ins, NULL) ||
+               sqlite3_prepare_v2(db, "SELECT id FROM src.measurement WHERE run_id = ?1 ORDER BY id", -1, &meas, NULL) ||
+               sqlite3_prepare_v2(db, mins_sql, -1, &mins, NULL) ||
+               sqlite3_prepare_v2(db, "INSERT INTO main.sample(measurement_id, rep, seconds, device_seconds)"
+                                      " SELECT ?1, rep, seconds, device_seconds FROM src.sample WHERE measurement_id = ?2",
+                                  -1, &samp, NULL) ||
+               sqlite3_prepare_v2(db, "INSERT INTO temp.run_map(src, dst) VALUES (?1, ?2)", -1, &map, NULL);
+    sqlite3_free(ins_sql);
+    sqlite3_free(mins_sql);
+    if (prep) {
+        err_set(err, errn, "%s", sqlite3_errmsg(db));
+        goto done;
+    }
+    int step;
+    while ((step = sqlite3_step(runs)) == SQLITE_ROW) {
+        int64_t src = sqlite3_column_int64(runs, 0);
+        for (int i = 0; i < 5; i++) sqlite3_bind_value(find, i + 1, sqlite3_column_value(runs, i + 1));
+        int64_t dst = one_id(find);
+        if (!dst) {
+            for (int i = 0; i < 3; i++) sqlite3_bind_value(ins, i + 1, sqlite3_column_value(runs, i + 1));
+            sqlite3_bind_int64(ins, 4, src);
+            if (sqlite3_step(ins) != SQLITE_DONE) break;
+            sqlite3_reset(ins);
+            dst = sqlite3_last_insert_rowid(db);
+            t->runs++;
+            sqlite3_bind_int64(meas, 1, src);
+            while (sqlite3_step(meas) == SQLITE_ROW) {
+                int64_t m = sqlite3_column_int64(meas, 0);
+                sqlite3_bind_int64(mins, 1, dst);
+                sqlite3_bind_int64(mins, 2, m);
+                if (sqlite3_step(mins) != SQLITE_DONE || sqlite3_changes(db) != 1) goto step_fail;
+                sqlite3_reset(mins);
+                sqlite3_bind_int64(samp, 1, sqlite3_last_insert_rowid(db));
+                sqlite3_bind_int64(samp, 2, m);
+                if (sqlite3_step(samp) != SQLITE_DONE) goto step_fail;
+                t->samples += sqlite3_changes(db);
+                sqlite3_reset(samp);
+                t->measurements++;
+            }
+            sqlite3_reset(meas);
+        } else {
+            t->skipped++;
+        }
+        sqlite3_bind_int64(map, 1, src);
+        sqlite3_bind_int64(map, 2, dst);
+        if (sqlite3_step(map) != SQLITE_DONE) break;
+        sqlite3_reset(map);
+    }
+    if (step != SQLITE_DONE) {
+    step_fail:
+        err_set(err, errn, "run: %s", sqlite3_errmsg(db));
+        goto done;
+    }
+    rc = 0;
+done:
+    sqlite3_finalize(runs);
+    sqlite3_finalize(find);
+    sqlite3_finalize(ins);
+    sqlite3_finalize(meas);
+    sqlite3_finalize(mins);
+    sqlite3_finalize(samp);
+    sqlite3_finalize(map);
+    free(rcols);
+    free(mcols);
+    free(mcols_m);
+    return rc;
+}
+
+/* Peaks: new ones by (device, measured_at); every one mapped for nightly_peak. */
+static int merge_peaks(sqlite3 *db, struct tally *t, char *err, size_t errn) {
+    char *cols = common_columns(db, "peak", "id device_id");
+    if (!cols) return 0;
+    int64_t before = 0;
+    db_int(db, "SELECT count(*) FROM main.peak", 0, &before, NULL, 0);
+    int rc = exec_fmt(db, err, errn,
+                      "INSERT INTO main.peak(device_id, %s) SELECT md.id, %s FROM src.peak p"
+                      " JOIN src.device d ON d.id = p.device_id JOIN main.device md ON md.fingerprint = d.fingerprint"
+                      " WHERE NOT EXISTS (SELECT 1 FROM main.peak x WHERE x.device_id = md.id"
+                      " AND x.measured_at = p.measured_at) ORDER BY p.id;"
+                      "INSERT OR IGNORE INTO temp.peak_map(src, dst) SELECT p.id,"
+                      " (SELECT x.id FROM main.peak x WHERE x.device_id = md.id AND x.measured_at = p.measured_at"
+                      "  ORDER BY x.id LIMIT 1)"
+                      " FROM src.peak p JOIN src.device d ON d.id = p.device_id"
+                      " JOIN main.device md ON md.fingerprint = d.fingerprint",
+                      cols, cols);
+    free(cols);
+    int64_t after = 0;
+    db_int(db, "SELECT count(*) FROM main.peak", 0, &after, NULL, 0);
+    t->peaks += after - before;
+    return rc;
+}
+
+/* Tuned decisions: the newer one of two for the same key wins. */
+static int merge_tuned(sqlite3 *db, char *err, size_t errn) {
+    char *cols = common_columns(db, "tuned", "id");
+    if (!cols) return 0;
+    int rc = exec_fmt(db, err, errn,
+                      "DELETE FROM main.tuned WHERE EXISTS (SELECT 1 FROM src.tuned s WHERE"
+                      " s.device_fingerprint = tuned.device_fingerprint AND s.app = tuned.app AND s.input = tuned.input"
+                      " AND s.variant = tuned.variant AND s.decided_at > tuned.decided_at);"
+                      "INSERT OR IGNORE INTO main.tuned(%s) SELECT %s FROM src.tuned ORDER BY id",
+                      cols, cols);
+    free(cols);
+    return rc;
+}
+
+static int src_has(sqlite3 *db, const char *table) {
+    char sql[160];
+    int64_t n = 0;
+    str_fmt(sql, sizeof sql, "SELECT count(*) FROM src.sqlite_master WHERE type = 'table' AND name = '%s'", table);
+    return db_int(db, sql, 0, &n, NULL, 0) == 0 && n > 0;
+}
+
+/* Change points, nightlies with their links, exclusions. */
+static int merge_tracking(sqlite3 *db, struct tally *t, char *err, size_t errn) {
+    int64_t before = 0, after = 0;
+    if (src_has(db, "change_point")) {
+        char *cols = common_columns(db, "change_point", "id run_id");
+        int has_run = 0;
+        int64_t n = 0;
+        db_int(db, "SELECT count(*) FROM pragma_table_info('change_point', 'src') WHERE name = 'run_id'", 0, &n, NULL, 0);
+        has_run = n > 0;
+        db_int(db, "SELECT count(*) FROM main.change_point", 0, &before, NULL, 0);
+        int rc = exec_fmt(db, err, errn,
+                          "UPDATE main.change_point SET triage = (SELECT s.triage FROM src.change_point s"
+                          " WHERE s.series = change_point.series AND s.night = change_point.night),"
+                          " note = COALESCE((SELECT s.note FROM src.change_point s WHERE s.series = change_point.series"
+                          " AND s.night = change_point.night), note)"
+                          " WHERE triage = 'detected' AND EXISTS (SELECT 1 FROM src.change_point s"
+                          " WHERE s.series = change_point.series AND s.night = change_point.night AND s.triage != 'detected');"
+                          "INSERT OR IGNORE INTO main.change_point(%s, run_id) SELECT %s, %s FROM src.change_point cp ORDER BY id",
+                          cols, cols, has_run ? "(SELECT dst FROM temp.run_map WHERE src = cp.run_id)" : "NULL");
+        free(cols);
+        if (rc) return -1;
+        db_int(db, "SELECT count(*) FROM main.change_point", 0, &after, NULL, 0);
+        t->change_points += after - before;
+    }
+    if (src_has(db, "nightly")) {
+        char *cols = common_columns(db, "nightly", "id");
+        db_int(db, "SELECT count(*) FROM main.nightly", 0, &before, NULL, 0);
+        int rc = exec_fmt(db, err, errn,
+                          "INSERT OR IGNORE INTO main.nightly(%s) SELECT %s FROM src.nightly ORDER BY id;"
+                          "INSERT INTO temp.nightly_map(src, dst) SELECT s.id, m.id FROM src.nightly s JOIN main.nightly m"
+                          " ON m.host = s.host AND m.started_at = s.started_at AND m.suite = s.suite;"
+                          "INSERT OR IGNORE INTO main.nightly_run(nightly_id, run_id) SELECT nm.dst, rm.dst"
+                          " FROM src.nightly_run x JOIN temp.nightly_map nm ON nm.src = x.nightly_id"
+                          " JOIN temp.run_map rm ON rm.src = x.run_id;"
+                          "INSERT OR IGNORE INTO main.nightly_peak(nightly_id, peak_id) SELECT nm.dst, pm.dst"
+                          " FROM src.nightly_peak x JOIN temp.nightly_map nm ON nm.src = x.nightly_id"
+                          " JOIN temp.peak_map pm ON pm.src = x.peak_id",
+                          cols, cols);
+        free(cols);
+        if (rc) return -1;
+        db_int(db, "SELECT count(*) FROM main.nightly", 0, &after, NULL, 0);
+        t->nightlies += after - before;
+    }
+    if (src_has(db, "run_exclusion") &&
+        db_exec(db, "INSERT OR IGNORE INTO main.run_exclusion(run_id, reason, excluded_at)"
+                    " SELECT rm.dst, e.reason, e.excluded_at FROM src.run_exclusion e JOIN temp.run_map rm ON rm.src = e.run_id",
+                err, errn))
+        return -1;
+    return 0;
+}
+
+static int merge_one(sqlite3 *db, const char *path, struct tally *t, char *err, size_t errn) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS src", -1, &st, NULL) != SQLITE_OK)
+        return err_set(err, errn, "%s", sqlite3_errmsg(db));
+    sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+    int ok = sqlite3_step(st) == SQLITE_DONE;
+    sqlite3_finalize(st);
+    if (!ok) return err_set(err, errn, "%s", sqlite3_errmsg(db));
+    int64_t vin = -1, vout = -2, tables = 0;
+    int rc = -1;
+    db_int(db, "SELECT count(*) FROM src.sqlite_master WHERE type = 'table' AND name = 'run'", 0, &tables, NULL, 0);
+    db_int(db, "PRAGMA src.user_version", -1, &vin, NULL, 0);
+    db_int(db, "PRAGMA main.user_version", -1, &vout, NULL, 0);
+    if (!tables) err_set(err, errn, "not a results database (no run table)");
+    else if (vin != vout)
+        err_set(err, errn, "schema version %lld, the output's is %lld (any harness command on it, e.g."
+                           " `harness results --db %s`, brings it up to date)", (long long)vin, (long long)vout, path);
+    else if (db_exec(db, "BEGIN IMMEDIATE", err, errn) == 0) {
+        if (db_exec(db, "DROP TABLE IF EXISTS temp.run_map; CREATE TEMP TABLE run_map (src INTEGER PRIMARY KEY, dst INTEGER);"
+                        "DROP TABLE IF EXISTS temp.peak_map; CREATE TEMP TABLE peak_map (src INTEGER PRIMARY KEY, dst INTEGER);"
+                        "DROP TABLE IF EXISTS temp.nightly_map; CREATE TEMP TABLE nightly_map (src INTEGER PRIMARY KEY, dst INTEGER)",
+                    err, errn) == 0 &&
+            merge_keyed(db, "host", err, errn) == 0 && merge_keyed(db, "device", err, errn) == 0 &&
+            merge_keyed(db, "build", err, errn) == 0 && merge_keyed(db, "config", err, errn) == 0 &&
+            merge_runs(db, t, err, errn) == 0 && merge_peaks(db, t, err, errn) == 0 && merge_tuned(db, err, errn) == 0 &&
+            merge_tracking(db, t, err, errn) == 0 && db_exec(db, "COMMIT", err, errn) == 0)
+            rc = 0;
+        if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    }
+    sqlite3_exec(db, "DETACH DATABASE src", NULL, NULL, NULL);
+    return rc;
+}
+
+int cmd_merge(int argc, char **argv) {
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: harness merge OUT.db IN.db...\n"
+               "  Copies every run (with measurements and samples), peak, tuned decision, change point,\n"
+               "  nightly and exclusion of each input into OUT (created if needed), matching rows on\n"
+               "  their natural keys; a run OUT already has is skipped, so merging twice adds nothing.\n");
+        return EXIT_OK;
+    }
+    if (argc < 3) {
+        fprintf(stderr, "usage: harness merge OUT.db IN.db...\n");
+        return EXIT_USAGE;
+    }
+    char out_real[PATH_MAX] = "", in_real[PATH_MAX];
+    for (int i = 2; i < argc; i++) {
+        if (access(argv[i], R_OK) != 0) {
+            fprintf(stderr, "harness merge: cannot read %s\n", argv[i]);
+            return EXIT_USAGE;
+        }
+    }
+    char err[1024];
+    struct store *s = store_open(argv[1], err, sizeof err);
+    if (!s || nightly_schema(store_db(s), err, sizeof err) != 0) {
+        fprintf(stderr, "harness merge: %s\n", err);
+        store_close(s);
+        return EXIT_FOUND;
+    }
+    if (!realpath(argv[1], out_real)) out_real[0] = '\0';
+    sqlite3 *db = store_db(s);
+    int failures = 0;
+    for (int i = 2; i < argc; i++) {
+        if (realpath(argv[i], in_real) && !strcmp(in_real, out_real)) {
+            fprintf(stderr, "harness merge: %s is the output itself; skipped\n", argv[i]);
+            failures++;
+            continue;
+        }
+        struct tally t = {0};
+        if (merge_one(db, argv[i], &t, err, sizeof err) != 0) {
+            fprintf(stderr, "harness merge: %s: %s (nothing from it was merged)\n", argv[i], err);
+            failures++;
+            continue;
+        }
+        printf("%s: %lld runs added (%lld already there), %lld measurements, %lld samples, %lld peaks, %lld nightlies,"
+               " %lld change points\n",
+               argv[i], (long long)t.runs, (long long)t.skipped, (long long)t.measurements, (long long)t.samples,
+               (long long)t.peaks, (long long)t.nightlies, (long long)t.change_points);
+    }
+    store_close(s);
+    return failures ? EXIT_FOUND : EXIT_OK;
+}

@@ -1,0 +1,319 @@
+/* harness regressions: change-point detection over every series' nightly
+ * medians (changepoint.h), stored in change_point with a triage state a
+ * person sets (harness triage); harness exclude takes a run out of the
+ * history with a reason.
+ *
+ * Per series: the nightly medians in order of the nightly's start, runs in
+ * run_exclusion left out, and nights the canary vetoes left out too: a night
+ * whose copy bandwidth on that device is off by more than max(10 %, 4 x the
+ * canary's own noise) from the median of the 3 nights either side measured a
+ * disturbed machine, not the code. The smallest step reported is
+ * max(--min-effect, the series' night-to-night noise).
+ * A stored change point still found (within a night of where it was) keeps
+ * its id and triage; an untriaged one no longer found (a run was excluded,
+ * more nights moved the evidence) is withdrawn. Exit 1 while any untriaged
+ * regression remains. */
+#include <getopt.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "changepoint.h"
+#include "commands.h"
+#include "series.h"
+#include "stats.h"
+#include "store.h"
+#include "store_nightly.h"
+#include "util.h"
+
+#define MAX_CP 64
+#define CANARY_WINDOW 3
+#define CANARY_MIN 0.10
+
+struct reg_opts {
+    const char *db;
+    struct cp_params cp;
+    int csv;
+};
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: harness regressions [--db PATH] [--csv] [--alpha P] [--min-effect F] [--min-segment N]\n"
+            "\n"
+            "Finds change points in each series' nightly medians (E-divisive means, then a t-test\n"
+            "of the segments either side, corrected for the splits searched: p <= alpha, a step of\n"
+            "at least max(min effect, the series' noise), at least N nights on each side), stores\n"
+            "them and lists every change point with its triage state.\n"
+            "\n"
+            "  --alpha P        default 0.001\n"
+            "  --min-effect F   default 0.03 (3 %%)\n"
+            "  --min-segment N  default 3 nights\n"
+            "  --csv            CSV instead of the table\n"
+            "\n"
+            "Exit status: 1 while an untriaged regression (a slower level) exists.\n"
+            "Triage: harness triage ID acknowledged|fixed|false-positive [--note TEXT]\n"
+            "Exclude a run: harness exclude RUN --reason TEXT\n");
+}
+
+/* ---- the canary veto ---------------------------------------------------- */
+
+struct veto {
+    char fp[24];
+    int64_t nightly_id;
+};
+
+/* The nights each device's canary vetoes; each is described on log (or not, NULL). */
+static int canary_vetoes(const struct history_list *hl, struct veto **out, FILE *log) {
+    int n = 0, cap = 0;
+    *out = NULL;
+    for (int s = 0; s < hl->n; s++) {
+        const struct history *h = &hl->h[s];
+        if (!h->id.higher_better || h->n < 3) continue;
+        double *v = xcalloc((size_t)h->n, sizeof *v), *win = xcalloc(2 * CANARY_WINDOW, sizeof *win);
+        for (int i = 0; i < h->n; i++) v[i] = h->p[i].median;
+        double limit = fmax(CANARY_MIN, 4 * cp_noise(v, h->n));
+        for (int i = 0; i < h->n; i++) {
+            int k = 0;
+            for (int j = i - CANARY_WINDOW; j <= i + CANARY_WINDOW; j++)
+                if (j >= 0 && j < h->n && j != i) win[k++] = v[j];
+            double ref = stats_median(win, (size_t)k);
+            if (fabs(v[i] / ref - 1) <= limit) continue;
+            if (log)
+                fprintf(log, "canary veto: %s night %.16s: copy %.1f GB/s against %.1f around it (limit %.0f %%)\n",
+                        h->id.spec, h->p[i].when, v[i], ref, 100 * limit);
+            if (n == cap) {
+                cap = cap ? 2 * cap : 8;
+                *out = realloc(*out, (size_t)cap * sizeof **out);
+                if (!*out) abort();
+            }
+            str_copy((*out)[n].fp, sizeof (*out)[n].fp, h->id.fp);
+            (*out)[n++].nightly_id = h->p[i].nightly_id;
+        }
+        free(v);
+        free(win);
+    }
+    return n;
+}
+
+static int vetoed(const struct veto *v, int n, const char *fp, int64_t nightly) {
+    for (int i = 0; i < n; i++)
+        if (v[i].nightly_id == nightly && !strcmp(v[i].fp, fp)) return 1;
+    return 0;
+}
+
+/* ---- storing ------------------------------------------------------------ */
+
+/* Inserts or refreshes one change point; returns its id (or -1). An existing
+ * row of the series whose night is within one night of this one is the same
+ * change seen again. */
+static int64_t cp_store(sqlite3 *db, const struct history *h, const struct night_point *pts, int npts,
+                        const struct change_point *c) {
+    const struct night_point *at = &pts[c->index];
+    int regression = h->id.higher_better ? c->ratio < 1 : c->ratio > 1;
+    double magnitude = h->id.higher_better ? 1 / c->ratio - 1 : c->ratio - 1; /* > 0: worse */
+    sqlite3_stmt *st = NULL;
+    int64_t id = -1;
+    const char *find = "SELECT id FROM change_point WHERE series = ?1 AND night IN (?2, ?3, ?4) ORDER BY night = ?3 DESC LIMIT 1";
+    if (sqlite3_prepare_v2(db, find, -1, &st, NULL) != SQLITE_OK) return -1;
+    sqlite3_bind_text(st, 1, h->id.key, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, c->index > 0 ? pts[c->index - 1].when : at->when, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, at->when, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, c->index + 1 < npts ? pts[c->index + 1].when : at->when, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(st) == SQLITE_ROW) id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    const char *sql = id > 0 ? "UPDATE change_point SET night = ?2, run_id = ?3, magnitude = ?4, p_value = ?5,"
+                               " direction = ?6, device_fingerprint = ?7 WHERE id = ?8"
+                             : "INSERT INTO change_point(series, night, run_id, magnitude, p_value, direction,"
+                               " device_fingerprint, triage, detected_at)"
+                               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'detected', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
+    sqlite3_bind_text(st, 1, h->id.key, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, at->when, -1, SQLITE_TRANSIENT);
+    if (at->run_id > 0) sqlite3_bind_int64(st, 3, at->run_id);
+    else sqlite3_bind_null(st, 3);
+    sqlite3_bind_double(st, 4, magnitude);
+    sqlite3_bind_double(st, 5, c->p);
+    sqlite3_bind_text(st, 6, regression ? "regression" : "improvement", -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 7, h->id.fp, -1, SQLITE_TRANSIENT);
+    if (id > 0) sqlite3_bind_int64(st, 8, id);
+    int ok = sqlite3_step(st) == SQLITE_DONE;
+    sqlite3_finalize(st);
+    if (!ok) return -1;
+    return id > 0 ? id : sqlite3_last_insert_rowid(db);
+}
+
+/* ---- the listing -------------------------------------------------------- */
+
+/* A series key's label from the loaded histories, else the key itself. */
+static void label_of(const struct history_list *hl, const char *key, char *buf, size_t n) {
+    for (int i = 0; i < hl->n; i++)
+        if (!strcmp(hl->h[i].id.key, key)) {
+            series_label(&hl->h[i].id, buf, n);
+            return;
+        }
+    str_copy(buf, n, key);
+}
+
+static int list_points(sqlite3 *db, const struct history_list *hl, int csv, int *untriaged) {
+    static const char sql[] = "SELECT id, series, night, magnitude, p_value, triage, COALESCE(direction, ''),"
+                              " COALESCE(note, ''), run_id FROM change_point ORDER BY night, id";
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
+    *untriaged = 0;
+    int rows = 0;
+    if (csv) printf("id,series,label,night,run_id,magnitude,p_value,direction,triage,note\n");
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        char label[256];
+        const char *series = (const char *)sqlite3_column_text(st, 1), *triage = (const char *)sqlite3_column_text(st, 5);
+        const char *dir = (const char *)sqlite3_column_text(st, 6), *note = (const char *)sqlite3_column_text(st, 7);
+        label_of(hl, series, label, sizeof label);
+        int open = !strcmp(triage, "detected") && !strcmp(dir, "regression");
+        *untriaged += open;
+        if (csv) {
+            printf("%lld,\"%s\",\"%s\",%s,%lld,%.6f,%.3g,%s,%s,\"%s\"\n", (long long)sqlite3_column_int64(st, 0), series,
+                   label, sqlite3_column_text(st, 2), (long long)sqlite3_column_int64(st, 8),
+                   sqlite3_column_double(st, 3), sqlite3_column_double(st, 4), dir, triage, note);
+            continue;
+        }
+        if (!rows++)
+            printf("%4s  %-16s  %-44s %8s %9s  %-11s  %s\n", "id", "night", "series", "worse by", "p", "direction",
+                   "triage");
+        printf("%4lld  %-16.16s  %-44.44s %+7.1f%% %9.2g  %-11s  %s%s%s%s\n", (long long)sqlite3_column_int64(st, 0),
+               sqlite3_column_text(st, 2), label, 100 * sqlite3_column_double(st, 3), sqlite3_column_double(st, 4),
+               dir, triage, open ? "  <- untriaged" : "", note[0] ? "  # " : "", note);
+    }
+    sqlite3_finalize(st);
+    if (!csv && !rows) printf("no change points\n");
+    return 0;
+}
+
+/* ---- the command -------------------------------------------------------- */
+
+static int parse_args(int argc, char **argv, struct reg_opts *o) {
+    static const struct option longopts[] = {{"db", required_argument, 0, 'd'},     {"csv", no_argument, 0, 'c'},
+                                             {"alpha", required_argument, 0, 'a'},  {"min-effect", required_argument, 0, 'e'},
+                                             {"min-segment", required_argument, 0, 's'}, {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+    memset(o, 0, sizeof *o);
+    o->cp = CP_DEFAULTS;
+    optind = 1;
+    int c;
+    char *end;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd': o->db = optarg; break;
+        case 'c': o->csv = 1; break;
+        case 'a':
+            o->cp.alpha = strtod(optarg, &end);
+            if (*end || !(o->cp.alpha > 0 && o->cp.alpha < 1))
+                return fprintf(stderr, "harness regressions: --alpha %s: want 0 < P < 1\n", optarg), EXIT_USAGE;
+            break;
+        case 'e':
+            o->cp.min_effect = strtod(optarg, &end);
+            if (*end || !(o->cp.min_effect >= 0 && o->cp.min_effect < 10))
+                return fprintf(stderr, "harness regressions: --min-effect %s: want a fraction such as 0.03\n", optarg),
+                       EXIT_USAGE;
+            break;
+        case 's':
+            o->cp.min_segment = (int)strtol(optarg, &end, 10);
+            if (*end || o->cp.min_segment < 2 || o->cp.min_segment > 1000)
+                return fprintf(stderr, "harness regressions: --min-segment %s: want 2..1000\n", optarg), EXIT_USAGE;
+            break;
+        case 'h': usage(stdout); return -1;
+        default: usage(stderr); return EXIT_USAGE;
+        }
+    }
+    if (optind != argc) return fprintf(stderr, "harness regressions: unexpected '%s'\n", argv[optind]), EXIT_USAGE;
+    if (!o->db) o->db = store_default_path();
+    return 0;
+}
+
+/* Detects over every series and stores what it finds; marks the ids seen. */
+static int detect_all(sqlite3 *db, const struct history_list *hl, const struct reg_opts *o, int csv) {
+    struct veto *v = NULL;
+    int nv = canary_vetoes(hl, &v, csv ? NULL : stdout), series = 0, found = 0;
+    if (db_exec(db, "DROP TABLE IF EXISTS temp.cp_seen; CREATE TEMP TABLE cp_seen (id INTEGER PRIMARY KEY)", NULL, 0))
+        return -1;
+    for (int s = 0; s < hl->n; s++) {
+        const struct history *h = &hl->h[s];
+        struct night_point *pts = xcalloc((size_t)h->n + 1, sizeof *pts);
+        double *x = xcalloc((size_t)h->n + 1, sizeof *x);
+        int n = 0;
+        for (int i = 0; i < h->n; i++)
+            if (h->p[i].median > 0 && (h->id.higher_better || !vetoed(v, nv, h->id.fp, h->p[i].nightly_id))) {
+                pts[n] = h->p[i];
+                x[n++] = h->p[i].median;
+            }
+        struct cp_params p = o->cp;
+        p.min_effect = fmax(p.min_effect, cp_noise(x, n));
+        struct change_point cps[MAX_CP];
+        int k = cp_detect(x, n, &p, cps, MAX_CP);
+        series++;
+        for (int i = 0; i < k; i++) {
+            int64_t id = cp_store(db, h, pts, n, &cps[i]);
+            char sql[96];
+            str_fmt(sql, sizeof sql, "INSERT OR IGNORE INTO temp.cp_seen VALUES (%lld)", (long long)id);
+            if (id > 0) db_exec(db, sql, NULL, 0);
+            found++;
+        }
+        free(pts);
+        free(x);
+    }
+    free(v);
+    if (!csv) printf("%d series, %d change point%s found\n", series, found, found == 1 ? "" : "s");
+    return 0;
+}
+
+int cmd_regressions(int argc, char **argv) {
+    struct reg_opts o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc) return rc < 0 ? EXIT_OK : rc;
+    if (access(o.db, F_OK) != 0) {
+        fprintf(stderr, "harness regressions: no database %s\n", o.db);
+        return EXIT_USAGE;
+    }
+    char err[1024];
+    struct store *store = store_open(o.db, err, sizeof err);
+    if (!store || nightly_schema(store_db(store), err, sizeof err) != 0) {
+        fprintf(stderr, "harness regressions: %s\n", err);
+        store_close(store);
+        return EXIT_FOUND;
+    }
+    sqlite3 *db = store_db(store);
+    struct history_list hl;
+    if (history_load(db, &hl, err, sizeof err) != 0) {
+        fprintf(stderr, "harness regressions: %s\n", err);
+        store_close(store);
+        return EXIT_FOUND;
+    }
+    /* One transaction: a reader never sees half the refreshed points. */
+    int untriaged = 0;
+    if (db_exec(db, "BEGIN IMMEDIATE", err, sizeof err) != 0 || detect_all(db, &hl, &o, o.csv) != 0) {
+        fprintf(stderr, "harness regressions: %s\n", err[0] ? err : sqlite3_errmsg(db));
+        rc = EXIT_FOUND;
+    } else {
+        int64_t gone = 0;
+        db_int(db, "SELECT count(*) FROM change_point WHERE triage = 'detected' AND id NOT IN (SELECT id FROM temp.cp_seen)",
+               0, &gone, NULL, 0);
+        db_exec(db, "DELETE FROM change_point WHERE triage = 'detected' AND id NOT IN (SELECT id FROM temp.cp_seen)",
+                NULL, 0);
+        if (gone && !o.csv) printf("%lld untriaged change point%s no longer found, withdrawn\n", (long long)gone,
+                                   gone == 1 ? "" : "s");
+        if (db_exec(db, "COMMIT", err, sizeof err) != 0 || list_points(db, &hl, o.csv, &untriaged) != 0) {
+            fprintf(stderr, "harness regressions: %s\n", err[0] ? err : sqlite3_errmsg(db));
+            rc = EXIT_FOUND;
+        } else {
+            rc = untriaged ? EXIT_FOUND : EXIT_OK;
+            if (untriaged && !o.csv)
+                printf("%d untriaged regression%s: harness triage ID acknowledged|fixed|false-positive\n", untriaged,
+                       untriaged == 1 ? "" : "s");
+        }
+    }
+    if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    history_list_free(&hl);
+    store_close(store);
+    return rc;
+}

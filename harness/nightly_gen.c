@@ -1,0 +1,62 @@
+#include "nightly_gen.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "stats.h"
+#include "util.h"
+
+struct rng {
+    uint64_t s[4];
+};
+
+static uint64_t splitmix(uint64_t *x) {
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static uint64_t next_u64(struct rng *r) { /* xoshiro256** */
+    uint64_t *s = r->s, out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return out;
+}
+
+/* Uniform in (0, 1): 53 random bits, never 0 (log of it is taken). */
+static double uniform(struct rng *r) { return ((double)(next_u64(r) >> 11) + 0.5) / 9007199254740992.0; }
+
+static double normal(struct rng *r) {
+    return sqrt(-2.0 * log(uniform(r))) * cos(6.283185307179586 * uniform(r));
+}
+
+void gen_history(uint64_t seed, const struct gen_params *p, double *median, double *iqr_rel) {
+    struct rng r;
+    uint64_t x = seed;
+    for (int i = 0; i < 4; i++) r.s[i] = splitmix(&x);
+    int reps = p->reps > 0 ? p->reps : 0;
+    double *s = xcalloc(reps ? (size_t)reps : 1, sizeof *s);
+    for (int night = 0; night < p->nights; night++) {
+        double level = p->base;
+        if (p->step_night >= 0 && night >= p->step_night) level *= 1.0 + p->step;
+        if (night == p->spike_night) level *= 1.0 + p->spike;
+        if (!reps) {
+            median[night] = level * exp(p->sigma * normal(&r));
+            if (iqr_rel) iqr_rel[night] = 0;
+            continue;
+        }
+        for (int k = 0; k < reps; k++) s[k] = level * exp(p->sigma * normal(&r));
+        median[night] = stats_median(s, (size_t)reps);
+        if (iqr_rel)
+            iqr_rel[night] = (stats_quantile(s, (size_t)reps, 0.75) - stats_quantile(s, (size_t)reps, 0.25)) /
+                             median[night];
+    }
+    free(s);
+}

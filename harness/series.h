@@ -1,0 +1,72 @@
+/* Time series of the nightly tracking. A series is one thing measured the
+ * same way on the same device: (device fingerprint, app, input, canonical
+ * knobs, work-group shape), and the step count, since a time over 300 steps
+ * is no level for one over 1000. The fingerprint covers the driver, so a new
+ * driver starts a new series rather than a step in an old one. Its samples
+ * in a run are the `sample.seconds` of that run's 'ok' measurements.
+ * The canary (a device's copy bandwidth, one value a night) is a series too,
+ * app "canary", where higher is better. */
+#ifndef HARNESS_SERIES_H
+#define HARNESS_SERIES_H
+#include <stdint.h>
+#include <stddef.h>
+
+struct sqlite3;
+
+struct series_id {
+    char key[1024];   /* fingerprint|app|input|knobs|WxH|iters: change_point.series */
+    char fp[24], spec[32], device[128];
+    char app[32], input[64], variant[64], knobs[512];
+    unsigned wg[2];
+    long iters;       /* steps per repetition, and warm-ups, as measured */
+    int warmup;
+    int higher_better; /* the canary: a drop is the regression */
+};
+
+/* A series' samples within one set of runs (compare), with the run each
+ * came from (samples of one run share its machine state). */
+struct series_samples {
+    struct series_id id;
+    int n, cap;
+    double *v;
+    int64_t *run;
+};
+
+struct series_list {
+    int n, cap;
+    struct series_samples *s;
+};
+
+/* Every series of the runs in temp.<table>(run_id), sorted by key. 0 or -1 + err. */
+int series_load_runs(struct sqlite3 *db, const char *table, struct series_list *out, char *err, size_t errn);
+void series_list_free(struct series_list *l);
+
+/* One night of a series: the median and quartiles of its samples. */
+struct night_point {
+    int64_t nightly_id, run_id; /* run_id: the (first) run the samples came from */
+    char when[32];              /* the nightly's start, ISO 8601 UTC */
+    char commit[48];
+    int dirty;
+    int n;
+    double median, q1, q3;
+};
+
+struct history {
+    struct series_id id;
+    int n, cap;
+    struct night_point *p; /* ordered by the nightly's start */
+};
+
+struct history_list {
+    int n, cap;
+    struct history *h;
+};
+
+/* Every series over every nightly, runs in run_exclusion left out; the
+ * canary series from nightly_peak. Sorted by key. 0 or -1 + err. */
+int history_load(struct sqlite3 *db, struct history_list *out, char *err, size_t errn);
+void history_list_free(struct history_list *l);
+
+/* "openmp final 32x1 128x128" for tables and plot titles. */
+void series_label(const struct series_id *id, char *buf, size_t n);
+#endif

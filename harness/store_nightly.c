@@ -1,0 +1,174 @@
+/* Nightly tracking's own tables (store_nightly.h). Statements are prepared
+ * per call: commands run each a handful of times. */
+#include "store_nightly.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static const char nightly_sql[] =
+    /* One `harness nightly`: when, which suite, and the machine's state
+     * (telemetry text: CPU governor, load, GPU clocks, temperature and
+     * throttle reasons at the start and the end). host is the hostname, so a
+     * merged database keeps nightlies of different machines apart. */
+    "CREATE TABLE IF NOT EXISTS nightly ("
+    " id INTEGER PRIMARY KEY,"
+    " host TEXT NOT NULL DEFAULT '',"
+    " suite TEXT NOT NULL,"
+    " started_at TEXT NOT NULL,"
+    " ended_at TEXT,"
+    " status INTEGER,"  /* 0 when every child command succeeded */
+    " telemetry TEXT NOT NULL DEFAULT '',"
+    " UNIQUE (host, started_at, suite));"
+    "CREATE TABLE IF NOT EXISTS nightly_run ("
+    " nightly_id INTEGER NOT NULL REFERENCES nightly (id),"
+    " run_id INTEGER NOT NULL REFERENCES run (id),"
+    " PRIMARY KEY (nightly_id, run_id));"
+    "CREATE INDEX IF NOT EXISTS nightly_run_run ON nightly_run (run_id);"
+    /* The canary: the copy-bandwidth rows `harness peak` stored that night. */
+    "CREATE TABLE IF NOT EXISTS nightly_peak ("
+    " nightly_id INTEGER NOT NULL REFERENCES nightly (id),"
+    " peak_id INTEGER NOT NULL REFERENCES peak (id),"
+    " PRIMARY KEY (nightly_id, peak_id));"
+    /* A run a person decided not to trust (a noisy night, a broken machine). */
+    "CREATE TABLE IF NOT EXISTS run_exclusion ("
+    " run_id INTEGER PRIMARY KEY REFERENCES run (id),"
+    " reason TEXT NOT NULL,"
+    " excluded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));";
+
+/* Columns change_point needs beyond schema.sql's: the run where the new
+ * level starts, the device, the step's direction and when it was found. */
+static const struct {
+    const char *name, *decl;
+} cp_columns[] = {
+    {"run_id", "INTEGER"},
+    {"device_fingerprint", "TEXT"},
+    {"direction", "TEXT"}, /* 'regression' (slower) or 'improvement' */
+    {"detected_at", "TEXT"},
+};
+
+int db_exec(sqlite3 *db, const char *sql, char *err, size_t errn) {
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK) return 0;
+    err_set(err, errn, "%s", msg ? msg : sqlite3_errmsg(db));
+    sqlite3_free(msg);
+    return -1;
+}
+
+int db_int(sqlite3 *db, const char *sql, int64_t dflt, int64_t *out, char *err, size_t errn) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return err_set(err, errn, "%s", sqlite3_errmsg(db));
+    int rc = sqlite3_step(st);
+    *out = dflt;
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) *out = sqlite3_column_int64(st, 0);
+    int ret = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : err_set(err, errn, "%s", sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return ret;
+}
+
+static int has_column(sqlite3 *db, const char *table, const char *column) {
+    char sql[128];
+    str_fmt(sql, sizeof sql, "SELECT count(*) FROM pragma_table_info('%s') WHERE name = '%s'", table, column);
+    int64_t n = 0;
+    return db_int(db, sql, 0, &n, NULL, 0) == 0 && n > 0;
+}
+
+int nightly_schema(sqlite3 *db, char *err, size_t errn) {
+    /* One write transaction, so two harnesses doing this at once do not
+     * both add a column. */
+    if (db_exec(db, "BEGIN IMMEDIATE", err, errn) != 0) return -1;
+    if (db_exec(db, nightly_sql, err, errn) != 0) goto fail;
+    for (size_t i = 0; i < sizeof cp_columns / sizeof cp_columns[0]; i++) {
+        if (has_column(db, "change_point", cp_columns[i].name)) continue;
+        char sql[256];
+        str_fmt(sql, sizeof sql, "ALTER TABLE change_point ADD COLUMN %s %s", cp_columns[i].name,
+                cp_columns[i].decl);
+        if (db_exec(db, sql, err, errn) != 0) goto fail;
+    }
+    if (db_exec(db, "CREATE UNIQUE INDEX IF NOT EXISTS change_point_key ON change_point (series, night)",
+                err, errn) != 0)
+        goto fail;
+    if (db_exec(db, "COMMIT", err, errn) == 0) return 0;
+fail:
+    if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}
+
+static int parse_int(const char *s, long long *v) {
+    char *end = NULL;
+    errno = 0;
+    *v = strtoll(s, &end, 10);
+    return errno || end == s || *end ? -1 : 0;
+}
+
+/* Adds the runs of one spec to temp.<table>; returns how many it names
+ * (already there or not), or -1. */
+static int runset_add(sqlite3 *db, const char *spec, const char *table, char *err, size_t errn) {
+    char sql[512];
+    const char *fill = NULL;
+    long long n = 0;
+    int kind;
+    if (!strncmp(spec, "build:", 6) && spec[6]) {
+        kind = 1;
+        fill = "SELECT r.id FROM run r JOIN build b ON b.id = r.build_id WHERE substr(b.git_commit, 1, length(?1)) = ?1";
+    } else if (!strncmp(spec, "nightly:", 8) && parse_int(spec + 8, &n) == 0 && n != 0) {
+        kind = 2;
+        /* A negative number counts back from the latest, by start time. */
+        fill = n > 0 ? "SELECT run_id FROM nightly_run WHERE nightly_id = ?2"
+                     : "SELECT run_id FROM nightly_run WHERE nightly_id ="
+                       " (SELECT id FROM nightly ORDER BY started_at DESC, id DESC LIMIT 1 OFFSET -?2 - 1)";
+    } else if (parse_int(spec, &n) == 0 && n > 0) {
+        kind = 0;
+        fill = "SELECT id FROM run WHERE id = ?2";
+    } else {
+        return err_set(err, errn, "'%s' is not a run: want a run id, build:COMMIT-PREFIX or nightly:N", spec);
+    }
+    sqlite3_stmt *st = NULL;
+    str_fmt(sql, sizeof sql, "INSERT OR IGNORE INTO temp.%s %s", table, fill);
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return err_set(err, errn, "%s: %s", spec, sqlite3_errmsg(db));
+    if (kind == 1) sqlite3_bind_text(st, 1, spec + 6, -1, SQLITE_TRANSIENT);
+    else sqlite3_bind_int64(st, 2, n);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return err_set(err, errn, "%s: %s", spec, sqlite3_errmsg(db));
+    /* Counted by a query, not by changes: a run named twice is still named. */
+    str_fmt(sql, sizeof sql, "SELECT count(*) FROM (%s)", fill);
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return err_set(err, errn, "%s: %s", spec, sqlite3_errmsg(db));
+    if (kind == 1) sqlite3_bind_text(st, 1, spec + 6, -1, SQLITE_TRANSIENT);
+    else sqlite3_bind_int64(st, 2, n);
+    int count = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+    sqlite3_finalize(st);
+    if (count == 0)
+        err_set(err, errn, "%s: no such run%s", spec,
+                kind == 1 ? "s (no build with that commit)" : kind == 2 ? "s (no such nightly)" : "");
+    return count;
+}
+
+int runset_resolve(sqlite3 *db, const char *spec, const char *table, char *err, size_t errn) {
+    char sql[256];
+    str_fmt(sql, sizeof sql, "DROP TABLE IF EXISTS temp.%s; CREATE TEMP TABLE %s (run_id INTEGER PRIMARY KEY)",
+            table, table);
+    if (db_exec(db, sql, err, errn) != 0) return -1;
+    /* A comma-separated list is the union of its parts. */
+    char *copy = xstrdup(spec), *save = NULL;
+    int parts = 0;
+    for (char *part = strtok_r(copy, ",", &save); part; part = strtok_r(NULL, ",", &save)) {
+        parts++;
+        if (runset_add(db, part, table, err, errn) <= 0) {
+            free(copy);
+            return -1;
+        }
+    }
+    free(copy);
+    if (!parts) return err_set(err, errn, "an empty run list");
+    int64_t n = 0;
+    str_fmt(sql, sizeof sql, "SELECT count(*) FROM temp.%s", table);
+    if (db_int(db, sql, 0, &n, err, errn) != 0) return -1;
+    return (int)n;
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# harness merge: two databases from real short runs (one per device, as two
+# hosts would have), with a canary peak, a nightly, an exclusion and a change
+# point, merged into one. Counts add up, ids are remapped, and merging the
+# same inputs again (or one input twice, or a copy of one) adds nothing.
+# Prints "ok - ..." / "not ok - ..." per check.
+set -u
+cd "$(dirname "$0")/../.."
+T=${HARNESS_TEST_TMP:-$(mktemp -d)}/merge
+rm -rf "$T"
+mkdir -p "$T"
+export HARNESS_CACHE=${HARNESS_CACHE:-$T/cache} OMP_NUM_THREADS=1
+unset HARNESS_ROOT
+fails=0
+ok() { echo "ok - $*"; }
+notok() { echo "not ok - $*"; fails=$((fails + 1)); }
+check() { # NAME COMMAND...: ok when the command succeeds
+    local name=$1; shift
+    if "$@"; then ok "$name"; else notok "$name"; fi
+}
+H=bin/harness
+q() { sqlite3 "$1" "$2" 2>/dev/null; }
+counts() { # DB: runs measurements samples peaks configs nightlies nightly_runs exclusions change_points
+    q "$1" "SELECT (SELECT count(*) FROM run), (SELECT count(*) FROM measurement), (SELECT count(*) FROM sample),
+            (SELECT count(*) FROM peak), (SELECT count(*) FROM nightly), (SELECT count(*) FROM nightly_run),
+            (SELECT count(*) FROM run_exclusion), (SELECT count(*) FROM change_point)"
+}
+run_small() { # DB DEVICE VARIANTS
+    $H run --input gen:32x32 --iters 100 --device "$2" --variant "$3" --reps 2 --warmup 0 --db "$1" >/dev/null 2>&1
+}
+
+# Host 1: openmp, two runs; host 2: opencl, one run. Each gets a nightly row
+# over its runs, one exclusion and one change point (made up in SQL; the
+# nightly tables come from `harness exclude`, which creates them).
+run_small "$T/a.db" openmp final,t09-deferred
+run_small "$T/a.db" openmp t02-ported
+run_small "$T/b.db" opencl:0.0 final
+for x in a b; do
+    $H exclude 1 --reason "host $x: noisy" --db "$T/$x.db" >/dev/null 2>&1 || notok "exclude on $x.db failed"
+    sqlite3 "$T/$x.db" "
+      INSERT INTO peak(device_id, copy_gbs, fp32_gflops) VALUES (1, 10.5, 3.0);
+      INSERT INTO nightly(host, suite, started_at, status, telemetry) VALUES ('host-$x', 's', '2030-01-01T02:00:00.000Z', 0, 't');
+      INSERT INTO nightly_run(nightly_id, run_id) SELECT 1, id FROM run;
+      INSERT INTO nightly_peak(nightly_id, peak_id) VALUES (1, 1);
+      INSERT INTO change_point(series, night, magnitude, p_value, triage, run_id) VALUES ('s-$x', '2030-01-01', 0.1, 1e-5, 'acknowledged', 1);"
+done
+ca=$(counts "$T/a.db"); cb=$(counts "$T/b.db")
+check "inputs: a.db has 2 runs, 3 measurements, 6 samples ($ca)" [ "${ca%%|0|*}" != "" ] 
+check "inputs: a.db $ca, b.db $cb" bash -c "[ '$ca' = '2|3|6|1|1|2|1|1' ] && [ '$cb' = '1|1|2|1|1|1|1|1' ]"
+
+$H merge "$T/m.db" "$T/a.db" "$T/b.db" >"$T/merge1.out" 2>&1; rc=$?
+check "merge m.db a.db b.db exits 0 (got $rc)" [ $rc -eq 0 ]
+cm=$(counts "$T/m.db")
+check "merged counts are the sums: $cm" [ "$cm" = "3|4|8|2|2|3|2|2" ]
+check "merged: two devices, one build, one host per input" \
+    [ "$(q "$T/m.db" "SELECT count(*) FROM device; SELECT count(*) FROM build; SELECT count(*) FROM host" | xargs)" = "2 1 1" ]
+check "merged: b's run is remapped to id 3 with its measurement and 2 samples" \
+    [ "$(q "$T/m.db" "SELECT count(*) FROM measurement m JOIN sample s ON s.measurement_id = m.id WHERE m.run_id = 3")" = 2 ]
+check "merged: every sample's measurement and every measurement's run and config exist" \
+    [ "$(q "$T/m.db" "SELECT (SELECT count(*) FROM sample WHERE measurement_id NOT IN (SELECT id FROM measurement))
+        + (SELECT count(*) FROM measurement WHERE run_id NOT IN (SELECT id FROM run) OR config_id NOT IN (SELECT id FROM config))")" = 0 ]
+check "merged: b's nightly links b's run and b's peak (device opencl)" \
+    [ "$(q "$T/m.db" "SELECT count(*) FROM nightly n JOIN nightly_run nr ON nr.nightly_id = n.id JOIN run r ON r.id = nr.run_id
+        JOIN device d ON d.id = r.device_id JOIN nightly_peak np ON np.nightly_id = n.id JOIN peak p ON p.id = np.peak_id
+        WHERE n.host = 'host-b' AND d.backend = 'opencl' AND p.device_id = d.id")" = 1 ]
+check "merged: b's exclusion and change point point at b's run (id 3)" \
+    [ "$(q "$T/m.db" "SELECT run_id FROM run_exclusion WHERE reason LIKE 'host b%'; SELECT run_id FROM change_point WHERE series = 's-b'" | xargs)" = "3 3" ]
+
+$H merge "$T/m.db" "$T/a.db" "$T/b.db" >"$T/merge2.out" 2>&1; rc=$?
+check "merging the same inputs again exits 0 and adds nothing ($(counts "$T/m.db"))" \
+    bash -c "[ $rc -eq 0 ] && [ '$(counts "$T/m.db")' = '$cm' ]"
+check "the second merge reports every run as already there" \
+    bash -c "grep -q 'a.db: 0 runs added (2 already there)' '$T/merge2.out' && grep -q 'b.db: 0 runs added (1 already there)' '$T/merge2.out'"
+cp "$T/a.db" "$T/a-copy.db"
+$H merge "$T/m2.db" "$T/a.db" "$T/a-copy.db" >/dev/null 2>&1; rc=$?
+check "a file and its copy merge to one file's worth (no duplicates): $(counts "$T/m2.db")" \
+    bash -c "[ $rc -eq 0 ] && [ '$(counts "$T/m2.db")' = '$ca' ]"
+$H merge "$T/m.db" "$T/m.db" >/dev/null 2>&1; rc=$?
+check "merging the output into itself is refused (exit 1, got $rc)" [ $rc -eq 1 ]
+$H merge "$T/m.db" "$T/missing.db" >/dev/null 2>&1; rc=$?
+check "a missing input is bad usage (exit 2, got $rc)" [ $rc -eq 2 ]
+echo "not a database" >"$T/junk.db"
+$H merge "$T/m3.db" "$T/junk.db" >/dev/null 2>&1; rc=$?
+check "a file that is not a results database fails (exit 1, got $rc) and leaves OUT empty" \
+    bash -c "[ $rc -eq 1 ] && [ \"\$(sqlite3 '$T/m3.db' 'SELECT count(*) FROM run')\" = 0 ]"
+out=$($H compare 1 2 --db "$T/m.db" 2>&1); rc=$?
+check "the merged file is usable: compare of two merged runs exits 0 (got $rc)" [ $rc -eq 0 ]
+exit $((fails > 0))
