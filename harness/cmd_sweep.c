@@ -70,7 +70,7 @@ static int sweep_load(struct sweep_run *r, const char *path) {
     for (int i = 0; i < r->spec.ninputs; i++) {
         struct app_opts o = {.input = r->spec.inputs[i], .iters = r->spec.iters};
         if (!(r->inputs[i] = r->app->input_load(&o, err, sizeof err)))
-            return fprintf(stderr, "harness: %s: %s\n", path, err), EXIT_USAGE;
+            return fprintf(stderr, "harness: %s:%d: input: %s\n", path, r->spec.input_lines[i], err), EXIT_USAGE;
     }
     struct variant_list named;
     if (variants_load_app(r->app->name, r->app->knobs, &named, err, sizeof err) != 0)

@@ -446,20 +446,11 @@ static int kw_app(struct sweep_spec *s, char *args, int line, char *msg, size_t 
     return 0;
 }
 
-/* gen:NXxNY with two positive sizes; shipped names are the app's to check. */
-static int input_ok(const char *w, char *msg, size_t msgn) {
-    if (strncmp(w, "gen:", 4) != 0) return 0;
-    const char *p = w + 4;
-    char *end = NULL;
-    unsigned long nx = isdigit((unsigned char)*p) ? strtoul(p, &end, 10) : 0, ny = 0;
-    if (nx && *end == 'x' && isdigit((unsigned char)end[1])) ny = strtoul(end + 1, &end, 10);
-    if (!nx || !ny || *end) return err_set(msg, msgn, "'%s' is not gen:NXxNY (two positive sizes)", w);
-    return 0;
-}
-
+/* Input names are the app's to check (the core knows no app's formats);
+ * their lines are kept so the caller can say where a bad one was. */
 static int kw_input(struct sweep_spec *s, char *args, int line, char *msg, size_t msgn) {
     for (char *save = NULL, *w = strtok_r(args, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
-        if (input_ok(w, msg, msgn) || list_add(s->inputs, &s->ninputs, NULL, w, line, msg, msgn)) return -1;
+        if (list_add(s->inputs, &s->ninputs, s->input_lines, w, line, msg, msgn)) return -1;
     return 0;
 }
 

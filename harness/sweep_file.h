@@ -31,7 +31,8 @@ struct sweep_spec {
     char app[32];
     int app_line;
     int ninputs;
-    char inputs[SWEEP_MAX_LIST][64];     /* shipped names or gen:NXxNY */
+    char inputs[SWEEP_MAX_LIST][64];     /* the app's input names, unchecked here */
+    int input_lines[SWEEP_MAX_LIST];     /* where each was named, for the app's errors */
     int nvariants;
     char variants[SWEEP_MAX_LIST][64];   /* named variants, or "all" */
     int variant_lines[SWEEP_MAX_LIST];   /* where each was named, for sweep_variants' errors */

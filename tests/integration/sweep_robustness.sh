@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Sweeps survive what configs do to them: a crash and a hang cost one row
+# each and the sweep finishes; a sweep killed half-way (-9) resumes with
+# exactly the missing configs; a third run measures nothing; two sweeps
+# write one database at the same time and both complete.
+set -u
+t=$HARNESS_TEST_TMP/sweeprob
+mkdir -p $t
+ok() { echo "ok - $*"; }
+bad() { echo "not ok - $*"; }
+
+cat > $t/drills.sweep <<'SW'
+app selftest
+input gen:4096
+variant ok crash hang wrong
+device openmp
+wg 32x1
+reps 2
+warmup 0
+timeout 5
+SW
+out=$(bin/harness sweep $t/drills.sweep --db $t/d.db 2>&1); rc=$?
+[ $rc -eq 1 ] && ok "a sweep with failing configs finishes and exits 1" || bad "drills sweep exit $rc: $(echo "$out" | tail -2)"
+echo "$out" | grep -q "4 measured (3 failed)" && ok "all four configs were measured" || bad "summary: $(echo "$out" | tail -1)"
+for pair in ok:ok crash:crashed hang:timeout wrong:wrong; do
+    v=${pair%%:*} want=${pair##*:}
+    got=$(sqlite3 $t/d.db "select m.status from measurement m where m.variant='$v'")
+    [ "$got" = "$want" ] && ok "variant $v stored as $want" || bad "variant $v stored as '$got', wanted $want"
+done
+reason=$(sqlite3 $t/d.db "select reason from measurement where variant='crash'")
+echo "$reason" | grep -q "signal 11" && ok "the crash names its signal" || bad "crash reason: $reason"
+
+printf 'app lbm\ninput 128x128\ninput gen:12\nvariant final\n' > $t/badinput.sweep
+out=$(bin/harness sweep $t/badinput.sweep --db $t/bad.db 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -q "badinput.sweep:3: input:" && [ ! -e $t/bad.db ] \
+    && ok "a bad input is reported by the app at file:line, exit 2, nothing written" || bad "bad input: exit $rc: $out"
+
+cat > $t/small.sweep <<'SW'
+app lbm
+input gen:32x32
+variant final
+device openmp
+wg 4x1 8x1 16x1 32x1 8x2 16x2 32x2 8x4
+iters 150
+reps 3
+warmup 1
+SW
+q="select count(distinct config_id) from measurement"
+bin/harness sweep $t/small.sweep --db $t/full.db > /dev/null 2>&1
+full=$(sqlite3 $t/full.db "$q")
+[ "$full" = 8 ] && ok "the uninterrupted sweep measured 8 configs" || bad "uninterrupted sweep measured $full"
+# Kill -9 once at least two configs are stored.
+bin/harness sweep $t/small.sweep --db $t/r.db > /dev/null 2>&1 & pid=$!
+for i in $(seq 1 300); do
+    n=$(sqlite3 $t/r.db "$q" 2>/dev/null || echo 0)
+    [ "${n:-0}" -ge 2 ] && break
+    sleep 0.1
+done
+kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+n1=$(sqlite3 $t/r.db "$q")
+[ "$n1" -ge 2 ] && [ "$n1" -lt 8 ] && ok "killed mid-way with $n1 of 8 configs stored" || bad "killed at $n1 of 8 (the kill came too late or too early)"
+out=$(bin/harness sweep $t/small.sweep --db $t/r.db 2>&1)
+echo "$out" | grep -q "$((8 - n1)) measured (0 failed), 0 invalid, $n1 skipped" && ok "the re-run measured only the $((8 - n1)) missing configs" \
+    || bad "re-run: $(echo "$out" | tail -1)"
+n2=$(sqlite3 $t/r.db "$q"); rows2=$(sqlite3 $t/r.db "select count(*) from measurement")
+[ "$n2" = 8 ] && [ "$rows2" = 8 ] && ok "after the resume: 8 configs, 8 rows, no duplicates" || bad "after resume: $n2 configs, $rows2 rows"
+out=$(bin/harness sweep $t/small.sweep --db $t/r.db 2>&1)
+rows3=$(sqlite3 $t/r.db "select count(*) from measurement")
+[ "$rows3" = 8 ] && echo "$out" | grep -q "0 measured" && ok "a third run measures nothing" || bad "third run: $rows3 rows; $(echo "$out" | tail -1)"
+[ "$(sqlite3 $t/r.db 'pragma integrity_check')" = ok ] && ok "the killed database is intact" || bad "integrity_check failed"
+out=$(bin/harness sweep $t/small.sweep --db $t/r.db --force 2>&1)
+rows4=$(sqlite3 $t/r.db "select count(*) from measurement")
+[ "$rows4" = 16 ] && ok "--force measures everything again" || bad "--force: $rows4 rows"
+
+# Two sweeps into one database at once.
+bin/harness sweep $t/small.sweep --db $t/c.db > $t/c1.log 2>&1 & p1=$!
+bin/harness sweep $t/drills.sweep --db $t/c.db > $t/c2.log 2>&1 & p2=$!
+wait $p1; r1=$?; wait $p2; r2=$?
+rows=$(sqlite3 $t/c.db "select count(*) from measurement")
+[ $r1 -eq 0 ] && [ $r2 -eq 1 ] && [ "$rows" = 12 ] && ok "two sweeps wrote one database at once: 12 rows" \
+    || bad "concurrent sweeps: exits $r1/$r2, $rows rows: $(tail -1 $t/c1.log) / $(tail -1 $t/c2.log)"
