@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -319,20 +320,143 @@ static int merge_one(sqlite3 *db, const char *path, struct tally *t, char *err, 
     return rc;
 }
 
+/* --sweep FILE --shards N: which shards of that sweep are missing or
+ * incomplete in OUT. The expansion is the sweep's own: `harness sweep FILE
+ * --dry-run` prints every config key in the canonical order, and shard i
+ * holds the positions p with p mod N == i (as `sweep --shard i/N` keeps
+ * them). The dry run lists this machine's devices, so it must run where the
+ * shards ran (or on the same kind of device). A key is present when OUT has
+ * a measurement of it on a device with that fingerprint. Prints one line
+ * per shard that lacks configs; returns the number of such shards, or -1
+ * when the sweep could not be expanded. */
+static int sweep_completeness(sqlite3 *db, const char *sweep, int shards) {
+    int fd[2];
+    if (pipe(fd) != 0) return -1;
+    pid_t pid = fork();
+    if (pid < 0) return close(fd[0]), close(fd[1]), -1;
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        close(fd[0]);
+        close(fd[1]);
+        char *args[] = {"harness", "sweep", (char *)sweep, "--dry-run", "--shard", "0/1", NULL};
+        execv("/proc/self/exe", args);
+        _exit(127);
+    }
+    close(fd[1]);
+    FILE *in = fdopen(fd[0], "r");
+    char err[512];
+    int rc = db_exec(db, "CREATE TEMP TABLE IF NOT EXISTS merge_expected(key TEXT PRIMARY KEY, shard INTEGER);"
+                         "DELETE FROM temp.merge_expected", err, sizeof err);
+    sqlite3_stmt *ins = NULL;
+    if (!rc && sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO temp.merge_expected(key, shard) VALUES (?1, ?2)", -1, &ins,
+                                  NULL) != SQLITE_OK)
+        rc = -1;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    long pos = 0;
+    while (in && (len = getline(&line, &cap, in)) > 0) {
+        line[strcspn(line, "\n")] = '\0';
+        char *inv = strstr(line, "  invalid: ");
+        if (inv) *inv = '\0';
+        if (!line[0] || rc) continue;
+        sqlite3_bind_text(ins, 1, line, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(ins, 2, pos++ % shards);
+        if (sqlite3_step(ins) != SQLITE_DONE) rc = -1;
+        sqlite3_reset(ins);
+    }
+    free(line);
+    if (in) fclose(in);
+    else close(fd[0]);
+    sqlite3_finalize(ins);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (rc || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "harness merge: could not expand %s with `harness sweep --dry-run`\n", sweep);
+        return -1;
+    }
+    const char *sql =
+        "WITH have AS (SELECT DISTINCT d.fingerprint || '|' || c.app || '|' || c.input || '|' || c.knobs || '|'"
+        " || printf('%05dx%05d', c.wg_x, c.wg_y) AS key FROM main.measurement m JOIN main.config c ON c.id = m.config_id"
+        " JOIN main.run r ON r.id = m.run_id JOIN main.device d ON d.id = r.device_id)"
+        " SELECT e.shard, count(*), count(h.key) FROM temp.merge_expected e LEFT JOIN have h ON h.key = e.key"
+        " GROUP BY e.shard ORDER BY e.shard";
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        fprintf(stderr, "harness merge: %s\n", sqlite3_errmsg(db));
+        return -1;
+    }
+    int bad = 0;
+    int64_t want_all = 0, have_all = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int shard = sqlite3_column_int(st, 0);
+        int64_t want = sqlite3_column_int64(st, 1), have = sqlite3_column_int64(st, 2);
+        want_all += want;
+        have_all += have;
+        if (have == want) continue;
+        bad++;
+        if (have == 0)
+            printf("shard %d/%d: missing (0 of %lld configs)\n", shard, shards, (long long)want);
+        else
+            printf("shard %d/%d: incomplete (%lld of %lld configs, %lld missing)\n", shard, shards, (long long)have,
+                   (long long)want, (long long)(want - have));
+    }
+    sqlite3_finalize(st);
+    printf("sweep %s: %lld of %lld configs in %d shards merged%s\n", sweep, (long long)have_all, (long long)want_all,
+           shards, bad ? "" : "; complete");
+    return bad;
+}
+
+static int merge_main(int argc, char **argv, const char *sweep, int shards);
+
 int cmd_merge(int argc, char **argv) {
+    /* --sweep FILE and --shards N may stand anywhere; the rest is OUT IN... */
+    const char *sweep = NULL;
+    int shards = 1;
+    char **args = xcalloc((size_t)argc + 1, sizeof *args);
+    int nargs = 0;
+    for (int i = 0; i < argc; i++) {
+        if (i > 0 && !strcmp(argv[i], "--sweep") && i + 1 < argc) sweep = argv[++i];
+        else if (i > 0 && !strncmp(argv[i], "--sweep=", 8)) sweep = argv[i] + 8;
+        else if (i > 0 && (!strcmp(argv[i], "--shards") || !strncmp(argv[i], "--shards=", 9))) {
+            const char *v = argv[i][8] == '=' ? argv[i] + 9 : i + 1 < argc ? argv[++i] : "";
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (!*v || *end || n < 1 || n > 100000) {
+                fprintf(stderr, "harness merge: --shards %s: expected a count >= 1\n", v);
+                free(args);
+                return EXIT_USAGE;
+            }
+            shards = (int)n;
+        } else
+            args[nargs++] = argv[i];
+    }
+    int rc = merge_main(nargs, args, sweep, shards);
+    free(args);
+    return rc;
+}
+
+static int merge_main(int argc, char **argv, const char *sweep, int shards) {
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: harness merge OUT.db IN.db...\n"
+        printf("usage: harness merge OUT.db IN.db... [--sweep FILE [--shards N]]\n"
                "  Copies every run (with measurements and samples), peak, tuned decision, change point,\n"
                "  nightly and exclusion of each input into OUT (created if needed), matching rows on\n"
-               "  their natural keys; a run OUT already has is skipped, so merging twice adds nothing.\n");
+               "  their natural keys; a run OUT already has is skipped, so merging twice adds nothing.\n"
+               "  --sweep FILE --shards N: the inputs are shards of that sweep (`sweep --shard I/N`);\n"
+               "  unreadable inputs are skipped, and every shard whose configs OUT lacks is listed as\n"
+               "  missing or incomplete (exit 1). The sweep is expanded on this machine's devices.\n");
         return EXIT_OK;
     }
-    if (argc < 3) {
-        fprintf(stderr, "usage: harness merge OUT.db IN.db...\n");
+    if (argc < (sweep ? 2 : 3)) {
+        fprintf(stderr, "usage: harness merge OUT.db IN.db... [--sweep FILE [--shards N]]\n");
+        return EXIT_USAGE;
+    }
+    if (sweep && access(sweep, R_OK) != 0) {
+        fprintf(stderr, "harness merge: cannot read %s\n", sweep);
         return EXIT_USAGE;
     }
     char out_real[PATH_MAX] = "", in_real[PATH_MAX];
-    for (int i = 2; i < argc; i++) {
+    for (int i = 2; i < argc && !sweep; i++) {
         if (access(argv[i], R_OK) != 0) {
             fprintf(stderr, "harness merge: cannot read %s\n", argv[i]);
             return EXIT_USAGE;
@@ -349,6 +473,11 @@ int cmd_merge(int argc, char **argv) {
     sqlite3 *db = store_db(s);
     int failures = 0;
     for (int i = 2; i < argc; i++) {
+        if (sweep && access(argv[i], R_OK) != 0) {
+            fprintf(stderr, "harness merge: cannot read %s; skipped\n", argv[i]);
+            failures++;
+            continue;
+        }
         if (realpath(argv[i], in_real) && !strcmp(in_real, out_real)) {
             fprintf(stderr, "harness merge: %s is the output itself; skipped\n", argv[i]);
             failures++;
@@ -365,6 +494,7 @@ int cmd_merge(int argc, char **argv) {
                argv[i], (long long)t.runs, (long long)t.skipped, (long long)t.measurements, (long long)t.samples,
                (long long)t.peaks, (long long)t.nightlies, (long long)t.change_points);
     }
+    if (sweep && sweep_completeness(db, sweep, shards) != 0) failures++;
     store_close(s);
     return failures ? EXIT_FOUND : EXIT_OK;
 }

@@ -7,7 +7,8 @@
 #   scripts/deps.sh build    what `make` needs
 #   scripts/deps.sh run      + an OpenCL loader (the main job)
 #   scripts/deps.sh check    + sqlite3, PoCL and gnuplot (the tests)
-#   scripts/deps.sh install  install everything for `check`
+#   scripts/deps.sh install  install everything for `check`, plus a single-host
+#                            Slurm for tests/integration/slurm.sh (skipped without it)
 set -u
 mode=${1:-check}
 cc=${CC:-cc}
@@ -29,6 +30,12 @@ if [ "$mode" = check ] || [ "$mode" = install ]; then
     ls /etc/OpenCL/vendors/*pocl*.icd >/dev/null 2>&1 || need pocl-opencl-icd
     command -v git >/dev/null 2>&1 || need git
 fi
+if [ "$mode" = install ]; then
+    command -v munged >/dev/null 2>&1 || need munge
+    command -v slurmctld >/dev/null 2>&1 || need slurmctld
+    command -v slurmd >/dev/null 2>&1 || need slurmd
+    command -v sbatch >/dev/null 2>&1 || need slurm-client
+fi
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 line="apt-get install -y ${missing[*]}"
@@ -39,6 +46,14 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "installing: ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
+# Packages with daemons (munge, slurmd) must not start them here: the tests
+# start their own. A policy-rc.d that says "no" for the install only.
+rc_policy=
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+    rc_policy=/usr/sbin/policy-rc.d
+    printf '#!/bin/sh\nexit 101\n' >"$rc_policy" && chmod +x "$rc_policy"
+    trap 'rm -f "$rc_policy"' EXIT
+fi
 apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 || {
     echo "apt-get failed; needed: ${missing[*]}" >&2
     exit 1
