@@ -27,6 +27,7 @@ struct landscape {
     int calls[N];    /* per shape */
     int ncalls;
     unsigned long long trace; /* a hash of the order of calls */
+    int order[N];    /* the shapes in the order of their calls */
     double noise;
 };
 
@@ -40,6 +41,7 @@ static double smooth(void *ctx, const unsigned wg[2], double *noise) {
     l->calls[i]++;
     l->ncalls++;
     l->trace = l->trace * 1000003u + (unsigned)i + 1;
+    if (l->ncalls <= N) l->order[l->ncalls - 1] = i;
     *noise = l->noise;
     const int dx = lg(wg[0]) - 6, dy = lg(wg[1]) - 2;
     if (lg(wg[0]) + lg(wg[1]) > 14) return -1;
@@ -47,6 +49,30 @@ static double smooth(void *ctx, const unsigned wg[2], double *noise) {
 }
 
 static const char *strategies[] = {"exhaustive", "random", "anneal", "genetic"};
+
+/* A valley along the work-group size 2^9 (every step off it costs 30 %),
+ * falling gently (2 % an octave of aspect) towards its optimum 256x2: a
+ * search that only doubles or halves one dimension must climb out of the
+ * valley to move along it. */
+static double valley(void *ctx, const unsigned wg[2], double *noise) {
+    struct landscape *l = ctx;
+    l->ncalls++;
+    *noise = 0;
+    const int u = lg(wg[0]), v = lg(wg[1]);
+    if (u + v > 14) return -1;
+    return 1.0 + 0.3 * (u + v - 9) * (u + v - 9) + 0.02 * abs(u - 8);
+}
+
+/* The position of shape i when the shapes are ordered by size, then x. */
+static int size_rank(int i) {
+    const int u = lg(shapes[i][0]), v = lg(shapes[i][1]);
+    int rank = 0;
+    for (int k = 0; k < N; k++) {
+        const int ku = lg(shapes[k][0]), kv = lg(shapes[k][1]);
+        rank += ku + kv < u + v || (ku + kv == u + v && ku < u);
+    }
+    return rank;
+}
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -111,6 +137,28 @@ int main(void) {
         CHECK(a.trace != b.trace, "random: another seed visits other shapes");
     }
 
+    /* Random and anneal begin with a stratified sample (half and 30 % of the
+     * budget): the shapes in order of size, then x, cut into as many equal
+     * runs as draws, one draw from each run. So the first draws cover the
+     * small, middle and large work-groups alike rather than clustering. */
+    for (size_t s = 1; s < 3; s++)
+        for (int budget = 6; budget <= 30; budget += 12) {
+            const int m = (int)ceil((s == 1 ? 0.5 : 0.3) * budget);
+            int uneven = 0;
+            for (unsigned seed = 0; seed < 10; seed++) {
+                struct landscape a = {0};
+                tune_search(strategies[s], &space, budget, seed, smooth, &a, &r);
+                int per_run[N] = {0};
+                for (int k = 0; k < m; k++) {
+                    const int rank = size_rank(a.order[k]);
+                    for (int j = 0; j < m; j++) per_run[j] += j * N / m <= rank && rank < (j + 1) * N / m;
+                }
+                for (int j = 0; j < m; j++) uneven |= per_run[j] != 1;
+            }
+            CHECK(!uneven, "%s with budget %d: the first %d draws are one from each of %d runs of the size order",
+                  strategies[s], budget, m, m);
+        }
+
     /* A sparse space (as a replay of a few measured shapes is): most shapes
      * have no neighbour and most crosses are absent, yet every strategy
      * still spends its budget on distinct shapes. */
@@ -163,6 +211,21 @@ int main(void) {
               strategies[s], found, quarter);
     }
     curvature = 0.01;
+
+    /* A valley of constant work-group size: random's polish and the annealing
+     * walk step along it (x doubled, y halved, or the reverse) without
+     * climbing out, so they find its optimum most of the time with a quarter
+     * of the evaluations (a walk over single-dimension moves: about 1 in 4). */
+    for (size_t s = 1; s < 3; s++) {
+        int found = 0;
+        for (unsigned seed = 0; seed < 20; seed++) {
+            struct landscape a = {0};
+            tune_search(strategies[s], &space, quarter, seed, valley, &a, &r);
+            found += r.best[0] == 256 && r.best[1] == 2;
+        }
+        CHECK(found >= 12, "%s finds the optimum 256x2 of a constant-size valley in %d of 20 seeds with %d evaluations",
+              strategies[s], found, quarter);
+    }
 
     /* Ties. */
     struct pair p = {1.000, 1.003, 0.01};
