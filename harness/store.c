@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -226,11 +227,17 @@ static int make_parent(const char *path, char *err, size_t errn) {
  * NORMAL sync is durable across a process crash, which is the failure a
  * sweep sees. Foreign keys are off by default in SQLite. */
 static int store_pragmas(struct store *s, char *err, size_t errn) {
-    return store_exec(s,
-                      "PRAGMA journal_mode=WAL;"
-                      "PRAGMA synchronous=NORMAL;"
-                      "PRAGMA foreign_keys=ON;",
-                      err, errn);
+    /* Two harnesses creating one new file race to switch it to WAL, and
+     * SQLite answers that race with SQLITE_BUSY without calling the busy
+     * handler: so the switch is retried here, for up to the busy timeout. */
+    for (int tries = 0;; tries++) {
+        int rc = sqlite3_exec(s->db, "PRAGMA journal_mode=WAL;", NULL, NULL, NULL);
+        if (rc == SQLITE_OK) break;
+        if ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) || tries >= 300) return store_fail(s, err, errn);
+        struct timespec pause = {0, 100 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    return store_exec(s, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", err, errn);
 }
 
 /* Brings the file to SCHEMA_VERSION inside one write transaction, so two

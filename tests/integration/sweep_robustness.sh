@@ -37,11 +37,11 @@ out=$(bin/harness sweep $t/badinput.sweep --db $t/bad.db 2>&1); rc=$?
 
 cat > $t/small.sweep <<'SW'
 app lbm
-input gen:32x32
+input gen:64x64
 variant final
 device openmp
 wg 4x1 8x1 16x1 32x1 8x2 16x2 32x2 8x4
-iters 150
+iters 800
 reps 3
 warmup 1
 SW
@@ -49,12 +49,13 @@ q="select count(distinct config_id) from measurement"
 bin/harness sweep $t/small.sweep --db $t/full.db > /dev/null 2>&1
 full=$(sqlite3 $t/full.db "$q")
 [ "$full" = 8 ] && ok "the uninterrupted sweep measured 8 configs" || bad "uninterrupted sweep measured $full"
-# Kill -9 once at least two configs are stored.
+# Kill -9 once at least two configs are stored (each takes a few tenths of
+# a second, so the poll sees the count long before the sweep ends).
 bin/harness sweep $t/small.sweep --db $t/r.db > /dev/null 2>&1 & pid=$!
-for i in $(seq 1 300); do
+for i in $(seq 1 1200); do
     n=$(sqlite3 $t/r.db "$q" 2>/dev/null || echo 0)
     [ "${n:-0}" -ge 2 ] && break
-    sleep 0.1
+    sleep 0.02
 done
 kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
 n1=$(sqlite3 $t/r.db "$q")
