@@ -8,43 +8,17 @@
 
 #include "app.h"
 #include "check.h"
+#include "test_files.h"
 #include "knobs.h"
 #include "util.h"
 #include "variants.h"
 
 static char tmpdir[] = "/tmp/test_knobs_variants.XXXXXX";
 
-/* The repository root: build/tests/<this program> is three levels down. */
-static void set_root(void) {
-    if (getenv("HARNESS_ROOT")) return;
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return;
-    exe[n] = '\0';
-    for (int i = 0; i < 3; i++) {
-        char *slash = strrchr(exe, '/');
-        if (slash) *slash = '\0';
-    }
-    setenv("HARNESS_ROOT", exe, 1);
-}
-
 static const char *write_tmp(const char *name, const char *text, char *path, size_t n) {
-    snprintf(path, n, "%s/%s", tmpdir, name);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        perror(path);
-        exit(1);
-    }
-    fputs(text, f);
-    fclose(f);
-    return path;
+    return write_file_in(tmpdir, name, text, path, n);
 }
 
-static int names_line(const char *msg, const char *path, int line) {
-    char want[PATH_MAX + 32];
-    snprintf(want, sizeof want, "%s:%d:", path, line);
-    return strstr(msg, want) != NULL;
-}
 
 /* A small table of our own, so order and defaults are known here. */
 static const struct knob_def defs[] = {

@@ -9,37 +9,14 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "test_files.h"
 #include "lbm.h"
 #include "util.h"
 
 static char tmpdir[] = "/tmp/test_lbm_input.XXXXXX";
 
-/* The repository root: build/tests/<this program> is three levels down.
- * Set before anything calls repo_root(), which caches its answer. */
-static void set_root(void) {
-    if (getenv("HARNESS_ROOT")) return;
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return;
-    exe[n] = '\0';
-    for (int i = 0; i < 3; i++) {
-        char *slash = strrchr(exe, '/');
-        if (slash) *slash = '\0';
-    }
-    setenv("HARNESS_ROOT", exe, 1);
-}
-
-/* Writes text to tmpdir/name; returns the path (static buffer per call site). */
 static const char *write_tmp(const char *name, const char *text, char *path, size_t n) {
-    snprintf(path, n, "%s/%s", tmpdir, name);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        perror(path);
-        exit(1);
-    }
-    fputs(text, f);
-    fclose(f);
-    return path;
+    return write_file_in(tmpdir, name, text, path, n);
 }
 
 /* Parses a params text; returns the rc, err holds the message. */
@@ -52,11 +29,6 @@ static int params_from(const char *name, const char *text, struct app_input *in,
 }
 
 /* "path:LINE:" appears in msg. */
-static int names_line(const char *msg, const char *path, int line) {
-    char want[PATH_MAX + 32];
-    snprintf(want, sizeof want, "%s:%d:", path, line);
-    return strstr(msg, want) != NULL;
-}
 
 static void test_params(void) {
     char err[2048], path[PATH_MAX], shipped[PATH_MAX];

@@ -9,44 +9,19 @@
 
 #include "app.h"
 #include "check.h"
+#include "test_files.h"
 #include "sweep_file.h"
 #include "util.h"
 #include "variants.h"
 
 static char tmpdir[] = "/tmp/test_sweep_file.XXXXXX";
 
-/* The repository root: build/tests/<this program> is three levels down. */
-static void set_root(void) {
-    if (getenv("HARNESS_ROOT")) return;
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return;
-    exe[n] = '\0';
-    for (int i = 0; i < 3; i++) {
-        char *slash = strrchr(exe, '/');
-        if (slash) *slash = '\0';
-    }
-    setenv("HARNESS_ROOT", exe, 1);
-}
-
 static const char *write_tmp(const char *name, const char *text, char *path, size_t n) {
-    snprintf(path, n, "%s/%s", tmpdir, name);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        perror(path);
-        exit(1);
-    }
-    fputs(text, f);
-    fclose(f);
-    return path;
+    return write_file_in(tmpdir, name, text, path, n);
 }
 
 /* The message begins "path:line:". */
-static int at_line(const char *msg, const char *path, int line) {
-    char want[PATH_MAX + 32];
-    snprintf(want, sizeof want, "%s:%d:", path, line);
-    return strncmp(msg, want, strlen(want)) == 0;
-}
+#define at_line names_line
 
 static struct device_info fake_device(size_t max_wg, size_t max_x, size_t max_y) {
     struct device_info d;
