@@ -263,17 +263,9 @@ int cmd_compare(int argc, char **argv) {
     struct compare_opts o;
     int rc = parse_args(argc, argv, &o);
     if (rc) return rc < 0 ? EXIT_OK : rc;
-    if (access(o.db, F_OK) != 0) {
-        fprintf(stderr, "harness compare: no database %s\n", o.db);
-        return EXIT_USAGE;
-    }
+    struct store *store = nightly_store_open("compare", o.db, 1, &rc);
+    if (!store) return rc;
     char err[1024];
-    struct store *store = store_open(o.db, err, sizeof err);
-    if (!store || nightly_schema(store_db(store), err, sizeof err) != 0) {
-        fprintf(stderr, "harness compare: %s\n", err);
-        store_close(store);
-        return EXIT_FOUND;
-    }
     sqlite3 *db = store_db(store);
     if (load_side(db, &o.a, err, sizeof err) != 0 || load_side(db, &o.b, err, sizeof err) != 0) {
         fprintf(stderr, "harness compare: %s\n", err);

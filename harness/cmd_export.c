@@ -416,19 +416,9 @@ int cmd_export(int argc, char **argv) {
         return EXIT_USAGE;
     }
     if (!db_path) db_path = store_default_path();
-    /* Exporting must not create or migrate anything: read-only, and a clear
-     * message for a missing file (SQLite would only say "unable to open"). */
-    if (access(db_path, F_OK) != 0) {
-        fprintf(stderr, "harness export: no database at %s\n", db_path);
-        return EXIT_FOUND;
-    }
-    sqlite3 *db = NULL;
-    if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        fprintf(stderr, "harness export: %s: %s\n", db_path, db ? sqlite3_errmsg(db) : "cannot open");
-        sqlite3_close(db);
-        return EXIT_FOUND;
-    }
-    sqlite3_busy_timeout(db, 10000); /* a sweep may be writing */
+    /* Exporting must not create or migrate anything. */
+    sqlite3 *db = store_open_readonly("export", db_path);
+    if (!db) return EXIT_FOUND;
     FILE *out = out_path ? fopen(out_path, "w") : stdout;
     if (!out) {
         perror(out_path);

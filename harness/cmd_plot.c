@@ -200,28 +200,21 @@ static int draw(const struct figure *f, const char *tmpdir, const char *script) 
 }
 
 static int plot_wg(const char *db_path, const char *const filt[4], const char *out_dir) {
-    if (access(db_path, F_OK) != 0) {
-        fprintf(stderr, "harness plot: no database at %s\n", db_path);
-        return EXIT_FOUND;
-    }
+    sqlite3 *db = store_open_readonly("plot", db_path);
+    if (!db) return EXIT_FOUND;
     char script[4096];
     repo_path(script, sizeof script, "plots/wg.gp");
     if (access(script, R_OK) != 0) {
         fprintf(stderr, "harness plot: cannot read %s\n", script);
+        sqlite3_close(db);
         return EXIT_FOUND;
     }
     if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
         fprintf(stderr, "harness plot: gnuplot not found; install it (Debian: apt-get install"
                         " gnuplot-nox, or `make deps`)\n");
-        return EXIT_FOUND;
-    }
-    sqlite3 *db = NULL;
-    if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        fprintf(stderr, "harness plot: %s: %s\n", db_path, db ? sqlite3_errmsg(db) : "cannot open");
         sqlite3_close(db);
         return EXIT_FOUND;
     }
-    sqlite3_busy_timeout(db, 10000);
     struct figure *fig = NULL;
     int n = load_figures(db, filt, &fig);
     sqlite3_close(db);

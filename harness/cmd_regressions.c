@@ -271,17 +271,9 @@ int cmd_regressions(int argc, char **argv) {
     struct reg_opts o;
     int rc = parse_args(argc, argv, &o);
     if (rc) return rc < 0 ? EXIT_OK : rc;
-    if (access(o.db, F_OK) != 0) {
-        fprintf(stderr, "harness regressions: no database %s\n", o.db);
-        return EXIT_USAGE;
-    }
+    struct store *store = nightly_store_open("regressions", o.db, 1, &rc);
+    if (!store) return rc;
     char err[1024];
-    struct store *store = store_open(o.db, err, sizeof err);
-    if (!store || nightly_schema(store_db(store), err, sizeof err) != 0) {
-        fprintf(stderr, "harness regressions: %s\n", err);
-        store_close(store);
-        return EXIT_FOUND;
-    }
     sqlite3 *db = store_db(store);
     struct history_list hl;
     if (history_load(db, &hl, err, sizeof err) != 0) {

@@ -16,23 +16,6 @@
 
 static const char *const states[] = {"detected", "acknowledged", "fixed", "false-positive"};
 
-/* Opens an existing database with the nightly tables; NULL after a message. */
-static struct store *open_existing(const char *cmd, const char *db) {
-    if (!db) db = store_default_path();
-    if (access(db, F_OK) != 0) {
-        fprintf(stderr, "harness %s: no database %s\n", cmd, db);
-        return NULL;
-    }
-    char err[1024];
-    struct store *s = store_open(db, err, sizeof err);
-    if (!s || nightly_schema(store_db(s), err, sizeof err) != 0) {
-        fprintf(stderr, "harness %s: %s\n", cmd, err);
-        store_close(s);
-        return NULL;
-    }
-    return s;
-}
-
 int cmd_triage(int argc, char **argv) {
     static const struct option longopts[] = {{"db", required_argument, 0, 'd'}, {"note", required_argument, 0, 'n'},
                                              {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
@@ -63,7 +46,8 @@ int cmd_triage(int argc, char **argv) {
         fprintf(stderr, "harness triage: unknown state '%s' (acknowledged, fixed, false-positive, detected)\n", state);
         return EXIT_USAGE;
     }
-    struct store *s = open_existing("triage", db);
+    int code;
+    struct store *s = nightly_store_open("triage", db, 1, &code);
     if (!s) return EXIT_USAGE;
     sqlite3 *d = store_db(s);
     sqlite3_stmt *st = NULL;
@@ -125,7 +109,8 @@ int cmd_exclude(int argc, char **argv) {
         fprintf(stderr, "harness exclude: give runs and --reason TEXT (or --undo, or --list)\n");
         return EXIT_USAGE;
     }
-    struct store *s = open_existing("exclude", db);
+    int code;
+    struct store *s = nightly_store_open("exclude", db, 1, &code);
     if (!s) return EXIT_USAGE;
     sqlite3 *d = store_db(s);
     if (list) {

@@ -722,3 +722,19 @@ static int64_t run_column(struct store *s, int64_t run_id, const char *column) {
 
 int64_t store_device_id(struct store *s, int64_t run_id) { return run_column(s, run_id, "device_id"); }
 int64_t store_build_id(struct store *s, int64_t run_id) { return run_column(s, run_id, "build_id"); }
+
+struct sqlite3 *store_open_readonly(const char *cmd, const char *path) {
+    /* SQLite alone would only say "unable to open" for a missing file. */
+    if (access(path, F_OK) != 0) {
+        fprintf(stderr, "harness %s: no database at %s\n", cmd, path);
+        return NULL;
+    }
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        fprintf(stderr, "harness %s: %s: %s\n", cmd, path, db ? sqlite3_errmsg(db) : "cannot open");
+        sqlite3_close(db);
+        return NULL;
+    }
+    sqlite3_busy_timeout(db, 10000);
+    return db;
+}

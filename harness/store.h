@@ -34,6 +34,12 @@ int store_peak_put(struct store *s, const struct device_info *dev, double copy_g
 /* 0 and the values when known; -1 when the device has none yet. */
 int store_peak_get(struct store *s, const char *fingerprint, double *copy_gbs, double *fp32_gflops);
 
+/* Opens an existing database read-only, for commands that must not create
+ * or migrate anything (export, plot): "harness CMD: no database at PATH"
+ * for a missing file, a busy timeout since a sweep may be writing. NULL
+ * after one message on stderr. */
+struct sqlite3 *store_open_readonly(const char *cmd, const char *path);
+
 /* The open connection, for modules that keep their own queries beside this
  * one (store_tuned.c, the sweep's resume check). */
 struct sqlite3 *store_db(struct store *s);

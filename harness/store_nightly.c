@@ -1,6 +1,9 @@
 /* Nightly tracking's own tables (store_nightly.h). Statements are prepared
  * per call: commands run each a handful of times. */
 #include "store_nightly.h"
+#include "store.h"
+#include <stdio.h>
+#include <unistd.h>
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -171,4 +174,22 @@ int runset_resolve(sqlite3 *db, const char *spec, const char *table, char *err, 
     str_fmt(sql, sizeof sql, "SELECT count(*) FROM temp.%s", table);
     if (db_int(db, sql, 0, &n, err, errn) != 0) return -1;
     return (int)n;
+}
+
+struct store *nightly_store_open(const char *cmd, const char *path, int must_exist, int *code) {
+    if (!path) path = store_default_path();
+    if (must_exist && access(path, F_OK) != 0) {
+        fprintf(stderr, "harness %s: no database %s\n", cmd, path);
+        *code = EXIT_USAGE;
+        return NULL;
+    }
+    char err[1024];
+    struct store *s = store_open(path, err, sizeof err);
+    if (!s || nightly_schema(store_db(s), err, sizeof err) != 0) {
+        fprintf(stderr, "harness %s: %s\n", cmd, err);
+        store_close(s);
+        *code = EXIT_FOUND;
+        return NULL;
+    }
+    return s;
 }

@@ -14,6 +14,13 @@ struct sqlite3;
  * 0, or -1 with err. */
 int nightly_schema(struct sqlite3 *db, char *err, size_t errn);
 
+struct store;
+/* Opens PATH (the default database when NULL) with the nightly tables. With
+ * must_exist, a missing file is refused ("no database PATH", *code =
+ * EXIT_USAGE) rather than created; other failures set *code = EXIT_FOUND.
+ * NULL after one message on stderr naming the command. */
+struct store *nightly_store_open(const char *cmd, const char *path, int must_exist, int *code);
+
 /* Runs a statement that returns no rows (or ignores them). 0 or -1 + err. */
 int db_exec(struct sqlite3 *db, const char *sql, char *err, size_t errn);
 /* The first column of the first row as an integer; dflt when there is no row
