@@ -290,8 +290,14 @@ static int search_result(const struct search *s, struct tune_result *out) {
     /* noise is the value the tie was judged against, floor included, so a
      * reader of the tuned table can re-derive the verdict from its row. */
     out->noise = noise > TUNE_NOISE_FLOOR ? noise : TUNE_NOISE_FLOOR;
-    out->tie = r >= 0 && out->margin <= out->noise;
+    out->tie = r >= 0 && tune_tied(out->best_s, s->noise[b], out->runner_up_s, s->noise[r]);
     return 0;
+}
+
+int tune_tied(double best_s, double best_noise, double other_s, double other_noise) {
+    double noise = best_noise > other_noise ? best_noise : other_noise;
+    if (!(noise > TUNE_NOISE_FLOOR)) noise = TUNE_NOISE_FLOOR; /* NaN reads as the floor too */
+    return other_s / best_s - 1 <= noise;
 }
 
 int tune_search(const char *strategy, const struct tune_space *space, int budget, unsigned seed,

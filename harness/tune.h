@@ -29,6 +29,11 @@ struct tune_result {
  * distinct shapes to evaluate (exhaustive ignores it). seed makes runs
  * repeatable. Returns 0, or -1 when no shape succeeded or the strategy is
  * unknown. */
+/* The tie rule: `other` is tied with `best` when it is slower by no more
+ * than the larger relative spread (IQR / median) of the two, and never less
+ * than half a percent. Tuning results, `best` and the replay tests use it. */
+int tune_tied(double best_s, double best_noise, double other_s, double other_noise);
+
 int tune_search(const char *strategy, const struct tune_space *space, int budget, unsigned seed,
                 tune_eval_fn eval, void *ctx, struct tune_result *out);
 #endif
