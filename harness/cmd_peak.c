@@ -9,86 +9,9 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "stats.h"
+#include "peak.h"
 #include "store.h"
 #include "util.h"
-
-#define PEAK_REPS 20
-
-/* Big enough to defeat every cache (H100 L2 50 MB, CPU L3 tens of MB),
- * small enough to fit any device. */
-static size_t copy_bytes(const struct device_info *info) {
-    size_t bytes = strcmp(info->kind, "gpu") == 0 ? (size_t)1 << 30 : (size_t)256 << 20;
-    if (info->max_alloc && bytes > info->max_alloc / 2) bytes = info->max_alloc / 2;
-    if (info->global_mem && bytes > info->global_mem / 8) bytes = info->global_mem / 8;
-    return bytes & ~(size_t)4095;
-}
-
-static int measure_copy(struct dev *d, double *gbs) {
-    const size_t bytes = copy_bytes(&d->info);
-    struct buf *a = d->ops->alloc(d, bytes), *b = a ? d->ops->alloc(d, bytes) : NULL;
-    if (!b) {
-        d->ops->buf_free(d, a);
-        return -1;
-    }
-    char *fill = xcalloc(1, bytes); /* initialised memory: no lazy zero pages on the CPU */
-    memset(fill, 1, bytes);
-    int rc = d->ops->write(d, a, 0, bytes, fill) || d->ops->write(d, b, 0, bytes, fill);
-    free(fill);
-    double t[PEAK_REPS];
-    for (int r = -2; r < PEAK_REPS && !rc; r++) { /* two untimed warm-ups */
-        double dev_s = 0;
-        rc = d->ops->mark(d, 0) || d->ops->copy(d, b, a, bytes) || d->ops->mark(d, 1) ||
-             d->ops->finish(d) || d->ops->elapsed(d, &dev_s);
-        if (r >= 0) t[r] = dev_s;
-    }
-    d->ops->buf_free(d, a);
-    d->ops->buf_free(d, b);
-    if (rc) return -1;
-    *gbs = 2.0 * (double)bytes / stats_median(t, PEAK_REPS) / 1e9;
-    return 0;
-}
-
-/* The FP32 rate: eight FMA chains per work-item (harness/peak/flops*),
- * lengthened until one launch takes at least 50 ms, median of 5. */
-static int measure_flops(struct dev *d, double *gflops) {
-    char src[4096], rel[64], dir[4096];
-    snprintf(rel, sizeof rel, "harness/peak/flops%s", d->ops->source_suffix);
-    repo_path(src, sizeof src, rel);
-    repo_path(dir, sizeof dir, "harness/peak");
-    char opts[4200];
-    snprintf(opts, sizeof opts, "-I%s", dir);
-    struct program *p = d->ops->build(d, src, opts);
-    struct kernel *k = p ? d->ops->kernel(d, p, "fma_chain") : NULL;
-    size_t local = d->info.max_wg < 256 ? d->info.max_wg : 256;
-    size_t items = (size_t)(d->info.compute_units ? d->info.compute_units : 1) * 2048;
-    items = (items + local - 1) / local * local;
-    struct buf *out = k ? d->ops->alloc(d, items * sizeof(float)) : NULL;
-    int rc = out ? 0 : -1;
-    double t[5] = {0};
-    int iters = 256;
-    for (int r = -1; r < 5 && !rc; r++) {
-        const size_t g[2] = {items, 1}, l[2] = {local, 1};
-        const struct karg a[4] = {ARG_BUF(out), ARG_INT(iters), ARG_FLOAT(0.999999f), ARG_FLOAT(1e-6f)};
-        double s = 0;
-        rc = d->ops->mark(d, 0) || d->ops->launch(d, k, g, l, 4, a) || d->ops->mark(d, 1) ||
-             d->ops->finish(d) || d->ops->elapsed(d, &s);
-        if (rc) break;
-        if (r < 0) { /* calibrate the length on the first launch */
-            while (s < 0.05 && iters < (1 << 24)) {
-                iters *= 2;
-                s *= 2;
-            }
-            continue;
-        }
-        t[r] = (double)items * (double)iters * 16.0 / s / 1e9;
-    }
-    if (out) d->ops->buf_free(d, out);
-    if (p) d->ops->program_free(d, p);
-    if (rc) return -1;
-    *gflops = stats_median(t, 5);
-    return 0;
-}
 
 int cmd_peak(int argc, char **argv) {
     static const struct option longopts[] = {
@@ -120,18 +43,18 @@ int cmd_peak(int argc, char **argv) {
         const struct device_info *info = &pick.all[pick.idx[i]];
         struct dev *d = backend_by_name(info->backend)->open(info, err, sizeof err);
         double gbs = 0, gflops = 0;
-        if (!d || measure_copy(d, &gbs) != 0) {
+        if (!d || peak_copy_gbs(d, &gbs) != 0) {
             fprintf(stderr, "harness: %s: %s\n", info->spec, d ? d->err : err);
             failures++;
         } else {
             /* The FP32 rate is best effort: a device that cannot build the
              * probe still has its bandwidth. */
-            if (measure_flops(d, &gflops) != 0) {
+            if (peak_fp32_gflops(d, &gflops) != 0) {
                 fprintf(stderr, "harness: %s: FP32 probe: %.200s\n", info->spec, d->err);
                 gflops = 0;
             }
             printf("%-11s %-40.40s copy %.1f GB/s (%.0f MiB buffers, read+write); FP32 %.0f GFLOP/s\n",
-                   info->spec, info->name, gbs, (double)copy_bytes(info) / 1048576.0, gflops);
+                   info->spec, info->name, gbs, (double)peak_copy_bytes(info) / 1048576.0, gflops);
             if (store_peak_put(store, info, gbs, gflops, err, sizeof err) != 0) fprintf(stderr, "harness: %s\n", err);
         }
         if (d) d->ops->close(d);
