@@ -30,6 +30,8 @@ struct device_info {
 struct buf;
 struct program;
 struct kernel;
+struct bound;     /* a kernel instance with its arguments bound once */
+struct recording; /* a recorded sequence of launches, replayable */
 
 enum karg_kind { KARG_BUF, KARG_INT, KARG_FLOAT, KARG_LOCAL, KARG_BYTES };
 
@@ -95,6 +97,35 @@ struct backend_ops {
      * passed by value (CUDA, OpenMP). NULL where buffers have no stable
      * address the host may know (OpenCL 1.2). */
     int (*address)(struct dev *d, struct buf *b, uint64_t *addr);
+    /* (optional) Binds arguments once to a fresh instance of kernel k, so
+     * that launch_bound enqueues it without setting any: a step's launch
+     * then costs the enqueue alone. Instances of one kernel with different
+     * arguments coexist (a ping-pong pair: cells->tmp and tmp->cells). The
+     * values (and KARG_BYTES contents) are copied. OpenCL: a kernel object
+     * per instance, clSetKernelArg once; CUDA: a prepared kernelParams
+     * array; OpenMP: a stored argument vector. */
+    struct bound *(*bind)(struct dev *d, struct kernel *k, int nargs, const struct karg *args);
+    int (*launch_bound)(struct dev *d, struct bound *b, const size_t global[2], const size_t local[2]);
+    void (*bound_free)(struct dev *d, struct bound *b);
+    /* (optional) Between record_begin and record_end, launch_bound records
+     * its launch instead of running it (nothing else may be enqueued
+     * meanwhile); replay enqueues the recorded launches, in order, `times`
+     * times over. A replay repeats the arguments as recorded, so anything
+     * that must differ between replays comes from device memory. CUDA: a
+     * captured, instantiated graph; OpenMP: the list of launches, re-run. */
+    int (*record_begin)(struct dev *d);
+    struct recording *(*record_end)(struct dev *d);
+    int (*replay)(struct dev *d, struct recording *r, long times);
+    void (*recording_free)(struct dev *d, struct recording *r);
+    /* (optional) Launches a one-dimensional grid of at most *groups
+     * work-groups of local[0] x local[1] items that are all resident at
+     * once, so they may wait for each other (a grid-wide barrier) without
+     * deadlock; *groups becomes the count launched, which the kernel reads
+     * as its number of groups. CUDA: a cooperative launch sized by the
+     * occupancy API; OpenMP: one call whose parallel region is the grid.
+     * Absent where the model promises no co-residency (OpenCL). */
+    int (*launch_resident)(struct dev *d, struct kernel *k, size_t *groups, const size_t local[2],
+                           int nargs, const struct karg *args);
     /* The kernel-source file extension this backend builds: ".cl", ".cu", "_omp.c". */
     const char *source_suffix;
 };

@@ -40,7 +40,9 @@
     X(cuStreamSynchronize) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)                  \
     X(cuEventElapsedTime) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)          \
     X(cuFuncSetAttribute) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync)  \
-    X(cuMemcpyDtoDAsync) X(cuLaunchKernel)
+    X(cuMemcpyDtoDAsync) X(cuLaunchKernel) X(cuLaunchCooperativeKernel)                         \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuStreamBeginCapture) X(cuStreamEndCapture) \
+    X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphDestroy) X(cuGraphExecDestroy)
 
 #define NVRTC_FUNCS(X)                                                                          \
     X(nvrtcVersion) X(nvrtcGetErrorString) X(nvrtcGetNumSupportedArchs)                         \
@@ -616,10 +618,9 @@ static int cuda_shared_optin(struct dev *d, struct kernel *k, size_t shared) {
     return 0;
 }
 
-static int cuda_launch(struct dev *d, struct kernel *k, const size_t global[2],
-                       const size_t local[2], int nargs, const struct karg *args) {
-    if (nargs < 0 || nargs > KARG_MAX) return dev_fail(d, "cuda: %d kernel arguments", nargs);
-    unsigned grid[2], block[2];
+/* Whole blocks only: grid and block extents from global and local. */
+static int cuda_dims(struct dev *d, const size_t global[2], const size_t local[2], unsigned grid[2],
+                     unsigned block[2]) {
     for (int i = 0; i < 2; i++) {
         if (!local[i] || global[i] % local[i] || global[i] / local[i] > UINT_MAX ||
             local[i] > UINT_MAX)
@@ -628,13 +629,18 @@ static int cuda_launch(struct dev *d, struct kernel *k, const size_t global[2],
         grid[i] = (unsigned)(global[i] / local[i]);
         block[i] = (unsigned)local[i];
     }
-    /* Parameters are passed by address; the driver copies the values during
-     * the call, so locals suffice. KARG_LOCAL is no parameter: it sizes the
-     * kernel's extern __shared__ array. */
-    union { CUdeviceptr p; int i; float f; } vals[KARG_MAX];
-    void *params[KARG_MAX + 1];
+    return 0;
+}
+
+/* A kernelParams array: params[i] points at vals[i] (or at a KARG_BYTES
+ * struct where it lies), NULL-terminated. KARG_LOCAL is no parameter: it
+ * sizes the kernel's extern __shared__ array, summed into *shared. */
+union cuda_val { CUdeviceptr p; int i; float f; };
+static int cuda_params(struct dev *d, int nargs, const struct karg *args, union cuda_val *vals,
+                       void **params, size_t *shared) {
+    if (nargs < 0 || nargs > KARG_MAX) return dev_fail(d, "cuda: %d kernel arguments", nargs);
     int np = 0;
-    size_t shared = 0;
+    *shared = 0;
     for (int i = 0; i < nargs; i++) {
         switch (args[i].kind) {
         case KARG_BUF:
@@ -643,7 +649,7 @@ static int cuda_launch(struct dev *d, struct kernel *k, const size_t global[2],
             break;
         case KARG_INT: vals[np].i = args[i].i; break;
         case KARG_FLOAT: vals[np].f = args[i].f; break;
-        case KARG_LOCAL: shared += args[i].bytes; continue;
+        case KARG_LOCAL: *shared += args[i].bytes; continue;
         case KARG_BYTES: /* the driver copies the struct from where it lies */
             params[np++] = (void *)args[i].val.ptr;
             continue;
@@ -653,12 +659,135 @@ static int cuda_launch(struct dev *d, struct kernel *k, const size_t global[2],
         np++;
     }
     params[np] = NULL;
+    return 0;
+}
+
+static int cuda_enqueue(struct dev *d, struct kernel *k, const size_t global[2], const size_t local[2],
+                        void **params, size_t shared) {
+    unsigned grid[2], block[2];
+    if (cuda_dims(d, global, local, grid, block) != 0) return -1;
     if (cuda_use(d) != 0 || cuda_shared_optin(d, k, shared) != 0) return -1;
     CUresult r = drv.cuLaunchKernel(k->fn, grid[0], grid[1], 1, block[0], block[1], 1,
                                     (unsigned)shared, cuda_st(d)->stream, params, NULL);
     if (r != CUDA_SUCCESS)
         return dev_fail(d, "cuLaunchKernel: %s (%s, grid %ux%u, block %ux%u, %zu bytes shared)",
                         cu_errname(r), k->name, grid[0], grid[1], block[0], block[1], shared);
+    return 0;
+}
+
+static int cuda_launch(struct dev *d, struct kernel *k, const size_t global[2],
+                       const size_t local[2], int nargs, const struct karg *args) {
+    /* The driver copies the values during the call, so locals suffice. */
+    union cuda_val vals[KARG_MAX];
+    void *params[KARG_MAX + 1];
+    size_t shared = 0;
+    if (cuda_params(d, nargs, args, vals, params, &shared) != 0) return -1;
+    return cuda_enqueue(d, k, global, local, params, shared);
+}
+
+/* A prepared kernelParams array that outlives the call: a step's launch
+ * then builds nothing. */
+struct bound {
+    struct kernel *k;
+    union cuda_val vals[KARG_MAX];
+    void *params[KARG_MAX + 1];
+    void *bytes[KARG_MAX];
+    size_t shared;
+};
+
+static struct bound *cuda_bind(struct dev *d, struct kernel *k, int nargs, const struct karg *args) {
+    struct bound *b = xcalloc(1, sizeof *b);
+    b->k = k;
+    struct karg copy[KARG_MAX];
+    for (int i = 0; i < nargs && i < KARG_MAX; i++) {
+        copy[i] = args[i];
+        if (args[i].kind == KARG_BYTES) { /* keep the struct's bytes with the params */
+            b->bytes[i] = xcalloc(1, args[i].val.size ? args[i].val.size : 1);
+            memcpy(b->bytes[i], args[i].val.ptr, args[i].val.size);
+            copy[i].val.ptr = b->bytes[i];
+        }
+    }
+    if (cuda_params(d, nargs, copy, b->vals, b->params, &b->shared) != 0) {
+        for (int i = 0; i < KARG_MAX; i++) free(b->bytes[i]);
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+static int cuda_launch_bound(struct dev *d, struct bound *b, const size_t global[2], const size_t local[2]) {
+    return cuda_enqueue(d, b->k, global, local, b->params, b->shared);
+}
+
+static void cuda_bound_free(struct dev *d, struct bound *b) {
+    (void)d;
+    if (!b) return;
+    for (int i = 0; i < KARG_MAX; i++) free(b->bytes[i]);
+    free(b);
+}
+
+/* Recording is stream capture: launches become graph nodes, not work. The
+ * graph is instantiated once; a replay is one cuGraphLaunch per repeat. */
+struct recording { CUgraphExec exec; };
+
+static int cuda_record_begin(struct dev *d) {
+    if (cuda_use(d) != 0) return -1;
+    CUresult r = drv.cuStreamBeginCapture(cuda_st(d)->stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+    return r == CUDA_SUCCESS ? 0 : cu_fail(d, "cuStreamBeginCapture", r);
+}
+
+static struct recording *cuda_record_end(struct dev *d) {
+    if (cuda_use(d) != 0) return NULL;
+    CUgraph graph = NULL;
+    CUresult r = drv.cuStreamEndCapture(cuda_st(d)->stream, &graph);
+    if (r != CUDA_SUCCESS) return cu_fail(d, "cuStreamEndCapture", r), NULL;
+    CUgraphExec exec = NULL;
+    r = drv.cuGraphInstantiate(&exec, graph, 0);
+    drv.cuGraphDestroy(graph); /* the executable graph keeps what it needs */
+    if (r != CUDA_SUCCESS) return cu_fail(d, "cuGraphInstantiate", r), NULL;
+    struct recording *rec = xcalloc(1, sizeof *rec);
+    rec->exec = exec;
+    return rec;
+}
+
+static int cuda_replay(struct dev *d, struct recording *rec, long times) {
+    if (cuda_use(d) != 0) return -1;
+    for (long t = 0; t < times; t++) {
+        CUresult r = drv.cuGraphLaunch(rec->exec, cuda_st(d)->stream);
+        if (r != CUDA_SUCCESS) return cu_fail(d, "cuGraphLaunch", r);
+    }
+    return 0;
+}
+
+static void cuda_recording_free(struct dev *d, struct recording *rec) {
+    if (!rec) return;
+    if (drv.cuCtxSetCurrent(cuda_st(d)->ctx) == CUDA_SUCCESS) drv.cuGraphExecDestroy(rec->exec);
+    free(rec);
+}
+
+/* A cooperative launch: the driver refuses it unless every block can be
+ * resident at once, which the occupancy API tells in advance. */
+static int cuda_launch_resident(struct dev *d, struct kernel *k, size_t *groups, const size_t local[2],
+                                int nargs, const struct karg *args) {
+    union cuda_val vals[KARG_MAX];
+    void *params[KARG_MAX + 1];
+    size_t shared = 0;
+    if (cuda_params(d, nargs, args, vals, params, &shared) != 0) return -1;
+    if (cuda_use(d) != 0 || cuda_shared_optin(d, k, shared) != 0) return -1;
+    const size_t threads = local[0] * local[1];
+    if (!threads || threads > d->info.max_wg) return dev_fail(d, "cuda: block %zux%zu", local[0], local[1]);
+    int per_sm = 0;
+    CUresult r = drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k->fn, (int)threads, shared);
+    if (r != CUDA_SUCCESS) return cu_fail(d, "cuOccupancyMaxActiveBlocksPerMultiprocessor", r);
+    const size_t most = (size_t)per_sm * d->info.compute_units;
+    if (most == 0) return dev_fail(d, "cuda: %s cannot have a block of %zu threads resident", k->name, threads);
+    if (*groups > most) *groups = most;
+    if (*groups == 0) *groups = 1;
+    r = drv.cuLaunchCooperativeKernel(k->fn, (unsigned)*groups, 1, 1, (unsigned)local[0],
+                                      (unsigned)local[1], 1, (unsigned)shared, cuda_st(d)->stream, params);
+    if (r != CUDA_SUCCESS)
+        return dev_fail(d, "cuLaunchCooperativeKernel: %s (%s, %zu blocks of %zux%zu, %zu bytes shared)",
+                        cu_errname(r), k->name, *groups, local[0], local[1], shared);
     return 0;
 }
 
@@ -705,6 +834,14 @@ const struct backend_ops backend_cuda = {
     .read = cuda_read,
     .copy = cuda_copy,
     .launch = cuda_launch,
+    .bind = cuda_bind,
+    .launch_bound = cuda_launch_bound,
+    .bound_free = cuda_bound_free,
+    .record_begin = cuda_record_begin,
+    .record_end = cuda_record_end,
+    .replay = cuda_replay,
+    .recording_free = cuda_recording_free,
+    .launch_resident = cuda_launch_resident,
     .address = cuda_address,
     .finish = cuda_finish,
     .mark = cuda_mark,

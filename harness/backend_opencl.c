@@ -60,7 +60,9 @@ struct ocl_dev {
 };
 struct buf { cl_mem mem; };
 struct program { cl_program prog; struct kernel *kernels; };
-struct kernel { cl_kernel k; char name[64]; struct kernel *next; };
+struct kernel { cl_kernel k; cl_program prog; char name[64]; struct kernel *next; };
+/* A kernel object of its own, its arguments set once. */
+struct bound { cl_kernel k; char name[64]; };
 
 static int ocl_fail(struct dev *d, const char *what, cl_int rc) {
     return dev_fail(d, "%s failed: OpenCL error %d", what, (int)rc);
@@ -261,6 +263,7 @@ static struct kernel *ocl_kernel(struct dev *d, struct program *p, const char *n
     if (rc != CL_SUCCESS) return dev_fail(d, "clCreateKernel(%s): OpenCL error %d", name, (int)rc), NULL;
     struct kernel *k = xcalloc(1, sizeof *k);
     k->k = ck;
+    k->prog = p->prog;
     str_copy(k->name, sizeof k->name, name);
     k->next = p->kernels;
     p->kernels = k;
@@ -302,26 +305,61 @@ static int ocl_copy(struct dev *d, struct buf *dst, struct buf *src, size_t byte
     return rc == CL_SUCCESS ? 0 : ocl_fail(d, "clEnqueueCopyBuffer", rc);
 }
 
-static int ocl_launch(struct dev *d, struct kernel *k, const size_t global[2], const size_t local[2],
-                      int nargs, const struct karg *args) {
-    struct ocl_dev *o = d->ctx;
+static int set_args(struct dev *d, cl_kernel k, const char *name, int nargs, const struct karg *args) {
     for (int i = 0; i < nargs; i++) {
         cl_int rc;
         switch (args[i].kind) {
-        case KARG_BUF: rc = p_clSetKernelArg(k->k, (cl_uint)i, sizeof(cl_mem), &args[i].buf->mem); break;
-        case KARG_INT: rc = p_clSetKernelArg(k->k, (cl_uint)i, sizeof(cl_int), &args[i].i); break;
-        case KARG_FLOAT: rc = p_clSetKernelArg(k->k, (cl_uint)i, sizeof(cl_float), &args[i].f); break;
-        case KARG_BYTES: rc = p_clSetKernelArg(k->k, (cl_uint)i, args[i].val.size, args[i].val.ptr); break;
-        default: rc = p_clSetKernelArg(k->k, (cl_uint)i, args[i].bytes, NULL); break;
+        case KARG_BUF: rc = p_clSetKernelArg(k, (cl_uint)i, sizeof(cl_mem), &args[i].buf->mem); break;
+        case KARG_INT: rc = p_clSetKernelArg(k, (cl_uint)i, sizeof(cl_int), &args[i].i); break;
+        case KARG_FLOAT: rc = p_clSetKernelArg(k, (cl_uint)i, sizeof(cl_float), &args[i].f); break;
+        case KARG_BYTES: rc = p_clSetKernelArg(k, (cl_uint)i, args[i].val.size, args[i].val.ptr); break;
+        default: rc = p_clSetKernelArg(k, (cl_uint)i, args[i].bytes, NULL); break;
         }
         if (rc != CL_SUCCESS)
-            return dev_fail(d, "clSetKernelArg(%s, %d): OpenCL error %d", k->name, i, (int)rc);
+            return dev_fail(d, "clSetKernelArg(%s, %d): OpenCL error %d", name, i, (int)rc);
     }
-    cl_int rc = p_clEnqueueNDRangeKernel(o->queue, k->k, 2, NULL, global, local, 0, NULL, NULL);
+    return 0;
+}
+
+static int enqueue(struct dev *d, cl_kernel k, const char *name, const size_t global[2], const size_t local[2]) {
+    struct ocl_dev *o = d->ctx;
+    cl_int rc = p_clEnqueueNDRangeKernel(o->queue, k, 2, NULL, global, local, 0, NULL, NULL);
     if (rc != CL_SUCCESS)
-        return dev_fail(d, "clEnqueueNDRangeKernel(%s, %zux%zu / %zux%zu): OpenCL error %d", k->name,
+        return dev_fail(d, "clEnqueueNDRangeKernel(%s, %zux%zu / %zux%zu): OpenCL error %d", name,
                         global[0], global[1], local[0], local[1], (int)rc);
     return 0;
+}
+
+static int ocl_launch(struct dev *d, struct kernel *k, const size_t global[2], const size_t local[2],
+                      int nargs, const struct karg *args) {
+    if (set_args(d, k->k, k->name, nargs, args)) return -1;
+    return enqueue(d, k->k, k->name, global, local);
+}
+
+/* OpenCL 1.2 has no clCloneKernel: a second object comes from the program. */
+static struct bound *ocl_bind(struct dev *d, struct kernel *k, int nargs, const struct karg *args) {
+    cl_int rc;
+    cl_kernel ck = p_clCreateKernel(k->prog, k->name, &rc);
+    if (rc != CL_SUCCESS) return dev_fail(d, "clCreateKernel(%s): OpenCL error %d", k->name, (int)rc), NULL;
+    if (set_args(d, ck, k->name, nargs, args)) {
+        p_clReleaseKernel(ck);
+        return NULL;
+    }
+    struct bound *b = xcalloc(1, sizeof *b);
+    b->k = ck;
+    str_copy(b->name, sizeof b->name, k->name);
+    return b;
+}
+
+static int ocl_launch_bound(struct dev *d, struct bound *b, const size_t global[2], const size_t local[2]) {
+    return enqueue(d, b->k, b->name, global, local);
+}
+
+static void ocl_bound_free(struct dev *d, struct bound *b) {
+    (void)d;
+    if (!b) return;
+    p_clReleaseKernel(b->k);
+    free(b);
 }
 
 static int ocl_finish(struct dev *d) {
@@ -365,6 +403,9 @@ const struct backend_ops backend_opencl = {
     .read = ocl_read,
     .copy = ocl_copy,
     .launch = ocl_launch,
+    .bind = ocl_bind,
+    .launch_bound = ocl_launch_bound,
+    .bound_free = ocl_bound_free,
     .finish = ocl_finish,
     .mark = ocl_mark,
     .elapsed = ocl_elapsed,

@@ -22,7 +22,21 @@ typedef void omp_kernel_fn(const struct omp_launch *L, void *const *args);
 struct buf { void *mem; size_t bytes; };
 struct program { void *so; };
 struct kernel { omp_kernel_fn *fn; };
-struct omp_dev { double marks[2]; };
+/* A kernel with its arguments bound: the vector the kernel receives, the
+ * scalars and by-value structs it points into kept here. */
+struct bound {
+    omp_kernel_fn *fn;
+    void *argv[KARG_MAX];
+    union { int i; float f; } vals[KARG_MAX];
+    void *bytes[KARG_MAX];
+};
+/* A recording is the list of bound launches; a replay runs it again. */
+struct rec_launch { struct bound *b; size_t global[2], local[2]; };
+struct recording { struct rec_launch *l; int n, cap; };
+struct omp_dev {
+    double marks[2];
+    struct recording *rec; /* non-NULL while recording */
+};
 
 static const char *omp_cc(void) {
     const char *cc = getenv("HARNESS_OMP_CC");
@@ -253,6 +267,97 @@ static int omp_launch(struct dev *d, struct kernel *k, const size_t global[2], c
     return 0;
 }
 
+static struct bound *omp_bind(struct dev *d, struct kernel *k, int nargs, const struct karg *args) {
+    if (nargs > KARG_MAX) return dev_fail(d, "too many kernel arguments"), NULL;
+    struct bound *b = xcalloc(1, sizeof *b);
+    b->fn = k->fn;
+    for (int i = 0; i < nargs; i++) {
+        switch (args[i].kind) {
+        case KARG_BUF: b->argv[i] = args[i].buf->mem; break;
+        case KARG_INT: b->vals[i].i = args[i].i; b->argv[i] = &b->vals[i]; break;
+        case KARG_FLOAT: b->vals[i].f = args[i].f; b->argv[i] = &b->vals[i]; break;
+        case KARG_BYTES:
+            b->bytes[i] = xcalloc(1, args[i].val.size ? args[i].val.size : 1);
+            memcpy(b->bytes[i], args[i].val.ptr, args[i].val.size);
+            b->argv[i] = b->bytes[i];
+            break;
+        default: b->argv[i] = NULL; break;
+        }
+    }
+    return b;
+}
+
+static void omp_bound_free(struct dev *d, struct bound *b) {
+    (void)d;
+    if (!b) return;
+    for (int i = 0; i < KARG_MAX; i++) free(b->bytes[i]);
+    free(b);
+}
+
+static int omp_run_bound(struct dev *d, struct bound *b, const size_t global[2], const size_t local[2]) {
+    if (!local[0] || !local[1] || global[0] % local[0] || global[1] % local[1])
+        return dev_fail(d, "tile %zux%zu does not divide %zux%zu", local[0], local[1], global[0],
+                        global[1]);
+    struct omp_launch L = {{global[0], global[1]}, {local[0], local[1]},
+                           {global[0] / local[0], global[1] / local[1]}};
+    b->fn(&L, b->argv);
+    return 0;
+}
+
+static int omp_launch_bound(struct dev *d, struct bound *b, const size_t global[2], const size_t local[2]) {
+    struct recording *r = ((struct omp_dev *)d->ctx)->rec;
+    if (!r) return omp_run_bound(d, b, global, local);
+    if (r->n == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 16;
+        r->l = realloc(r->l, (size_t)r->cap * sizeof *r->l);
+        if (!r->l) abort();
+    }
+    r->l[r->n++] = (struct rec_launch){b, {global[0], global[1]}, {local[0], local[1]}};
+    return 0;
+}
+
+static int omp_record_begin(struct dev *d) {
+    struct omp_dev *o = d->ctx;
+    if (o->rec) return dev_fail(d, "record_begin while recording");
+    o->rec = xcalloc(1, sizeof *o->rec);
+    return 0;
+}
+
+static struct recording *omp_record_end(struct dev *d) {
+    struct omp_dev *o = d->ctx;
+    struct recording *r = o->rec;
+    if (!r) return dev_fail(d, "record_end without record_begin"), NULL;
+    o->rec = NULL;
+    return r;
+}
+
+/* Launches are synchronous here, so a replay is the list run again: it
+ * checks the schedule's recording logic, not a launch-cost saving. */
+static int omp_replay(struct dev *d, struct recording *r, long times) {
+    for (long t = 0; t < times; t++)
+        for (int i = 0; i < r->n; i++)
+            if (omp_run_bound(d, r->l[i].b, r->l[i].global, r->l[i].local)) return -1;
+    return 0;
+}
+
+static void omp_recording_free(struct dev *d, struct recording *r) {
+    (void)d;
+    if (!r) return;
+    free(r->l);
+    free(r);
+}
+
+/* The kernel's parallel region is the resident grid: one group per core,
+ * held together by OpenMP barriers inside the kernel. */
+static int omp_launch_resident(struct dev *d, struct kernel *k, size_t *groups, const size_t local[2],
+                               int nargs, const struct karg *args) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus > 0 && *groups > (size_t)cpus) *groups = (size_t)cpus;
+    if (*groups == 0) *groups = 1;
+    const size_t global[2] = {*groups * local[0], local[1]};
+    return omp_launch(d, k, global, local, nargs, args);
+}
+
 static int omp_address(struct dev *d, struct buf *b, uint64_t *addr) {
     (void)d;
     *addr = (uint64_t)(uintptr_t)b->mem;
@@ -290,6 +395,14 @@ const struct backend_ops backend_openmp = {
     .copy = omp_copy,
     .launch = omp_launch,
     .address = omp_address,
+    .bind = omp_bind,
+    .launch_bound = omp_launch_bound,
+    .bound_free = omp_bound_free,
+    .record_begin = omp_record_begin,
+    .record_end = omp_record_end,
+    .replay = omp_replay,
+    .recording_free = omp_recording_free,
+    .launch_resident = omp_launch_resident,
     .finish = omp_finish,
     .mark = omp_mark,
     .elapsed = omp_elapsed,

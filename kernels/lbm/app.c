@@ -23,10 +23,52 @@ static const struct knob_def lbm_knobs[] = {
      "one argument per buffer; the one 3D buffer; a struct of the nine buffers' pointers"},
     {"constants", "hoisted|inline", "hoisted", "constant factors computed once, or in the kernel"},
     {"work", "full|empty", "full", "empty keeps the launches but removes the computation"},
+    {"bind", "each|once", "each",
+     "arguments set on every launch, or bound once to two instances of the step (a ping-pong "
+     "pair), the step index kept on the device"},
+    {"launch", "stream|graph", "stream",
+     "steps launched one by one, or `batch` steps recorded once (a CUDA graph) and replayed"},
+    {"batch", "int", "32", "steps per recorded sequence when launch=graph"},
+    {"persistent", "off|grid", "off",
+     "one launch per step, or one resident grid running a chunk of steps with a grid-wide "
+     "barrier between them"},
     {"threads", "all|int", "all", "OpenMP only: threads per parallel loop"},
     {"schedule", "static|dynamic|guided", "static", "OpenMP only: the loop schedule over tiles"},
     {NULL, NULL, NULL, NULL},
 };
+
+/* The knobs that change how steps reach the device: bind, launch, batch,
+ * persistent. */
+static const char *lbm_invalid_launch(const struct knob_set *k, const struct device_info *dev) {
+    const int fused = knob_is(k, "kernels", "fused") || knob_is(k, "kernels", "fused-accel");
+    const int on_device_partials = knob_is(k, "reduction", "chunked") || knob_is(k, "reduction", "deferred");
+    const int once = knob_is(k, "bind", "once"), graph = knob_is(k, "launch", "graph");
+    const int persistent = knob_is(k, "persistent", "grid");
+    if ((once || persistent) && (!fused || knob_is(k, "args", "struct")))
+        return "bind=once and persistent=grid drive the fused step with the lattices as plain "
+               "arguments (kernels=fused|fused-accel, args other than struct)";
+    if (graph && !once)
+        return "launch=graph replays bound launches: it needs bind=once";
+    if ((graph || persistent) && !on_device_partials)
+        return "launch=graph and persistent=grid run many steps without the host: every step's "
+               "partials must stay on the device (reduction=chunked|deferred)";
+    if ((graph || persistent) && knob_is(k, "sync", "finish-each"))
+        return "launch=graph and persistent=grid run many steps per launch: sync=finish-each cannot apply";
+    if (!graph && strcmp(knob_get(k, "batch"), "32") != 0)
+        return "batch only means something with launch=graph";
+    if (persistent && (once || graph))
+        return "persistent=grid is one launch per chunk of steps: bind=once and launch=graph do not apply";
+    if (persistent && !knob_is(k, "kernels", "fused-accel"))
+        return "persistent=grid folds each next step's acceleration into the step (kernels=fused-accel): "
+               "a separate accelerate_flow launch would end the persistent one";
+    if (graph && !strcmp(dev->backend, "opencl"))
+        return "launch=graph needs recorded launch sequences (CUDA graphs); this OpenCL backend "
+               "records none (cl_khr_command_buffer is not used)";
+    if (persistent && !strcmp(dev->backend, "opencl"))
+        return "persistent=grid needs all work-groups resident at once for its grid-wide barrier; "
+               "OpenCL promises no co-residency, so the barrier could deadlock";
+    return NULL;
+}
 
 static int is_pow2(long x) { return x > 0 && (x & (x - 1)) == 0; }
 
@@ -52,6 +94,8 @@ static const char *lbm_invalid(const struct knob_set *k, const struct app_input 
     }
     if (!knob_is(k, "reduction", "chunked") && strcmp(knob_get(k, "chunk"), "1792") != 0)
         return "chunk only means something with reduction=chunked";
+    const char *why_launch = lbm_invalid_launch(k, dev);
+    if (why_launch) return why_launch;
     if (wg[0] == 0 || wg[1] == 0 || in->nx % (int)wg[0] || in->ny % (int)wg[1]) {
         snprintf(why, sizeof why, "work-group %ux%u does not divide the %dx%d grid", wg[0], wg[1],
                  in->nx, in->ny);

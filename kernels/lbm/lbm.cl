@@ -20,4 +20,6 @@
 #define LAT(f) (lat->f)
 #define LBM_FN static inline
 #define LBM_SQRT sqrt
+/* No GRID_SYNC: OpenCL promises no co-residency of work-groups, so a
+ * grid-wide barrier could wait forever on a group never scheduled. */
 #include "lbm_gpu.h"

@@ -22,4 +22,28 @@
 #define LBM_FN static __device__ __forceinline__
 #define LBM_SQRT sqrtf
 typedef unsigned char uchar;
+
+/* A grid-wide barrier, for a cooperative launch only (every block resident,
+ * so a block that waits is never waiting on one that cannot start).
+ * bar[0] counts arrivals, bar[1] is the generation: each block's thread 0
+ * reads the generation, publishes its writes (fence) and arrives; the last
+ * resets the count and moves the generation on, which releases the rest. */
+static __device__ __forceinline__ void grid_sync(volatile unsigned *bar) {
+    __syncthreads();
+    if (threadIdx.x == 0 && threadIdx.y == 0) {
+        const unsigned gen = bar[1];
+        __threadfence();
+        if (atomicAdd((unsigned *)&bar[0], 1u) == gridDim.x * gridDim.y - 1) {
+            bar[0] = 0;
+            __threadfence();
+            atomicAdd((unsigned *)&bar[1], 1u);
+        } else {
+            while (bar[1] == gen) {
+            }
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+#define GRID_SYNC(bar) grid_sync(bar)
 #include "lbm_gpu.h"

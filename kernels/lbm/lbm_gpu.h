@@ -14,8 +14,13 @@
  *     buffers of each lattice reached through a struct of pointers: in device
  *     memory for OpenCL, bound once by bind_lattices and swapped by
  *     swap_lattices every step; by value for CUDA, from the host)
- * The kernel split (split, fused, fused-accel) and the synchronisation are
- * host decisions: every kernel is always compiled, the host picks. */
+ *   K_BIND_ONCE: the fused step's arguments are bound once per lattice pair,
+ *     so the step index comes from a device counter (see CLOCK_READ)
+ *   K_PERSISTENT_GRID: fused_persistent, many steps per launch (CUDA only:
+ *     it needs the GRID_SYNC of a co-resident, cooperative launch)
+ * The kernel split (split, fused, fused-accel), the synchronisation and
+ * launch=graph are host decisions: every kernel is always compiled, the
+ * host picks. */
 #include "lbm_physics.h"
 
 /* ---- grid layout: how speed k of cell i is addressed ---- */
@@ -104,9 +109,9 @@ struct lattices { GLOBAL float *src[9]; GLOBAL float *dst[9]; };
  * local: one work-item sums |u| (cells counted once on the host);
  * binary: a tree in local memory; chunked/deferred: the tree, each step's
  * group sums kept at partials[slot * ngroups + group]. */
-LBM_FN void group_reduce(LOCAL float *scratch, float u, float fluid, GLOBAL float *partials, int slot) {
+LBM_FN void group_reduce_at(LOCAL float *scratch, float u, float fluid, GLOBAL float *partials,
+                            int slot, int group, int ngroups) {
     const int lid = (int)(LID_X + LID_Y * LSIZE_X), lsize = (int)(LSIZE_X * LSIZE_Y);
-    const int group = (int)(GROUP_X + GROUP_Y * NGROUPS_X), ngroups = (int)(NGROUPS_X * NGROUPS_Y);
 #if defined(K_REDUCTION_HOST_EACH_STEP)
     scratch[lid] = u;
     scratch[lsize + lid] = fluid;
@@ -148,6 +153,36 @@ LBM_FN void group_reduce(LOCAL float *scratch, float u, float fluid, GLOBAL floa
 #endif
     (void)ngroups;
 }
+
+/* The launch's own group: the usual case. A persistent grid passes the
+ * tile it is working on instead, so partials keep one layout. */
+LBM_FN void group_reduce(LOCAL float *scratch, float u, float fluid, GLOBAL float *partials, int slot) {
+    group_reduce_at(scratch, u, fluid, partials, slot, (int)(GROUP_X + GROUP_Y * NGROUPS_X),
+                    (int)(NGROUPS_X * NGROUPS_Y));
+}
+
+/* ---- bind=once: the step index on the device ----
+ * A launch whose arguments are bound once (or replayed from a graph) cannot
+ * be told which step it is. The two instances of the pair (`which` = the
+ * lattice they read) keep the step in clock[which]: every group reads it,
+ * and group (0,0) writes the next step into clock[1 - which], which only
+ * the other instance reads, in the next launch, after the queue has
+ * finished this one. So nothing races and no atomics are needed. From the
+ * step come the partials' slot (t % chunk) and the last-step test of the
+ * folded acceleration, exactly as the host would pass them. */
+#if defined(K_BIND_ONCE)
+#define CLOCK_PARAMS , volatile GLOBAL int *clock, int which, int nsteps, int chunk
+#define CLOCK_READ                                                                           \
+    const int t_ = clock[which];                                                             \
+    slot = t_ % chunk;                                                                       \
+    accelerate = accelerate && t_ != nsteps - 1
+#define CLOCK_ADVANCE                                                                        \
+    if (GID_X == 0 && GID_Y == 0) clock[1 - which] = t_ + 1
+#else
+#define CLOCK_PARAMS
+#define CLOCK_READ (void)0
+#define CLOCK_ADVANCE
+#endif
 
 /* ---- the split kernels (the report's port) ---- */
 KERNEL accelerate_flow(ACCEL_GRID, GLOBAL const uchar *obstacles, COMMON_PARAMS) {
@@ -222,41 +257,91 @@ KERNEL av_velocity(GRID_PARAM(cells), GLOBAL const uchar *obstacles, GLOBAL floa
 /* ---- the fused step: propagate, rebound, collision and av_velocity in one
  * pass from src to dst; with `accelerate` set, also the next step's
  * accelerate_flow on row ny-2 by masking (kernels=fused-accel). ---- */
+#if defined(K_OBSTACLES_MASK)
+/* Both outcomes computed, one selected: no divergent branch. */
+#define REBOUND_OR_COLLIDE                                                                   \
+    float r[9];                                                                              \
+    for (int k = 0; k < 9; k++) r[k] = s[k];                                                 \
+    lbm_rebound(r);                                                                          \
+    lbm_collide(s, omega);                                                                   \
+    float u = lbm_speed(s);                                                                  \
+    for (int k = 0; k < 9; k++) s[k] = obst ? r[k] : s[k];                                   \
+    u = obst ? 0.0f : u
+#else
+#define REBOUND_OR_COLLIDE                                                                   \
+    float u = 0.0f;                                                                          \
+    if (obst) {                                                                              \
+        lbm_rebound(s);                                                                      \
+    } else {                                                                                 \
+        lbm_collide(s, omega);                                                               \
+        u = lbm_speed(s);                                                                    \
+    }
+#endif
+/* One cell (ii, jj) from src to dst; leaves |u| in u and the obstacle flag in obst. */
+#define FUSED_CELL(src, dst)                                                                 \
+    const int i = ii + jj * nx;                                                              \
+    const int obst = obstacles[i];                                                           \
+    float s[9];                                                                              \
+    PULL(src, s);                                                                            \
+    REBOUND_OR_COLLIDE;                                                                      \
+    float on = (accelerate && jj == ny - 2 && !obst) ? 1.0f : 0.0f;                          \
+    lbm_accelerate(s, w1, w2, on);                                                           \
+    STORE(dst, s, i)
+
 KERNEL fused_step(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *partials,
-                  COMMON_PARAMS, int slot, int accelerate LOCAL_PARAM(scratch)) {
+                  COMMON_PARAMS, int slot, int accelerate CLOCK_PARAMS LOCAL_PARAM(scratch)) {
     LOCAL_DECL(scratch)
     EMPTY_RETURN;
+    CLOCK_READ;
     BIND_STEP_GRIDS;
     CELL_INDEX;
     NEIGHBOURS;
     ACCEL_WEIGHTS;
-    const int i = ii + jj * nx;
-    const int obst = obstacles[i];
-    float s[9];
-    PULL(src, s);
-#if defined(K_OBSTACLES_MASK)
-    /* Both outcomes computed, one selected: no divergent branch. */
-    float r[9];
-    for (int k = 0; k < 9; k++) r[k] = s[k];
-    lbm_rebound(r);
-    lbm_collide(s, omega);
-    float u = lbm_speed(s);
-    for (int k = 0; k < 9; k++) s[k] = obst ? r[k] : s[k];
-    u = obst ? 0.0f : u;
-#else
-    float u = 0.0f;
-    if (obst) {
-        lbm_rebound(s);
-    } else {
-        lbm_collide(s, omega);
-        u = lbm_speed(s);
-    }
-#endif
-    float on = (accelerate && jj == ny - 2 && !obst) ? 1.0f : 0.0f;
-    lbm_accelerate(s, w1, w2, on);
-    STORE(dst, s, i);
+    FUSED_CELL(src, dst);
     group_reduce(scratch, u, obst ? 0.0f : 1.0f, partials, slot);
+    CLOCK_ADVANCE;
 }
+
+/* ---- persistent=grid: `count` steps from step `first` in one launch ----
+ * A resident grid of groups (as many as fit at once) strides over the
+ * work-group-shaped tiles of the grid; a grid-wide barrier separates the
+ * steps. Step s reads a and writes b when even, the reverse when odd. The
+ * acceleration of the next step is always folded in (kernels=fused-accel),
+ * never after step nsteps-1. Only where GRID_SYNC exists (CUDA). */
+#if defined(K_PERSISTENT_GRID) && defined(GRID_SYNC)
+#if defined(K_LAYOUT_SOA)
+#define PICK_GRIDS(odd)                                                                      \
+    GLOBAL float *src[9], *dst[9];                                                           \
+    for (int k_ = 0; k_ < 9; k_++) { src[k_] = (odd) ? b[k_] : a[k_]; dst[k_] = (odd) ? a[k_] : b[k_]; }
+#else
+#define PICK_GRIDS(odd)                                                                      \
+    GLOBAL float *src = (odd) ? b : a, *dst = (odd) ? a : b
+#endif
+KERNEL fused_persistent(GRID_PARAM(a), GRID_PARAM(b), GLOBAL const uchar *obstacles,
+                        GLOBAL float *partials, COMMON_PARAMS, int first, int count, int nsteps,
+                        int chunk, volatile GLOBAL unsigned *bar LOCAL_PARAM(scratch)) {
+    LOCAL_DECL(scratch)
+    EMPTY_RETURN;
+    GRID_BIND(a);
+    GRID_BIND(b);
+    ACCEL_WEIGHTS;
+    const int ncells = nx * ny;
+    (void)ncells;
+    const int tiles_x = nx / (int)LSIZE_X, ntiles = tiles_x * (ny / (int)LSIZE_Y);
+    for (int step = 0; step < count; step++) {
+        const int t = first + step, slot = t % chunk, accelerate = t != nsteps - 1;
+        PICK_GRIDS(step & 1);
+        for (int tile = (int)GROUP_X; tile < ntiles; tile += (int)NGROUPS_X) {
+            const int ii = (tile % tiles_x) * (int)LSIZE_X + (int)LID_X;
+            const int jj = (tile / tiles_x) * (int)LSIZE_Y + (int)LID_Y;
+            NEIGHBOURS;
+            FUSED_CELL(src, dst);
+            group_reduce_at(scratch, u, obst ? 0.0f : 1.0f, partials, slot, tile, ntiles);
+        }
+        if (step + 1 < count) GRID_SYNC(bar);
+    }
+}
+#endif
 
 /* ---- chunked/deferred: one work-item per step sums that step's group
  * partials into av[first + step], on the device. ---- */

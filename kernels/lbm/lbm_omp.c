@@ -267,24 +267,20 @@ void av_velocity(const struct omp_launch *L, void *const *args) {
     }
 }
 
-void fused_step(const struct omp_launch *L, void *const *args) {
-    EMPTY_RETURN;
-    int at = 0;
-    grid_t src, dst;
-    take_pair(args, &at, &src, &dst);
-    const uchar *obstacles = args[at++];
-    float *partials = args[at++];
-    struct common c = take_common(args, &at);
-    const int slot = *(int *)args[at++];
-    const int accelerate = *(int *)args[at++];
+/* One tile (tx, ty) of the fused step from src to dst, its partial stored.
+ * Shared by fused_step (a parallel loop per launch) and fused_persistent
+ * (one parallel region for many steps). */
+static inline void fused_tile(grid_t src, grid_t dst, const uchar *obstacles, float *partials,
+                              struct common c, int slot, int accelerate, size_t tx, size_t ty,
+                              const size_t local[2], size_t tiles_x, size_t ngroups) {
     const int nx = c.nx;
-    const size_t ncells = (size_t)c.nx * (size_t)c.ny, ngroups = L->groups[0] * L->groups[1];
+    const size_t ncells = (size_t)c.nx * (size_t)c.ny;
     (void)ncells;
-    FOR_EACH_TILE(L) {
-        float *u = tile_scratch(L->local[0] * L->local[1]);
-        size_t n = 0;
-        float fluid = 0.0f;
-        FOR_EACH_CELL_OF_TILE(L) {
+    float *u = tile_scratch(local[0] * local[1]);
+    size_t n = 0;
+    float fluid = 0.0f;
+    for (int jj = (int)(ty * local[1]); jj < (int)((ty + 1) * local[1]); jj++)
+        for (int ii = (int)(tx * local[0]); ii < (int)((tx + 1) * local[0]); ii++) {
             NEIGHBOURS;
             const int i = ii + jj * nx, obst = obstacles[i];
             float s[9];
@@ -311,7 +307,61 @@ void fused_step(const struct omp_launch *L, void *const *args) {
             u[n++] = speed;
             fluid += obst ? 0.0f : 1.0f;
         }
-        tile_store(partials, tx + ty * L->groups[0], ngroups, slot, tile_sum(u, n), fluid);
+    tile_store(partials, tx + ty * tiles_x, ngroups, slot, tile_sum(u, n), fluid);
+}
+
+/* bind=once passes a step clock after `accelerate` (lbm_gpu.h, CLOCK_READ):
+ * the instance reading lattice `which` finds its step in clock[which] and
+ * leaves the next in clock[1 - which] for the other instance. */
+void fused_step(const struct omp_launch *L, void *const *args) {
+    EMPTY_RETURN;
+    int at = 0;
+    grid_t src, dst;
+    take_pair(args, &at, &src, &dst);
+    const uchar *obstacles = args[at++];
+    float *partials = args[at++];
+    struct common c = take_common(args, &at);
+    int slot = *(int *)args[at++];
+    int accelerate = *(int *)args[at++];
+#if defined(K_BIND_ONCE)
+    int *clock = args[at++];
+    const int which = *(int *)args[at++];
+    const int nsteps = *(int *)args[at++], chunk = *(int *)args[at++];
+    const int t = clock[which];
+    slot = t % chunk;
+    accelerate = accelerate && t != nsteps - 1;
+#endif
+    const size_t ngroups = L->groups[0] * L->groups[1];
+    FOR_EACH_TILE(L) fused_tile(src, dst, obstacles, partials, c, slot, accelerate, tx, ty, L->local,
+                                L->groups[0], ngroups);
+#if defined(K_BIND_ONCE)
+    clock[1 - which] = t + 1;
+#endif
+}
+
+/* persistent=grid: `count` steps from step `first` in one parallel region.
+ * The static schedule gives every thread the same tiles each step (its
+ * data stays in its caches and NUMA node); the implicit barrier of the
+ * worksharing loop is the step barrier. No fork/join per step. */
+void fused_persistent(const struct omp_launch *L, void *const *args) {
+    EMPTY_RETURN;
+    int at = 0;
+    grid_t a = take_grid(args, &at), b = take_grid(args, &at);
+    const uchar *obstacles = args[at++];
+    float *partials = args[at++];
+    struct common c = take_common(args, &at);
+    const int first = *(int *)args[at++], count = *(int *)args[at++];
+    const int nsteps = *(int *)args[at++], chunk = *(int *)args[at++];
+    const size_t tiles_x = (size_t)c.nx / L->local[0], tiles_y = (size_t)c.ny / L->local[1];
+    const size_t ntiles = tiles_x * tiles_y;
+PRAGMA(omp parallel OMP_THREADS)
+    for (int step = 0; step < count; step++) {
+        const int t = first + step;
+        const grid_t src = (step & 1) ? b : a, dst = (step & 1) ? a : b;
+PRAGMA(omp for schedule(static))
+        for (size_t tile = 0; tile < ntiles; tile++)
+            fused_tile(src, dst, obstacles, partials, c, t % chunk, t != nsteps - 1, tile % tiles_x,
+                       tile / tiles_x, L->local, tiles_x, ntiles);
     }
 }
 

@@ -13,43 +13,25 @@
  *   constants hoisted (weights computed once on the host) | inline
  *   args      buffers | packed (the 3D buffer) | struct (a struct of the
  *             lattices' pointers: by value where the backend tells buffer
- *             addresses (CUDA, OpenMP), else in device memory (OpenCL)) */
+ *             addresses (CUDA, OpenMP), else in device memory (OpenCL))
+ *   bind      each | once (the step bound once per lattice pair; the step
+ *             index lives on the device: see CLOCK_READ in lbm_gpu.h)
+ *   launch    stream | graph (`batch` bound steps recorded once per
+ *             starting lattice, replayed; the host reduces between chunks)
+ *   persistent off | grid (one resident launch per chunk of steps)
+ * The launch-cost knobs (bind, launch, persistent) live in launch_steps.c. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lbm.h"
+#include "lbm_exec.h"
 #include "util.h"
 
-enum reduction { RED_HOST_EACH_STEP, RED_LOCAL, RED_BINARY, RED_CHUNKED, RED_DEFERRED };
+void push(struct args *a, struct karg k) { a->a[a->n++] = k; }
 
-struct lbm_exec {
-    struct dev *d;
-    const struct app_input *in;
-    const struct knob_set *k;
-    struct program *prog;
-    struct kernel *accel, *propagate, *rebound, *collision, *av_velocity, *fused, *reduce;
-    struct kernel *bind, *swap;     /* args=struct in device memory */
-    int nbuf;                       /* buffers per lattice: 9 for soa, else 1 */
-    struct buf *lat[2][9];          /* the two lattices (cells/tmp, or src/dst) */
-    struct buf *obstacles, *partials, *av;
-    struct buf *lat_struct;         /* args=struct in device memory */
-    struct { uint64_t src[9], dst[9]; } lat_value; /* args=struct by value */
-    size_t global[2], local[2], ngroups, scratch_bytes;
-    long chunk;                     /* steps whose partials the device holds */
-    enum reduction red;
-    int split, fused_accel, finish_each, empty, partial, args_struct, by_value;
-    float *host_partials;
-    float *host_cells, *host_tmp;   /* kernels=partial: the grid lives on the host */
-    double *av_vels;                /* this repetition's per-step averages */
-};
-
-struct args { struct karg a[KARG_MAX]; int n; };
-
-static void push(struct args *a, struct karg k) { a->a[a->n++] = k; }
-
-static void push_lattice(struct args *a, const struct lbm_exec *e, int which) {
+void push_lattice(struct args *a, const struct lbm_exec *e, int which) {
     for (int b = 0; b < e->nbuf; b++) push(a, ARG_BUF(e->lat[which][b]));
 }
 
@@ -79,7 +61,7 @@ static int push_accel_lattice(struct args *a, struct lbm_exec *e) {
     return 0;
 }
 
-static void push_common(struct args *a, const struct lbm_exec *e) {
+void push_common(struct args *a, const struct lbm_exec *e) {
     const struct app_input *in = e->in;
     push(a, ARG_INT(in->nx));
     push(a, ARG_INT(in->ny));
@@ -93,7 +75,7 @@ static void push_common(struct args *a, const struct lbm_exec *e) {
     }
 }
 
-static int launch(struct lbm_exec *e, struct kernel *k, const size_t g[2], const size_t l[2],
+int launch(struct lbm_exec *e, struct kernel *k, const size_t g[2], const size_t l[2],
                   const struct args *a) {
     if (e->d->ops->launch(e->d, k, g, l, a->n, a->a) != 0) return -1;
     return e->finish_each ? e->d->ops->finish(e->d) : 0;
@@ -143,6 +125,7 @@ static int build(struct lbm_exec *e) {
         {&e->reduce, "reduce_steps"}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         if (!(*want[i].slot = d->ops->kernel(d, e->prog, want[i].name))) return -1;
+    if (e->persistent && !(e->persist = d->ops->kernel(d, e->prog, "fused_persistent"))) return -1;
     if (e->args_struct && !e->by_value &&
         (!(e->bind = d->ops->kernel(d, e->prog, "bind_lattices")) ||
          !(e->swap = d->ops->kernel(d, e->prog, "swap_lattices"))))
@@ -156,7 +139,7 @@ static int allocate(struct lbm_exec *e) {
     const size_t per_buf = (e->nbuf == 9 ? 1 : 9) * n * sizeof(float);
     for (int l = 0; l < 2; l++)
         for (int b = 0; b < e->nbuf; b++)
-            if (!(e->lat[l][b] = d->ops->alloc(d, per_buf))) return -1;
+            if (!(e->alloc_lat[l][b] = e->lat[l][b] = d->ops->alloc(d, per_buf))) return -1;
     if (!(e->obstacles = d->ops->alloc(d, n))) return -1;
     if (d->ops->write(d, e->obstacles, 0, n, e->in->obstacles) != 0) return -1;
     size_t partial_floats = e->red == RED_HOST_EACH_STEP ? 2 * e->ngroups
@@ -180,11 +163,12 @@ static int allocate(struct lbm_exec *e) {
         push_lattice(&a, e, 1);
         if (d->ops->launch(d, e->bind, one, one, a.n, a.a) || d->ops->finish(d)) return -1;
     }
-    return 0;
+    return launch_setup(e);
 }
 
 static void release(struct lbm_exec *e) {
     struct dev *d = e->d;
+    launch_release(e);
     for (int l = 0; l < 2; l++)
         for (int b = 0; b < e->nbuf; b++) d->ops->buf_free(d, e->lat[l][b]);
     d->ops->buf_free(d, e->obstacles);
@@ -309,16 +293,12 @@ static int step_fused(struct lbm_exec *e, int slot, int last) {
         push(&a, ARG_BUF(e->lat_struct));
         if (launch(e, e->swap, one, one, &a)) return -1;
     }
-    for (int b = 0; b < e->nbuf; b++) {
-        struct buf *t = e->lat[0][b];
-        e->lat[0][b] = e->lat[1][b];
-        e->lat[1][b] = t;
-    }
+    lattices_advance(e, 1);
     return 0;
 }
 
 /* Reduces the partials of steps [first, first+nsteps) into av on the device. */
-static int reduce_on_device(struct lbm_exec *e, long first, long nsteps) {
+int reduce_on_device(struct lbm_exec *e, long first, long nsteps) {
     size_t l = e->d->info.max_wg < 64 ? e->d->info.max_wg : 64;
     const size_t g[2] = {((size_t)nsteps + l - 1) / l * l, 1}, loc[2] = {l, 1};
     struct args a = {.n = 0};
@@ -340,7 +320,7 @@ static int read_av(struct lbm_exec *e, long first, long nsteps) {
 }
 
 /* After step t: bring this step's average home, or not yet, per the knob. */
-static int after_step(struct lbm_exec *e, long t) {
+int after_step(struct lbm_exec *e, long t) {
     struct dev *d = e->d;
     const long slot = e->red >= RED_CHUNKED ? t % e->chunk : 0;
     const int chunk_full = slot == e->chunk - 1 || t == e->in->iters - 1;
@@ -376,7 +356,7 @@ static int after_step(struct lbm_exec *e, long t) {
 /* One repetition: the initial state in, every step, the averages home. */
 static int repetition(struct lbm_exec *e, const float *initial, double *wall, double *device) {
     struct dev *d = e->d;
-    if (lattice_write(e, 0, initial) || d->ops->finish(d)) return -1;
+    if (lattice_write(e, 0, initial) || launch_reset(e) || d->ops->finish(d)) return -1;
     if (e->partial) memcpy(e->host_cells, initial, 9 * (size_t)e->in->nx * (size_t)e->in->ny * sizeof(float));
     if (d->ops->mark(d, 0)) return -1;
     double t0 = clock_now();
@@ -389,7 +369,10 @@ static int repetition(struct lbm_exec *e, const float *initial, double *wall, do
         push_common(&a, e);
         if (launch(e, e->accel, row_g, row_l, &a)) return -1;
     }
-    for (long t = 0; t < e->in->iters; t++) {
+    if (e->bind_once || e->persistent) {
+        if (launch_run(e)) return -1;
+    }
+    for (long t = 0; t < e->in->iters && !e->bind_once && !e->persistent; t++) {
         const int slot = e->red >= RED_CHUNKED ? (int)(t % e->chunk) : 0;
         if (e->partial) {
             if (step_partial(e, t)) return -1;
@@ -426,6 +409,10 @@ struct app_result *lbm_execute(struct dev *d, const struct app_input *in, const 
     e.partial = knob_is(k, "kernels", "partial");
     e.args_struct = knob_is(k, "args", "struct");
     e.by_value = d->ops->address != NULL;
+    e.bind_once = knob_is(k, "bind", "once");
+    e.graph = knob_is(k, "launch", "graph");
+    e.batch = knob_int(k, "batch");
+    e.persistent = knob_is(k, "persistent", "grid");
     e.chunk = e.red == RED_CHUNKED ? knob_int(k, "chunk") : e.red == RED_DEFERRED
                                                                ? lbm_partials_capacity(in, &d->info, wg)
                                                                : 1;

@@ -121,6 +121,32 @@ if inject "(f) obstacle mask" kernels/lbm/lbm_gpu.h \
     expect_wrong "(f) obstacles collide like fluid (mask ignored)" opencl:0.0 final
 fi
 
+# (g) bind=once: the OpenMP step clock never advances, so every step's
+# partials land in slot 0 and the last-step test never fires.
+fresh_copy
+if inject "(g) step clock (OpenMP)" kernels/lbm/lbm_omp.c \
+    's|    clock\[1 - which\] = t + 1;|    clock[1 - which] = t; /* bug (g) */|' "clock[1 - which] = t; /* bug (g) */"; then
+    expect_wrong "(g) bind=once, clock not advanced" openmp g01-pingpong
+    expect_wrong "(g) launch=graph replays, clock not advanced" openmp g02-graph
+fi
+
+# (h) bind=once on the GPU path: group (0,0) hands on the same step.
+fresh_copy
+if inject "(h) step clock (GPU)" kernels/lbm/lbm_gpu.h \
+    's|clock\[1 - which\] = t_ + 1|clock[1 - which] = t_ /* bug (h) */|' "clock[1 - which] = t_ /* bug (h) */"; then
+    expect_wrong "(h) bind=once, device clock not advanced" opencl:0.0 g01-pingpong
+fi
+
+# (i) persistent=grid reads the same lattice every step (no ping-pong).
+# (Removing its barrier instead races, wrong most runs but not every run,
+# so it cannot be a test that must fail.)
+fresh_copy
+if inject "(i) persistent parity" kernels/lbm/lbm_omp.c \
+    's|const grid_t src = (step \& 1) ? b : a, dst = (step \& 1) ? a : b;|const grid_t src = a, dst = b; /* bug (i) */|' \
+    "const grid_t src = a, dst = b; /* bug (i) */"; then
+    expect_wrong "(i) persistent grid without the lattice swap" openmp g03-persistent
+fi
+
 # Restored: the copy verifies again from the same cache.
 fresh_copy
 run_copy openmp final

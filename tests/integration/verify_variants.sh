@@ -17,6 +17,9 @@ notok() { echo "not ok - $*"; fails=$((fails + 1)); }
 # directly or through their base).
 declare -a names=()
 declare -A empty=()
+# Variants OpenCL cannot run (launch=graph, persistent=grid, directly or
+# through their base): verify shows them invalid there, with a reason.
+declare -A noocl=()
 nalias=0 # variants that only rename their base (final: t-bitmask)
 while IFS= read -r line; do
     line=${line%%#*}
@@ -29,11 +32,15 @@ while IFS= read -r line; do
     [[ " $rest " == *" work=empty "* ]] && e=1
     [[ " $rest " == *" work=full "* ]] && e=0
     [[ "$rest" != *=* ]] && nalias=$((nalias + 1))
+    g=0
+    if [ -n "$first" ] && [[ "$first" != *=* ]] && [ "${noocl[$first]:-0}" = 1 ]; then g=1; fi
+    [[ " $rest " == *" launch=graph "* || " $rest " == *" persistent=grid "* ]] && g=1
     names+=("$name")
     empty[$name]=$e
+    noocl[$name]=$g
 done < variants/lbm.variants
-nempty=0
-for n in "${names[@]}"; do nempty=$((nempty + ${empty[$n]})); done
+nempty=0 nnoocl=0
+for n in "${names[@]}"; do nempty=$((nempty + ${empty[$n]})); nnoocl=$((nnoocl + ${noocl[$n]})); done
 if [ "${#names[@]}" -ge 10 ] && [ "$nempty" -ge 1 ]; then
     ok "variants/lbm.variants: ${#names[@]} variants, $nempty empty"
 else
@@ -80,7 +87,11 @@ check_matrix() {
             dev=$(echo "${cols[$j]}" | xargs)
             [ "$dev" = openmp ] || [ "$dev" = opencl:0.0 ] || continue
             cell=$(echo "${cells[$j]:-}" | xargs)
-            if [ "${empty[$v]}" = 1 ]; then
+            if [ "$dev" = opencl:0.0 ] && [ "${noocl[$v]}" = 1 ]; then
+                if [[ "$cell" == "invalid"* ]] && grep -qE "^\[[0-9]+\] $v on $dev: .*(co-residency|CUDA graphs)" "$file"; then
+                    ok "$label: $v on $dev: $cell, with its reason"
+                else notok "$label: $v on $dev: '$cell', wanted 'invalid' with a reason"; fi
+            elif [ "${empty[$v]}" = 1 ]; then
                 if [[ "$cell" == "not verified"* ]]; then ok "$label: $v on $dev: $cell"
                 else notok "$label: $v on $dev: '$cell', wanted 'not verified'"; fi
             else
@@ -104,10 +115,15 @@ check_matrix "gen:32x32" "$T/small.out"
 ndev=$(($(grep -m1 '^variant ' "$T/small.out" | tr -cd '|' | wc -c)))
 nonempty=$((${#names[@]} - nempty))
 q() { sqlite3 "$db" "$1" 2>&1; }
+# The OpenCL devices of the matrix, which cannot run launch=graph or persistent=grid.
+nocl=$(grep -m1 '^variant ' "$T/small.out" | tr '|' '\n' | grep -c 'opencl:')
 got=$(q "SELECT count(*) FROM measurement WHERE status = 'ok'")
-want=$((nonempty * ndev))
-if [ "$got" = "$want" ]; then ok "db: $got measurement rows with status ok = $nonempty non-empty variants x $ndev devices"
+want=$((nonempty * ndev - nnoocl * nocl))
+if [ "$got" = "$want" ]; then ok "db: $got measurement rows with status ok = $nonempty non-empty variants x $ndev devices - $nnoocl x $nocl OpenCL-invalid"
 else notok "db: $got measurement rows with status ok, wanted $want"; fi
+got=$(q "SELECT count(*) FROM measurement WHERE status = 'invalid'")
+if [ "$got" = $((nnoocl * nocl)) ]; then ok "db: $got invalid rows (graph/persistent on OpenCL)"
+else notok "db: $got invalid rows, wanted $((nnoocl * nocl))"; fi
 got=$(q "SELECT count(*) FROM measurement WHERE status = 'unverified'")
 if [ "$got" = $((nempty * ndev)) ]; then ok "db: $got unverified rows for the empty variants"
 else notok "db: $got unverified rows, wanted $((nempty * ndev))"; fi

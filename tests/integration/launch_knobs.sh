@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The launch-cost knobs (bind, launch, batch, persistent) verify on OpenMP
+# and PoCL wherever valid, across the cases their host logic branches on:
+# an odd step count over several repetitions (the lattices end swapped, and
+# the next repetition starts from the other one), an odd batch (replays
+# alternate the starting lattice), chunks that are not a whole number of
+# batches, split-off accelerate_flow, and the nine-buffer and AoS layouts.
+# Prints "ok - ..." / "not ok - ..." per check.
+set -u
+cd "$(dirname "$0")/../.."
+db=${HARNESS_TEST_TMP:-$(mktemp -d)}/launch_knobs.db
+
+# check DEVICES KNOBS: every device line must say ok.
+check() {
+    local devs=$1 knobs=$2 out rc
+    out=$(bin/harness run --device "$devs" --input gen:32x32 --iters 203 --reps 2 --warmup 1 --wg 8x2 \
+          --knobs "$knobs" --db "$db" 2>&1); rc=$?
+    local n_ok n_dev
+    n_ok=$(echo "$out" | awk '$2 == "lbm" && $6 == "ok"' | wc -l)
+    n_dev=$(echo "$devs" | tr ',' '\n' | wc -l)
+    if [ $rc -eq 0 ] && [ "$n_ok" = "$n_dev" ]; then echo "ok - $knobs verifies on $devs (203 steps, 2 repetitions)"
+    else echo "not ok - $knobs on $devs: exit $rc, $n_ok of $n_dev ok"; echo "$out" | tail -3 | sed 's/^/#   /'; fi
+}
+
+both=openmp,opencl:0.0
+check $both bind=once
+check $both bind=once,kernels=fused,reduction=chunked,chunk=50
+check $both bind=once,layout=soa,args=buffers,reduction=binary
+check $both bind=once,layout=aos,args=buffers,reduction=host-each-step,sync=finish-each
+check openmp bind=once,launch=graph
+check openmp bind=once,launch=graph,batch=7,reduction=chunked,chunk=50
+check openmp bind=once,launch=graph,batch=6,kernels=fused,layout=soa,args=buffers
+check openmp bind=once,launch=graph,batch=500
+check openmp persistent=grid
+check openmp persistent=grid,reduction=chunked,chunk=33,layout=aos,args=buffers
+check openmp persistent=grid,layout=soa,args=buffers,obstacles=branch,neighbours=wrap,threads=1
+
+# Refused with the reason, nothing stored.
+before=$(sqlite3 "$db" "select count(*) from measurement")
+for pair in "launch=graph,bind=once|CUDA graphs" "persistent=grid|co-residency"; do
+    knobs=${pair%%|*} reason=${pair#*|}
+    out=$(bin/harness run --device opencl:0.0 --input gen:32x32 --iters 20 --reps 1 --knobs "$knobs" --db "$db" 2>&1); rc=$?
+    if [ $rc -eq 2 ] && echo "$out" | grep -q "$reason"; then echo "ok - $knobs on opencl:0.0 is invalid: $reason"
+    else echo "not ok - $knobs on opencl:0.0: exit $rc: $(echo "$out" | tail -1)"; fi
+done
+after=$(sqlite3 "$db" "select count(*) from measurement")
+[ "$before" = "$after" ] && echo "ok - nothing stored for the refused knobs" || echo "not ok - rows $before -> $after"

@@ -1,0 +1,93 @@
+/* The CUDA kernels compile for every setting of the launch-cost knobs
+ * (bind, launch, persistent) with the -D flags the schedule passes, so CUDA
+ * code that does not compile fails here, on a machine without a GPU. nvcc
+ * builds a sm_90 CUBIN of kernels/lbm/lbm.cu (as NVRTC does at run time);
+ * without nvcc the checks are skipped. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "check.h"
+#include "knobs.h"
+#include "util.h"
+
+static const char *const settings[] = {
+    "",                                           /* final, as a baseline */
+    "bind=once",
+    "bind=once,kernels=fused,reduction=chunked,chunk=100",
+    "bind=once,launch=graph,batch=16",
+    "bind=once,layout=soa,args=buffers,reduction=binary",
+    "persistent=grid",
+    "persistent=grid,layout=soa,args=buffers,obstacles=branch,neighbours=wrap",
+    "persistent=grid,layout=aos,args=buffers,reduction=chunked,chunk=64",
+};
+enum { NSET = sizeof settings / sizeof settings[0] };
+
+static int find_nvcc(char *out, size_t n) {
+    const char *home = getenv("CUDA_HOME");
+    snprintf(out, n, "%s/bin/nvcc", home && *home ? home : "/usr/local/cuda");
+    return access(out, X_OK) == 0;
+}
+
+/* Does the file hold `name` (a kernel's symbol)? */
+static int file_has(const char *path, const char *name) {
+    size_t len = 0;
+    char *data = file_read_all(path, &len, NULL, 0);
+    int found = 0;
+    for (size_t i = 0; data && !found && i + strlen(name) <= len; i++)
+        found = memcmp(data + i, name, strlen(name)) == 0;
+    free(data);
+    return found;
+}
+
+int main(void) {
+    char nvcc[512];
+    if (!find_nvcc(nvcc, sizeof nvcc)) {
+        printf("ok - # skip: no nvcc under $CUDA_HOME or /usr/local/cuda\n");
+        return 0;
+    }
+    const struct app *lbm = app_find("lbm");
+    char dir[] = "/tmp/test_lbm_cuda.XXXXXX";
+    if (!lbm || !mkdtemp(dir)) {
+        printf("not ok - lbm app and a temporary folder\n");
+        return 1;
+    }
+    /* Two compilers at a time: the suite runs on two cores. */
+    for (int first = 0; first < NSET; first += 2) {
+        FILE *p[2] = {NULL, NULL};
+        char out[2][600];
+        for (int j = 0; j < 2 && first + j < NSET; j++) {
+            struct knob_set k;
+            char err[256];
+            knobs_init(&k, lbm->knobs);
+            if (knobs_apply(&k, settings[first + j], err, sizeof err)) {
+                CHECK(0, "knobs '%s': %s", settings[first + j], err);
+                continue;
+            }
+            struct strbuf cmd = {0};
+            snprintf(out[j], sizeof out[j], "%s/k%d.cubin", dir, first + j);
+            sb_printf(&cmd, "'%s' -cubin -arch=sm_90 -std=c++17 -Ikernels/lbm", nvcc);
+            knobs_defines(&k, &cmd);
+            sb_printf(&cmd, " -o '%s' kernels/lbm/lbm.cu 2>&1", out[j]);
+            p[j] = popen(cmd.s, "r");
+            sb_free(&cmd);
+        }
+        for (int j = 0; j < 2; j++) {
+            if (!p[j]) continue;
+            char log[4096];
+            size_t got = fread(log, 1, sizeof log - 1, p[j]);
+            log[got] = '\0';
+            int rc = pclose(p[j]);
+            const char *s = settings[first + j];
+            CHECK(rc == 0, "nvcc -arch=sm_90 lbm.cu with '%s'%s%.300s", *s ? s : "(final)",
+                  rc ? ":\n# " : "", rc ? log : "");
+            if (rc == 0 && strstr(s, "persistent=grid"))
+                CHECK(file_has(out[j], "fused_persistent"), "'%s': the CUBIN has fused_persistent", s);
+            unlink(out[j]);
+        }
+    }
+    rmdir(dir);
+    CHECK_DONE();
+}
