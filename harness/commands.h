@@ -21,4 +21,6 @@ int cmd_triage(int argc, char **argv);
 int cmd_exclude(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int plot_nightly(int argc, char **argv); /* `plot nightly`, from cmd_plot */
+int cmd_launch_cost(int argc, char **argv);
+int plot_launch_cost(int argc, char **argv); /* `plot launch-cost`, from cmd_plot */
 #endif

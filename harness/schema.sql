@@ -164,3 +164,36 @@ CREATE TABLE IF NOT EXISTS change_point (
     triage    TEXT NOT NULL DEFAULT 'detected',
     note      TEXT
 );
+
+-- Launch cost (`harness launch-cost`, the report's Figure 1): the host time
+-- to launch `launches` near-empty kernels with `nargs` arguments of one kind
+-- on a 1x1 grid. enqueue_* time the loop of launch() calls alone; total_*
+-- run until finish() returned. Seconds for the whole loop of one repetition
+-- (per launch: / launches), median and quartiles over the repetitions, which
+-- are kept raw in launch_cost_sample. device_id repeats the run's device so
+-- a figure needs one join.
+CREATE TABLE IF NOT EXISTS launch_cost (
+    id               INTEGER PRIMARY KEY,
+    run_id           INTEGER NOT NULL REFERENCES run (id),
+    device_id        INTEGER NOT NULL REFERENCES device (id),
+    kind             TEXT NOT NULL CHECK (kind IN ('buffer', 'int')),
+    nargs            INTEGER NOT NULL,
+    launches         INTEGER NOT NULL,  -- per repetition
+    reps             INTEGER NOT NULL,
+    enqueue_median_s REAL,
+    enqueue_q1_s     REAL,
+    enqueue_q3_s     REAL,
+    total_median_s   REAL,
+    total_q1_s       REAL,
+    total_q3_s       REAL,
+    UNIQUE (run_id, kind, nargs)
+);
+CREATE INDEX IF NOT EXISTS launch_cost_device ON launch_cost (device_id);
+
+CREATE TABLE IF NOT EXISTS launch_cost_sample (
+    launch_cost_id INTEGER NOT NULL REFERENCES launch_cost (id) ON DELETE CASCADE,
+    rep            INTEGER NOT NULL,
+    enqueue_s      REAL,
+    total_s        REAL
+);
+CREATE INDEX IF NOT EXISTS launch_cost_sample_row ON launch_cost_sample (launch_cost_id);

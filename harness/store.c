@@ -30,6 +30,7 @@ struct migration {
 static const struct migration migrations[] = {
     {1, NULL}, /* the initial schema */
     {2, "ALTER TABLE measurement ADD COLUMN variant TEXT"},
+    {3, NULL}, /* launch_cost tables: new, so schema.sql alone creates them */
 };
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 #define SCHEMA_VERSION (migrations[MIGRATION_COUNT - 1].version)

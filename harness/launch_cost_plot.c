@@ -1,0 +1,220 @@
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+/* The launch-cost figure (plots/launch_cost.gp) from the database:
+ * launch_cost_plot() for code that wants one PNG (the report), and
+ * `harness plot launch-cost` for people (PNG and SVG under plots/out). This
+ * file picks the rows, writes them to a temporary .dat and feeds gnuplot a
+ * few variables and `load` on a pipe, as `plot wg` does. */
+#include <getopt.h>
+#include <limits.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "launch_cost.h"
+#include "store.h"
+#include "util.h"
+
+/* The latest run of each device (by fingerprint: a new driver is a new
+ * device) that measured launch cost; per launch, in microseconds. */
+static const char rows_sql[] =
+    "SELECT d.spec, d.name, lc.kind, lc.nargs,"
+    " lc.enqueue_median_s / lc.launches * 1e6, lc.enqueue_q1_s / lc.launches * 1e6,"
+    " lc.enqueue_q3_s / lc.launches * 1e6"
+    " FROM launch_cost lc JOIN device d ON d.id = lc.device_id"
+    " WHERE lc.run_id IN (SELECT max(l.run_id) FROM launch_cost l JOIN device x ON x.id = l.device_id"
+    "                     GROUP BY x.fingerprint)"
+    " AND lc.enqueue_median_s IS NOT NULL"
+    " ORDER BY d.spec, d.fingerprint, lc.run_id, lc.kind, lc.nargs";
+
+struct series_data {
+    struct strbuf dat, colors, dashes;
+    int nseries;
+};
+
+static const char *col(sqlite3_stmt *st, int i) {
+    const char *s = (const char *)sqlite3_column_text(st, i);
+    return s ? s : "";
+}
+
+/* A title inside the .dat's double quotes: gnuplot has no escape there, so
+ * a double quote becomes a single one and control characters spaces. */
+static void dat_title(struct strbuf *b, const char *spec, const char *name, const char *kind) {
+    char t[160];
+    str_fmt(t, sizeof t, "%s %.40s: %s arguments", spec, name, kind);
+    for (char *p = t; *p; p++)
+        if (*p == '"') *p = '\'';
+        else if ((unsigned char)*p < 0x20) *p = ' ';
+    sb_printf(b, "\"%s\"\n", t);
+}
+
+/* Reads the rows into blocks, one per (device, kind). Returns the number of
+ * blocks, or -1 with err. */
+static int load(sqlite3 *db, struct series_data *s, char *err, size_t errn) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, rows_sql, -1, &st, NULL) != SQLITE_OK)
+        return err_set(err, errn, "no launch-cost table (%s)", sqlite3_errmsg(db));
+    char prev_dev[512] = "", prev_kind[16] = "";
+    int ndev = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        char dev[512];
+        str_fmt(dev, sizeof dev, "%s|%s", col(st, 0), col(st, 1));
+        const char *kind = col(st, 2);
+        const int new_dev = strcmp(dev, prev_dev) != 0;
+        if (new_dev || strcmp(kind, prev_kind) != 0) {
+            ndev += new_dev;
+            if (s->nseries++) sb_printf(&s->dat, "\n\n");
+            dat_title(&s->dat, col(st, 0), col(st, 1), kind);
+            sb_printf(&s->colors, "%s%d", s->nseries > 1 ? " " : "", ndev);
+            sb_printf(&s->dashes, "%s%d", s->nseries > 1 ? " " : "", strcmp(kind, "buffer") ? 2 : 1);
+            str_copy(prev_dev, sizeof prev_dev, dev);
+            str_copy(prev_kind, sizeof prev_kind, kind);
+        }
+        const double med = sqlite3_column_double(st, 4);
+        const double q1 = sqlite3_column_type(st, 5) == SQLITE_NULL ? med : sqlite3_column_double(st, 5);
+        const double q3 = sqlite3_column_type(st, 6) == SQLITE_NULL ? med : sqlite3_column_double(st, 6);
+        sb_printf(&s->dat, "%d %.9g %.9g %.9g\n", sqlite3_column_int(st, 3), med, q1, q3);
+    }
+    if (rc != SQLITE_DONE) err_set(err, errn, "%s", sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? s->nseries : -1;
+}
+
+/* A gnuplot single-quoted string ('' is a quote). */
+static void gp_set(FILE *gp, const char *var, const char *v) {
+    fprintf(gp, "%s = '", var);
+    for (; *v; v++) {
+        if (*v == '\'') fputc('\'', gp);
+        fputc((unsigned char)*v < 0x20 ? ' ' : *v, gp);
+    }
+    fputs("'\n", gp);
+}
+
+static int run_gnuplot(const struct series_data *s, const char *dat, const char *png, const char *svg,
+                       char *err, size_t errn) {
+    char script[PATH_MAX];
+    repo_path(script, sizeof script, "plots/launch_cost.gp");
+    if (access(script, R_OK) != 0) return err_set(err, errn, "cannot read %s", script);
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+        return err_set(err, errn, "gnuplot not found; install it (Debian: apt-get install gnuplot-nox, or `make deps`)");
+    remove(png); /* so a failed run cannot leave an old figure looking new */
+    if (svg) remove(svg);
+    FILE *gp = popen("gnuplot", "w");
+    if (!gp) return err_set(err, errn, "cannot start gnuplot");
+    gp_set(gp, "datafile", dat);
+    gp_set(gp, "pngfile", png);
+    if (svg) gp_set(gp, "svgfile", svg);
+    gp_set(gp, "colors", s->colors.s);
+    gp_set(gp, "dashes", s->dashes.s);
+    gp_set(gp, "plottitle", "Kernel launch cost by argument count (median, q1..q3)");
+    fprintf(gp, "nseries = %d\n", s->nseries);
+    gp_set(gp, "script", script);
+    fputs("load script\n", gp);
+    int st = pclose(gp);
+    struct stat sb;
+    if (st != 0 || stat(png, &sb) != 0 || !sb.st_size || (svg && (stat(svg, &sb) != 0 || !sb.st_size)))
+        return err_set(err, errn, "gnuplot (%s) failed for %s: exit %d", script, png,
+                       st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+    return 0;
+}
+
+/* Both entry points: svg may be NULL. */
+static int draw(const char *db_path, const char *png, const char *svg, char *err, size_t errn) {
+    /* Read-only and never created: a plot must not make an empty database. */
+    if (access(db_path, F_OK) != 0) return err_set(err, errn, "no database at %s", db_path);
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        err_set(err, errn, "%s: %s", db_path, db ? sqlite3_errmsg(db) : "cannot open");
+        sqlite3_close(db);
+        return -1;
+    }
+    sqlite3_busy_timeout(db, 10000); /* a measurement may be writing */
+    struct series_data s = {0};
+    int n = load(db, &s, err, errn);
+    sqlite3_close(db);
+    int rc = -1;
+    char tmpl[PATH_MAX], dat[PATH_MAX + 16];
+    const char *tmp = getenv("TMPDIR");
+    str_fmt(tmpl, sizeof tmpl, "%s/harness-lc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (n == 0) err_set(err, errn, "no launch-cost measurements in %s (run `harness launch-cost`)", db_path);
+    else if (n > 0 && !mkdtemp(tmpl)) err_set(err, errn, "cannot create a folder %s", tmpl);
+    else if (n > 0) {
+        str_fmt(dat, sizeof dat, "%s/launch_cost.dat", tmpl);
+        if (file_write_all(dat, s.dat.s, s.dat.len) != 0) err_set(err, errn, "cannot write %s", dat);
+        else rc = run_gnuplot(&s, dat, png, svg, err, errn);
+        remove(dat);
+        rmdir(tmpl);
+    }
+    sb_free(&s.dat);
+    sb_free(&s.colors);
+    sb_free(&s.dashes);
+    return rc;
+}
+
+int launch_cost_plot(const char *db_path, const char *png_path, char *err, size_t errn) {
+    return draw(db_path, png_path, NULL, err, errn);
+}
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: harness plot launch-cost [--db PATH] [--out DIR]\n"
+            "\n"
+            "Draws microseconds per launch (enqueue) against the number of kernel arguments,\n"
+            "one line per device and kind (buffers solid, ints dashed), from the latest\n"
+            "`harness launch-cost` run of each device. Writes DIR/launch-cost.png and .svg.\n"
+            "\n"
+            "  --db PATH   results database (default %s); never created\n"
+            "  --out DIR   where the figure goes (default plots/out in the repository;\n"
+            "              --out-dir is the same)\n",
+            store_default_path());
+}
+
+int plot_launch_cost(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"db", required_argument, NULL, 'd'},      {"out", required_argument, NULL, 'o'},
+        {"out-dir", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *db = NULL, *out_dir = NULL;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': db = optarg; break;
+        case 'o': out_dir = optarg; break;
+        case 'h': usage(stdout); return EXIT_OK;
+        default: usage(stderr); return EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "harness plot launch-cost: unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    char def_dir[PATH_MAX], png[PATH_MAX + 32], svg[PATH_MAX + 32], err[1024];
+    if (!out_dir) out_dir = repo_path(def_dir, sizeof def_dir, "plots/out");
+    if (!db) db = store_default_path();
+    /* The database first: a missing one must not leave an empty folder. */
+    if (access(db, F_OK) != 0) {
+        fprintf(stderr, "harness plot launch-cost: no database at %s\n", db);
+        return EXIT_FOUND;
+    }
+    if (dir_make_p(out_dir) != 0) {
+        perror(out_dir);
+        return EXIT_FOUND;
+    }
+    str_fmt(png, sizeof png, "%s/launch-cost.png", out_dir);
+    str_fmt(svg, sizeof svg, "%s/launch-cost.svg", out_dir);
+    if (draw(db, png, svg, err, sizeof err) != 0) {
+        fprintf(stderr, "harness plot launch-cost: %s\n", err);
+        return EXIT_FOUND;
+    }
+    printf("%s\n%s\n", png, svg);
+    return EXIT_OK;
+}
