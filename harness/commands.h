@@ -6,6 +6,7 @@ int cmd_devices(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_peak(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_results(int argc, char **argv);
 int cmd_worker(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);

@@ -16,6 +16,7 @@ static const struct command commands[] = {
     {"run", cmd_run, "run, verify and time configs; store every sample"},
     {"verify", cmd_verify, "every named variant on every device, on a shortened run"},
     {"peak", cmd_peak, "measure a device's copy bandwidth (its ceiling)"},
+    {"report", cmd_report, "the app's published report (tables, figures) measured on these devices"},
     {"launch-cost", cmd_launch_cost, "time per kernel launch by number and kind of arguments"},
     {"results", cmd_results, "list recent measurements from the database"},
     {"export", cmd_export, "measurements as CSV or T4 JSON (Kernel Tuner, KTT, BAT)"},

@@ -164,6 +164,12 @@ void *xcalloc(size_t n, size_t size) {
     return p;
 }
 
+void *xrealloc(void *p, size_t size) {
+    void *q = realloc(p, size ? size : 1);
+    if (!q) abort();
+    return q;
+}
+
 void str_copy(char *dst, size_t n, const char *src) {
     if (!n) return;
     size_t l = strlen(src);

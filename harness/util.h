@@ -38,6 +38,7 @@ void sb_free(struct strbuf *b);
 
 char *xstrdup(const char *s);
 void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size); /* realloc, or abort on exhaustion */
 /* Copies at most n-1 bytes and always terminates. */
 void str_copy(char *dst, size_t n, const char *src);
 void str_trim(char *s);

@@ -1,0 +1,323 @@
+/* harness report APP: the app's published report (kernels/APP/report.def)
+ * measured on the devices present: ceilings, launch cost, every table and
+ * figure, written to results/report-<device>.md with its figures and a CSV
+ * of the cells, every measurement also stored in the database. */
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "launch_cost.h"
+#include "peak.h"
+#include "report.h"
+#include "util.h"
+#include "worker.h"
+
+struct report_opts {
+    const char *app, *device, *db, *out, *def;
+    int quick, reps, warmup;
+    double budget_s, timeout_s;
+};
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: harness report APP [--device SPEC[,SPEC...]] [--quick] [--db PATH] [--out DIR]\n"
+            "                          [--reps N] [--warmup N] [--budget SECONDS] [--timeout SECONDS] [--def FILE]\n"
+            "  Measures the tables and figures of the app's published report (kernels/APP/report.def,\n"
+            "  or FILE in that format)\n"
+            "  and writes DIR/report-<device>.md (default DIR: results/) with PNG figures and a CSV.\n"
+            "  Devices: every GPU present runs every table (or every device when there is no GPU);\n"
+            "  every device present runs the device tables. --device picks them all by hand.\n"
+            "  --budget: the longest one repetition may run (default 0.4 s; --quick 0.02 s); a longer\n"
+            "  row runs the input's steps divided by a power of two and is scaled and marked.\n"
+            "  --quick: also only the definition's quick inputs and a shorter launch-cost probe.\n");
+}
+
+static void on_signal(int sig) {
+    (void)sig;
+    harness_interrupted = 1;
+}
+
+static int parse(int argc, char **argv, struct report_opts *o) {
+    static const struct option opts[] = {
+        {"device", required_argument, 0, 'd'}, {"quick", no_argument, 0, 'q'},       {"db", required_argument, 0, 'b'},
+        {"out", required_argument, 0, 'o'},    {"reps", required_argument, 0, 'r'},  {"warmup", required_argument, 0, 'w'},
+        {"budget", required_argument, 0, 's'}, {"timeout", required_argument, 0, 't'}, {"help", no_argument, 0, 'h'},
+        {"def", required_argument, 0, 'f'},
+        {0, 0, 0, 0}};
+    *o = (struct report_opts){.reps = 3, .warmup = 1, .timeout_s = 300};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        char *end = NULL;
+        switch (c) {
+        case 'd': o->device = optarg; break;
+        case 'q': o->quick = 1; break;
+        case 'b': o->db = optarg; break;
+        case 'o': o->out = optarg; break;
+        case 'f': o->def = optarg; break;
+        case 'r': o->reps = (int)strtol(optarg, &end, 10); break;
+        case 'w': o->warmup = (int)strtol(optarg, &end, 10); break;
+        case 's': o->budget_s = strtod(optarg, &end); break;
+        case 't': o->timeout_s = strtod(optarg, &end); break;
+        case 'h': usage(stdout); return -1;
+        default: usage(stderr); return EXIT_USAGE;
+        }
+        if (end && *end) {
+            fprintf(stderr, "harness report: `%s` is not a number\n", optarg);
+            return EXIT_USAGE;
+        }
+    }
+    if (o->reps < 1 || o->warmup < 0 || o->budget_s < 0 || !(o->timeout_s > 0)) {
+        fprintf(stderr, "harness report: --reps >= 1, --warmup >= 0, --budget >= 0 and --timeout > 0\n");
+        return EXIT_USAGE;
+    }
+    if (optind != argc - 1) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    o->app = argv[optind];
+    if (!o->budget_s) o->budget_s = o->quick ? 0.02 : 0.4;
+    return 0;
+}
+
+/* Every variant the definition names must exist: "file:line: ..." otherwise. */
+static int check_variants(const struct report *r, char *err, size_t errn) {
+    const struct report_def *d = r->def;
+    const char *single[] = {d->wg_variant, d->roofline_variant, d->host_empty, d->host_full};
+    for (size_t i = 0; i < sizeof single / sizeof *single; i++)
+        if (single[i][0] && !variant_find(&r->vars, single[i]))
+            return snprintf(err, errn, "%s: unknown variant `%s`", d->path, single[i]), -1;
+    for (int t = 0; t < d->ntables; t++) {
+        const struct report_table *tb = &d->tables[t];
+        if (tb->variant[0] && !variant_find(&r->vars, tb->variant))
+            return snprintf(err, errn, "%s:%d: unknown variant `%s`", d->path, tb->line, tb->variant), -1;
+        for (int k = 0; k < tb->nrows; k++) {
+            const struct report_row *row = &tb->rows[k];
+            if (row->variant[0] && !variant_find(&r->vars, row->variant))
+                return snprintf(err, errn, "%s:%d: unknown variant `%s`", d->path, row->line, row->variant), -1;
+            if (row->from[0] && !variant_find(&r->vars, row->from))
+                return snprintf(err, errn, "%s:%d: unknown variant `%s`", d->path, row->line, row->from), -1;
+        }
+    }
+    return 0;
+}
+
+static int pick_devices(struct report *r, const char *spec) {
+    struct device_pick pick;
+    int rc = cli_devices(spec, &pick);
+    if (rc) return rc;
+    int gpus = 0;
+    for (int i = 0; i < pick.count; i++) gpus += !strcmp(pick.all[pick.idx[i]].kind, "gpu");
+    for (int i = 0; i < pick.count && r->ndev < REPORT_MAX_DEVICES; i++) {
+        struct report_device *d = &r->dev[r->ndev++];
+        d->info = pick.all[pick.idx[i]];
+        d->ladder = spec || !gpus || !strcmp(d->info.kind, "gpu");
+        d->run_id = -1;
+    }
+    cli_devices_free(&pick);
+    return 0;
+}
+
+/* Ceilings: measured afresh in a full report (they belong beside the
+ * numbers compared with them); --quick reuses stored ones when there are. */
+static void ceilings(struct report *r) {
+    for (int i = 0; i < r->ndev; i++) {
+        struct report_device *d = &r->dev[i];
+        if (r->quick && store_peak_get(r->store, d->info.fingerprint, &d->copy_gbs, &d->fp32_gflops) == 0 &&
+            d->copy_gbs > 0 && d->fp32_gflops > 0)
+            continue;
+        char err[1024];
+        struct dev *dv = backend_by_name(d->info.backend)->open(&d->info, err, sizeof err);
+        if (!dv) {
+            fprintf(stderr, "harness report: %s: %s\n", d->info.spec, err);
+            continue;
+        }
+        if (peak_copy_gbs(dv, &d->copy_gbs) != 0) fprintf(stderr, "harness report: %s: copy: %.300s\n", d->info.spec, dv->err);
+        if (peak_fp32_gflops(dv, &d->fp32_gflops) != 0)
+            fprintf(stderr, "harness report: %s: FP32: %.300s\n", d->info.spec, dv->err);
+        printf("%-11s copy %.1f GB/s, FP32 %.0f GFLOP/s\n", d->info.spec, d->copy_gbs, d->fp32_gflops);
+        if (d->copy_gbs > 0 && store_peak_put(r->store, &d->info, d->copy_gbs, d->fp32_gflops, err, sizeof err) != 0)
+            fprintf(stderr, "harness report: %s\n", err);
+        dv->ops->close(dv);
+    }
+}
+
+/* Figure 1's data: the launch cost on every device that runs every table. */
+static void launch_costs(struct report *r) {
+    struct launch_cost_opts o;
+    launch_cost_defaults(&o);
+    char err[2048];
+    launch_cost_parse_counts(r->quick ? "0,4,16,32" : "0,1,2,4,8,12,16,24,32", &o, err, sizeof err);
+    o.reps = 3;
+    if (r->quick) o.launches = 5000;
+    struct launch_cost_row *rows = xcalloc(LAUNCH_COST_MAX_ROWS, sizeof *rows);
+    for (int i = 0; i < r->ndev; i++) {
+        struct report_device *d = &r->dev[i];
+        if (!d->ladder) continue;
+        struct dev *dv = backend_by_name(d->info.backend)->open(&d->info, err, sizeof err);
+        int n = dv ? launch_cost_measure(dv, &o, rows, LAUNCH_COST_MAX_ROWS, err, sizeof err) : -1;
+        if (dv) dv->ops->close(dv);
+        if (n < 0) {
+            fprintf(stderr, "harness report: %s: launch cost: %.500s\n", d->info.spec, err);
+            continue;
+        }
+        if (d->run_id >= 0 && launch_cost_store(r->store, d->run_id, rows, n, err, sizeof err) != 0)
+            fprintf(stderr, "harness report: %s\n", err);
+        struct launch_cost_summary *s = &r->launch[i];
+        for (int k = 0; k < n; k++) {
+            const double us = 1e6 * rows[k].enqueue_median_s / (double)rows[k].launches;
+            if (rows[k].nargs == 0 && rows[k].kind == LAUNCH_COST_BUFFER) s->us_0_args = us;
+            if (rows[k].nargs >= s->max_args) {
+                s->max_args = rows[k].nargs;
+                if (rows[k].kind == LAUNCH_COST_BUFFER) s->us_max_buffers = us;
+                else s->us_max_ints = us;
+            }
+        }
+        s->have = 1;
+        printf("%-11s launch: %.2f us with no arguments, %.2f us with %d buffers, %.2f us with %d ints\n",
+               d->info.spec, s->us_0_args, s->us_max_buffers, s->max_args, s->us_max_ints, s->max_args);
+    }
+    free(rows);
+}
+
+/* results/report-<first device's name>.md: lower case, runs of other
+ * characters as one dash. */
+static void output_paths(struct report *r, const char *dir) {
+    const char *name = r->dev[0].info.name;
+    for (int i = 0; i < r->ndev; i++)
+        if (r->dev[i].ladder) {
+            name = r->dev[i].info.name;
+            break;
+        }
+    char slug[64];
+    size_t n = 0;
+    for (const char *p = name; *p && n < sizeof slug - 1; p++) {
+        const char ch = *p >= 'A' && *p <= 'Z' ? (char)(*p - 'A' + 'a') : *p;
+        if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')) slug[n++] = ch;
+        else if (n && slug[n - 1] != '-') slug[n++] = '-';
+    }
+    while (n && slug[n - 1] == '-') n--;
+    slug[n] = 0;
+    if (!n) str_copy(slug, sizeof slug, "device");
+    str_fmt(r->out_md, sizeof r->out_md, "%s/report-%s.md", dir, slug);
+    str_fmt(r->fig_dir, sizeof r->fig_dir, "%s/report-%s", dir, slug);
+    str_fmt(r->fig_rel, sizeof r->fig_rel, "report-%s", slug);
+}
+
+/* The cells behind the tables, one CSV row each, beside the figures. */
+static void write_csv(const struct report *r) {
+    char path[4200];
+    str_fmt(path, sizeof path, "%s/cells.csv", r->fig_dir);
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    fprintf(f, "device,name,input,variant,wg_x,wg_y,status,iters,iters_full,median_s,q1_s,q3_s,scaled_s,gbs,reason\n");
+    for (int i = 0; i < r->ncells; i++) {
+        const struct report_cell *c = &r->cells[i];
+        const struct measurement *m = &c->m;
+        const struct report_time t = report_time_of(c);
+        fprintf(f, "%s,", r->dev[c->device].info.spec);
+        csv_field(f, r->dev[c->device].info.name);
+        fprintf(f, ",%s,%s,%u,%u,%s,%ld,%ld,%.9g,%.9g,%.9g,%.9g,%.6g,", r->def->inputs[c->input], c->variant,
+                c->wg[0], c->wg[1], status_name(m->status), m->iters, m->iters_full, m->median, m->q1, m->q3,
+                t.seconds, m->gbs);
+        csv_field(f, m->reason);
+        fputc('\n', f);
+    }
+    fclose(f);
+}
+
+static int full_step_counts(struct report *r) {
+    for (int i = 0; i < r->def->ninputs; i++) {
+        struct app_opts o = {.input = r->def->inputs[i]};
+        char err[1024];
+        struct app_input *in = r->app->input_load(&o, err, sizeof err);
+        if (!in) {
+            fprintf(stderr, "harness report: %s: %s\n", r->def->path, err);
+            return -1;
+        }
+        r->full_iters[i] = r->app->input_iters_full(in);
+        r->app->input_free(in);
+    }
+    return 0;
+}
+
+int cmd_report(int argc, char **argv) {
+    struct report_opts o;
+    int rc = parse(argc, argv, &o);
+    if (rc) return rc < 0 ? EXIT_OK : rc;
+    const struct app *app = cli_app(o.app);
+    if (!app) return EXIT_USAGE;
+    char path[4096], rel[128], err[2048];
+    str_fmt(rel, sizeof rel, "kernels/%s/report.def", app->name);
+    if (o.def) str_copy(path, sizeof path, o.def);
+    else repo_path(path, sizeof path, rel);
+    static struct report_def def;
+    if (report_def_parse(path, &def, err, sizeof err) != 0) {
+        fprintf(stderr, "harness report: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if (strcmp(def.app, app->name) != 0) {
+        fprintf(stderr, "harness report: %s: the definition is for app %s, not %s\n", path, def.app, app->name);
+        return EXIT_USAGE;
+    }
+    struct report r = {.def = &def, .app = app, .quick = o.quick, .target_s = o.budget_s,
+                       .min_steps = o.quick ? 32 : 64, .warmup = o.warmup, .reps = o.reps, .timeout_s = o.timeout_s};
+    if (cli_variants(app, "all", NULL, &r.vars) != 0) return EXIT_USAGE;
+    if (check_variants(&r, err, sizeof err) != 0 || full_step_counts(&r) != 0) {
+        if (err[0]) fprintf(stderr, "harness report: %s\n", err);
+        report_run_free(&r);
+        return EXIT_USAGE;
+    }
+    if ((rc = pick_devices(&r, o.device)) != 0) {
+        report_run_free(&r);
+        return rc;
+    }
+    char outdir[4096];
+    if (o.out) str_copy(outdir, sizeof outdir, o.out);
+    else repo_path(outdir, sizeof outdir, "results");
+    output_paths(&r, outdir);
+    if (dir_make_p(r.fig_dir) != 0) {
+        perror(r.fig_dir);
+        report_run_free(&r);
+        return EXIT_FOUND;
+    }
+    str_copy(r.db_path, sizeof r.db_path, o.db ? o.db : store_default_path());
+    r.store = store_open(r.db_path, err, sizeof err);
+    if (!r.store) {
+        fprintf(stderr, "harness report: %s\n", err);
+        report_run_free(&r);
+        return EXIT_FOUND;
+    }
+    cli_command_line(argc, argv, r.command, sizeof r.command);
+    for (int i = 0; i < r.ndev; i++) {
+        r.dev[i].run_id = store_run_begin(r.store, &r.dev[i].info, r.command, err, sizeof err);
+        if (r.dev[i].run_id < 0) fprintf(stderr, "harness report: %s\n", err);
+    }
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    const time_t start = time(NULL);
+    ceilings(&r);
+    launch_costs(&r);
+    r.pool = pool_open();
+    rc = report_write_markdown(&r);
+    pool_close(r.pool);
+    write_csv(&r);
+    for (int i = 0; i < r.ndev; i++)
+        if (r.dev[i].run_id >= 0) store_run_end(r.store, r.dev[i].run_id);
+    store_close(r.store);
+    printf("report: %s (%d configs measured, %d failed, %ld s)%s\n", r.out_md, r.measured, r.failed,
+           (long)(time(NULL) - start), harness_interrupted ? " — interrupted, cells after that are missing" : "");
+    const int failed = r.failed;
+    report_run_free(&r);
+    if (rc != 0) {
+        perror(r.out_md);
+        return EXIT_FOUND;
+    }
+    return harness_interrupted || failed ? EXIT_FOUND : EXIT_OK;
+}

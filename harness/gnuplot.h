@@ -1,0 +1,15 @@
+/* Running gnuplot on a script of plots/ with variables set first: the one
+ * way the harness draws (work-group bars, rooflines, nightly series). */
+#ifndef HARNESS_GNUPLOT_H
+#define HARNESS_GNUPLOT_H
+#include <stddef.h>
+
+/* 1 when a gnuplot is on PATH. */
+int gnuplot_present(void);
+/* Sets each vars[i][0] to the string vars[i][1], loads ROOT/script_rel, and
+ * checks that every file in outputs exists and is not empty afterwards
+ * (they are removed first, so an old figure cannot pass for a new one).
+ * 0, or -1 with err. */
+int gnuplot_draw(const char *script_rel, const char *const vars[][2], int nvars, const char *const outputs[],
+                 int nout, char *err, size_t errn);
+#endif

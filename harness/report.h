@@ -1,0 +1,101 @@
+/* `harness report APP`: a published report's tables and figures measured on
+ * the devices present. The tables are data (report_def.h); this header is
+ * the state the measuring, drawing and writing modules share. */
+#ifndef HARNESS_REPORT_H
+#define HARNESS_REPORT_H
+#include <stdint.h>
+
+#include "app.h"
+#include "report_def.h"
+#include "runner.h"
+#include "store.h"
+#include "util.h"
+#include "variants.h"
+
+#define REPORT_MAX_DEVICES 16
+
+/* One measured config: a device, an input, a variant and a shape, at the
+ * number of steps the time budget allowed (m.iters of m.iters_full). */
+struct report_cell {
+    int device, input;
+    char variant[64];
+    unsigned wg[2];
+    struct measurement m;
+};
+
+/* What a cell's time means in a table: the median scaled to the input's
+ * full step count (scaled = 1 when fewer steps ran), or a reason there is
+ * no time (not run, failed verification, crashed, ...). */
+struct report_time {
+    double seconds;   /* NaN when there is no time to show */
+    int scaled, unverified;
+    const char *why;  /* "not run (--quick)", "wrong", ... when seconds is NaN */
+};
+
+struct report_device {
+    struct device_info info;
+    int ladder;           /* runs every table, not only the device tables */
+    int64_t run_id;
+    double copy_gbs, fp32_gflops; /* measured ceilings, 0 when unknown */
+};
+
+struct report_loaded; /* an input loaded at one step count, with its reference */
+
+struct report {
+    const struct report_def *def;
+    const struct app *app;
+    struct variant_list vars;
+    int quick;
+    double target_s;  /* the longest one repetition should take */
+    long min_steps;   /* never fewer steps than this (or the input's own count) */
+    int warmup, reps;
+    double timeout_s;
+    int ndev;
+    struct report_device dev[REPORT_MAX_DEVICES];
+    int ncells, cap;
+    struct report_cell *cells;
+    struct report_loaded *loaded;
+    int nloaded;
+    struct store *store;
+    struct worker_pool *pool;
+    char command[1024], db_path[4096];
+    struct launch_cost_summary {
+        int have;
+        double us_0_args, us_max_buffers, us_max_ints; /* per enqueue, medians */
+        int max_args;
+    } launch[REPORT_MAX_DEVICES];
+    char out_md[4096], fig_dir[4096], fig_rel[1024];
+    long full_iters[REPORT_MAX_INPUTS];
+    int measured, failed;
+    int drawing;      /* 0 on the pass that measures every cell, 1 on the pass that writes */
+    double started;
+};
+
+/* report_run.c: measures (once) and returns a cell; NULL when the input is
+ * not part of this run (--quick). */
+const struct report_cell *report_cell(struct report *r, int device, int input, const char *variant,
+                                      const unsigned wg[2]);
+const struct report_cell *report_find(const struct report *r, int device, int input, const char *variant,
+                                      const unsigned wg[2]);
+int report_input_runs(const struct report *r, int input);
+struct report_time report_time_of(const struct report_cell *c);
+void report_run_free(struct report *r);
+
+/* report_probe.c: is there an OpenACC compiler that offloads, other host languages? */
+void report_probe_openacc(char *out, size_t n);
+void report_probe_hostlang(const char *language, char *out, size_t n);
+
+/* report_figures.c: gnuplot figures into r->fig_dir; each returns the PNG's
+ * path relative to the markdown file, or "" with a reason in why. */
+int report_figure_wg(struct report *r, int device, int input, char *rel, size_t reln, char *why, size_t whyn);
+int report_figure_roofline(struct report *r, int device, char *rel, size_t reln, char *why, size_t whyn);
+int report_figure_launch_cost(struct report *r, const char *db_path, char *rel, size_t reln, char *why,
+                              size_t whyn);
+
+/* report_md.c: the markdown file (tables, then figures drawn on the way). */
+int report_write_markdown(struct report *r);
+/* report_explain.c: where our speedup of `variant` over `from` goes the other
+ * way from the report's, the measurements that say why, as one paragraph. */
+void report_explain(struct report *r, struct strbuf *out, int device, int input, const char *variant,
+                    const char *from, double ours, double theirs);
+#endif

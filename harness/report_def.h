@@ -1,0 +1,67 @@
+/* A report definition: which tables a published report has, what each
+ * measures, and the report's own numbers beside which ours are printed
+ * (`harness report APP` reads kernels/APP/report.def). The format is
+ * documented at the top of kernels/lbm/report.def; errors are
+ * "file:line: message". The core knows no report by name: the tables are data. */
+#ifndef HARNESS_REPORT_DEF_H
+#define HARNESS_REPORT_DEF_H
+#include <stddef.h>
+
+#define REPORT_MAX_INPUTS 4
+#define REPORT_MAX_TABLES 32
+#define REPORT_MAX_ROWS 8
+#define REPORT_MAX_SHAPES 64
+
+enum report_kind {
+    RK_STEP,     /* rows of variants, each against the step it builds on */
+    RK_CLASSES,  /* one variant on one device of each named class (opencl/gpu, openmp, ...) */
+    RK_DEVICES,  /* one variant on every device present */
+    RK_OPENACC,  /* a probe: is there an OpenACC compiler that offloads here? */
+    RK_HOSTLANG, /* host languages: ours is C; others are probed, not imitated */
+    RK_SPEEDUP   /* a variant against a base, as a speedup (the report's final table) */
+};
+
+/* One row of a step or speedup table: a variant, the variant its speedup is
+ * taken against ("" for none), and the report's numbers per input (NaN = the
+ * report has none). Published-only columns (classes, devices, probes) use
+ * `label` instead of a variant. */
+struct report_row {
+    char variant[64], from[64], label[96];
+    double published[REPORT_MAX_INPUTS];
+    int line;
+};
+
+struct report_table {
+    int number;
+    enum report_kind kind;
+    char title[256];
+    char variant[64];            /* classes, devices, hostlang: what runs */
+    int nclasses;
+    char classes[4][32];         /* classes: "backend" or "backend/kind" */
+    int nrows;
+    struct report_row rows[REPORT_MAX_ROWS];
+    int line;
+};
+
+struct report_def {
+    char path[1024];
+    char app[32];
+    char reference[128];         /* whose numbers: "Tesla P100 (seed 000)" */
+    int ninputs, nquick;
+    char inputs[REPORT_MAX_INPUTS][64];
+    char quick[REPORT_MAX_INPUTS][64]; /* the inputs --quick runs (a subset of inputs) */
+    unsigned wg[2];              /* the shape every table runs with */
+    char wg_variant[64];         /* the work-group figures' variant */
+    int nshapes;
+    unsigned shapes[REPORT_MAX_SHAPES][2];
+    char roofline_variant[64];
+    char host_empty[64], host_full[64]; /* host-probe: the empty twin of a variant */
+    int ntables;
+    struct report_table tables[REPORT_MAX_TABLES];
+};
+
+int report_def_parse(const char *path, struct report_def *d, char *err, size_t errn);
+const char *report_kind_name(enum report_kind k);
+/* The index of an input in d->inputs, or -1. */
+int report_input_index(const struct report_def *d, const char *input);
+#endif

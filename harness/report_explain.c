@@ -1,0 +1,59 @@
+/* Where a step's speedup here goes the other way from the report's, the
+ * measurements that bear on why, in words. No guessing: every number comes
+ * from this run: the two rows' per-step times and bandwidth against the
+ * device's measured copy peak, the host's share from the empty-kernel twin
+ * (the report's own probe, Table 6), and the launch cost of Figure 1. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+
+static double per_step_us(const struct report_cell *c) {
+    return c && (c->m.status == ST_OK || c->m.status == ST_UNVERIFIED) ? 1e6 * c->m.median / (double)c->m.iters
+                                                                       : NAN;
+}
+
+static double peak_share(const struct report *r, int device, const struct report_cell *c) {
+    const double peak = r->dev[device].copy_gbs;
+    return c && peak > 0 && !isnan(c->m.gbs) ? c->m.gbs / peak : NAN;
+}
+
+void report_explain(struct report *r, struct strbuf *out, int device, int input, const char *variant,
+                    const char *from, double ours, double theirs) {
+    const struct report_def *def = r->def;
+    const struct report_device *d = &r->dev[device];
+    const struct report_cell *cv = report_find(r, device, input, variant, def->wg);
+    const struct report_cell *cf = report_find(r, device, input, from, def->wg);
+    const double tv = per_step_us(cv), tf = per_step_us(cf);
+    const double pv = peak_share(r, device, cv), pf = peak_share(r, device, cf);
+    sb_printf(out, "- **%s, %s**: %s over %s is %.2fx here, %.2fx in the report. Per step: %s %.1f us, %s %.1f us",
+              d->info.spec, def->inputs[input], variant, from, ours, theirs, from, tf, variant, tv);
+    if (!isnan(pv) && !isnan(pf))
+        sb_printf(out, "; %.0f %% and %.0f %% of the measured copy bandwidth (%.0f GB/s)", 100 * pf, 100 * pv,
+                  d->copy_gbs);
+    sb_printf(out, ".");
+    /* The host's share at this size: the empty twin keeps every launch and
+     * read of its full variant but does no work. */
+    const struct report_cell *ce = def->host_empty[0] ? report_find(r, device, input, def->host_empty, def->wg) : NULL;
+    const struct report_cell *cfull = def->host_full[0] ? report_find(r, device, input, def->host_full, def->wg) : NULL;
+    const double te = per_step_us(ce), tfull = per_step_us(cfull);
+    if (!isnan(te) && !isnan(tfull) && tfull > 0) {
+        const double share = te / tfull;
+        sb_printf(out, " With the kernels emptied (%s) a step still takes %.1f us, %.0f %% of %s's %.1f us:", def->host_empty,
+                  te, 100 * share, def->host_full, tfull);
+        if (share >= 0.6)
+            sb_printf(out, " on this device and size the launches and reads, not the kernels, set the time, so a"
+                           " change inside the kernels moves little or goes either way with the host's noise.");
+        else
+            sb_printf(out, " the kernels themselves dominate here, so the kernels' own cost decides.");
+    }
+    const struct launch_cost_summary *lc = &r->launch[device];
+    if (lc->have)
+        sb_printf(out, " One launch costs %.2f us with no arguments and %.2f us with %d buffer arguments (Figure 1).",
+                  lc->us_0_args, lc->us_max_buffers, lc->max_args);
+    if (!isnan(pv) && !isnan(pf) && pv >= 0.6 && pf >= 0.6)
+        sb_printf(out, " Both rows stream at 60 %% or more of the copy peak: the memory system bounds both, so"
+                       " the step cannot gain much.");
+    sb_printf(out, "\n");
+}

@@ -1,0 +1,189 @@
+/* Measuring a report's cells: each config once, isolated and verified like
+ * every other run, stored in the database, at as many of the input's steps
+ * as the time budget allows.
+ *
+ * Why a budget: the report's slowest rows (the given program copies the
+ * whole grid both ways every step) take minutes at full length, and a
+ * report is meant to be re-run on every device. A row's length is chosen
+ * from the per-step time already seen: the same variant on the previous
+ * input scaled by the cell count, else the slowest per-step time seen on
+ * this input; a row that then ran much shorter than the budget allows is
+ * measured again at the longer length. The step count is the input's own divided by a power of two
+ * (so few distinct references are computed), never below min_steps, and a
+ * shortened row is scaled to the full count and marked so in every table. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "report.h"
+#include "util.h"
+#include "worker.h"
+
+struct report_loaded {
+    int input;
+    long iters;
+    struct app_opts opts;
+    struct app_input *in;
+    struct ref_holder refs;
+};
+
+int report_input_runs(const struct report *r, int input) {
+    if (!r->quick) return 1;
+    for (int i = 0; i < r->def->nquick; i++)
+        if (!strcmp(r->def->quick[i], r->def->inputs[input])) return 1;
+    return 0;
+}
+
+const struct report_cell *report_find(const struct report *r, int device, int input, const char *variant,
+                                      const unsigned wg[2]) {
+    for (int i = 0; i < r->ncells; i++) {
+        const struct report_cell *c = &r->cells[i];
+        if (c->device == device && c->input == input && !strcmp(c->variant, variant) && c->wg[0] == wg[0] &&
+            c->wg[1] == wg[1])
+            return c;
+    }
+    return NULL;
+}
+
+static struct report_loaded *load(struct report *r, int input, long iters) {
+    for (int i = 0; i < r->nloaded; i++)
+        if (r->loaded[i].input == input && r->loaded[i].iters == iters) return &r->loaded[i];
+    struct app_opts o = {.input = r->def->inputs[input], .iters = iters};
+    char err[1024];
+    struct app_input *in = r->app->input_load(&o, err, sizeof err);
+    if (!in) {
+        fprintf(stderr, "harness report: %s\n", err);
+        return NULL;
+    }
+    r->loaded = xrealloc(r->loaded, (size_t)(r->nloaded + 1) * sizeof *r->loaded);
+    struct report_loaded *l = &r->loaded[r->nloaded++];
+    *l = (struct report_loaded){.input = input, .iters = iters, .opts = o, .in = in, .refs = {r->app, in, NULL}};
+    return l;
+}
+
+static double seconds_per_step(const struct report_cell *c) {
+    const struct measurement *m = &c->m;
+    if (isnan(m->median) || m->iters <= 0) return NAN;
+    return m->median / (double)m->iters;
+}
+
+/* The per-step time to expect for this cell, or NaN when nothing is known. */
+static double estimate(struct report *r, int device, int input, const char *variant) {
+    double same_prev = NAN, slowest_here = NAN;
+    for (int i = 0; i < r->ncells; i++) {
+        const struct report_cell *c = &r->cells[i];
+        const double s = seconds_per_step(c);
+        if (c->device != device || isnan(s)) continue;
+        if (c->input == input && !(s <= slowest_here)) slowest_here = s;
+        if (c->input != input && !strcmp(c->variant, variant)) {
+            /* Scale by cells: exact for bandwidth-bound rows, an
+             * overestimate for launch-bound ones (the safe side). */
+            const struct report_loaded *one = load(r, input, 1);
+            if (!one) continue;
+            const double cells = r->app->cell_updates(one->in);
+            const double cells_then = c->m.cell_updates / (double)c->m.iters;
+            same_prev = s * cells / cells_then;
+        }
+    }
+    return !isnan(same_prev) ? same_prev : slowest_here;
+}
+
+static long steps_for(const struct report *r, int input, double per_step) {
+    const long full = r->full_iters[input];
+    long iters = full;
+    if (isnan(per_step)) {
+        iters = r->min_steps; /* nothing known: a short first row teaches the rest */
+    } else {
+        while (iters / 2 >= r->min_steps && per_step * (double)iters > r->target_s) iters /= 2;
+    }
+    return iters < full ? iters : full;
+}
+
+static void measure(struct report *r, struct report_cell *c, long iters) {
+    const struct report_device *dv = &r->dev[c->device];
+    struct report_loaded *l = load(r, c->input, iters);
+    const struct variant *v = variant_find(&r->vars, c->variant);
+    memset(&c->m, 0, sizeof c->m);
+    if (harness_interrupted) { /* Ctrl-C: what is measured stays; nothing new starts */
+        c->m.status = ST_CRASHED;
+        c->m.median = NAN;
+        str_copy(c->m.reason, sizeof c->m.reason, "interrupted");
+        return;
+    }
+    if (!l || !v) {
+        c->m.status = ST_INVALID;
+        str_copy(c->m.reason, sizeof c->m.reason, !l ? "the input did not load" : "no such variant");
+        return;
+    }
+    struct config cfg = {.app = r->app, .in = l->in, .source = &l->opts, .knobs = v->knobs,
+                         .wg = {c->wg[0], c->wg[1]}};
+    str_copy(cfg.variant, sizeof cfg.variant, v->name);
+    runner_measure_isolated(r->pool, &dv->info, &cfg, &l->refs, r->warmup, r->reps, r->timeout_s, &c->m);
+    runner_print(stdout, &dv->info, &c->m, dv->copy_gbs);
+    fflush(stdout);
+    char err[512];
+    if (dv->run_id >= 0 && store_measurement(r->store, dv->run_id, &c->m, err, sizeof err) != 0)
+        fprintf(stderr, "harness report: %s\n", err);
+}
+
+const struct report_cell *report_cell(struct report *r, int device, int input, const char *variant,
+                                      const unsigned wg[2]) {
+    const struct report_cell *done = report_find(r, device, input, variant, wg);
+    if (done) return done;
+    if (!report_input_runs(r, input)) return NULL;
+    const double per_step = estimate(r, device, input, variant);
+    if (r->ncells == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 64;
+        r->cells = xrealloc(r->cells, (size_t)r->cap * sizeof *r->cells);
+    }
+    struct report_cell *c = &r->cells[r->ncells++];
+    memset(c, 0, sizeof *c);
+    c->device = device;
+    c->input = input;
+    str_copy(c->variant, sizeof c->variant, variant);
+    c->wg[0] = wg[0];
+    c->wg[1] = wg[1];
+    long iters = steps_for(r, input, per_step);
+    measure(r, c, iters);
+    /* The estimate errs long (it is the slowest row seen), so a row often
+     * ran short: when the budget allows four times the steps or more, it is
+     * measured again at the length the budget picks. */
+    const long better = steps_for(r, input, seconds_per_step(c));
+    if (better >= 4 * iters) {
+        measurement_free(&c->m);
+        measure(r, c, better);
+    }
+    r->measured++;
+    r->failed += c->m.status != ST_OK && c->m.status != ST_UNVERIFIED && c->m.status != ST_INVALID;
+    return c;
+}
+
+struct report_time report_time_of(const struct report_cell *c) {
+    struct report_time t = {NAN, 0, 0, NULL};
+    if (!c) {
+        t.why = "not run (--quick)";
+        return t;
+    }
+    const struct measurement *m = &c->m;
+    if (m->status != ST_OK && m->status != ST_UNVERIFIED) {
+        t.why = status_name(m->status);
+        return t;
+    }
+    t.seconds = m->median * (double)m->iters_full / (double)m->iters;
+    t.scaled = m->iters < m->iters_full;
+    t.unverified = m->status == ST_UNVERIFIED;
+    return t;
+}
+
+void report_run_free(struct report *r) {
+    for (int i = 0; i < r->ncells; i++) measurement_free(&r->cells[i].m);
+    free(r->cells);
+    for (int i = 0; i < r->nloaded; i++) {
+        if (r->loaded[i].refs.ref) r->app->ref_free(r->loaded[i].refs.ref);
+        r->app->input_free(r->loaded[i].in);
+    }
+    free(r->loaded);
+    variants_free(&r->vars);
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# `harness report`: the selftest drills' definition (kernels/selftest/report.def)
+# shows a wrong and a crashed variant as such in every cell and never as a
+# time, stores every cell in the database and its CSV; a malformed definition
+# is refused with file:line and exit 2 before anything runs; and the LBM
+# report's --quick version writes all 17 tables, the figures and no failure,
+# on OpenMP and PoCL, in under two minutes.
+# Prints "ok - ..." / "not ok - ..." per check.
+set -u
+cd "$(dirname "$0")/../.."
+T=${HARNESS_TEST_TMP:-$(mktemp -d)}/report
+rm -rf "$T"
+mkdir -p "$T"
+fails=0
+ok() { echo "ok - $*"; }
+notok() { echo "not ok - $*"; fails=$((fails + 1)); }
+check() { # NAME CONDITION-COMMAND...
+    local name=$1; shift
+    if "$@"; then ok "$name"; else notok "$name"; fi
+}
+H=bin/harness
+
+# ---- the drills ----
+$H report selftest --quick --db "$T/s.db" --out "$T/s" >"$T/s.out" 2>&1
+rc=$?
+check "selftest report exits 1 since variants failed (got $rc)" [ $rc -eq 1 ]
+md=$(ls "$T"/s/report-*.md 2>/dev/null | head -1)
+check "selftest report wrote a markdown file" [ -n "$md" ]
+# Table 2's device cells say "wrong", table 3's "crashed": no number in them.
+row() { grep -A6 "^## Table $1:" "$md" | grep "^| $2 |"; }
+check "a wrong variant shows as wrong in every device cell" \
+    bash -c "[ \"\$(echo '$(row 2 gen:1024)' | cut -d'|' -f3,5 | tr -d ' ')\" = 'wrong|wrong' ]"
+check "a crashing variant shows as crashed in every device cell" \
+    bash -c "[ \"\$(echo '$(row 3 gen:4096)' | cut -d'|' -f3,5 | tr -d ' ')\" = 'crashed|crashed' ]"
+check "the verified variant has times" bash -c "echo '$(row 1 gen:4096)' | cut -d'|' -f3 | grep -qE '[0-9]'"
+check "a speedup over a wrong variant is not printed" \
+    bash -c "[ \"\$(grep -A4 '^## Table 5:' '$md' | grep '^| gen:1024 |' | cut -d'|' -f5 | tr -d ' ')\" = '-' ]"
+csv=$(dirname "$md")/$(basename "$md" .md)/cells.csv
+rows=$(($(wc -l <"$csv") - 1))
+# Every cell is in the database with its status (re-measured cells add rows).
+missing=$(python3 - "$csv" "$T/s.db" <<'PY'
+import csv, sqlite3, sys
+db = sqlite3.connect(sys.argv[2])
+n = 0
+for r in csv.DictReader(open(sys.argv[1])):
+    q = db.execute("select count(*) from measurement m join config c on c.id = m.config_id"
+                   " join run on run.id = m.run_id join device d on d.id = run.device_id"
+                   " where d.spec = ? and c.wg_x = ? and c.wg_y = ? and m.variant = ? and m.status = ?"
+                   " and m.iters = ?", (r["device"], r["wg_x"], r["wg_y"], r["variant"], r["status"], r["iters"]))
+    n += q.fetchone()[0] == 0
+print(n)
+PY
+)
+check "every one of the $rows cells of the CSV is a database row (missing: $missing)" [ "$rows" -gt 10 -a "$missing" = 0 ]
+
+# ---- a malformed definition: file:line, exit 2, nothing stored ----
+sed 's/^row wrong ok 0.5 1.0$/row wrong ok 0.5 one/' kernels/selftest/report.def >"$T/bad.def"
+$H report selftest --def "$T/bad.def" --db "$T/bad.db" --out "$T/bad" >"$T/bad.out" 2>&1
+rc=$?
+line=$(grep -n '^row wrong' "$T/bad.def" | cut -d: -f1)
+check "a malformed definition exits 2 (got $rc)" [ $rc -eq 2 ]
+check "the error names file and line" grep -q "bad.def:$line: \`one\` is not a positive number" "$T/bad.out"
+check "nothing was created for it" [ ! -e "$T/bad.db" -a ! -e "$T/bad" ]
+printf 'app selftest\ninputs gen:64\ntable 1 step "t"\nrow nosuch - 1\n' >"$T/unknown.def"
+$H report selftest --def "$T/unknown.def" --db "$T/bad.db" --out "$T/bad" >"$T/unknown.out" 2>&1
+rc=$?
+check "an unknown variant in a definition exits 2 with file:line (got $rc)" \
+    bash -c "[ $rc -eq 2 ] && grep -q 'unknown.def:4: unknown variant .nosuch.' '$T/unknown.out'"
+
+# ---- the LBM report, --quick ----
+start=$(date +%s)
+$H report lbm --quick --db "$T/l.db" --out "$T/l" >"$T/l.out" 2>&1
+rc=$?
+took=$(($(date +%s) - start))
+check "lbm --quick exits 0 (got $rc; $(tail -1 "$T/l.out"))" [ $rc -eq 0 ]
+echo "# lbm --quick took ${took} s"
+md=$(ls "$T"/l/report-*.md 2>/dev/null | head -1)
+for t in $(seq 1 17); do
+    grep -q "^## Table $t:" "$md" || notok "lbm report has Table $t"
+done
+ok "lbm report has Tables 1-17"
+check "Table 15 says what the OpenACC probe found" grep -qiE 'OpenACC compiler|offload' "$md"
+pngs=$(grep -oE '\]\([^)]+\.png\)' "$md" | tr -d '()]' | sort -u)
+n=0 bad=0
+for p in $pngs; do n=$((n + 1)); [ -s "$(dirname "$md")/$p" ] || bad=$((bad + 1)); done
+check "the report links $n figures (>= 4), every one a file ($bad missing)" [ $n -ge 4 -a $bad -eq 0 ]
+check "the 1024x1024 rows say not run in --quick" grep -q '^| 1024x1024 | not run (--quick)' "$md"
+statuses=$(cut -d, -f7 "$(dirname "$md")/$(basename "$md" .md)/cells.csv" | sort -u | tr '\n' ' ')
+check "every lbm cell is ok, unverified (empty kernels) or invalid (shapes): $statuses" \
+    bash -c "! echo '$statuses' | tr ' ' '\n' | grep -vqE '^(status|ok|unverified|invalid|)$'"
+check "the directions are counted and explained" grep -qE '^Directions of the steps: [0-9]+ agree' "$md"
+
+echo "report: $fails failed"
+exit $((fails > 0))

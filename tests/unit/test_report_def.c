@@ -1,0 +1,90 @@
+/* Report definitions (harness/report_def.c): the shipped LBM definition
+ * parses into the report's 17 tables with its numbers; each kind of mistake
+ * is refused with the file and the line it is on. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "report_def.h"
+#include "test_files.h"
+
+static char dir[] = "/tmp/test_report_def-XXXXXX";
+
+static char def_path[512];
+
+/* Parses text as a definition; returns the error ("" when it parsed). */
+static const char *parse_text(const char *text, struct report_def *d) {
+    static char err[1024];
+    write_file_in(dir, "t.def", text, def_path, sizeof def_path);
+    err[0] = 0;
+    if (report_def_parse(def_path, d, err, sizeof err) == 0) err[0] = 0;
+    return err;
+}
+
+static int refused_at(const char *text, int line, const char *what) {
+    static struct report_def d;
+    const char *err = parse_text(text, &d);
+    int ok = names_line(err, def_path, line) && strstr(err, what);
+    if (!ok) printf("# got \"%s\"\n", err);
+    return ok;
+}
+
+int main(void) {
+    set_root();
+    if (!mkdtemp(dir)) return 1;
+    static struct report_def d;
+    char path[4096], err[1024] = "";
+    snprintf(path, sizeof path, "%s/kernels/lbm/report.def", getenv("HARNESS_ROOT"));
+    CHECK(report_def_parse(path, &d, err, sizeof err) == 0, "the LBM definition parses (%s)", err);
+    CHECK(d.ntables == 17, "it has 17 tables: %d", d.ntables);
+    int numbered = 1;
+    for (int i = 0; i < d.ntables; i++) numbered &= d.tables[i].number == i + 1;
+    CHECK(numbered, "numbered 1 to 17 in order");
+    CHECK(d.ninputs == 3 && !strcmp(d.inputs[2], "1024x1024") && d.nquick == 2, "3 inputs, 2 of them quick");
+    const struct report_table *t7 = &d.tables[6], *t10 = &d.tables[9], *t13 = &d.tables[12];
+    CHECK(t7->kind == RK_STEP && t7->nrows == 2 && !strcmp(t7->rows[1].variant, "t07-device-struct") &&
+              !strcmp(t7->rows[1].from, "t05-soa") && t7->rows[1].published[1] == 2.505,
+          "Table 7 compares the 3D buffer and the device struct, each over t05-soa, with 2.505 s at 256x256");
+    CHECK(isnan(t10->rows[1].published[2]), "Table 10's missing 1024x1024 number reads as none");
+    CHECK(t13->kind == RK_CLASSES && t13->nclasses == 3 && !strcmp(t13->classes[0], "opencl/gpu") &&
+              t13->nrows == 3 && t13->rows[2].published[2] == 20.744,
+          "Table 13 runs final on three device classes beside the report's three columns");
+    CHECK(d.tables[16].kind == RK_SPEEDUP && d.tables[16].rows[0].published[2] == 426.1, "Table 17 is a speedup table");
+    CHECK(d.nshapes >= 16 && d.shapes[0][0] == 16 && d.shapes[0][1] == 1, "the work-group figure's shapes");
+
+    const char *head = "app a\ninputs x y\n";
+    char text[1024];
+    snprintf(text, sizeof text, "%stable 1 step \"t\"\nrow v - 1.0\n", head);
+    CHECK(refused_at(text, 4, "1 numbers given, one per input wanted"), "a row with too few numbers");
+    snprintf(text, sizeof text, "%stable 1 step \"t\"\nrow v - 1.0 -2\n", head);
+    CHECK(refused_at(text, 4, "`-2` is not a positive number"), "a negative number");
+    snprintf(text, sizeof text, "%stable 1 sideways \"t\"\n", head);
+    CHECK(refused_at(text, 3, "unknown table kind `sideways`"), "an unknown table kind");
+    snprintf(text, sizeof text, "%stable 1 step \"t\"\nrow v - 1 2\ntable 1 step \"u\"\n", head);
+    CHECK(refused_at(text, 5, "table 1 again (first on line 3)"), "a repeated table number");
+    snprintf(text, sizeof text, "%srow v - 1 2\n", head);
+    CHECK(refused_at(text, 3, "outside a table"), "a row before any table");
+    snprintf(text, sizeof text, "%stable 1 classes \"t\"\nrun final on opencl/tpu\n", head);
+    CHECK(refused_at(text, 4, "the device kind is gpu, cpu or accelerator"), "an unknown device class");
+    snprintf(text, sizeof text, "%stable 1 step \"t\"\npublished \"x\" 1 2\n", head);
+    CHECK(refused_at(text, 4, "`published` columns belong to"), "published numbers in a step table");
+    snprintf(text, sizeof text, "%stable 2 devices \"t\"\npublished \"x\" 1 2\n", head);
+    CHECK(refused_at(text, 3, "table 2 (devices) has no `run` line"), "a devices table that runs nothing");
+    snprintf(text, sizeof text, "%stable 1 step \"unterminated\n", head);
+    CHECK(refused_at(text, 3, "unterminated \""), "an unterminated title");
+    snprintf(text, sizeof text, "app a\nquick x\ninputs x\n");
+    CHECK(refused_at(text, 2, "`quick` names inputs of `inputs`, which comes first"), "quick before inputs");
+    snprintf(text, sizeof text, "%swg 32by1\n", head);
+    CHECK(refused_at(text, 3, "not a work-group shape"), "a malformed shape");
+    snprintf(text, sizeof text, "inputs x\n");
+    CHECK(refused_at(text, 1, "no `app` line"), "no app");
+    CHECK(!parse_text("app a  # comment\ninputs x y\ntable 3 speedup \"s # not a comment\"\nrow a b 2 -\n", &d)[0] &&
+              !strcmp(d.tables[0].title, "s # not a comment") && d.tables[0].rows[0].published[0] == 2,
+          "comments end lines, except inside quotes");
+    char rm[128];
+    snprintf(rm, sizeof rm, "rm -rf %s", dir);
+    if (system(rm) != 0) return 1;
+    CHECK_DONE();
+}
