@@ -126,6 +126,13 @@ struct backend_ops {
      * Absent where the model promises no co-residency (OpenCL). */
     int (*launch_resident)(struct dev *d, struct kernel *k, size_t *groups, const size_t local[2],
                            int nargs, const struct karg *args);
+    /* (optional) Launches one cluster of `groups` work-groups of local[0] x
+     * local[1] items, scheduled together on neighbouring compute units so
+     * that they may read each other's local memory and wait on a
+     * cluster-wide barrier. CUDA: a thread-block cluster (sm_90 and later;
+     * more than 8 blocks where the device allows non-portable sizes). */
+    int (*launch_cluster)(struct dev *d, struct kernel *k, unsigned groups, const size_t local[2],
+                          int nargs, const struct karg *args);
     /* The kernel-source file extension this backend builds: ".cl", ".cu", "_omp.c". */
     const char *source_suffix;
 };

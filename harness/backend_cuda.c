@@ -42,7 +42,8 @@
     X(cuFuncSetAttribute) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync)  \
     X(cuMemcpyDtoDAsync) X(cuLaunchKernel) X(cuLaunchCooperativeKernel)                         \
     X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuStreamBeginCapture) X(cuStreamEndCapture) \
-    X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphDestroy) X(cuGraphExecDestroy)
+    X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphDestroy) X(cuGraphExecDestroy)            \
+    X(cuLaunchKernelEx)
 
 #define NVRTC_FUNCS(X)                                                                          \
     X(nvrtcVersion) X(nvrtcGetErrorString) X(nvrtcGetNumSupportedArchs)                         \
@@ -791,6 +792,43 @@ static int cuda_launch_resident(struct dev *d, struct kernel *k, size_t *groups,
     return 0;
 }
 
+/* One cluster of `groups` blocks: cuLaunchKernelEx with a cluster
+ * dimension. Past 8 blocks (the portable size) the kernel must opt in. */
+static int cuda_launch_cluster(struct dev *d, struct kernel *k, unsigned groups, const size_t local[2],
+                               int nargs, const struct karg *args) {
+    union cuda_val vals[KARG_MAX];
+    void *params[KARG_MAX + 1];
+    size_t shared = 0;
+    if (cuda_params(d, nargs, args, vals, params, &shared) != 0) return -1;
+    if (cuda_use(d) != 0 || cuda_shared_optin(d, k, shared) != 0) return -1;
+    if (groups > 8) {
+        CUresult r = drv.cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+        if (r != CUDA_SUCCESS) return cu_fail(d, "cuFuncSetAttribute (non-portable cluster size)", r);
+    }
+    CUlaunchAttribute attr;
+    memset(&attr, 0, sizeof attr);
+    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim.x = groups;
+    attr.value.clusterDim.y = 1;
+    attr.value.clusterDim.z = 1;
+    CUlaunchConfig cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.gridDimX = groups;
+    cfg.gridDimY = cfg.gridDimZ = 1;
+    cfg.blockDimX = (unsigned)local[0];
+    cfg.blockDimY = (unsigned)local[1];
+    cfg.blockDimZ = 1;
+    cfg.sharedMemBytes = (unsigned)shared;
+    cfg.hStream = cuda_st(d)->stream;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    CUresult r = drv.cuLaunchKernelEx(&cfg, k->fn, params, NULL);
+    if (r != CUDA_SUCCESS)
+        return dev_fail(d, "cuLaunchKernelEx: %s (%s, a cluster of %u blocks of %zux%zu, %zu bytes shared)",
+                        cu_errname(r), k->name, groups, local[0], local[1], shared);
+    return 0;
+}
+
 static int cuda_address(struct dev *d, struct buf *b, uint64_t *addr) {
     (void)d;
     *addr = (uint64_t)b->ptr;
@@ -842,6 +880,7 @@ const struct backend_ops backend_cuda = {
     .replay = cuda_replay,
     .recording_free = cuda_recording_free,
     .launch_resident = cuda_launch_resident,
+    .launch_cluster = cuda_launch_cluster,
     .address = cuda_address,
     .finish = cuda_finish,
     .mark = cuda_mark,

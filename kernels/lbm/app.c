@@ -29,9 +29,10 @@ static const struct knob_def lbm_knobs[] = {
     {"launch", "stream|graph", "stream",
      "steps launched one by one, or `batch` steps recorded once (a CUDA graph) and replayed"},
     {"batch", "int", "32", "steps per recorded sequence when launch=graph"},
-    {"persistent", "off|grid", "off",
-     "one launch per step, or one resident grid running a chunk of steps with a grid-wide "
-     "barrier between them"},
+    {"persistent", "off|grid|cluster", "off",
+     "one launch per step; one resident grid running a chunk of steps with a grid-wide "
+     "barrier between them; or one thread-block cluster holding the whole grid in its "
+     "shared memory (CUDA sm_90+, small grids)"},
     {"threads", "all|int", "all", "OpenMP only: threads per parallel loop"},
     {"schedule", "static|dynamic|guided", "static", "OpenMP only: the loop schedule over tiles"},
     {NULL, NULL, NULL, NULL},
@@ -43,9 +44,9 @@ static const char *lbm_invalid_launch(const struct knob_set *k, const struct dev
     const int fused = knob_is(k, "kernels", "fused") || knob_is(k, "kernels", "fused-accel");
     const int on_device_partials = knob_is(k, "reduction", "chunked") || knob_is(k, "reduction", "deferred");
     const int once = knob_is(k, "bind", "once"), graph = knob_is(k, "launch", "graph");
-    const int persistent = knob_is(k, "persistent", "grid");
+    const int persistent = !knob_is(k, "persistent", "off");
     if ((once || persistent) && (!fused || knob_is(k, "args", "struct")))
-        return "bind=once and persistent=grid drive the fused step with the lattices as plain "
+        return "bind=once and persistent=grid|cluster drive the fused step with the lattices as plain "
                "arguments (kernels=fused|fused-accel, args other than struct)";
     if (graph && !once)
         return "launch=graph replays bound launches: it needs bind=once";
@@ -57,16 +58,46 @@ static const char *lbm_invalid_launch(const struct knob_set *k, const struct dev
     if (!graph && strcmp(knob_get(k, "batch"), "32") != 0)
         return "batch only means something with launch=graph";
     if (persistent && (once || graph))
-        return "persistent=grid is one launch per chunk of steps: bind=once and launch=graph do not apply";
+        return "persistent=grid|cluster is one launch per chunk of steps: bind=once and launch=graph do not apply";
     if (persistent && !knob_is(k, "kernels", "fused-accel"))
-        return "persistent=grid folds each next step's acceleration into the step (kernels=fused-accel): "
+        return "persistent=grid|cluster folds each next step's acceleration into the step (kernels=fused-accel): "
                "a separate accelerate_flow launch would end the persistent one";
     if (graph && !strcmp(dev->backend, "opencl"))
         return "launch=graph needs recorded launch sequences (CUDA graphs); this OpenCL backend "
                "records none (cl_khr_command_buffer is not used)";
-    if (persistent && !strcmp(dev->backend, "opencl"))
+    if (knob_is(k, "persistent", "grid") && !strcmp(dev->backend, "opencl"))
         return "persistent=grid needs all work-groups resident at once for its grid-wide barrier; "
                "OpenCL promises no co-residency, so the barrier could deadlock";
+    return NULL;
+}
+
+/* persistent=cluster: the blocks of one cluster (1, 2, 4, 8 or 16: the
+ * fewest that fit) each hold a band of ny/C rows of both lattices, plus the
+ * reduction's scratch, in shared memory. 0 when no cluster can hold the grid. */
+int lbm_cluster_size(const struct app_input *in, const struct device_info *dev, const unsigned wg[2]) {
+    for (int c = 1; c <= 16; c *= 2) {
+        if (in->ny % c || (in->ny / c) % (int)wg[1]) continue;
+        const uint64_t bytes = (18 * (uint64_t)(in->ny / c) * (uint64_t)in->nx + (uint64_t)wg[0] * wg[1]) * 4;
+        if (bytes <= dev->local_mem) return c;
+    }
+    return 0;
+}
+
+static const char *lbm_invalid_cluster(const struct knob_set *k, const struct app_input *in,
+                                       const struct device_info *dev, const unsigned wg[2]) {
+    static _Thread_local char why[320];
+    if (!knob_is(k, "persistent", "cluster")) return NULL;
+    int sm = 0;
+    if (strcmp(dev->backend, "cuda") != 0 || sscanf(dev->arch, "sm_%d", &sm) != 1 || sm < 90)
+        return "persistent=cluster needs thread-block clusters with distributed shared memory "
+               "(CUDA, sm_90 and later); on a CPU persistent=grid is the one-region form";
+    if (lbm_cluster_size(in, dev, wg) == 0) {
+        snprintf(why, sizeof why, "persistent=cluster keeps both lattices (%.0f KiB for %dx%d) in one "
+                 "cluster's shared memory: no cluster of at most 16 blocks of %llu bytes, each a band of "
+                 "rows divisible by the work-group's %u, holds it", 72.0 * in->nx * in->ny / 1024.0,
+                 in->nx, in->ny, (unsigned long long)dev->local_mem, wg[1]);
+        return why;
+    }
     return NULL;
 }
 
@@ -129,7 +160,7 @@ static const char *lbm_invalid(const struct knob_set *k, const struct app_input 
     }
     if (knob_is(k, "reduction", "deferred") && lbm_partials_capacity(in, dev, wg) < 1)
         return "not even one step of group partials fits the device's memory";
-    return NULL;
+    return lbm_invalid_cluster(k, in, dev, wg);
 }
 
 /* Effective bandwidth counts the least traffic any pull-scheme step can

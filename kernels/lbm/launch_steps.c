@@ -7,6 +7,8 @@
  *                    replayed chunk by chunk: one graph launch per batch
  *   persistent=grid  one resident launch per chunk of steps, a grid-wide
  *                    barrier between the steps inside
+ *   persistent=cluster  one thread-block cluster per chunk of steps, the
+ *                    grid in its blocks' shared memory (lbm_cluster.h)
  * Graphs and persistent launches run a whole chunk without the host, so
  * each chunk's partials are reduced on the device between chunks, as
  * reduction=chunked|deferred do step by step. */
@@ -92,6 +94,9 @@ int launch_setup(struct lbm_exec *e) {
      * or the arrivals and the generation of the grid barrier (persistent=grid). */
     if (!(e->clock = d->ops->alloc(d, 2 * sizeof(int)))) return -1;
     if (launch_reset(e)) return -1;
+    if (e->cluster)
+        return d->ops->launch_cluster ? 0
+                                      : dev_fail(d, "the %s backend has no cluster launches", d->ops->name);
     if (e->persistent)
         return d->ops->launch_resident ? 0
                                        : dev_fail(d, "the %s backend has no resident launches", d->ops->name);
@@ -152,6 +157,14 @@ static int persistent_chunk(struct lbm_exec *e, long first, long n) {
     push(&a, ARG_INT((int)n));
     push(&a, ARG_INT((int)e->in->iters));
     push(&a, ARG_INT((int)e->chunk));
+    if (e->cluster) {
+        /* Both lattices' bands and the reduction's scratch, per block. */
+        const size_t band = (size_t)e->in->nx * (size_t)(e->in->ny / (int)e->cluster);
+        push(&a, ARG_LOCAL(18 * band * sizeof(float) + e->scratch_bytes));
+        if (d->ops->launch_cluster(d, e->persist, e->cluster, e->local, a.n, a.a)) return -1;
+        lattices_advance(e, n);
+        return 0;
+    }
     push(&a, ARG_BUF(e->clock));
     push(&a, ARG_LOCAL(e->scratch_bytes));
     size_t groups = e->ngroups; /* more than one per tile would idle */

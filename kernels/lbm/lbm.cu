@@ -26,24 +26,62 @@ typedef unsigned char uchar;
 /* A grid-wide barrier, for a cooperative launch only (every block resident,
  * so a block that waits is never waiting on one that cannot start).
  * bar[0] counts arrivals, bar[1] is the generation: each block's thread 0
- * reads the generation, publishes its writes (fence) and arrives; the last
- * resets the count and moves the generation on, which releases the rest. */
+ * reads the generation and arrives with a release (its block's writes go
+ * first, ordered by the __syncthreads before); the last to arrive (an
+ * acquire too: it sees every block's writes) resets the count and moves
+ * the generation on with a release; the others wait for that with acquire
+ * loads. Release/acquire at GPU scope instead of two full fences
+ * (__threadfence) per block: the barrier is the step's fixed cost. */
+static __device__ __forceinline__ unsigned bar_arrive(volatile unsigned *p) {
+    unsigned old;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(p) : "memory");
+    return old;
+}
+static __device__ __forceinline__ unsigned bar_load(volatile unsigned *p) {
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
 static __device__ __forceinline__ void grid_sync(volatile unsigned *bar) {
     __syncthreads();
     if (threadIdx.x == 0 && threadIdx.y == 0) {
-        const unsigned gen = bar[1];
-        __threadfence();
-        if (atomicAdd((unsigned *)&bar[0], 1u) == gridDim.x * gridDim.y - 1) {
+        const unsigned gen = bar_load(&bar[1]);
+        if (bar_arrive(&bar[0]) == gridDim.x * gridDim.y - 1) {
             bar[0] = 0;
-            __threadfence();
-            atomicAdd((unsigned *)&bar[1], 1u);
+            bar_arrive(&bar[1]); /* a release: the reset is seen before the new generation */
         } else {
-            while (bar[1] == gen) {
+            while (bar_load(&bar[1]) == gen) {
             }
         }
-        __threadfence();
     }
     __syncthreads();
 }
 #define GRID_SYNC(bar) grid_sync(bar)
+
+#if defined(K_PERSISTENT_CLUSTER)
+/* Thread-block clusters (sm_90): this block's rank and the cluster's size,
+ * another block's copy of a shared-memory address (distributed shared
+ * memory, read with ordinary loads through the generic address), and the
+ * cluster barrier, a release on arrival and an acquire on the wait so the
+ * bands written before it are seen after it. */
+static __device__ __forceinline__ unsigned cluster_rank() {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+}
+static __device__ __forceinline__ unsigned cluster_size() {
+    unsigned n;
+    asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
+    return n;
+}
+static __device__ __forceinline__ const float *cluster_map(const float *p, unsigned rank) {
+    const float *q;
+    asm volatile("mapa.u64 %0, %1, %2;" : "=l"(q) : "l"(p), "r"(rank));
+    return q;
+}
+static __device__ __forceinline__ void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+#endif
 #include "lbm_gpu.h"
+#include "lbm_cluster.h"

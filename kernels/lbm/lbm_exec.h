@@ -37,7 +37,8 @@ struct lbm_exec {
     int graph;
     long batch;
     struct recording *rec[2];
-    int persistent;
+    int persistent;                 /* persistent=grid or cluster */
+    unsigned cluster;               /* persistent=cluster: blocks in the cluster */
     float *host_partials;
     float *host_cells, *host_tmp;   /* kernels=partial: the grid lives on the host */
     double *av_vels;                /* this repetition's per-step averages */

@@ -18,6 +18,7 @@
  *     so the step index comes from a device counter (see CLOCK_READ)
  *   K_PERSISTENT_GRID: fused_persistent, many steps per launch (CUDA only:
  *     it needs the GRID_SYNC of a co-resident, cooperative launch)
+ *   K_PERSISTENT_CLUSTER: fused_cluster (lbm_cluster.h, CUDA sm_90 only)
  * The kernel split (split, fused, fused-accel), the synchronisation and
  * launch=graph are host decisions: every kernel is always compiled, the
  * host picks. */
@@ -302,13 +303,8 @@ KERNEL fused_step(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *parti
     CLOCK_ADVANCE;
 }
 
-/* ---- persistent=grid: `count` steps from step `first` in one launch ----
- * A resident grid of groups (as many as fit at once) strides over the
- * work-group-shaped tiles of the grid; a grid-wide barrier separates the
- * steps. Step s reads a and writes b when even, the reverse when odd. The
- * acceleration of the next step is always folded in (kernels=fused-accel),
- * never after step nsteps-1. Only where GRID_SYNC exists (CUDA). */
-#if defined(K_PERSISTENT_GRID) && defined(GRID_SYNC)
+/* The source and destination of step `odd` of a persistent loop that
+ * started from lattice a (the result lands in b after odd counts). */
 #if defined(K_LAYOUT_SOA)
 #define PICK_GRIDS(odd)                                                                      \
     GLOBAL float *src[9], *dst[9];                                                           \
@@ -317,6 +313,14 @@ KERNEL fused_step(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *parti
 #define PICK_GRIDS(odd)                                                                      \
     GLOBAL float *src = (odd) ? b : a, *dst = (odd) ? a : b
 #endif
+
+/* ---- persistent=grid: `count` steps from step `first` in one launch ----
+ * A resident grid of groups (as many as fit at once) strides over the
+ * work-group-shaped tiles of the grid; a grid-wide barrier separates the
+ * steps. Step s reads a and writes b when even, the reverse when odd. The
+ * acceleration of the next step is always folded in (kernels=fused-accel),
+ * never after step nsteps-1. Only where GRID_SYNC exists (CUDA). */
+#if defined(K_PERSISTENT_GRID) && defined(GRID_SYNC)
 KERNEL fused_persistent(GRID_PARAM(a), GRID_PARAM(b), GLOBAL const uchar *obstacles,
                         GLOBAL float *partials, COMMON_PARAMS, int first, int count, int nsteps,
                         int chunk, volatile GLOBAL unsigned *bar LOCAL_PARAM(scratch)) {

@@ -267,6 +267,98 @@ void av_velocity(const struct omp_launch *L, void *const *args) {
     }
 }
 
+/* One cell's update in place (rebound or collision, then the folded
+ * acceleration when `accel` is 1); returns |u|^2 (0 for obstacles). The
+ * square root waits for the reduction: under errno rules it would stop the
+ * row loop below from vectorising. */
+static inline float fused_cell(float *s, int obst, float accel, struct common c) {
+#if defined(K_OBSTACLES_MASK)
+    float r[9];
+    for (int k = 0; k < 9; k++) r[k] = s[k];
+    lbm_rebound(r);
+    lbm_collide(s, c.omega);
+    const float rho = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7] + s[8];
+    const float ux = (s[1] + s[5] + s[8] - (s[3] + s[6] + s[7])) / rho;
+    const float uy = (s[2] + s[5] + s[6] - (s[4] + s[7] + s[8])) / rho;
+    float usq = obst ? 0.0f : ux * ux + uy * uy;
+    for (int k = 0; k < 9; k++) s[k] = obst ? r[k] : s[k];
+#else
+    float usq = 0.0f;
+    if (obst) {
+        lbm_rebound(s);
+    } else {
+        lbm_collide(s, c.omega);
+        const float rho = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7] + s[8];
+        const float ux = (s[1] + s[5] + s[8] - (s[3] + s[6] + s[7])) / rho;
+        const float uy = (s[2] + s[5] + s[6] - (s[4] + s[7] + s[8])) / rho;
+        usq = ux * ux + uy * uy;
+    }
+#endif
+    lbm_accelerate(s, c.w1, c.w2, obst ? 0.0f : accel);
+    return usq;
+}
+
+/* Cell (ii, jj) through the layout's own addressing, neighbours wrapping. */
+static inline float fused_one(grid_t src, grid_t dst, const uchar *obstacles, struct common c,
+                              float accel, int ii, int jj) {
+    const int nx = c.nx;
+    const size_t ncells = (size_t)c.nx * (size_t)c.ny;
+    (void)ncells;
+    NEIGHBOURS;
+    const int i = ii + jj * nx;
+    float s[9];
+    PULL(src, s);
+    const float usq = fused_cell(s, obstacles[i], accel, c);
+    STORE(dst, s, i);
+    return usq;
+}
+
+#if defined(K_LAYOUT_SOA) || defined(K_LAYOUT_SOA_3D)
+/* The rows of a step's two lattices never overlap: the loop's iterations
+ * are independent (compilers do not take restrict on local pointers). */
+#if defined(__clang__)
+#define LOOP_INDEPENDENT PRAGMA(clang loop vectorize(assume_safety))
+#elif defined(__GNUC__)
+#define LOOP_INDEPENDENT PRAGMA(GCC ivdep)
+#else
+#define LOOP_INDEPENDENT
+#endif
+/* Plane layouts: cells ii in [x0, x1) of row jj, none on the periodic
+ * edge, as one loop over restrict-qualified rows of each speed's plane. The
+ * generic cell reads through a struct of pointers the compiler must assume
+ * alias the stores, so it stays scalar; this loop vectorises. */
+static inline void fused_run(grid_t src, grid_t dst, const uchar *obstacles, struct common c,
+                             float accel, int jj, int x0, int x1, float *restrict u) {
+    const int nx = c.nx;
+    const size_t ncells = (size_t)c.nx * (size_t)c.ny;
+    (void)ncells;
+#if defined(K_NEIGHBOURS_BITMASK)
+    const int y_n = (jj + 1) & (c.ny - 1), y_s = (jj - 1) & (c.ny - 1);
+#else
+    const int y_n = (jj + 1) % c.ny, y_s = (jj == 0) ? (jj + c.ny - 1) : (jj - 1);
+#endif
+    const size_t r = (size_t)jj * (size_t)nx, rn = (size_t)y_n * (size_t)nx, rs = (size_t)y_s * (size_t)nx;
+    const float *restrict p0 = &AT(src, 0, r), *restrict p1 = &AT(src, 1, r);
+    const float *restrict p2 = &AT(src, 2, rs), *restrict p3 = &AT(src, 3, r);
+    const float *restrict p4 = &AT(src, 4, rn), *restrict p5 = &AT(src, 5, rs);
+    const float *restrict p6 = &AT(src, 6, rs), *restrict p7 = &AT(src, 7, rn);
+    const float *restrict p8 = &AT(src, 8, rn);
+    float *restrict d0 = &AT(dst, 0, r), *restrict d1 = &AT(dst, 1, r), *restrict d2 = &AT(dst, 2, r);
+    float *restrict d3 = &AT(dst, 3, r), *restrict d4 = &AT(dst, 4, r), *restrict d5 = &AT(dst, 5, r);
+    float *restrict d6 = &AT(dst, 6, r), *restrict d7 = &AT(dst, 7, r), *restrict d8 = &AT(dst, 8, r);
+    const uchar *restrict ob = obstacles + r;
+    LOOP_INDEPENDENT
+    for (int ii = x0; ii < x1; ii++) {
+        float s[9] = {p0[ii],     p1[ii - 1], p2[ii],     p3[ii + 1], p4[ii],
+                      p5[ii - 1], p6[ii + 1], p7[ii + 1], p8[ii - 1]};
+        u[ii - x0] = fused_cell(s, ob[ii], accel, c);
+        d0[ii] = s[0]; d1[ii] = s[1]; d2[ii] = s[2]; d3[ii] = s[3]; d4[ii] = s[4];
+        d5[ii] = s[5]; d6[ii] = s[6]; d7[ii] = s[7]; d8[ii] = s[8];
+    }
+}
+#define HAVE_FUSED_RUN 1
+#endif
+
 /* One tile (tx, ty) of the fused step from src to dst, its partial stored.
  * Shared by fused_step (a parallel loop per launch) and fused_persistent
  * (one parallel region for many steps). */
@@ -274,39 +366,24 @@ static inline void fused_tile(grid_t src, grid_t dst, const uchar *obstacles, fl
                               struct common c, int slot, int accelerate, size_t tx, size_t ty,
                               const size_t local[2], size_t tiles_x, size_t ngroups) {
     const int nx = c.nx;
-    const size_t ncells = (size_t)c.nx * (size_t)c.ny;
-    (void)ncells;
     float *u = tile_scratch(local[0] * local[1]);
     size_t n = 0;
     float fluid = 0.0f;
-    for (int jj = (int)(ty * local[1]); jj < (int)((ty + 1) * local[1]); jj++)
-        for (int ii = (int)(tx * local[0]); ii < (int)((tx + 1) * local[0]); ii++) {
-            NEIGHBOURS;
-            const int i = ii + jj * nx, obst = obstacles[i];
-            float s[9];
-            PULL(src, s);
-#if defined(K_OBSTACLES_MASK)
-            float r[9];
-            for (int k = 0; k < 9; k++) r[k] = s[k];
-            lbm_rebound(r);
-            lbm_collide(s, c.omega);
-            float speed = lbm_speed(s);
-            for (int k = 0; k < 9; k++) s[k] = obst ? r[k] : s[k];
-            speed = obst ? 0.0f : speed;
+    const int x0 = (int)(tx * local[0]), x1 = (int)((tx + 1) * local[0]);
+    for (int jj = (int)(ty * local[1]); jj < (int)((ty + 1) * local[1]); jj++) {
+        const float accel = (accelerate && jj == c.ny - 2) ? 1.0f : 0.0f;
+#if defined(HAVE_FUSED_RUN)
+        const int a = x0 > 0 ? x0 : 1, b = x1 < nx ? x1 : nx - 1;
+        if (x0 == 0) u[n++] = fused_one(src, dst, obstacles, c, accel, 0, jj);
+        if (a < b) fused_run(src, dst, obstacles, c, accel, jj, a, b, u + n);
+        n += (size_t)(b > a ? b - a : 0);
+        if (x1 == nx && nx > 1) u[n++] = fused_one(src, dst, obstacles, c, accel, nx - 1, jj);
 #else
-            float speed = 0.0f;
-            if (obst) {
-                lbm_rebound(s);
-            } else {
-                lbm_collide(s, c.omega);
-                speed = lbm_speed(s);
-            }
+        for (int ii = x0; ii < x1; ii++) u[n++] = fused_one(src, dst, obstacles, c, accel, ii, jj);
 #endif
-            lbm_accelerate(s, c.w1, c.w2, (accelerate && jj == c.ny - 2 && !obst) ? 1.0f : 0.0f);
-            STORE(dst, s, i);
-            u[n++] = speed;
-            fluid += obst ? 0.0f : 1.0f;
-        }
+        for (int ii = x0; ii < x1; ii++) fluid += obstacles[ii + jj * nx] ? 0.0f : 1.0f;
+    }
+    for (size_t i = 0; i < n; i++) u[i] = LBM_SQRT(u[i]); /* |u| per cell, as lbm_speed */
     tile_store(partials, tx + ty * tiles_x, ngroups, slot, tile_sum(u, n), fluid);
 }
 

@@ -18,7 +18,8 @@
  *             index lives on the device: see CLOCK_READ in lbm_gpu.h)
  *   launch    stream | graph (`batch` bound steps recorded once per
  *             starting lattice, replayed; the host reduces between chunks)
- *   persistent off | grid (one resident launch per chunk of steps)
+ *   persistent off | grid (one resident launch per chunk of steps) | cluster
+ *             (one thread-block cluster per chunk, the grid in its shared memory)
  * The launch-cost knobs (bind, launch, persistent) live in launch_steps.c. */
 #include <limits.h>
 #include <math.h>
@@ -125,7 +126,9 @@ static int build(struct lbm_exec *e) {
         {&e->reduce, "reduce_steps"}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         if (!(*want[i].slot = d->ops->kernel(d, e->prog, want[i].name))) return -1;
-    if (e->persistent && !(e->persist = d->ops->kernel(d, e->prog, "fused_persistent"))) return -1;
+    if (e->persistent &&
+        !(e->persist = d->ops->kernel(d, e->prog, e->cluster ? "fused_cluster" : "fused_persistent")))
+        return -1;
     if (e->args_struct && !e->by_value &&
         (!(e->bind = d->ops->kernel(d, e->prog, "bind_lattices")) ||
          !(e->swap = d->ops->kernel(d, e->prog, "swap_lattices"))))
@@ -412,7 +415,8 @@ struct app_result *lbm_execute(struct dev *d, const struct app_input *in, const 
     e.bind_once = knob_is(k, "bind", "once");
     e.graph = knob_is(k, "launch", "graph");
     e.batch = knob_int(k, "batch");
-    e.persistent = knob_is(k, "persistent", "grid");
+    e.persistent = !knob_is(k, "persistent", "off");
+    e.cluster = knob_is(k, "persistent", "cluster") ? (unsigned)lbm_cluster_size(in, &d->info, wg) : 0;
     e.chunk = e.red == RED_CHUNKED ? knob_int(k, "chunk") : e.red == RED_DEFERRED
                                                                ? lbm_partials_capacity(in, &d->info, wg)
                                                                : 1;

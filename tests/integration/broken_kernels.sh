@@ -147,6 +147,14 @@ if inject "(i) persistent parity" kernels/lbm/lbm_omp.c \
     expect_wrong "(i) persistent grid without the lattice swap" openmp g03-persistent
 fi
 
+# (j) the vectorised OpenMP row loop pulls the west-moving speed from the
+# cell itself instead of its east neighbour.
+fresh_copy
+if inject "(j) row loop" kernels/lbm/lbm_omp.c \
+    's|p2\[ii\],     p3\[ii + 1\], p4\[ii\],|p2[ii],     p3[ii], p4[ii], /* bug (j) */|' "p3[ii], p4[ii], /* bug (j) */"; then
+    expect_wrong "(j) row loop without the east neighbour" openmp final
+fi
+
 # Restored: the copy verifies again from the same cache.
 fresh_copy
 run_copy openmp final

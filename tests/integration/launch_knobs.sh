@@ -35,6 +35,15 @@ check openmp persistent=grid
 check openmp persistent=grid,reduction=chunked,chunk=33,layout=aos,args=buffers
 check openmp persistent=grid,layout=soa,args=buffers,obstacles=branch,neighbours=wrap,threads=1
 
+# The OpenMP row loop of the plane layouts (vectorised) and its periodic
+# edges (the first and last column take the generic path): a grid that is
+# not a power of two, tiles that do and do not touch the edges.
+out=$(bin/harness run --device openmp --input gen:48x40 --iters 300 --reps 1 --warmup 0 \
+      --wg 16x4,1x1,48x1,3x2 --knobs neighbours=wrap --db "$db" 2>&1); rc=$?
+n=$(echo "$out" | awk '$2 == "lbm" && $6 == "ok"' | wc -l)
+if [ $rc -eq 0 ] && [ "$n" = 4 ]; then echo "ok - openmp row loop: gen:48x40, wrap, tiles 16x4 1x1 48x1 3x2 verify"
+else echo "not ok - openmp row loop on gen:48x40: exit $rc, $n of 4 ok"; echo "$out" | tail -3 | sed 's/^/#   /'; fi
+
 # Refused with the reason, nothing stored.
 before=$(sqlite3 "$db" "select count(*) from measurement")
 for pair in "launch=graph,bind=once|CUDA graphs" "persistent=grid|co-residency"; do

@@ -22,6 +22,8 @@ static const char *const settings[] = {
     "persistent=grid",
     "persistent=grid,layout=soa,args=buffers,obstacles=branch,neighbours=wrap",
     "persistent=grid,layout=aos,args=buffers,reduction=chunked,chunk=64",
+    "persistent=cluster",
+    "persistent=cluster,layout=soa,args=buffers,obstacles=branch,neighbours=wrap",
 };
 enum { NSET = sizeof settings / sizeof settings[0] };
 
@@ -85,6 +87,8 @@ int main(void) {
                   rc ? ":\n# " : "", rc ? log : "");
             if (rc == 0 && strstr(s, "persistent=grid"))
                 CHECK(file_has(out[j], "fused_persistent"), "'%s': the CUBIN has fused_persistent", s);
+            if (rc == 0 && strstr(s, "persistent=cluster"))
+                CHECK(file_has(out[j], "fused_cluster"), "'%s': the CUBIN has fused_cluster", s);
             unlink(out[j]);
         }
     }

@@ -7,18 +7,59 @@
 #include "lbm.h"
 #include "util.h"
 
+/* "cuda" is an H100 (sm_90, 227 KiB of shared memory per block); "cuda80"
+ * an A100-like sm_80. */
 static struct device_info device(const char *backend) {
     struct device_info d;
     memset(&d, 0, sizeof d);
-    str_copy(d.backend, sizeof d.backend, backend);
+    str_copy(d.backend, sizeof d.backend, strncmp(backend, "cuda", 4) ? backend : "cuda");
+    if (!strcmp(backend, "cuda")) str_copy(d.arch, sizeof d.arch, "sm_90");
+    if (!strcmp(backend, "cuda80")) str_copy(d.arch, sizeof d.arch, "sm_80");
     d.max_wg = 1024;
     d.max_item[0] = d.max_item[1] = 1024;
-    d.local_mem = 48 * 1024;
+    d.local_mem = strncmp(backend, "cuda", 4) ? 48 * 1024 : 232448;
     d.global_mem = d.max_alloc = (uint64_t)16 << 30;
     return d;
 }
 
 /* NULL when valid, else the reason. */
+static const char *why(const char *knobs, const char *backend, const struct app_input *in);
+
+/* persistent=cluster: where it runs and which grids fit one cluster. */
+static void cluster_rules(const struct app_input *small) {
+    char err[256];
+    struct app_opts o = {.input = "gen:1024x1024"};
+    struct app_input *big = lbm_input_load(&o, err, sizeof err);
+    o.input = "128x128";
+    struct app_input *c128 = lbm_input_load(&o, err, sizeof err);
+    if (!big || !c128) {
+        CHECK(0, "inputs for the cluster rules");
+        return;
+    }
+    const struct device_info h100 = device("cuda");
+    const unsigned wg[2] = {32, 1};
+    CHECK(lbm_cluster_size(c128, &h100, wg) == 8, "128x128 on an H100: a cluster of 8 blocks (%d)",
+          lbm_cluster_size(c128, &h100, wg));
+    CHECK(lbm_cluster_size(small, &h100, wg) == 2, "64x64 on an H100: a cluster of 2 blocks (%d)",
+          lbm_cluster_size(small, &h100, wg));
+    CHECK(lbm_cluster_size(big, &h100, wg) == 0, "1024x1024 fits no cluster");
+    const char *w = why("persistent=cluster", "cuda", c128);
+    CHECK(w == NULL, "persistent=cluster on 128x128, sm_90 is valid%s%s", w ? ": " : "", w ? w : "");
+    w = why("persistent=cluster", "cuda", big);
+    CHECK(w && strstr(w, "one cluster's shared memory"), "persistent=cluster on 1024x1024 is refused: %s",
+          w ? w : "valid");
+    const char *no[] = {"cuda80", "openmp", "opencl"};
+    for (int i = 0; i < 3; i++) {
+        w = why("persistent=cluster", no[i], small);
+        CHECK(w && strstr(w, "thread-block clusters"), "persistent=cluster on %s is refused: %s", no[i],
+              w ? w : "valid");
+    }
+    w = why("persistent=cluster,kernels=fused", "cuda", small);
+    CHECK(w && strstr(w, "kernels=fused-accel"), "persistent=cluster needs kernels=fused-accel");
+    lbm_input_free(big);
+    lbm_input_free(c128);
+}
+
 static const char *why(const char *knobs, const char *backend, const struct app_input *in) {
     const struct app *lbm = app_find("lbm");
     struct knob_set k;
@@ -68,6 +109,7 @@ int main(void) {
     valid("persistent=grid", "cuda", in);
     valid("persistent=grid,layout=aos,args=buffers", "openmp", in);
     refused("persistent=grid", "opencl", "co-residency", in);
+    cluster_rules(in);
     lbm_input_free(in);
     CHECK_DONE();
 }
