@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "buildinfo.h"
 #include "cli.h"
 #include "commands.h"
 #include "launch_cost.h"
@@ -20,7 +21,7 @@
 
 struct report_opts {
     const char *app, *device, *db, *out, *def;
-    int quick, reps, warmup;
+    int quick, reps, warmup, from_db;
     double budget_s, timeout_s;
 };
 
@@ -35,7 +36,9 @@ static void usage(FILE *out) {
             "  every device present runs the device tables. --device picks them all by hand.\n"
             "  --budget: the longest one repetition may run (default 0.4 s; --quick 0.02 s); a longer\n"
             "  row runs the input's steps divided by a power of two and is scaled and marked.\n"
-            "  --quick: also only the definition's quick inputs and a shorter launch-cost probe.\n");
+            "  --quick: also only the definition's quick inputs and a shorter launch-cost probe.\n"
+            "  --from-db: measure nothing; write the latest report stored in --db again (its devices,\n"
+            "  cells and ceilings), e.g. on a machine with gnuplot after a run on a GPU host without.\n");
 }
 
 static void on_signal(int sig) {
@@ -48,7 +51,7 @@ static int parse(int argc, char **argv, struct report_opts *o) {
         {"device", required_argument, 0, 'd'}, {"quick", no_argument, 0, 'q'},       {"db", required_argument, 0, 'b'},
         {"out", required_argument, 0, 'o'},    {"reps", required_argument, 0, 'r'},  {"warmup", required_argument, 0, 'w'},
         {"budget", required_argument, 0, 's'}, {"timeout", required_argument, 0, 't'}, {"help", no_argument, 0, 'h'},
-        {"def", required_argument, 0, 'f'},
+        {"def", required_argument, 0, 'f'},    {"from-db", no_argument, 0, 'F'},
         {0, 0, 0, 0}};
     *o = (struct report_opts){.reps = 3, .warmup = 1, .timeout_s = 300};
     int c;
@@ -61,6 +64,7 @@ static int parse(int argc, char **argv, struct report_opts *o) {
         case 'b': o->db = optarg; break;
         case 'o': o->out = optarg; break;
         case 'f': o->def = optarg; break;
+        case 'F': o->from_db = 1; break;
         case 'r': o->reps = (int)strtol(optarg, &end, 10); break;
         case 'w': o->warmup = (int)strtol(optarg, &end, 10); break;
         case 's': o->budget_s = strtod(optarg, &end); break;
@@ -220,7 +224,7 @@ static void write_csv(const struct report *r) {
     for (int i = 0; i < r->ncells; i++) {
         const struct report_cell *c = &r->cells[i];
         const struct measurement *m = &c->m;
-        const struct report_time t = report_time_of(c);
+        const struct report_time t = report_time_of(r, c);
         fprintf(f, "%s,", r->dev[c->device].info.spec);
         csv_field(f, r->dev[c->device].info.name);
         fprintf(f, ",%s,%s,%u,%u,%s,%ld,%ld,%.9g,%.9g,%.9g,%.9g,%.6g,", r->def->inputs[c->input], c->variant,
@@ -274,9 +278,24 @@ int cmd_report(int argc, char **argv) {
         report_run_free(&r);
         return EXIT_USAGE;
     }
-    if ((rc = pick_devices(&r, o.device)) != 0) {
+    str_copy(r.db_path, sizeof r.db_path, o.db ? o.db : store_default_path());
+    if (o.from_db) {
+        r.from_db = 1;
+        if (report_load_db(&r, err, sizeof err) != 0) {
+            fprintf(stderr, "harness report: %s\n", err);
+            report_run_free(&r);
+            return EXIT_FOUND;
+        }
+    } else if ((rc = pick_devices(&r, o.device)) != 0) {
         report_run_free(&r);
         return rc;
+    } else {
+        const struct build_info *bi = build_info_get();
+        str_copy(r.commit, sizeof r.commit, bi->commit);
+        str_copy(r.compiler, sizeof r.compiler, bi->compiler);
+        r.dirty = bi->dirty;
+        const time_t now = time(NULL);
+        strftime(r.when, sizeof r.when, "%Y-%m-%d %H:%M UTC", gmtime(&now));
     }
     char outdir[4096];
     if (o.out) str_copy(outdir, sizeof outdir, o.out);
@@ -287,7 +306,13 @@ int cmd_report(int argc, char **argv) {
         report_run_free(&r);
         return EXIT_FOUND;
     }
-    str_copy(r.db_path, sizeof r.db_path, o.db ? o.db : store_default_path());
+    if (r.from_db) {
+        rc = report_write_markdown(&r);
+        write_csv(&r);
+        printf("report: %s (drawn from %s, %d cells)\n", r.out_md, r.db_path, r.ncells);
+        report_run_free(&r);
+        return rc ? EXIT_FOUND : EXIT_OK;
+    }
     r.store = store_open(r.db_path, err, sizeof err);
     if (!r.store) {
         fprintf(stderr, "harness report: %s\n", err);

@@ -68,6 +68,11 @@ struct report {
     long full_iters[REPORT_MAX_INPUTS];
     int measured, failed;
     int drawing;      /* 0 on the pass that measures every cell, 1 on the pass that writes */
+    int from_db;      /* --from-db: cells come from the database; nothing is measured */
+    char commit[48], compiler[128], when[64]; /* the build that measured, and when */
+    int dirty;
+    int nnotes;       /* what the probes found (report_note), by key */
+    char notes[8][2][512];
     double started;
 };
 
@@ -78,12 +83,17 @@ const struct report_cell *report_cell(struct report *r, int device, int input, c
 const struct report_cell *report_find(const struct report *r, int device, int input, const char *variant,
                                       const unsigned wg[2]);
 int report_input_runs(const struct report *r, int input);
-struct report_time report_time_of(const struct report_cell *c);
+struct report_time report_time_of(const struct report *r, const struct report_cell *c);
 void report_run_free(struct report *r);
 
-/* report_probe.c: is there an OpenACC compiler that offloads, other host languages? */
-void report_probe_openacc(char *out, size_t n);
-void report_probe_hostlang(const char *language, char *out, size_t n);
+/* report_load.c: the latest `harness report APP` of r->db_path as cells
+ * (devices, ceilings, launch costs, every measurement). 0, or -1 with err. */
+int report_load_db(struct report *r, char *err, size_t errn);
+
+/* report_probe.c: is there an OpenACC compiler that offloads ("openacc"),
+ * which other host languages are installed ("hostlang:Python")? Probed once
+ * and stored with the report's runs; --from-db reads what was stored. */
+const char *report_probe(struct report *r, const char *key);
 
 /* report_figures.c: gnuplot figures into r->fig_dir; each returns the PNG's
  * path relative to the markdown file, or "" with a reason in why. */

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "buildinfo.h"
 #include "report.h"
 
 /* A speedup within this of 1 counts as no change: two runs of one build
@@ -52,7 +51,7 @@ static int ladder_count(const struct report *r) {
 }
 
 static double seconds_of(struct report *r, int device, int input, const char *variant) {
-    return report_time_of(report_cell(r, device, input, variant, r->def->wg)).seconds;
+    return report_time_of(r, report_cell(r, device, input, variant, r->def->wg)).seconds;
 }
 
 /* step tables: a block of rows per size (and per variant when the table compares several). */
@@ -79,7 +78,7 @@ static void step_table(struct report *r, const struct report_table *t, struct st
             const double pub = row->published[in], pub_speedup = pub_from / pub;
             for (int d = 0; d < r->ndev; d++) {
                 if (!r->dev[d].ladder) continue;
-                const struct report_time tv = report_time_of(report_cell(r, d, in, row->variant, def->wg));
+                const struct report_time tv = report_time_of(r, report_cell(r, d, in, row->variant, def->wg));
                 time_cell(b, tv);
                 const double tf = row->from[0] ? seconds_of(r, d, in, row->from) : NAN;
                 const double ours = tf / tv.seconds;
@@ -151,7 +150,7 @@ static void devices_table(struct report *r, const struct report_table *t, struct
     sb_printf(b, "\n");
     for (int in = 0; in < def->ninputs; in++) {
         sb_printf(b, "| %s |", def->inputs[in]);
-        for (int c = 0; c < ncols; c++) time_cell(b, report_time_of(report_cell(r, cols[c], in, t->variant, def->wg)));
+        for (int c = 0; c < ncols; c++) time_cell(b, report_time_of(r, report_cell(r, cols[c], in, t->variant, def->wg)));
         for (int k = 0; k < t->nrows; k++) number_cell(b, t->rows[k].published[in], "%.3f");
         sb_printf(b, "\n");
     }
@@ -164,8 +163,7 @@ static void devices_table(struct report *r, const struct report_table *t, struct
 }
 
 static void openacc_table(struct report *r, const struct report_table *t, struct strbuf *b) {
-    char probe[512];
-    report_probe_openacc(probe, sizeof probe);
+    const char *probe = report_probe(r, "openacc");
     sb_printf(b, "| size | OpenACC here |");
     published_header(t, b);
     sb_printf(b, "\n|---|---|");
@@ -192,16 +190,16 @@ static void hostlang_table(struct report *r, const struct report_table *t, struc
     for (int in = 0; in < def->ninputs; in++) {
         sb_printf(b, "| %s |", def->inputs[in]);
         for (int d = 0; d < r->ndev; d++)
-            if (r->dev[d].ladder) time_cell(b, report_time_of(report_cell(r, d, in, t->variant, def->wg)));
+            if (r->dev[d].ladder) time_cell(b, report_time_of(r, report_cell(r, d, in, t->variant, def->wg)));
         for (int k = 0; k < t->nrows; k++) number_cell(b, t->rows[k].published[in], "%.3f");
         sb_printf(b, "\n");
     }
     sb_printf(b, "\nOurs is the C host of this harness running `%s`. Other host languages, probed here:", t->variant);
     for (int k = 0; k < t->nrows; k++) {
         if (!strcmp(t->rows[k].label, "C")) continue;
-        char probe[256];
-        report_probe_hostlang(t->rows[k].label, probe, sizeof probe);
-        sb_printf(b, " %s: %s;", t->rows[k].label, probe);
+        char key[128];
+        str_fmt(key, sizeof key, "hostlang:%s", t->rows[k].label);
+        sb_printf(b, " %s: %s;", t->rows[k].label, report_probe(r, key));
     }
     sb_printf(b, " not measured: the harness has no host program in those languages, and a number from"
                  " another program would not be this one's.\n");
@@ -222,8 +220,8 @@ static void speedup_table(struct report *r, const struct report_table *t, struct
             sb_printf(b, "| %s |", def->inputs[in]);
             for (int d = 0; d < r->ndev; d++) {
                 if (!r->dev[d].ladder) continue;
-                const struct report_time tf = report_time_of(report_cell(r, d, in, row->from, def->wg));
-                const struct report_time tv = report_time_of(report_cell(r, d, in, row->variant, def->wg));
+                const struct report_time tf = report_time_of(r, report_cell(r, d, in, row->from, def->wg));
+                const struct report_time tv = report_time_of(r, report_cell(r, d, in, row->variant, def->wg));
                 time_cell(b, tf);
                 time_cell(b, tv);
                 number_cell(b, tf.seconds / tv.seconds, "%.1fx");
@@ -271,14 +269,14 @@ static void figures(struct report *r, struct strbuf *b) {
             for (int s = 0; s < nshapes; s++) {
                 const struct report_cell *c = report_find(r, d, in, def->wg_variant, def->shapes[s]);
                 if (c && c->m.status == ST_OK &&
-                    (!best || report_time_of(c).seconds < report_time_of(best).seconds))
+                    (!best || report_time_of(r, c).seconds < report_time_of(r, best).seconds))
                     best = c;
             }
             const double chosen = seconds_of(r, d, in, def->wg_variant);
             if (best)
                 sb_printf(b, "\n%s: fastest %ux%u, %.3f s; the report's %ux%u, %.3f s (%+.1f %%).\n\n",
-                          r->dev[d].info.spec, best->wg[0], best->wg[1], report_time_of(best).seconds, def->wg[0],
-                          def->wg[1], chosen, 100 * (chosen / report_time_of(best).seconds - 1));
+                          r->dev[d].info.spec, best->wg[0], best->wg[1], report_time_of(r, best).seconds, def->wg[0],
+                          def->wg[1], chosen, 100 * (chosen / report_time_of(r, best).seconds - 1));
         }
     }
     if (def->roofline_variant[0]) {
@@ -294,14 +292,12 @@ static void figures(struct report *r, struct strbuf *b) {
 
 static void preamble(struct report *r, struct strbuf *b) {
     const struct report_def *def = r->def;
-    char when[64];
-    time_t now = time(NULL);
-    strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+
     sb_printf(b, "# %s: the report's tables on this machine%s\n\n", r->app->description,
               r->quick ? " (--quick)" : "");
-    const struct build_info *bi = build_info_get();
-    sb_printf(b, "- Command: `%s`, %s; commit %.12s%s; built by %s; database `%s`.\n", r->command, when, bi->commit,
-              bi->dirty ? " (with uncommitted changes)" : "", bi->compiler, r->db_path);
+    sb_printf(b, "- Command: `%s`, %s; commit %.12s%s; built by %s; database `%s`%s.\n", r->command, r->when,
+              r->commit, r->dirty ? " (with uncommitted changes)" : "", r->compiler, r->db_path,
+              r->from_db ? " (tables and figures drawn again from its rows by `harness report --from-db`)" : "");
     sb_printf(b, "- Report numbers: %s, from `%s`.\n", def->reference, def->path);
     sb_printf(b, "- Every time is the median end-to-end seconds of %d repetitions after %d warm-up, work-group"
                  " %ux%u, verified against the app's reference; a cell that failed shows its status, never a time."

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sqlite3.h>
+
 #include "report.h"
 #include "util.h"
 
@@ -20,7 +22,7 @@ static void shell_line(const char *script, char *out, size_t n) {
     pclose(p);
 }
 
-void report_probe_openacc(char *out, size_t n) {
+static void probe_openacc(char *out, size_t n) {
     /* Vendor compilers first (NVIDIA HPC SDK, its PGI ancestor), then GCC:
      * a tiny OpenACC program is built with offloading and asked how many
      * non-host devices it sees. GCC without an offload target (Debian's
@@ -43,7 +45,7 @@ void report_probe_openacc(char *out, size_t n) {
     if (!out[0]) str_copy(out, n, "the probe for an OpenACC compiler could not run");
 }
 
-void report_probe_hostlang(const char *language, char *out, size_t n) {
+static void probe_hostlang(const char *language, char *out, size_t n) {
     char script[512];
     if (!strcmp(language, "C")) {
         str_copy(out, n, "this harness (C11)");
@@ -61,4 +63,36 @@ void report_probe_hostlang(const char *language, char *out, size_t n) {
     else
         snprintf(script, sizeof script, "echo 'no probe for this language'");
     shell_line(script, out, n);
+}
+
+static void store_note(struct report *r, const char *key, const char *text) {
+    sqlite3 *db = store_db(r->store);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO report_note (run_id, key, text) VALUES (?, ?, ?)", -1, &st,
+                           NULL) != SQLITE_OK)
+        return;
+    for (int d = 0; d < r->ndev; d++) {
+        if (r->dev[d].run_id < 0) continue;
+        sqlite3_bind_int64(st, 1, r->dev[d].run_id);
+        sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, 3, text, -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(st) != SQLITE_DONE) fprintf(stderr, "harness report: note: %s\n", sqlite3_errmsg(db));
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+}
+
+const char *report_probe(struct report *r, const char *key) {
+    for (int i = 0; i < r->nnotes; i++)
+        if (!strcmp(r->notes[i][0], key)) return r->notes[i][1];
+    if (r->nnotes == (int)(sizeof r->notes / sizeof r->notes[0])) return "(too many probes)";
+    char *slot = r->notes[r->nnotes][1];
+    const size_t n = sizeof r->notes[0][1];
+    if (r->from_db) str_copy(slot, n, "not recorded with this report");
+    else if (!strcmp(key, "openacc")) probe_openacc(slot, n);
+    else if (!strncmp(key, "hostlang:", 9)) probe_hostlang(key + 9, slot, n);
+    else str_copy(slot, n, "no such probe");
+    str_copy(r->notes[r->nnotes][0], sizeof r->notes[0][0], key);
+    if (!r->from_db && r->store) store_note(r, key, slot);
+    return r->notes[r->nnotes++][1];
 }

@@ -131,7 +131,7 @@ static void measure(struct report *r, struct report_cell *c, long iters) {
 const struct report_cell *report_cell(struct report *r, int device, int input, const char *variant,
                                       const unsigned wg[2]) {
     const struct report_cell *done = report_find(r, device, input, variant, wg);
-    if (done) return done;
+    if (done || r->from_db) return done;
     if (!report_input_runs(r, input)) return NULL;
     const double per_step = estimate(r, device, input, variant);
     if (r->ncells == r->cap) {
@@ -160,10 +160,10 @@ const struct report_cell *report_cell(struct report *r, int device, int input, c
     return c;
 }
 
-struct report_time report_time_of(const struct report_cell *c) {
+struct report_time report_time_of(const struct report *r, const struct report_cell *c) {
     struct report_time t = {NAN, 0, 0, NULL};
     if (!c) {
-        t.why = "not run (--quick)";
+        t.why = r->quick ? "not run (--quick)" : "not run";
         return t;
     }
     const struct measurement *m = &c->m;

@@ -197,3 +197,14 @@ CREATE TABLE IF NOT EXISTS launch_cost_sample (
     total_s        REAL
 );
 CREATE INDEX IF NOT EXISTS launch_cost_sample_row ON launch_cost_sample (launch_cost_id);
+
+-- What `harness report` found by probing the machine rather than measuring
+-- a kernel (is there an OpenACC compiler that offloads, which other host
+-- languages are installed), per run, so a report drawn again from the
+-- database (--from-db) says what the measuring machine had.
+CREATE TABLE IF NOT EXISTS report_note (
+    run_id INTEGER NOT NULL REFERENCES run (id),
+    key    TEXT NOT NULL,   -- "openacc", "hostlang:Python", ...
+    text   TEXT NOT NULL,
+    UNIQUE (run_id, key)
+);

@@ -31,6 +31,7 @@ static const struct migration migrations[] = {
     {1, NULL}, /* the initial schema */
     {2, "ALTER TABLE measurement ADD COLUMN variant TEXT"},
     {3, NULL}, /* launch_cost tables: new, so schema.sql alone creates them */
+    {4, NULL}, /* report_note: new */
 };
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 #define SCHEMA_VERSION (migrations[MIGRATION_COUNT - 1].version)

@@ -53,6 +53,20 @@ PY
 )
 check "every one of the $rows cells of the CSV is a database row (missing: $missing)" [ "$rows" -gt 10 -a "$missing" = 0 ]
 
+# ---- drawn again from the database: the same tables, nothing measured ----
+cp "$T/s.db" "$T/again.db"
+before=$(sqlite3 "$T/again.db" "select count(*) from measurement")
+$H report selftest --from-db --db "$T/again.db" --out "$T/again" >"$T/again.out" 2>&1
+rc=$?
+md2=$(ls "$T"/again/report-*.md 2>/dev/null | head -1)
+check "--from-db exits 0 (got $rc)" [ $rc -eq 0 ]
+check "--from-db writes the same tables as the measuring run" \
+    cmp -s <(sed -n '/^## Table 1:/,/^## Figures/p' "$md") <(sed -n '/^## Table 1:/,/^## Figures/p' "$md2")
+check "--from-db measures nothing" [ "$(sqlite3 "$T/again.db" "select count(*) from measurement")" = "$before" ]
+$H report selftest --from-db --db "$T/none.db" --out "$T/none" >"$T/none.out" 2>&1
+check "--from-db without a database fails with a message" \
+    bash -c "[ $? -eq 1 ] && grep -q 'no database' '$T/none.out'"
+
 # ---- a malformed definition: file:line, exit 2, nothing stored ----
 sed 's/^row wrong ok 0.5 1.0$/row wrong ok 0.5 one/' kernels/selftest/report.def >"$T/bad.def"
 $H report selftest --def "$T/bad.def" --db "$T/bad.db" --out "$T/bad" >"$T/bad.out" 2>&1
