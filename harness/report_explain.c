@@ -33,25 +33,34 @@ void report_explain(struct report *r, struct strbuf *out, int device, int input,
         sb_printf(out, "; %.0f %% and %.0f %% of the measured copy bandwidth (%.0f GB/s)", 100 * pf, 100 * pv,
                   d->copy_gbs);
     sb_printf(out, ".");
+    /* Noise first: a difference inside the rows' own spread has no direction. */
+    const double nv = cv ? (cv->m.q3 - cv->m.q1) / cv->m.median : NAN, nf = cf ? (cf->m.q3 - cf->m.q1) / cf->m.median : NAN;
+    const double noise = nv > nf ? nv : nf;
+    if (!isnan(noise) && fabs(ours - 1) <= noise)
+        sb_printf(out, " The %.1f %% difference is inside the rows' own spread (IQR %.1f %% and %.1f %% of the"
+                       " median): this measurement does not resolve a direction.",
+                  100 * fabs(ours - 1), 100 * nf, 100 * nv);
     /* The host's share at this size: the empty twin keeps every launch and
-     * read of its full variant but does no work. */
+     * read of its full variant but does no work. It speaks for rows with the
+     * same host work per step, which shows as a per-step time of the same order. */
     const struct report_cell *ce = def->host_empty[0] ? report_find(r, device, input, def->host_empty, def->wg) : NULL;
     const struct report_cell *cfull = def->host_full[0] ? report_find(r, device, input, def->host_full, def->wg) : NULL;
     const double te = per_step_us(ce), tfull = per_step_us(cfull);
-    if (!isnan(te) && !isnan(tfull) && tfull > 0) {
+    if (!isnan(te) && !isnan(tfull) && tfull > 0 && tv >= 0.5 * te && tf >= 0.5 * te) {
         const double share = te / tfull;
-        sb_printf(out, " With the kernels emptied (%s) a step still takes %.1f us, %.0f %% of %s's %.1f us:", def->host_empty,
-                  te, 100 * share, def->host_full, tfull);
+        sb_printf(out, " With the kernels emptied (%s) a step still takes %.1f us, %.0f %% of %s's %.1f us:",
+                  def->host_empty, te, 100 * share, def->host_full, tfull);
         if (share >= 0.6)
-            sb_printf(out, " on this device and size the launches and reads, not the kernels, set the time, so a"
-                           " change inside the kernels moves little or goes either way with the host's noise.");
+            sb_printf(out, " at this size the launches and reads, not the kernels, set the time, so a change"
+                           " inside the kernels moves little or goes either way with the host's noise.");
         else
             sb_printf(out, " the kernels themselves dominate here, so the kernels' own cost decides.");
     }
     const struct launch_cost_summary *lc = &r->launch[device];
-    if (lc->have)
-        sb_printf(out, " One launch costs %.2f us with no arguments and %.2f us with %d buffer arguments (Figure 1).",
-                  lc->us_0_args, lc->us_max_buffers, lc->max_args);
+    if (lc->have && lc->us_0_args > 0 && !isnan(tv))
+        sb_printf(out, " One launch costs %.2f us with no arguments and %.2f us with %d buffer arguments (Figure 1):"
+                       " a step of %s is %.1f launches' worth.",
+                  lc->us_0_args, lc->us_max_buffers, lc->max_args, variant, tv / lc->us_0_args);
     if (!isnan(pv) && !isnan(pf) && pv >= 0.6 && pf >= 0.6)
         sb_printf(out, " Both rows stream at 60 %% or more of the copy peak: the memory system bounds both, so"
                        " the step cannot gain much.");
