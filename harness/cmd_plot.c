@@ -19,6 +19,7 @@
 
 #include "commands.h"
 #include "store.h"
+#include "gnuplot.h"
 #include "util.h"
 
 static void plot_usage(FILE *out) {
@@ -71,17 +72,6 @@ static void sanitise(char *s) {
         if (!(*s >= 'a' && *s <= 'z') && !(*s >= 'A' && *s <= 'Z') && !(*s >= '0' && *s <= '9') &&
             *s != '.' && *s != '-')
             *s = '_';
-}
-
-/* A gnuplot single-quoted string: '' is a quote; control characters would
- * end the command, so they become spaces. */
-static void gp_str(FILE *out, const char *s) {
-    fputc('\'', out);
-    for (; *s; s++) {
-        if (*s == '\'') fputc('\'', out);
-        fputc((unsigned char)*s < 0x20 ? ' ' : *s, out);
-    }
-    fputc('\'', out);
 }
 
 static int has_variant_column(sqlite3 *db) {
@@ -172,27 +162,11 @@ static int draw(const struct figure *f, const char *tmpdir, const char *script) 
     /* The driver is in the title: a new driver is a new device (fingerprint). */
     str_fmt(title, sizeof title, "%s (%s%s%s), input %s, variant %s", f->name[0] ? f->name : f->spec,
             f->spec, f->driver[0] ? ", " : "", f->driver, f->input, f->variant);
-    remove(png); /* so a failed run cannot leave an old figure looking new */
-    remove(svg);
-    FILE *gp = popen("gnuplot", "w");
-    if (!gp) {
-        perror("gnuplot");
-        return -1;
-    }
     const char *var[][2] = {{"datafile", dat}, {"pngfile", png}, {"svgfile", svg}, {"plottitle", title}};
-    for (size_t i = 0; i < sizeof var / sizeof var[0]; i++) {
-        fprintf(gp, "%s = ", var[i][0]);
-        gp_str(gp, var[i][1]);
-        fputc('\n', gp);
-    }
-    fputs("load ", gp);
-    gp_str(gp, script);
-    fputc('\n', gp);
-    int st = pclose(gp);
-    struct stat sp, ss;
-    if (st != 0 || stat(png, &sp) != 0 || stat(svg, &ss) != 0 || !sp.st_size || !ss.st_size) {
-        fprintf(stderr, "harness plot: gnuplot (%s) failed for %s: exit %d\n", script, f->base,
-                st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+    const char *outs[2] = {png, svg};
+    char err[1024];
+    if (gnuplot_draw(script, var, 4, NULL, outs, 2, err, sizeof err) != 0) {
+        fprintf(stderr, "harness plot: %s: %s\n", f->base, err);
         return -1;
     }
     printf("%s\n%s\n", png, svg);
@@ -235,7 +209,7 @@ static int plot_wg(const char *db_path, const char *const filt[4], const char *o
     } else if (n > 0) {
         name_figures(fig, n, out_dir);
         for (int i = 0; i < n; i++)
-            if (draw(&fig[i], tmpl, script) != 0) rc = EXIT_FOUND;
+            if (draw(&fig[i], tmpl, "plots/wg.gp") != 0) rc = EXIT_FOUND;
         char dat[PATH_MAX];
         str_fmt(dat, sizeof dat, "%s/wg.dat", tmpl);
         remove(dat);

@@ -18,6 +18,7 @@
 #include "series.h"
 #include "store.h"
 #include "store_nightly.h"
+#include "gnuplot.h"
 #include "util.h"
 
 static void usage(FILE *out) {
@@ -34,16 +35,6 @@ static void sanitise(char *s) {
         if (!(*s >= 'a' && *s <= 'z') && !(*s >= 'A' && *s <= 'Z') && !(*s >= '0' && *s <= '9') && *s != '.' &&
             *s != '-')
             *s = '_';
-}
-
-/* A gnuplot single-quoted string. */
-static void gp_str(FILE *out, const char *s) {
-    fputc('\'', out);
-    for (; *s; s++) {
-        if (*s == '\'') fputc('\'', out);
-        fputc((unsigned char)*s < 0x20 ? ' ' : *s, out);
-    }
-    fputc('\'', out);
 }
 
 struct cp_row {
@@ -89,20 +80,13 @@ static int draw(const struct history *h, const struct cp_row *cps, int ncp, cons
     if (rc != 0) return -1;
     series_label(&h->id, label, sizeof label);
     str_fmt(title, sizeof title, "%s (%s, %s)", label, h->id.device, h->id.fp);
-    remove(png);
-    FILE *gp = popen("gnuplot", "w");
-    if (!gp) return -1;
     const char *var[][2] = {{"datafile", dat},
                             {"pngfile", png},
                             {"plottitle", title},
                             {"ytext", h->id.higher_better ? "copy bandwidth (GB/s)" : "median runtime (s)"}};
-    for (size_t i = 0; i < sizeof var / sizeof var[0]; i++) {
-        fprintf(gp, "%s = ", var[i][0]);
-        gp_str(gp, var[i][1]);
-        fputc('\n', gp);
-    }
     /* A change point sits between the last night of the old level and the
      * first of the new one. */
+    struct strbuf marks = {0};
     for (int c = 0; c < ncp; c++) {
         int at = -1;
         for (int i = 0; i < h->n && at < 0; i++)
@@ -110,19 +94,18 @@ static int draw(const struct history *h, const struct cp_row *cps, int ncp, cons
         if (at < 0) continue; /* its night was excluded since */
         char text[96];
         str_fmt(text, sizeof text, "#%lld %+.1f%% %s", cps[c].id, 100 * cps[c].magnitude, cps[c].triage);
-        fprintf(gp, "set arrow from %g, graph 0 to %g, graph 1 nohead lc rgb 'red' dt 2\n", at - 0.5, at - 0.5);
-        fprintf(gp, "set label ");
-        gp_str(gp, text);
-        fprintf(gp, " at %g, graph 0.95 left offset 0.3,0 tc rgb 'red'\n", at - 0.5);
+        sb_printf(&marks, "set arrow from %g, graph 0 to %g, graph 1 nohead lc rgb 'red' dt 2\nset label ", at - 0.5,
+                  at - 0.5);
+        gnuplot_quote(&marks, text);
+        sb_printf(&marks, " at %g, graph 0.95 left offset 0.3,0 tc rgb 'red'\n", at - 0.5);
     }
-    fputs("load ", gp);
-    gp_str(gp, script);
-    fputc('\n', gp);
-    int st = pclose(gp);
+    const char *outs[1] = {png};
+    char err[1024];
+    rc = gnuplot_draw(script, var, 4, marks.s, outs, 1, err, sizeof err);
+    sb_free(&marks);
     remove(dat);
-    struct stat sb;
-    if (st != 0 || stat(png, &sb) != 0 || !sb.st_size) {
-        fprintf(stderr, "harness plot nightly: gnuplot failed for %s\n", png);
+    if (rc != 0) {
+        fprintf(stderr, "harness plot nightly: %s: %s\n", png, err);
         return -1;
     }
     return 0;
@@ -197,7 +180,7 @@ int plot_nightly(int argc, char **argv) {
         /* The key's hash keeps two drivers or two step counts apart. */
         str_fmt(file, sizeof file, "%s-%08llx.png", stem, (unsigned long long)(hash_str(h->id.key, 0) & 0xffffffffu));
         str_fmt(png, sizeof png, "%s/%s", out_dir, file);
-        if (draw(h, cps, ncp, tmpl, script, png) != 0) {
+        if (draw(h, cps, ncp, tmpl, "plots/nightly.gp", png) != 0) {
             failed++;
             continue;
         }

@@ -10,19 +10,17 @@
 
 int gnuplot_present(void) { return system("command -v gnuplot >/dev/null 2>&1") == 0; }
 
-/* A gnuplot string literal: single quotes, doubled inside; control
- * characters become spaces so a name cannot end the command. */
-static void put_string(FILE *out, const char *s) {
-    fputc('\'', out);
+void gnuplot_quote(struct strbuf *b, const char *s) {
+    sb_printf(b, "'");
     for (; *s; s++) {
-        if (*s == '\'') fputc('\'', out);
-        fputc((unsigned char)*s < 0x20 ? ' ' : *s, out);
+        if (*s == '\'') sb_printf(b, "'");
+        sb_printf(b, "%c", (unsigned char)*s < 0x20 ? ' ' : *s);
     }
-    fputc('\'', out);
+    sb_printf(b, "'");
 }
 
-int gnuplot_draw(const char *script_rel, const char *const vars[][2], int nvars, const char *const outputs[],
-                 int nout, char *err, size_t errn) {
+int gnuplot_draw(const char *script_rel, const char *const vars[][2], int nvars, const char *extra,
+                 const char *const outputs[], int nout, char *err, size_t errn) {
     char script[4096];
     repo_path(script, sizeof script, script_rel);
     if (access(script, R_OK) != 0) {
@@ -34,19 +32,24 @@ int gnuplot_draw(const char *script_rel, const char *const vars[][2], int nvars,
         return -1;
     }
     for (int i = 0; i < nout; i++) remove(outputs[i]);
+    struct strbuf cmds = {0};
+    for (int i = 0; i < nvars; i++) {
+        sb_printf(&cmds, "%s = ", vars[i][0]);
+        gnuplot_quote(&cmds, vars[i][1]);
+        sb_printf(&cmds, "\n");
+    }
+    if (extra) sb_printf(&cmds, "%s\n", extra);
+    sb_printf(&cmds, "load ");
+    gnuplot_quote(&cmds, script);
+    sb_printf(&cmds, "\n");
     FILE *gp = popen("gnuplot", "w");
     if (!gp) {
+        sb_free(&cmds);
         snprintf(err, errn, "cannot start gnuplot");
         return -1;
     }
-    for (int i = 0; i < nvars; i++) {
-        fprintf(gp, "%s = ", vars[i][0]);
-        put_string(gp, vars[i][1]);
-        fputc('\n', gp);
-    }
-    fputs("load ", gp);
-    put_string(gp, script);
-    fputc('\n', gp);
+    fwrite(cmds.s, 1, cmds.len, gp);
+    sb_free(&cmds);
     int st = pclose(gp);
     if (st != 0) {
         snprintf(err, errn, "gnuplot (%s) failed: exit %d", script_rel,

@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "launch_cost.h"
 #include "store.h"
+#include "gnuplot.h"
 #include "util.h"
 
 /* The latest run of each device (by fingerprint: a new driver is a new
@@ -86,42 +87,18 @@ static int load(sqlite3 *db, struct series_data *s, char *err, size_t errn) {
     return rc == SQLITE_DONE ? s->nseries : -1;
 }
 
-/* A gnuplot single-quoted string ('' is a quote). */
-static void gp_set(FILE *gp, const char *var, const char *v) {
-    fprintf(gp, "%s = '", var);
-    for (; *v; v++) {
-        if (*v == '\'') fputc('\'', gp);
-        fputc((unsigned char)*v < 0x20 ? ' ' : *v, gp);
-    }
-    fputs("'\n", gp);
-}
-
 static int run_gnuplot(const struct series_data *s, const char *dat, const char *png, const char *svg,
                        char *err, size_t errn) {
-    char script[PATH_MAX];
-    repo_path(script, sizeof script, "plots/launch_cost.gp");
-    if (access(script, R_OK) != 0) return err_set(err, errn, "cannot read %s", script);
-    if (system("command -v gnuplot >/dev/null 2>&1") != 0)
-        return err_set(err, errn, "gnuplot not found; install it (Debian: apt-get install gnuplot-nox, or `make deps`)");
-    remove(png); /* so a failed run cannot leave an old figure looking new */
-    if (svg) remove(svg);
-    FILE *gp = popen("gnuplot", "w");
-    if (!gp) return err_set(err, errn, "cannot start gnuplot");
-    gp_set(gp, "datafile", dat);
-    gp_set(gp, "pngfile", png);
-    if (svg) gp_set(gp, "svgfile", svg);
-    gp_set(gp, "colors", s->colors.s);
-    gp_set(gp, "dashes", s->dashes.s);
-    gp_set(gp, "plottitle", "Kernel launch cost by argument count (median, q1..q3)");
-    fprintf(gp, "nseries = %d\n", s->nseries);
-    gp_set(gp, "script", script);
-    fputs("load script\n", gp);
-    int st = pclose(gp);
-    struct stat sb;
-    if (st != 0 || stat(png, &sb) != 0 || !sb.st_size || (svg && (stat(svg, &sb) != 0 || !sb.st_size)))
-        return err_set(err, errn, "gnuplot (%s) failed for %s: exit %d", script, png,
-                       st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
-    return 0;
+    const char *var[][2] = {{"datafile", dat},
+                            {"pngfile", png},
+                            {"colors", s->colors.s},
+                            {"dashes", s->dashes.s},
+                            {"plottitle", "Kernel launch cost by argument count (median, q1..q3)"},
+                            {"svgfile", svg ? svg : ""}};
+    char extra[64];
+    str_fmt(extra, sizeof extra, "nseries = %d", s->nseries);
+    const char *outs[2] = {png, svg};
+    return gnuplot_draw("plots/launch_cost.gp", var, svg ? 6 : 5, extra, outs, svg ? 2 : 1, err, errn);
 }
 
 /* Both entry points: svg may be NULL. */

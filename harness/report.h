@@ -80,6 +80,9 @@ struct report {
  * not part of this run (--quick). */
 const struct report_cell *report_cell(struct report *r, int device, int input, const char *variant,
                                       const unsigned wg[2]);
+/* A new, empty cell (the caller measures or loads it). */
+struct report_cell *report_cell_new(struct report *r, int device, int input, const char *variant,
+                                    const unsigned wg[2]);
 const struct report_cell *report_find(const struct report *r, int device, int input, const char *variant,
                                       const unsigned wg[2]);
 int report_input_runs(const struct report *r, int input);

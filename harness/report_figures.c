@@ -28,7 +28,7 @@ static int draw(const char *script, const char *dat, const struct strbuf *rows, 
         return -1;
     }
     const char *outs[2] = {png, svg};
-    int rc = gnuplot_draw(script, vars, nvars, outs, 2, why, whyn);
+    int rc = gnuplot_draw(script, vars, nvars, NULL, outs, 2, why, whyn);
     remove(dat);
     return rc;
 }

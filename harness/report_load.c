@@ -123,18 +123,7 @@ static struct report_cell *cell_slot(struct report *r, int device, int input, co
         measurement_free(&c->m); /* a later row of the same cell (a longer re-measure) wins */
         return c;
     }
-    if (r->ncells == r->cap) {
-        r->cap = r->cap ? 2 * r->cap : 64;
-        r->cells = xrealloc(r->cells, (size_t)r->cap * sizeof *r->cells);
-    }
-    c = &r->cells[r->ncells++];
-    memset(c, 0, sizeof *c);
-    c->device = device;
-    c->input = input;
-    str_copy(c->variant, sizeof c->variant, variant);
-    c->wg[0] = wg[0];
-    c->wg[1] = wg[1];
-    return c;
+    return report_cell_new(r, device, input, variant, wg);
 }
 
 /* The input as the database names it (the app's input_name: "gen:4096" is

@@ -128,12 +128,8 @@ static void measure(struct report *r, struct report_cell *c, long iters) {
         fprintf(stderr, "harness report: %s\n", err);
 }
 
-const struct report_cell *report_cell(struct report *r, int device, int input, const char *variant,
-                                      const unsigned wg[2]) {
-    const struct report_cell *done = report_find(r, device, input, variant, wg);
-    if (done || r->from_db) return done;
-    if (!report_input_runs(r, input)) return NULL;
-    const double per_step = estimate(r, device, input, variant);
+struct report_cell *report_cell_new(struct report *r, int device, int input, const char *variant,
+                                    const unsigned wg[2]) {
     if (r->ncells == r->cap) {
         r->cap = r->cap ? 2 * r->cap : 64;
         r->cells = xrealloc(r->cells, (size_t)r->cap * sizeof *r->cells);
@@ -145,6 +141,16 @@ const struct report_cell *report_cell(struct report *r, int device, int input, c
     str_copy(c->variant, sizeof c->variant, variant);
     c->wg[0] = wg[0];
     c->wg[1] = wg[1];
+    return c;
+}
+
+const struct report_cell *report_cell(struct report *r, int device, int input, const char *variant,
+                                      const unsigned wg[2]) {
+    const struct report_cell *done = report_find(r, device, input, variant, wg);
+    if (done || r->from_db) return done;
+    if (!report_input_runs(r, input)) return NULL;
+    const double per_step = estimate(r, device, input, variant);
+    struct report_cell *c = report_cell_new(r, device, input, variant, wg);
     long iters = steps_for(r, input, per_step);
     measure(r, c, iters);
     /* The estimate errs long (it is the slowest row seen), so a row often

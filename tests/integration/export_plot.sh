@@ -7,16 +7,8 @@
 # Prints "ok - ..." / "not ok - ..." per check.
 set -u
 cd "$(dirname "$0")/../.."
-T=${HARNESS_TEST_TMP:-$(mktemp -d)}/export_plot
-rm -rf "$T"
-mkdir -p "$T"
-fails=0
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; fails=$((fails + 1)); }
-check() { # NAME CONDITION-COMMAND...: ok when the command succeeds
-    local name=$1; shift
-    if "$@"; then ok "$name"; else notok "$name"; fi
-}
+. tests/lib.sh
+test_dir export_plot
 H=bin/harness
 DB=$T/e.db
 
