@@ -34,7 +34,7 @@ GEN_SRC := build/gen/apps.c build/gen/schema_sql.c
 OBJ := $(patsubst %.c,build/obj/%.o,$(HARNESS_SRC) $(APP_SRC)) build/obj/gen/apps.o build/obj/gen/schema_sql.o
 MAIN_OBJ := build/obj/harness/main.o
 
-.PHONY: all test run deps clean FORCE
+.PHONY: all test run report report-quick deps clean FORCE
 all: bin/harness
 
 bin/harness: $(OBJ)
@@ -87,6 +87,13 @@ run:
 	@bash scripts/deps.sh run
 	@$(MAKE) --no-print-directory bin/harness
 	@bash scripts/main_job.sh
+
+# The report's tables and figures on the devices present (README: "The
+# report's tables on your devices"); report-quick is the 2-minute version.
+report report-quick:
+	@bash scripts/deps.sh run
+	@$(MAKE) --no-print-directory bin/harness
+	@bin/harness report lbm $(if $(filter report-quick,$@),--quick)
 
 deps:
 	@bash scripts/deps.sh install
