@@ -33,6 +33,17 @@ static const struct knob_def lbm_knobs[] = {
      "one launch per step; one resident grid running a chunk of steps with a grid-wide "
      "barrier between them; or one thread-block cluster holding the whole grid in its "
      "shared memory (CUDA sm_90+, small grids)"},
+    {"cluster", "fewest|most", "fewest",
+     "persistent=cluster: the fewest blocks whose shared memory holds the grid, or the most "
+     "(up to 16, a non-portable cluster size) so each SM updates fewer cells per step"},
+    {"tree", "local|warp", "local",
+     "the work-group reduction's tree: in local memory with a barrier per level, or a "
+     "warp-shuffle tree per warp with one shared slot per warp and one barrier (CUDA)"},
+    {"loads", "plain|ldg", "plain",
+     "the fused step's lattice and obstacle loads as plain loads, or through CUDA's read-only "
+     "data cache (__ldg)"},
+    {"divide", "ieee|reciprocal", "ieee",
+     "the velocity as momentum / rho (two divisions), or momentum * (1 / rho) (one reciprocal)"},
     {"threads", "all|int", "all", "OpenMP only: threads per parallel loop"},
     {"schedule", "static|dynamic|guided", "static", "OpenMP only: the loop schedule over tiles"},
     {NULL, NULL, NULL, NULL},
@@ -71,14 +82,22 @@ static const char *lbm_invalid_launch(const struct knob_set *k, const struct dev
     return NULL;
 }
 
-/* persistent=cluster: the blocks of one cluster (1, 2, 4, 8 or 16: the
- * fewest that fit) each hold a band of ny/C rows of both lattices, plus the
- * reduction's scratch, in shared memory. 0 when no cluster can hold the grid. */
-int lbm_cluster_size(const struct app_input *in, const struct device_info *dev, const unsigned wg[2]) {
-    for (int c = 1; c <= 16; c *= 2) {
+/* persistent=cluster: each block of a cluster of c holds a band of ny/c
+ * rows of both lattices, two steps' per-warp sums (32 warps at most) and
+ * the band's obstacle bytes in shared memory (lbm_cluster.h). */
+uint64_t lbm_cluster_smem(const struct app_input *in, int c) {
+    const uint64_t band = (uint64_t)(in->ny / c) * (uint64_t)in->nx;
+    return (18 * band + 64) * 4 + band;
+}
+
+/* The cluster's blocks (1, 2, 4, 8 or 16): the fewest that fit, or with
+ * `most` the most. 0 when no cluster can hold the grid. */
+int lbm_cluster_size(const struct app_input *in, const struct device_info *dev, const unsigned wg[2],
+                     int most) {
+    for (int i = 0; i <= 4; i++) {
+        const int c = most ? 16 >> i : 1 << i;
         if (in->ny % c || (in->ny / c) % (int)wg[1]) continue;
-        const uint64_t bytes = (18 * (uint64_t)(in->ny / c) * (uint64_t)in->nx + (uint64_t)wg[0] * wg[1]) * 4;
-        if (bytes <= dev->local_mem) return c;
+        if (lbm_cluster_smem(in, c) <= dev->local_mem) return c;
     }
     return 0;
 }
@@ -86,18 +105,46 @@ int lbm_cluster_size(const struct app_input *in, const struct device_info *dev, 
 static const char *lbm_invalid_cluster(const struct knob_set *k, const struct app_input *in,
                                        const struct device_info *dev, const unsigned wg[2]) {
     static _Thread_local char why[320];
-    if (!knob_is(k, "persistent", "cluster")) return NULL;
+    if (!knob_is(k, "persistent", "cluster"))
+        return knob_is(k, "cluster", "most") ? "cluster only means something with persistent=cluster" : NULL;
     int sm = 0;
     if (strcmp(dev->backend, "cuda") != 0 || sscanf(dev->arch, "sm_%d", &sm) != 1 || sm < 90)
         return "persistent=cluster needs thread-block clusters with distributed shared memory "
                "(CUDA, sm_90 and later); on a CPU persistent=grid is the one-region form";
-    if (lbm_cluster_size(in, dev, wg) == 0) {
+    if ((wg[0] * wg[1]) % 32)
+        return "persistent=cluster sums each warp with shuffles: the work-group must be whole warps "
+               "(a multiple of 32 items)";
+    if (lbm_cluster_size(in, dev, wg, knob_is(k, "cluster", "most")) == 0) {
         snprintf(why, sizeof why, "persistent=cluster keeps both lattices (%.0f KiB for %dx%d) in one "
                  "cluster's shared memory: no cluster of at most 16 blocks of %llu bytes, each a band of "
                  "rows divisible by the work-group's %u, holds it", 72.0 * in->nx * in->ny / 1024.0,
                  in->nx, in->ny, (unsigned long long)dev->local_mem, wg[1]);
         return why;
     }
+    return NULL;
+}
+
+/* tree=warp and loads=ldg: CUDA spellings of the fused step's reduction
+ * and loads. OpenMP has no work-group tree (its tiles sum pairwise) and
+ * loads nothing through a GPU cache, so there they are the same program. */
+static const char *lbm_invalid_cuda_only(const struct knob_set *k, const unsigned wg[2],
+                                         const struct device_info *dev) {
+    const int warp = knob_is(k, "tree", "warp"), ldg = knob_is(k, "loads", "ldg");
+    if (warp && (knob_is(k, "reduction", "host-each-step") || knob_is(k, "reduction", "local")))
+        return "tree shapes the tree of reduction=binary|chunked|deferred; host-each-step and local "
+               "have one work-item sum the group";
+    if (ldg && (knob_is(k, "kernels", "partial") || knob_is(k, "kernels", "split")))
+        return "loads=ldg applies to the fused step's loads (kernels=fused|fused-accel)";
+    if (ldg && knob_is(k, "persistent", "grid"))
+        return "loads=ldg reads through a cache that is not coherent within a launch; persistent=grid "
+               "reads in later steps what other blocks wrote in the same launch";
+    if (!strcmp(dev->backend, "opencl") && warp)
+        return "tree=warp needs sub-group reductions; this OpenCL backend does not query "
+               "cl_khr_subgroups or OpenCL 3.0 sub-group support, so it does not use them";
+    if (!strcmp(dev->backend, "opencl") && ldg)
+        return "loads=ldg is CUDA's read-only data cache (__ldg); OpenCL has no such load";
+    if (warp && !strcmp(dev->backend, "cuda") && (wg[0] * wg[1]) % 32)
+        return "tree=warp shuffles within whole warps: the work-group must be a multiple of 32 items";
     return NULL;
 }
 
@@ -127,6 +174,8 @@ static const char *lbm_invalid(const struct knob_set *k, const struct app_input 
         return "chunk only means something with reduction=chunked";
     const char *why_launch = lbm_invalid_launch(k, dev);
     if (why_launch) return why_launch;
+    const char *why_cuda = lbm_invalid_cuda_only(k, wg, dev);
+    if (why_cuda) return why_cuda;
     if (wg[0] == 0 || wg[1] == 0 || in->nx % (int)wg[0] || in->ny % (int)wg[1]) {
         snprintf(why, sizeof why, "work-group %ux%u does not divide the %dx%d grid", wg[0], wg[1],
                  in->nx, in->ny);

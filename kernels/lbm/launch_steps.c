@@ -158,9 +158,8 @@ static int persistent_chunk(struct lbm_exec *e, long first, long n) {
     push(&a, ARG_INT((int)e->in->iters));
     push(&a, ARG_INT((int)e->chunk));
     if (e->cluster) {
-        /* Both lattices' bands and the reduction's scratch, per block. */
-        const size_t band = (size_t)e->in->nx * (size_t)(e->in->ny / (int)e->cluster);
-        push(&a, ARG_LOCAL(18 * band * sizeof(float) + e->scratch_bytes));
+        /* Both lattices' bands, the warp sums and the obstacles, per block. */
+        push(&a, ARG_LOCAL((size_t)lbm_cluster_smem(e->in, (int)e->cluster)));
         if (d->ops->launch_cluster(d, e->persist, e->cluster, e->local, a.n, a.a)) return -1;
         lattices_advance(e, n);
         return 0;

@@ -22,6 +22,14 @@
 #define LBM_FN static __device__ __forceinline__
 #define LBM_SQRT sqrtf
 typedef unsigned char uchar;
+#define LDG(p) __ldg(p)
+
+/* The sum of v over the 32 lanes of a whole warp, in lane 0 (tree=warp). */
+static __device__ __forceinline__ float warp_sum(float v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    return v;
+}
+#define WARP_SUM(v) warp_sum(v)
 
 /* A grid-wide barrier, for a cooperative launch only (every block resident,
  * so a block that waits is never waiting on one that cannot start).

@@ -63,8 +63,12 @@ double lbm_host_av_velocity(const struct app_input *in, const float *cells);
 struct app_result *lbm_execute(struct dev *d, const struct app_input *in, const struct knob_set *k,
                                const unsigned wg[2], int warmup, int reps, struct measurement *m);
 /* app.c: blocks in the thread-block cluster of persistent=cluster (0: the
- * grid does not fit one cluster's shared memory). */
-int lbm_cluster_size(const struct app_input *in, const struct device_info *dev, const unsigned wg[2]);
+ * grid does not fit one cluster's shared memory): the fewest that fit, or
+ * with `most` the most (up to 16, non-portable), so each SM has less work. */
+int lbm_cluster_size(const struct app_input *in, const struct device_info *dev, const unsigned wg[2],
+                     int most);
+/* app.c: shared memory per block of a cluster of c blocks (lbm_cluster.h). */
+uint64_t lbm_cluster_smem(const struct app_input *in, int c);
 /* Steps whose group partial sums fit the device's memory (chunked/deferred). */
 long lbm_partials_capacity(const struct app_input *in, const struct device_info *dev,
                            const unsigned wg[2]);

@@ -19,10 +19,16 @@
  *   K_PERSISTENT_GRID: fused_persistent, many steps per launch (CUDA only:
  *     it needs the GRID_SYNC of a co-resident, cooperative launch)
  *   K_PERSISTENT_CLUSTER: fused_cluster (lbm_cluster.h, CUDA sm_90 only)
+ *   K_TREE_WARP: the group reduction's tree by warp shuffles (WARP_SUM, CUDA)
+ *   K_LOADS_LDG: the fused step's loads through the read-only cache (LDG, CUDA)
  * The kernel split (split, fused, fused-accel), the synchronisation and
  * launch=graph are host decisions: every kernel is always compiled, the
  * host picks. */
 #include "lbm_physics.h"
+
+#if defined(K_TREE_WARP) && !defined(WARP_SUM)
+#error "tree=warp needs the prelude's WARP_SUM (CUDA shuffles); the validity rules refuse it elsewhere"
+#endif
 
 /* ---- grid layout: how speed k of cell i is addressed ---- */
 #if defined(K_LAYOUT_SOA)
@@ -88,13 +94,22 @@ struct lattices { GLOBAL float *src[9]; GLOBAL float *dst[9]; };
     int x_e = (ii + 1) % nx, x_w = (ii == 0) ? (ii + nx - 1) : (ii - 1)
 #endif
 
+/* loads=ldg: the fused step's reads through CUDA's read-only data cache
+ * (the prelude's LDG); the source lattice and the obstacles are not
+ * written during the launch, which that cache requires. */
+#if defined(K_LOADS_LDG) && defined(LDG)
+#define RD(x) LDG(&(x))
+#else
+#define RD(x) (x)
+#endif
+
 /* Pull the nine speeds that stream into (ii, jj). */
 #define PULL(src, s)                                                                         \
-    s[0] = AT(src, 0, ii + jj * nx);  s[1] = AT(src, 1, x_w + jj * nx);                      \
-    s[2] = AT(src, 2, ii + y_s * nx); s[3] = AT(src, 3, x_e + jj * nx);                      \
-    s[4] = AT(src, 4, ii + y_n * nx); s[5] = AT(src, 5, x_w + y_s * nx);                     \
-    s[6] = AT(src, 6, x_e + y_s * nx); s[7] = AT(src, 7, x_e + y_n * nx);                    \
-    s[8] = AT(src, 8, x_w + y_n * nx)
+    s[0] = RD(AT(src, 0, ii + jj * nx));  s[1] = RD(AT(src, 1, x_w + jj * nx));              \
+    s[2] = RD(AT(src, 2, ii + y_s * nx)); s[3] = RD(AT(src, 3, x_e + jj * nx));              \
+    s[4] = RD(AT(src, 4, ii + y_n * nx)); s[5] = RD(AT(src, 5, x_w + y_s * nx));             \
+    s[6] = RD(AT(src, 6, x_e + y_s * nx)); s[7] = RD(AT(src, 7, x_e + y_n * nx));            \
+    s[8] = RD(AT(src, 8, x_w + y_n * nx))
 #define LOAD(src, s, i)                                                                      \
     for (int k_ = 0; k_ < 9; k_++) s[k_] = AT(src, k_, i)
 #define STORE(dst, s, i)                                                                     \
@@ -134,6 +149,24 @@ LBM_FN void group_reduce_at(LOCAL float *scratch, float u, float fluid, GLOBAL f
         partials[group] = su;
     }
     (void)slot;
+#elif defined(K_TREE_WARP)
+    /* tree=warp: each warp sums itself by shuffles (no memory, no barrier),
+     * one shared slot per warp, one barrier, then warp 0 sums the slots.
+     * The local-memory tree below pays a barrier per level, every step. */
+    (void)fluid;
+    const int nwarps = lsize / 32;
+    const float w = WARP_SUM(u);
+    if ((lid & 31) == 0) scratch[lid / 32] = w;
+    BARRIER;
+    if (lid < 32) {
+        const float t = WARP_SUM(lid < nwarps ? scratch[lid] : 0.0f);
+#if defined(K_REDUCTION_BINARY)
+        if (lid == 0) partials[group] = t;
+        (void)slot;
+#else
+        if (lid == 0) partials[(size_t)slot * (size_t)ngroups + (size_t)group] = t;
+#endif
+    }
 #else
     (void)fluid;
     scratch[lid] = u;
@@ -281,7 +314,7 @@ KERNEL av_velocity(GRID_PARAM(cells), GLOBAL const uchar *obstacles, GLOBAL floa
 /* One cell (ii, jj) from src to dst; leaves |u| in u and the obstacle flag in obst. */
 #define FUSED_CELL(src, dst)                                                                 \
     const int i = ii + jj * nx;                                                              \
-    const int obst = obstacles[i];                                                           \
+    const int obst = RD(obstacles[i]);                                                       \
     float s[9];                                                                              \
     PULL(src, s);                                                                            \
     REBOUND_OR_COLLIDE;                                                                      \

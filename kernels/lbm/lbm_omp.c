@@ -278,8 +278,8 @@ static inline float fused_cell(float *s, int obst, float accel, struct common c)
     lbm_rebound(r);
     lbm_collide(s, c.omega);
     const float rho = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7] + s[8];
-    const float ux = (s[1] + s[5] + s[8] - (s[3] + s[6] + s[7])) / rho;
-    const float uy = (s[2] + s[5] + s[6] - (s[4] + s[7] + s[8])) / rho;
+    const float ux = LBM_PER_RHO(s[1] + s[5] + s[8] - (s[3] + s[6] + s[7]), rho);
+    const float uy = LBM_PER_RHO(s[2] + s[5] + s[6] - (s[4] + s[7] + s[8]), rho);
     float usq = obst ? 0.0f : ux * ux + uy * uy;
     for (int k = 0; k < 9; k++) s[k] = obst ? r[k] : s[k];
 #else
@@ -289,8 +289,8 @@ static inline float fused_cell(float *s, int obst, float accel, struct common c)
     } else {
         lbm_collide(s, c.omega);
         const float rho = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7] + s[8];
-        const float ux = (s[1] + s[5] + s[8] - (s[3] + s[6] + s[7])) / rho;
-        const float uy = (s[2] + s[5] + s[6] - (s[4] + s[7] + s[8])) / rho;
+        const float ux = LBM_PER_RHO(s[1] + s[5] + s[8] - (s[3] + s[6] + s[7]), rho);
+        const float uy = LBM_PER_RHO(s[2] + s[5] + s[6] - (s[4] + s[7] + s[8]), rho);
         usq = ux * ux + uy * uy;
     }
 #endif

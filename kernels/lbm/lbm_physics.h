@@ -3,7 +3,7 @@
  * (their spelling of an inline device function). Speeds: 0 centre, 1 E, 2 N,
  * 3 W, 4 S, 5 NE, 6 NW, 7 SW, 8 SE. Single precision, as in the report.
  *
- * Knobs read here: K_CONSTANTS_HOISTED (constant factors folded into
+ * Knobs read here: K_DIVIDE_RECIPROCAL (see LBM_PER_RHO), K_CONSTANTS_HOISTED (constant factors folded into
  * multiplications, as the report's "hoisted constants" step) or the original
  * divisions by c_sq. */
 #ifndef LBM_PHYSICS_H
@@ -20,6 +20,15 @@
 #define LBM_DIV_2CSQ(x) ((x) / (2.0f * LBM_C_SQ))
 #endif
 
+/* divide=reciprocal: u = momentum * (1 / rho), one reciprocal for both
+ * components instead of two IEEE divisions (each a multi-instruction
+ * sequence on GPUs); the results differ in the last bits only. */
+#if defined(K_DIVIDE_RECIPROCAL)
+#define LBM_PER_RHO(x, rho) ((x) * (1.0f / (rho)))
+#else
+#define LBM_PER_RHO(x, rho) ((x) / (rho))
+#endif
+
 /* Obstacle cells bounce every particle back where it came from. */
 LBM_FN void lbm_rebound(float *s) {
     float t;
@@ -33,8 +42,8 @@ LBM_FN void lbm_rebound(float *s) {
 LBM_FN void lbm_collide(float *s, float omega) {
     const float w0 = 4.0f / 9.0f, w1 = 1.0f / 9.0f, w2 = 1.0f / 36.0f;
     float rho = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7] + s[8];
-    float ux = (s[1] + s[5] + s[8] - (s[3] + s[6] + s[7])) / rho;
-    float uy = (s[2] + s[5] + s[6] - (s[4] + s[7] + s[8])) / rho;
+    float ux = LBM_PER_RHO(s[1] + s[5] + s[8] - (s[3] + s[6] + s[7]), rho);
+    float uy = LBM_PER_RHO(s[2] + s[5] + s[6] - (s[4] + s[7] + s[8]), rho);
     float usq = ux * ux + uy * uy;
     float u[9];
     u[1] = ux;        u[2] = uy;
@@ -54,8 +63,8 @@ LBM_FN void lbm_collide(float *s, float omega) {
 /* |u| of a cell, for av_velocity. */
 LBM_FN float lbm_speed(const float *s) {
     float rho = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7] + s[8];
-    float ux = (s[1] + s[5] + s[8] - (s[3] + s[6] + s[7])) / rho;
-    float uy = (s[2] + s[5] + s[6] - (s[4] + s[7] + s[8])) / rho;
+    float ux = LBM_PER_RHO(s[1] + s[5] + s[8] - (s[3] + s[6] + s[7]), rho);
+    float uy = LBM_PER_RHO(s[2] + s[5] + s[6] - (s[4] + s[7] + s[8]), rho);
     return LBM_SQRT(ux * ux + uy * uy);
 }
 

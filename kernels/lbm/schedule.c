@@ -416,11 +416,15 @@ struct app_result *lbm_execute(struct dev *d, const struct app_input *in, const 
     e.graph = knob_is(k, "launch", "graph");
     e.batch = knob_int(k, "batch");
     e.persistent = !knob_is(k, "persistent", "off");
-    e.cluster = knob_is(k, "persistent", "cluster") ? (unsigned)lbm_cluster_size(in, &d->info, wg) : 0;
+    e.cluster = knob_is(k, "persistent", "cluster")
+                    ? (unsigned)lbm_cluster_size(in, &d->info, wg, knob_is(k, "cluster", "most"))
+                    : 0;
     e.chunk = e.red == RED_CHUNKED ? knob_int(k, "chunk") : e.red == RED_DEFERRED
                                                                ? lbm_partials_capacity(in, &d->info, wg)
                                                                : 1;
     if (e.chunk > in->iters) e.chunk = in->iters;
+    /* A cluster sums each step within each block: one partial per block. */
+    if (e.cluster) e.ngroups = e.cluster;
     e.scratch_bytes = (e.red == RED_HOST_EACH_STEP ? 2 : 1) * (size_t)wg[0] * wg[1] * sizeof(float);
     m->iters = in->iters;
     m->iters_full = in->iters_full;

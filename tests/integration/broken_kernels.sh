@@ -155,6 +155,15 @@ if inject "(j) row loop" kernels/lbm/lbm_omp.c \
     expect_wrong "(j) row loop without the east neighbour" openmp final
 fi
 
+# (k) divide=reciprocal multiplies by the wrong reciprocal of rho (g04
+# runs on OpenMP: its tree and loads knobs are the same program there).
+fresh_copy
+if inject "(k) reciprocal of rho" kernels/lbm/lbm_physics.h \
+    's|#define LBM_PER_RHO(x, rho) ((x) \* (1.0f / (rho)))|#define LBM_PER_RHO(x, rho) ((x) * (2.0f / (rho))) /* bug (k) */|' \
+    "(2.0f / (rho))) /* bug (k) */"; then
+    expect_wrong "(k) divide=reciprocal with 2/rho" openmp g04-warp-tree
+fi
+
 # Restored: the copy verifies again from the same cache.
 fresh_copy
 run_copy openmp final

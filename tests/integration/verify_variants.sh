@@ -20,6 +20,7 @@ declare -A empty=()
 # Variants OpenCL cannot run (launch=graph, persistent=grid, directly or
 # through their base): verify shows them invalid there, with a reason.
 declare -A noocl=()
+declare -A cudaonly=()
 nalias=0 # variants that only rename their base (final: t-bitmask)
 while IFS= read -r line; do
     line=${line%%#*}
@@ -35,12 +36,20 @@ while IFS= read -r line; do
     g=0
     if [ -n "$first" ] && [[ "$first" != *=* ]] && [ "${noocl[$first]:-0}" = 1 ]; then g=1; fi
     [[ " $rest " == *" launch=graph "* || " $rest " == *" persistent=grid "* ]] && g=1
+    # persistent=cluster runs on CUDA sm_90 only: invalid on every CPU device.
+    c=0
+    if [ -n "$first" ] && [[ "$first" != *=* ]] && [ "${cudaonly[$first]:-0}" = 1 ]; then c=1; fi
+    [[ " $rest " == *" persistent=cluster "* ]] && c=1
+    [ $c = 1 ] && g=0
     names+=("$name")
     empty[$name]=$e
     noocl[$name]=$g
+    cudaonly[$name]=$c
 done < variants/lbm.variants
-nempty=0 nnoocl=0
-for n in "${names[@]}"; do nempty=$((nempty + ${empty[$n]})); nnoocl=$((nnoocl + ${noocl[$n]})); done
+nempty=0 nnoocl=0 ncuda=0
+for n in "${names[@]}"; do
+    nempty=$((nempty + ${empty[$n]})); nnoocl=$((nnoocl + ${noocl[$n]})); ncuda=$((ncuda + ${cudaonly[$n]}))
+done
 if [ "${#names[@]}" -ge 10 ] && [ "$nempty" -ge 1 ]; then
     ok "variants/lbm.variants: ${#names[@]} variants, $nempty empty"
 else
@@ -87,7 +96,11 @@ check_matrix() {
             dev=$(echo "${cols[$j]}" | xargs)
             [ "$dev" = openmp ] || [ "$dev" = opencl:0.0 ] || continue
             cell=$(echo "${cells[$j]:-}" | xargs)
-            if [ "$dev" = opencl:0.0 ] && [ "${noocl[$v]}" = 1 ]; then
+            if [ "${cudaonly[$v]}" = 1 ]; then
+                if [[ "$cell" == "invalid"* ]] && grep -qE "^\[[0-9]+\] $v on $dev: .*thread-block clusters" "$file"; then
+                    ok "$label: $v on $dev: $cell, with its reason"
+                else notok "$label: $v on $dev: '$cell', wanted 'invalid' (thread-block clusters)"; fi
+            elif [ "$dev" = opencl:0.0 ] && [ "${noocl[$v]}" = 1 ]; then
                 if [[ "$cell" == "invalid"* ]] && grep -qE "^\[[0-9]+\] $v on $dev: .*(co-residency|CUDA graphs)" "$file"; then
                     ok "$label: $v on $dev: $cell, with its reason"
                 else notok "$label: $v on $dev: '$cell', wanted 'invalid' with a reason"; fi
@@ -118,12 +131,12 @@ q() { sqlite3 "$db" "$1" 2>&1; }
 # The OpenCL devices of the matrix, which cannot run launch=graph or persistent=grid.
 nocl=$(grep -m1 '^variant ' "$T/small.out" | tr '|' '\n' | grep -c 'opencl:')
 got=$(q "SELECT count(*) FROM measurement WHERE status = 'ok'")
-want=$((nonempty * ndev - nnoocl * nocl))
-if [ "$got" = "$want" ]; then ok "db: $got measurement rows with status ok = $nonempty non-empty variants x $ndev devices - $nnoocl x $nocl OpenCL-invalid"
+want=$(((nonempty - ncuda) * ndev - nnoocl * nocl))
+if [ "$got" = "$want" ]; then ok "db: $got measurement rows with status ok = ($nonempty non-empty - $ncuda CUDA-only variants) x $ndev devices - $nnoocl x $nocl OpenCL-invalid"
 else notok "db: $got measurement rows with status ok, wanted $want"; fi
 got=$(q "SELECT count(*) FROM measurement WHERE status = 'invalid'")
-if [ "$got" = $((nnoocl * nocl)) ]; then ok "db: $got invalid rows (graph/persistent on OpenCL)"
-else notok "db: $got invalid rows, wanted $((nnoocl * nocl))"; fi
+if [ "$got" = $((nnoocl * nocl + ncuda * ndev)) ]; then ok "db: $got invalid rows (graph/persistent on OpenCL, clusters anywhere)"
+else notok "db: $got invalid rows, wanted $((nnoocl * nocl + ncuda * ndev))"; fi
 got=$(q "SELECT count(*) FROM measurement WHERE status = 'unverified'")
 if [ "$got" = $((nempty * ndev)) ]; then ok "db: $got unverified rows for the empty variants"
 else notok "db: $got unverified rows, wanted $((nempty * ndev))"; fi

@@ -24,6 +24,11 @@ static const char *const settings[] = {
     "persistent=grid,layout=aos,args=buffers,reduction=chunked,chunk=64",
     "persistent=cluster",
     "persistent=cluster,layout=soa,args=buffers,obstacles=branch,neighbours=wrap",
+    "persistent=cluster,cluster=most",
+    "tree=warp",
+    "tree=warp,bind=once,launch=graph,batch=256,reduction=chunked,chunk=100",
+    "tree=warp,reduction=binary,loads=ldg,layout=soa,args=buffers",
+    "loads=ldg,obstacles=branch,layout=aos,args=buffers",
 };
 enum { NSET = sizeof settings / sizeof settings[0] };
 

@@ -38,11 +38,16 @@ static void cluster_rules(const struct app_input *small) {
     }
     const struct device_info h100 = device("cuda");
     const unsigned wg[2] = {32, 1};
-    CHECK(lbm_cluster_size(c128, &h100, wg) == 8, "128x128 on an H100: a cluster of 8 blocks (%d)",
-          lbm_cluster_size(c128, &h100, wg));
-    CHECK(lbm_cluster_size(small, &h100, wg) == 2, "64x64 on an H100: a cluster of 2 blocks (%d)",
-          lbm_cluster_size(small, &h100, wg));
-    CHECK(lbm_cluster_size(big, &h100, wg) == 0, "1024x1024 fits no cluster");
+    CHECK(lbm_cluster_size(c128, &h100, wg, 0) == 8, "128x128 on an H100: a cluster of 8 blocks (%d)",
+          lbm_cluster_size(c128, &h100, wg, 0));
+    CHECK(lbm_cluster_size(small, &h100, wg, 0) == 2, "64x64 on an H100: a cluster of 2 blocks (%d)",
+          lbm_cluster_size(small, &h100, wg, 0));
+    CHECK(lbm_cluster_size(big, &h100, wg, 0) == 0, "1024x1024 fits no cluster");
+    CHECK(lbm_cluster_size(c128, &h100, wg, 1) == 16, "128x128, cluster=most: 16 blocks (%d)",
+          lbm_cluster_size(c128, &h100, wg, 1));
+    const unsigned tall[2] = {32, 16};
+    CHECK(lbm_cluster_size(c128, &h100, tall, 1) == 8, "128x128, cluster=most, 16-row groups: 8 blocks (%d)",
+          lbm_cluster_size(c128, &h100, tall, 1));
     const char *w = why("persistent=cluster", "cuda", c128);
     CHECK(w == NULL, "persistent=cluster on 128x128, sm_90 is valid%s%s", w ? ": " : "", w ? w : "");
     w = why("persistent=cluster", "cuda", big);
@@ -109,6 +114,18 @@ int main(void) {
     valid("persistent=grid", "cuda", in);
     valid("persistent=grid,layout=aos,args=buffers", "openmp", in);
     refused("persistent=grid", "opencl", "co-residency", in);
+    /* tree and loads: CUDA spellings, the same program on OpenMP. */
+    valid("tree=warp", "cuda", in);
+    valid("tree=warp,bind=once,launch=graph,batch=64", "cuda", in);
+    valid("tree=warp", "openmp", in);
+    refused("tree=warp", "opencl", "sub-group", in);
+    refused("tree=warp,reduction=local", "cuda", "reduction=binary|chunked|deferred", in);
+    valid("loads=ldg", "cuda", in);
+    valid("loads=ldg", "openmp", in);
+    refused("loads=ldg", "opencl", "__ldg", in);
+    refused("loads=ldg,persistent=grid", "cuda", "not coherent", in);
+    refused("loads=ldg,kernels=split,reduction=binary", "cuda", "fused step", in);
+    refused("cluster=most", "cuda", "persistent=cluster", in);
     cluster_rules(in);
     lbm_input_free(in);
     CHECK_DONE();
