@@ -21,6 +21,7 @@ for input in 128x128 256x256 1024x1024; do
     run --device cuda:0 --input $input --variant g03-persistent --wg 128x1,64x2
     run --device cuda:0 --input $input --variant g04-warp-tree --wg 64x1,128x1,256x1
     run --device opencl:1.0 --input $input --variant final,g01-pingpong --wg 32x1,128x1
+    run --device opencl:1.0 --input $input --variant final --knobs obstacles=branch,divide=reciprocal --wg 128x1,256x1
 done
 # One thread-block cluster holding the grid (where it fits: 128x128 on sm_90).
 run --device cuda:0 --input 128x128 --knobs persistent=cluster --wg 128x8
