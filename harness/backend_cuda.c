@@ -766,6 +766,15 @@ static void cuda_recording_free(struct dev *d, struct recording *rec) {
     free(rec);
 }
 
+/* The arguments of a launch the driver makes outside cuda_enqueue
+ * (cooperative, clustered): marshalled, the context current, and the
+ * kernel allowed the dynamic shared memory it asks for. */
+static int cuda_prepare_special(struct dev *d, struct kernel *k, int nargs, const struct karg *args,
+                                union cuda_val *vals, void **params, size_t *shared) {
+    if (cuda_params(d, nargs, args, vals, params, shared) != 0) return -1;
+    return cuda_use(d) != 0 || cuda_shared_optin(d, k, *shared) != 0 ? -1 : 0;
+}
+
 /* A cooperative launch: the driver refuses it unless every block can be
  * resident at once, which the occupancy API tells in advance. */
 static int cuda_launch_resident(struct dev *d, struct kernel *k, size_t *groups, const size_t local[2],
@@ -773,8 +782,7 @@ static int cuda_launch_resident(struct dev *d, struct kernel *k, size_t *groups,
     union cuda_val vals[KARG_MAX];
     void *params[KARG_MAX + 1];
     size_t shared = 0;
-    if (cuda_params(d, nargs, args, vals, params, &shared) != 0) return -1;
-    if (cuda_use(d) != 0 || cuda_shared_optin(d, k, shared) != 0) return -1;
+    if (cuda_prepare_special(d, k, nargs, args, vals, params, &shared) != 0) return -1;
     const size_t threads = local[0] * local[1];
     if (!threads || threads > d->info.max_wg) return dev_fail(d, "cuda: block %zux%zu", local[0], local[1]);
     int per_sm = 0;
@@ -799,8 +807,7 @@ static int cuda_launch_cluster(struct dev *d, struct kernel *k, unsigned groups,
     union cuda_val vals[KARG_MAX];
     void *params[KARG_MAX + 1];
     size_t shared = 0;
-    if (cuda_params(d, nargs, args, vals, params, &shared) != 0) return -1;
-    if (cuda_use(d) != 0 || cuda_shared_optin(d, k, shared) != 0) return -1;
+    if (cuda_prepare_special(d, k, nargs, args, vals, params, &shared) != 0) return -1;
     if (groups > 8) {
         CUresult r = drv.cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
         if (r != CUDA_SUCCESS) return cu_fail(d, "cuFuncSetAttribute (non-portable cluster size)", r);
