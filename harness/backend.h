@@ -133,6 +133,12 @@ struct backend_ops {
      * more than 8 blocks where the device allows non-portable sizes). */
     int (*launch_cluster)(struct dev *d, struct kernel *k, unsigned groups, const size_t local[2],
                           int nargs, const struct karg *args);
+    /* (optional) Lets later launches of k start before the launch ahead of
+     * them in the queue has finished, so one launch's start-up overlaps the
+     * previous one's tail; k must then wait for its predecessor's results
+     * itself before reading them. CUDA: programmatic dependent launch
+     * (sm_90 and later; the kernel executes griddepcontrol.wait). */
+    int (*overlap)(struct dev *d, struct kernel *k, int on);
     /* The kernel-source file extension this backend builds: ".cl", ".cu", "_omp.c". */
     const char *source_suffix;
 };

@@ -301,6 +301,7 @@ struct cuda_state {
 struct kernel {
     CUfunction fn;
     int dyn_shared_max; /* MAX_DYNAMIC_SHARED_SIZE_BYTES as last set */
+    int overlap;        /* launched with programmatic stream serialization */
     struct kernel *next;
     char name[128];
 };
@@ -668,11 +669,42 @@ static int cuda_enqueue(struct dev *d, struct kernel *k, const size_t global[2],
     unsigned grid[2], block[2];
     if (cuda_dims(d, global, local, grid, block) != 0) return -1;
     if (cuda_use(d) != 0 || cuda_shared_optin(d, k, shared) != 0) return -1;
-    CUresult r = drv.cuLaunchKernel(k->fn, grid[0], grid[1], 1, block[0], block[1], 1,
-                                    (unsigned)shared, cuda_st(d)->stream, params, NULL);
+    CUresult r;
+    if (k->overlap) {
+        /* The launch may begin as soon as the kernel ahead of it triggers
+         * (griddepcontrol.launch_dependents) or finishes; the kernel's
+         * griddepcontrol.wait holds its reads until that one is complete. */
+        CUlaunchAttribute attr;
+        memset(&attr, 0, sizeof attr);
+        attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attr.value.programmaticStreamSerializationAllowed = 1;
+        CUlaunchConfig cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.gridDimX = grid[0];
+        cfg.gridDimY = grid[1];
+        cfg.gridDimZ = 1;
+        cfg.blockDimX = block[0];
+        cfg.blockDimY = block[1];
+        cfg.blockDimZ = 1;
+        cfg.sharedMemBytes = (unsigned)shared;
+        cfg.hStream = cuda_st(d)->stream;
+        cfg.attrs = &attr;
+        cfg.numAttrs = 1;
+        r = drv.cuLaunchKernelEx(&cfg, k->fn, params, NULL);
+    } else {
+        r = drv.cuLaunchKernel(k->fn, grid[0], grid[1], 1, block[0], block[1], 1, (unsigned)shared,
+                               cuda_st(d)->stream, params, NULL);
+    }
     if (r != CUDA_SUCCESS)
         return dev_fail(d, "cuLaunchKernel: %s (%s, grid %ux%u, block %ux%u, %zu bytes shared)",
                         cu_errname(r), k->name, grid[0], grid[1], block[0], block[1], shared);
+    return 0;
+}
+
+static int cuda_overlap(struct dev *d, struct kernel *k, int on) {
+    if (on && strncmp(d->info.arch, "sm_", 3) == 0 && atoi(d->info.arch + 3) < 90)
+        return dev_fail(d, "cuda: programmatic dependent launch needs sm_90 or later, not %s", d->info.arch);
+    k->overlap = on;
     return 0;
 }
 
@@ -888,6 +920,7 @@ const struct backend_ops backend_cuda = {
     .recording_free = cuda_recording_free,
     .launch_resident = cuda_launch_resident,
     .launch_cluster = cuda_launch_cluster,
+    .overlap = cuda_overlap,
     .address = cuda_address,
     .finish = cuda_finish,
     .mark = cuda_mark,

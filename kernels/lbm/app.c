@@ -1,6 +1,7 @@
 /* The LBM D2Q9 app (seed 000): knobs, validity rules and cost model; the
  * rest lives in input.c, reference.c, schedule.c and verify.c. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lbm.h"
@@ -44,6 +45,9 @@ static const struct knob_def lbm_knobs[] = {
      "data cache (__ldg)"},
     {"divide", "ieee|reciprocal", "ieee",
      "the velocity as momentum / rho (two divisions), or momentum * (1 / rho) (one reciprocal)"},
+    {"overlap", "off|pdl", "off",
+     "each step's launch starts after the previous one ends, or while it finishes (CUDA's "
+     "programmatic dependent launch: the step waits for its input itself)"},
     {"threads", "all|int", "all", "OpenMP only: threads per parallel loop"},
     {"schedule", "static|dynamic|guided", "static", "OpenMP only: the loop schedule over tiles"},
     {NULL, NULL, NULL, NULL},
@@ -143,6 +147,16 @@ static const char *lbm_invalid_cuda_only(const struct knob_set *k, const unsigne
                "cl_khr_subgroups or OpenCL 3.0 sub-group support, so it does not use them";
     if (!strcmp(dev->backend, "opencl") && ldg)
         return "loads=ldg is CUDA's read-only data cache (__ldg); OpenCL has no such load";
+    if (knob_is(k, "overlap", "pdl")) {
+        if (strcmp(dev->backend, "cuda") != 0)
+            return "overlap=pdl is CUDA's programmatic dependent launch; this device runs no CUDA";
+        if (strncmp(dev->arch, "sm_", 3) == 0 && atoi(dev->arch + 3) < 90)
+            return "overlap=pdl needs programmatic dependent launch (sm_90 and later)";
+        if (!knob_is(k, "kernels", "fused") && !knob_is(k, "kernels", "fused-accel"))
+            return "overlap=pdl overlaps the fused step's launches (kernels=fused|fused-accel)";
+        if (!knob_is(k, "persistent", "off"))
+            return "overlap=pdl overlaps one launch per step; persistent=grid|cluster has no such launches";
+    }
     if (warp && !strcmp(dev->backend, "cuda") && (wg[0] * wg[1]) % 32)
         return "tree=warp shuffles within whole warps: the work-group must be a multiple of 32 items";
     return NULL;

@@ -23,6 +23,13 @@
 #define LBM_SQRT sqrtf
 typedef unsigned char uchar;
 #define LDG(p) __ldg(p)
+#if defined(K_OVERLAP_PDL)
+/* overlap=pdl: this launch may start while the previous step's kernel is
+ * still finishing (programmatic dependent launch); nothing is read before
+ * that kernel is complete and its writes visible. */
+#define DEPENDENCY_WAIT asm volatile("griddepcontrol.wait;" ::: "memory")
+#define DEPENDENTS_LAUNCH asm volatile("griddepcontrol.launch_dependents;" ::: "memory")
+#endif
 
 /* The sum of v over the 32 lanes of a whole warp, in lane 0 (tree=warp). */
 static __device__ __forceinline__ float warp_sum(float v) {

@@ -21,10 +21,21 @@
  *   K_PERSISTENT_CLUSTER: fused_cluster (lbm_cluster.h, CUDA sm_90 only)
  *   K_TREE_WARP: the group reduction's tree by warp shuffles (WARP_SUM, CUDA)
  *   K_LOADS_LDG: the fused step's loads through the read-only cache (LDG, CUDA)
+ *   K_OVERLAP_PDL: the fused step waits for its predecessor itself
+ *     (DEPENDENCY_WAIT) and lets its successor start early (DEPENDENTS_LAUNCH):
+ *     CUDA's programmatic dependent launch; empty elsewhere
  * The kernel split (split, fused, fused-accel), the synchronisation and
  * launch=graph are host decisions: every kernel is always compiled, the
  * host picks. */
 #include "lbm_physics.h"
+
+#if defined(K_OVERLAP_PDL) && !defined(DEPENDENCY_WAIT)
+#error "overlap=pdl needs the prelude's DEPENDENCY_WAIT (CUDA); the validity rules refuse it elsewhere"
+#endif
+#ifndef DEPENDENCY_WAIT
+#define DEPENDENCY_WAIT
+#define DEPENDENTS_LAUNCH
+#endif
 
 #if defined(K_TREE_WARP) && !defined(WARP_SUM)
 #error "tree=warp needs the prelude's WARP_SUM (CUDA shuffles); the validity rules refuse it elsewhere"
@@ -326,6 +337,7 @@ KERNEL fused_step(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *parti
                   COMMON_PARAMS, int slot, int accelerate CLOCK_PARAMS LOCAL_PARAM(scratch)) {
     LOCAL_DECL(scratch)
     EMPTY_RETURN;
+    DEPENDENCY_WAIT; /* before the first read: the step clock and the lattice */
     CLOCK_READ;
     BIND_STEP_GRIDS;
     CELL_INDEX;
@@ -334,6 +346,7 @@ KERNEL fused_step(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *parti
     FUSED_CELL(src, dst);
     group_reduce(scratch, u, obst ? 0.0f : 1.0f, partials, slot);
     CLOCK_ADVANCE;
+    DEPENDENTS_LAUNCH; /* this block is done: the next step may be scheduled */
 }
 
 /* The source and destination of step `odd` of a persistent loop that

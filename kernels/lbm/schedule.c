@@ -129,6 +129,8 @@ static int build(struct lbm_exec *e) {
     if (e->persistent &&
         !(e->persist = d->ops->kernel(d, e->prog, e->cluster ? "fused_cluster" : "fused_persistent")))
         return -1;
+    if (e->overlap && (!d->ops->overlap || d->ops->overlap(d, e->fused, 1) != 0))
+        return d->ops->overlap ? -1 : dev_fail(d, "the %s backend cannot overlap launches", d->ops->name);
     if (e->args_struct && !e->by_value &&
         (!(e->bind = d->ops->kernel(d, e->prog, "bind_lattices")) ||
          !(e->swap = d->ops->kernel(d, e->prog, "swap_lattices"))))
@@ -413,6 +415,7 @@ struct app_result *lbm_execute(struct dev *d, const struct app_input *in, const 
     e.args_struct = knob_is(k, "args", "struct");
     e.by_value = d->ops->address != NULL;
     e.bind_once = knob_is(k, "bind", "once");
+    e.overlap = knob_is(k, "overlap", "pdl");
     e.graph = knob_is(k, "launch", "graph");
     e.batch = knob_int(k, "batch");
     e.persistent = !knob_is(k, "persistent", "off");

@@ -36,10 +36,10 @@ while IFS= read -r line; do
     g=0
     if [ -n "$first" ] && [[ "$first" != *=* ]] && [ "${noocl[$first]:-0}" = 1 ]; then g=1; fi
     [[ " $rest " == *" launch=graph "* || " $rest " == *" persistent=grid "* ]] && g=1
-    # persistent=cluster runs on CUDA sm_90 only: invalid on every CPU device.
+    # persistent=cluster and overlap=pdl run on CUDA sm_90 only: invalid on every CPU device.
     c=0
     if [ -n "$first" ] && [[ "$first" != *=* ]] && [ "${cudaonly[$first]:-0}" = 1 ]; then c=1; fi
-    [[ " $rest " == *" persistent=cluster "* ]] && c=1
+    [[ " $rest " == *" persistent=cluster "* || " $rest " == *" overlap=pdl "* ]] && c=1
     [ $c = 1 ] && g=0
     names+=("$name")
     empty[$name]=$e

@@ -29,6 +29,8 @@ static const char *const settings[] = {
     "tree=warp,bind=once,launch=graph,batch=256,reduction=chunked,chunk=100",
     "tree=warp,reduction=binary,loads=ldg,layout=soa,args=buffers",
     "loads=ldg,obstacles=branch,layout=aos,args=buffers",
+    "overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg",
+    "overlap=pdl,kernels=fused,layout=soa,args=buffers",
 };
 enum { NSET = sizeof settings / sizeof settings[0] };
 
