@@ -22,7 +22,7 @@ for db in "$@"; do
     sqlite3 -separator ' | ' "$db" "$q
       SELECT '| ' || spec, input, variant, wg,
              printf('%.4f%s', full_s, CASE WHEN iters < iters_full THEN ' (' || iters || ' of ' || iters_full || ' steps, scaled)' ELSE '' END),
-             printf('%.2f', glups), printf('%.0f', gbs), printf('%.0f %% of %.0f |', 100 * gbs / peak, peak)
+             printf('%.2f', glups), printf('%.0f', gbs), CASE WHEN peak > 0 THEN printf('%.0f %% of %.0f |', 100 * gbs / peak, peak) ELSE '- (no peak in this database) |' END
       FROM runs r1 WHERE full_s = (SELECT min(full_s) FROM runs r2 WHERE r2.spec = r1.spec AND r2.input = r1.input)
       ORDER BY spec, CAST(input AS INTEGER)"
 done
@@ -34,6 +34,6 @@ echo "|---|---|---|---|---|---|---|"
 for db in "$@"; do
     sqlite3 -separator ' | ' "$db" "$q
       SELECT '| ' || spec, input, variant, wg, printf('%.4f%s', full_s, CASE WHEN iters < iters_full THEN ' (scaled)' ELSE '' END),
-             printf('%.0f', gbs), printf('%.0f %% |', 100 * gbs / peak)
+             printf('%.0f', gbs), CASE WHEN peak > 0 THEN printf('%.0f %% |', 100 * gbs / peak) ELSE '- |' END
       FROM runs ORDER BY spec, CAST(input AS INTEGER), full_s"
 done

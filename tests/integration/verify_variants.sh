@@ -97,9 +97,9 @@ check_matrix() {
             [ "$dev" = openmp ] || [ "$dev" = opencl:0.0 ] || continue
             cell=$(echo "${cells[$j]:-}" | xargs)
             if [ "${cudaonly[$v]}" = 1 ]; then
-                if [[ "$cell" == "invalid"* ]] && grep -qE "^\[[0-9]+\] $v on $dev: .*thread-block clusters" "$file"; then
+                if [[ "$cell" == "invalid"* ]] && grep -qE "^\[[0-9]+\] $v on $dev: .*(thread-block clusters|CUDA's programmatic dependent launch|recorded launch sequences)" "$file"; then
                     ok "$label: $v on $dev: $cell, with its reason"
-                else notok "$label: $v on $dev: '$cell', wanted 'invalid' (thread-block clusters)"; fi
+                else notok "$label: $v on $dev: '$cell', wanted 'invalid' (CUDA sm_90 only)"; fi
             elif [ "$dev" = opencl:0.0 ] && [ "${noocl[$v]}" = 1 ]; then
                 if [[ "$cell" == "invalid"* ]] && grep -qE "^\[[0-9]+\] $v on $dev: .*(co-residency|CUDA graphs)" "$file"; then
                     ok "$label: $v on $dev: $cell, with its reason"
