@@ -48,6 +48,10 @@ static const struct knob_def lbm_knobs[] = {
     {"overlap", "off|pdl", "off",
      "each step's launch starts after the previous one ends, or while it finishes (CUDA's "
      "programmatic dependent launch: the step waits for its input itself)"},
+    {"temporal", "1|2|3|4", "1",
+     "time steps per launch of the fused step: one, or several with the work-group's tile and a "
+     "halo as wide as the steps in local memory (temporal blocking; the halo is recomputed by "
+     "each group that needs it)"},
     {"threads", "all|int", "all", "OpenMP only: threads per parallel loop"},
     {"schedule", "static|dynamic|guided", "static", "OpenMP only: the loop schedule over tiles"},
     {NULL, NULL, NULL, NULL},
@@ -104,6 +108,51 @@ int lbm_cluster_size(const struct app_input *in, const struct device_info *dev, 
         if (lbm_cluster_smem(in, c) <= dev->local_mem) return c;
     }
     return 0;
+}
+
+/* temporal=T: the tile and its T-wide halo (nine floats and an obstacle
+ * byte a cell) and the group reduction's scratch, in local memory
+ * (lbm_temporal.h). */
+uint64_t lbm_temporal_local_bytes(const unsigned wg[2], int steps) {
+    const uint64_t area = (uint64_t)(wg[0] + 2u * (unsigned)steps) * (wg[1] + 2u * (unsigned)steps);
+    return (9 * area + (uint64_t)wg[0] * wg[1]) * 4 + area;
+}
+
+static const char *lbm_invalid_temporal(const struct knob_set *k, const struct device_info *dev,
+                                        const unsigned wg[2]) {
+    static _Thread_local char why[320];
+    const long steps = knob_int(k, "temporal");
+    if (steps <= 1) return NULL;
+    if (!strcmp(dev->backend, "openmp"))
+        return "temporal=2|3|4 keeps a tile's intermediate steps in a work-group's local memory; the "
+               "OpenMP backend has no work-groups (its tiles already stay in the CPU's caches)";
+    if (!knob_is(k, "bind", "once"))
+        return "temporal=2|3|4 reads each launch's first step from the device clock: it needs bind=once";
+    if (!knob_is(k, "kernels", "fused-accel"))
+        return "temporal=2|3|4 folds each next step's acceleration into the step (kernels=fused-accel)";
+    if (!knob_is(k, "reduction", "chunked") && !knob_is(k, "reduction", "deferred"))
+        return "temporal=2|3|4 writes several steps' partials per launch: reduction=chunked|deferred";
+    if (!knob_is(k, "persistent", "off"))
+        return "temporal=2|3|4 is a launch of a few steps; persistent=grid|cluster is a launch of a chunk";
+    if (!strcmp(dev->backend, "cuda") && wg[0] * wg[1] > 512)
+        return "temporal=2|3|4 keeps four cells a thread in registers (about 128): at most 512 threads a "
+               "block on CUDA (__launch_bounds__(512))";
+    /* Each work-item holds at most four cells of a sub-step in registers. */
+    const uint64_t widest = (uint64_t)(wg[0] + 2u * (unsigned)steps - 2u) * (wg[1] + 2u * (unsigned)steps - 2u);
+    if (widest > 4 * (uint64_t)wg[0] * wg[1]) {
+        snprintf(why, sizeof why, "temporal=%ld: the first sub-step's %llu cells are more than four per "
+                 "work-item of a %ux%u work-group (a squarer or larger group has a smaller halo)",
+                 steps, (unsigned long long)widest, wg[0], wg[1]);
+        return why;
+    }
+    const uint64_t bytes = lbm_temporal_local_bytes(wg, (int)steps);
+    if (dev->local_mem && bytes > dev->local_mem) {
+        snprintf(why, sizeof why, "temporal=%ld with a %ux%u work-group needs %llu bytes of local memory "
+                 "(the tile and its halo); the device has %llu", steps, wg[0], wg[1],
+                 (unsigned long long)bytes, (unsigned long long)dev->local_mem);
+        return why;
+    }
+    return NULL;
 }
 
 static const char *lbm_invalid_cluster(const struct knob_set *k, const struct app_input *in,
@@ -223,6 +272,8 @@ static const char *lbm_invalid(const struct knob_set *k, const struct app_input 
     }
     if (knob_is(k, "reduction", "deferred") && lbm_partials_capacity(in, dev, wg) < 1)
         return "not even one step of group partials fits the device's memory";
+    const char *why_temporal = lbm_invalid_temporal(k, dev, wg);
+    if (why_temporal) return why_temporal;
     return lbm_invalid_cluster(k, in, dev, wg);
 }
 

@@ -9,6 +9,9 @@
  *                    barrier between the steps inside
  *   persistent=cluster  one thread-block cluster per chunk of steps, the
  *                    grid in its blocks' shared memory (lbm_cluster.h)
+ *   temporal=T       each bound launch runs up to T steps (lbm_temporal.h);
+ *                    a launch still swaps the pair once, so the host counts
+ *                    launches where it counted steps
  * Graphs and persistent launches run a whole chunk without the host, so
  * each chunk's partials are reduced on the device between chunks, as
  * reduction=chunked|deferred do step by step. */
@@ -123,11 +126,24 @@ int launch_reset(struct lbm_exec *e) {
     return e->clock ? e->d->ops->write(e->d, e->clock, 0, sizeof zero, zero) : 0;
 }
 
-/* n steps by replaying the recordings, the rest (n % batch) one by one. An
- * odd batch ends on the other lattice, so each replay starts from where the
- * last one left off. */
+/* The steps of the bound launch that starts at step t: the same count the
+ * kernel takes (fused_temporal): at most T, never past the last step or
+ * the end of the reduction chunk. */
+static long launch_steps(const struct lbm_exec *e, long t) {
+    long n = e->temporal > 1 ? e->temporal : 1;
+    if (n > e->in->iters - t) n = e->in->iters - t;
+    if (n > e->chunk - t % e->chunk) n = e->chunk - t % e->chunk;
+    return n;
+}
+
+/* The n steps of a chunk (from a chunk's first step) by replaying the
+ * recordings, the rest one launch at a time. Counted in launches: each
+ * one swaps the pair, however many steps it runs. An odd batch ends on the
+ * other lattice, so each replay starts from where the last one left off. */
 static int graph_chunk(struct lbm_exec *e, long n) {
     struct dev *d = e->d;
+    const long per = e->temporal > 1 ? e->temporal : 1;
+    n = (n + per - 1) / per; /* launches: all of `per` steps but the chunk's last */
     const long whole = n / e->batch;
     if (e->batch % 2 == 0) {
         if (whole && d->ops->replay(d, e->rec[e->phys], whole)) return -1;
@@ -176,11 +192,13 @@ int launch_run(struct lbm_exec *e) {
     struct dev *d = e->d;
     const long iters = e->in->iters;
     if (!e->graph && !e->persistent) {
-        for (long t = 0; t < iters; t++) {
+        for (long t = 0; t < iters;) {
+            const long n = launch_steps(e, t);
             if (bound_step(e, e->phys)) return -1;
             if (e->finish_each && d->ops->finish(d)) return -1;
             lattices_advance(e, 1);
-            if (after_step(e, t)) return -1;
+            for (long end = t + n; t < end; t++)
+                if (after_step(e, t)) return -1;
         }
         return 0;
     }

@@ -23,3 +23,4 @@
 /* No GRID_SYNC: OpenCL promises no co-residency of work-groups, so a
  * grid-wide barrier could wait forever on a group never scheduled. */
 #include "lbm_gpu.h"
+#include "lbm_temporal.h"

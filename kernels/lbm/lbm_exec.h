@@ -39,6 +39,7 @@ struct lbm_exec {
     long batch;
     struct recording *rec[2];
     int persistent;                 /* persistent=grid or cluster */
+    int temporal;                   /* steps per launch of the bound step (fused_temporal) */
     unsigned cluster;               /* persistent=cluster: blocks in the cluster */
     float *host_partials;
     float *host_cells, *host_tmp;   /* kernels=partial: the grid lives on the host */

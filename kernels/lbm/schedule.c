@@ -20,7 +20,8 @@
  *             starting lattice, replayed; the host reduces between chunks)
  *   persistent off | grid (one resident launch per chunk of steps) | cluster
  *             (one thread-block cluster per chunk, the grid in its shared memory)
- * The launch-cost knobs (bind, launch, persistent) live in launch_steps.c. */
+ *   temporal  1 | 2 | 3 | 4 steps per launch of the bound step (lbm_temporal.h)
+ * The launch-cost knobs (bind, launch, persistent, temporal) live in launch_steps.c. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -122,7 +123,8 @@ static int build(struct lbm_exec *e) {
     if (!e->prog) return -1;
     struct { struct kernel **slot; const char *name; } want[] = {
         {&e->accel, "accelerate_flow"}, {&e->propagate, "propagate"}, {&e->rebound, "rebound"},
-        {&e->collision, "collision"}, {&e->av_velocity, "av_velocity"}, {&e->fused, "fused_step"},
+        {&e->collision, "collision"}, {&e->av_velocity, "av_velocity"},
+        {&e->fused, e->temporal > 1 ? "fused_temporal" : "fused_step"},
         {&e->reduce, "reduce_steps"}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         if (!(*want[i].slot = d->ops->kernel(d, e->prog, want[i].name))) return -1;
@@ -429,6 +431,8 @@ struct app_result *lbm_execute(struct dev *d, const struct app_input *in, const 
     /* A cluster sums each step within each block: one partial per block. */
     if (e.cluster) e.ngroups = e.cluster;
     e.scratch_bytes = (e.red == RED_HOST_EACH_STEP ? 2 : 1) * (size_t)wg[0] * wg[1] * sizeof(float);
+    e.temporal = (int)knob_int(k, "temporal");
+    if (e.temporal > 1) e.scratch_bytes = (size_t)lbm_temporal_local_bytes(wg, e.temporal);
     m->iters = in->iters;
     m->iters_full = in->iters_full;
     m->warmup = warmup;

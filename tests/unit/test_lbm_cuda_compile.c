@@ -1,5 +1,5 @@
 /* The CUDA kernels compile for every setting of the launch-cost knobs
- * (bind, launch, persistent) with the -D flags the schedule passes, so CUDA
+ * (bind, launch, persistent, temporal) with the -D flags the schedule passes, so CUDA
  * code that does not compile fails here, on a machine without a GPU. nvcc
  * builds a sm_90 CUBIN of kernels/lbm/lbm.cu (as NVRTC does at run time);
  * without nvcc the checks are skipped. */
@@ -31,6 +31,9 @@ static const char *const settings[] = {
     "loads=ldg,obstacles=branch,layout=aos,args=buffers",
     "overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg",
     "overlap=pdl,kernels=fused,layout=soa,args=buffers",
+    "temporal=2,bind=once",
+    "temporal=4,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg,obstacles=branch",
+    "temporal=3,bind=once,layout=aos,args=buffers,reduction=chunked,chunk=100",
 };
 enum { NSET = sizeof settings / sizeof settings[0] };
 
@@ -96,6 +99,8 @@ int main(void) {
                 CHECK(file_has(out[j], "fused_persistent"), "'%s': the CUBIN has fused_persistent", s);
             if (rc == 0 && strstr(s, "persistent=cluster"))
                 CHECK(file_has(out[j], "fused_cluster"), "'%s': the CUBIN has fused_cluster", s);
+            if (rc == 0 && strstr(s, "temporal="))
+                CHECK(file_has(out[j], "fused_temporal"), "'%s': the CUBIN has fused_temporal", s);
             unlink(out[j]);
         }
     }
