@@ -22,7 +22,7 @@ for input in 128x128 256x256 1024x1024; do
     run --device "$cuda" --input $input "${iters[@]}" --variant g06-pdl --wg 128x1
     run --device "$ocl" --input $input "${iters[@]}" --variant g01-pingpong --knobs $ocl_knobs --wg 128x1
     for t in 2 3 4; do
-        for wg in 32x4 64x4 32x8 64x8 32x16 128x4; do
+        for wg in 128x1 64x2 128x2 32x4 64x4 32x8 64x8 32x16 128x4; do
             run --device "$cuda" --input $input "${iters[@]}" --variant g06-pdl --knobs temporal=$t --wg $wg
             run --device "$ocl" --input $input "${iters[@]}" --variant g01-pingpong --knobs $ocl_knobs,temporal=$t --wg $wg
         done

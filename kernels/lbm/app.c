@@ -110,12 +110,12 @@ int lbm_cluster_size(const struct app_input *in, const struct device_info *dev, 
     return 0;
 }
 
-/* temporal=T: the tile and its T-wide halo (nine floats and an obstacle
- * byte a cell) and the group reduction's scratch, in local memory
+/* temporal=T: the tile and its T-wide halo twice (nine floats a cell) and
+ * once its obstacle bytes, and two of the group reduction's scratch, in local memory
  * (lbm_temporal.h). */
 uint64_t lbm_temporal_local_bytes(const unsigned wg[2], int steps) {
     const uint64_t area = (uint64_t)(wg[0] + 2u * (unsigned)steps) * (wg[1] + 2u * (unsigned)steps);
-    return (9 * area + (uint64_t)wg[0] * wg[1]) * 4 + area;
+    return (18 * area + 2 * (uint64_t)wg[0] * wg[1]) * 4 + area;
 }
 
 static const char *lbm_invalid_temporal(const struct knob_set *k, const struct device_info *dev,
@@ -134,17 +134,6 @@ static const char *lbm_invalid_temporal(const struct knob_set *k, const struct d
         return "temporal=2|3|4 writes several steps' partials per launch: reduction=chunked|deferred";
     if (!knob_is(k, "persistent", "off"))
         return "temporal=2|3|4 is a launch of a few steps; persistent=grid|cluster is a launch of a chunk";
-    if (!strcmp(dev->backend, "cuda") && wg[0] * wg[1] > 512)
-        return "temporal=2|3|4 keeps four cells a thread in registers (about 128): at most 512 threads a "
-               "block on CUDA (__launch_bounds__(512))";
-    /* Each work-item holds at most four cells of a sub-step in registers. */
-    const uint64_t widest = (uint64_t)(wg[0] + 2u * (unsigned)steps - 2u) * (wg[1] + 2u * (unsigned)steps - 2u);
-    if (widest > 4 * (uint64_t)wg[0] * wg[1]) {
-        snprintf(why, sizeof why, "temporal=%ld: the first sub-step's %llu cells are more than four per "
-                 "work-item of a %ux%u work-group (a squarer or larger group has a smaller halo)",
-                 steps, (unsigned long long)widest, wg[0], wg[1]);
-        return why;
-    }
     const uint64_t bytes = lbm_temporal_local_bytes(wg, (int)steps);
     if (dev->local_mem && bytes > dev->local_mem) {
         snprintf(why, sizeof why, "temporal=%ld with a %ux%u work-group needs %llu bytes of local memory "

@@ -20,9 +20,6 @@
 #define LATTICE_PARAM struct lattices lat
 #define LAT(f) (lat.f)
 #define LBM_FN static __device__ __forceinline__
-/* fused_temporal holds up to four cells of nine speeds in registers (about
- * 128 a thread): at most 512 threads a block, said to the compiler. */
-#define TEMPORAL_KERNEL extern "C" __global__ void __launch_bounds__(512)
 #define LBM_SQRT sqrtf
 typedef unsigned char uchar;
 #define LDG(p) __ldg(p)

@@ -16,11 +16,11 @@
  * cells count in the step's |u| sum (one partial per group per step, as
  * the fused step writes them).
  *
- * One local lattice, updated in place: a sub-step pulls into registers
- * (TB_CELLS cells per work-item at most: the validity rules see to it),
- * the group reduction's barrier guarantees every pull is done, then the
- * results are stored and a barrier closes the sub-step. Two local lattices
- * would need twice the local memory and so allow half the tile.
+ * Two local lattices, a sub-step reading one and writing the other, so a
+ * sub-step costs one barrier (the group reduction's). The first version
+ * updated one lattice in place through registers (up to four cells of
+ * nine speeds a work-item, 128 registers on sm_90, two barriers a
+ * sub-step): on an H200 it was slower than g06-pdl at every size.
  *
  * The launch is bound once (bind=once): its first step comes from the
  * device clock, and it runs count = min(T, steps left, steps left in the
@@ -33,15 +33,11 @@
 #endif
 
 #define TB_STEPS K_TEMPORAL
-#define TB_CELLS 4
 
 /* i wrapped into [0, n) for any i at most one grid away. */
 LBM_FN int tb_wrap(int i, int n) { return i < 0 ? i + n : i >= n ? i - n : i; }
 
-#ifndef TEMPORAL_KERNEL
-#define TEMPORAL_KERNEL KERNEL
-#endif
-TEMPORAL_KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *partials,
+KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *partials,
                       COMMON_PARAMS, int slot, int accelerate CLOCK_PARAMS LOCAL_PARAM(scratch)) {
     LOCAL_DECL(scratch)
     EMPTY_RETURN;
@@ -61,9 +57,9 @@ TEMPORAL_KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL
     const int W = lx + 2 * TB_STEPS, H = ly + 2 * TB_STEPS, area = W * H;
     const int x0 = (int)GROUP_X * lx - TB_STEPS, y0 = (int)GROUP_Y * ly - TB_STEPS;
     const int group = (int)(GROUP_X + GROUP_Y * NGROUPS_X), ngroups = (int)(NGROUPS_X * NGROUPS_Y);
-    LOCAL float *f = scratch;                       /* [9][area], speed-major */
-    LOCAL float *red = scratch + 9 * area;          /* the group reduction's scratch */
-    LOCAL uchar *ob = (LOCAL uchar *)(red + lsize); /* [area] obstacle bytes */
+    LOCAL float *f = scratch;                           /* [2][9][area], speed-major */
+    LOCAL float *red = scratch + 18 * area;             /* [2][lsize]: the reductions' scratch */
+    LOCAL uchar *ob = (LOCAL uchar *)(red + 2 * lsize); /* [area] obstacle bytes */
 
     for (int c = lid; c < area; c += lsize) {
         const int gi = tb_wrap(x0 + c % W, nx) + tb_wrap(y0 + c / W, ny) * nx;
@@ -75,50 +71,37 @@ TEMPORAL_KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL
     for (int sub = 0; sub < count; sub++) {
         const int t = t0 + sub, last = sub == count - 1;
         const int step_accel = accelerate && t != nsteps - 1;
+        LOCAL const float *cur = f + (sub & 1) * 9 * area;
+        LOCAL float *nxt = f + (1 - (sub & 1)) * 9 * area;
         /* The region this sub-step updates: `m` cells in from the halo's edge. */
         const int m = last ? TB_STEPS : sub + 1;
         const int rw = W - 2 * m, rcells = rw * (H - 2 * m);
-        float keep[TB_CELLS][9];
         float usum = 0.0f;
-#pragma unroll
-        for (int n = 0; n < TB_CELLS; n++) {
-            const int c = lid + n * lsize;
-            if (c < rcells) {
-                const int rx = m + c % rw, ry = m + c / rw, i = rx + ry * W;
-                float s[9];
-                s[0] = f[i];                      s[1] = f[area + i - 1];
-                s[2] = f[2 * area + i - W];       s[3] = f[3 * area + i + 1];
-                s[4] = f[4 * area + i + W];       s[5] = f[5 * area + i - 1 - W];
-                s[6] = f[6 * area + i + 1 - W];   s[7] = f[7 * area + i + 1 + W];
-                s[8] = f[8 * area + i - 1 + W];
-                const int obst = ob[i];
-                REBOUND_OR_COLLIDE;
-                const int jj = tb_wrap(y0 + ry, ny);
-                lbm_accelerate(s, w1, w2, (step_accel && jj == ny - 2 && !obst) ? 1.0f : 0.0f);
-                const int own = rx >= TB_STEPS && rx < TB_STEPS + lx && ry >= TB_STEPS && ry < TB_STEPS + ly;
-                usum += own ? u : 0.0f;
-                if (last) {
-                    /* The last region is the tile: no wrap-around. */
-                    const int gi = (x0 + rx) + (y0 + ry) * nx;
-                    STORE(dst, s, gi);
-                } else {
-                    for (int k = 0; k < 9; k++) keep[n][k] = s[k];
-                }
+        for (int c = lid; c < rcells; c += lsize) {
+            const int rx = m + c % rw, ry = m + c / rw, i = rx + ry * W;
+            float s[9];
+            s[0] = cur[i];                      s[1] = cur[area + i - 1];
+            s[2] = cur[2 * area + i - W];       s[3] = cur[3 * area + i + 1];
+            s[4] = cur[4 * area + i + W];       s[5] = cur[5 * area + i - 1 - W];
+            s[6] = cur[6 * area + i + 1 - W];   s[7] = cur[7 * area + i + 1 + W];
+            s[8] = cur[8 * area + i - 1 + W];
+            const int obst = ob[i];
+            REBOUND_OR_COLLIDE;
+            const int jj = tb_wrap(y0 + ry, ny);
+            lbm_accelerate(s, w1, w2, (step_accel && jj == ny - 2 && !obst) ? 1.0f : 0.0f);
+            const int own = rx >= TB_STEPS && rx < TB_STEPS + lx && ry >= TB_STEPS && ry < TB_STEPS + ly;
+            usum += own ? u : 0.0f;
+            if (last) {
+                /* The last region is the tile: no wrap-around. */
+                STORE(dst, s, (x0 + rx) + (y0 + ry) * nx);
+            } else {
+                for (int k = 0; k < 9; k++) nxt[k * area + i] = s[k];
             }
         }
-        /* Its barrier also ends every pull of this sub-step. */
-        group_reduce_at(red, usum, 0.0f, partials, t % chunk, group, ngroups);
-        if (!last) {
-#pragma unroll
-            for (int n = 0; n < TB_CELLS; n++) {
-                const int c = lid + n * lsize;
-                if (c < rcells) {
-                    const int i = (m + c % rw) + (m + c / rw) * W;
-                    for (int k = 0; k < 9; k++) f[k * area + i] = keep[n][k];
-                }
-            }
-            BARRIER;
-        }
+        /* The reduction's barrier also publishes nxt and ends every read of
+         * cur, which the next sub-step overwrites; its scratch alternates so
+         * a fast warp's next sum never meets a slow warp 0's read of this one. */
+        group_reduce_at(red + (sub & 1) * lsize, usum, 0.0f, partials, t % chunk, group, ngroups);
     }
     if (GID_X == 0 && GID_Y == 0) clock[1 - which] = t0 + count;
     DEPENDENTS_LAUNCH; /* this block is done: the next launch may be scheduled */
