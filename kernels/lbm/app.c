@@ -45,6 +45,9 @@ static const struct knob_def lbm_knobs[] = {
      "data cache (__ldg)"},
     {"divide", "ieee|reciprocal", "ieee",
      "the velocity as momentum / rho (two divisions), or momentum * (1 / rho) (one reciprocal)"},
+    {"speed", "post|moments", "post",
+     "the fused step's |u| recomputed from the collided speeds (as av_velocity), or taken from "
+     "the density and momentum the collision computed (which it conserves: equal up to rounding)"},
     {"overlap", "off|pdl", "off",
      "each step's launch starts after the previous one ends, or while it finishes (CUDA's "
      "programmatic dependent launch: the step waits for its input itself)"},
@@ -185,6 +188,9 @@ static const char *lbm_invalid_cuda_only(const struct knob_set *k, const unsigne
                "cl_khr_subgroups or OpenCL 3.0 sub-group support, so it does not use them";
     if (!strcmp(dev->backend, "opencl") && ldg)
         return "loads=ldg is CUDA's read-only data cache (__ldg); OpenCL has no such load";
+    if (knob_is(k, "speed", "moments") && (knob_is(k, "kernels", "partial") || knob_is(k, "kernels", "split")))
+        return "speed=moments takes |u| from the fused step's collision (kernels=fused|fused-accel); "
+               "the split av_velocity kernel has no collision";
     if (knob_is(k, "overlap", "pdl")) {
         if (strcmp(dev->backend, "cuda") != 0)
             return "overlap=pdl is CUDA's programmatic dependent launch; this device runs no CUDA";

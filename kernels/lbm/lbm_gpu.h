@@ -21,6 +21,7 @@
  *   K_PERSISTENT_CLUSTER: fused_cluster (lbm_cluster.h, CUDA sm_90 only)
  *   K_TREE_WARP: the group reduction's tree by warp shuffles (WARP_SUM, CUDA)
  *   K_LOADS_LDG: the fused step's loads through the read-only cache (LDG, CUDA)
+ *   K_SPEED_MOMENTS: the fused steps' |u| from the collision's own moments
  *   K_OVERLAP_PDL: the fused step waits for its predecessor itself
  *     (DEPENDENCY_WAIT) and lets its successor start early (DEPENDENTS_LAUNCH):
  *     CUDA's programmatic dependent launch; empty elsewhere
@@ -302,14 +303,20 @@ KERNEL av_velocity(GRID_PARAM(cells), GLOBAL const uchar *obstacles, GLOBAL floa
 /* ---- the fused step: propagate, rebound, collision and av_velocity in one
  * pass from src to dst; with `accelerate` set, also the next step's
  * accelerate_flow on row ny-2 by masking (kernels=fused-accel). ---- */
+/* speed=moments: |u| from the moments the collision used (conserved by it);
+ * speed=post: recomputed from the collided speeds, as av_velocity does. */
+#if defined(K_SPEED_MOMENTS)
+#define COLLIDE_SPEED(s) LBM_SQRT(lbm_collide(s, omega))
+#else
+#define COLLIDE_SPEED(s) (lbm_collide(s, omega), lbm_speed(s))
+#endif
 #if defined(K_OBSTACLES_MASK)
 /* Both outcomes computed, one selected: no divergent branch. */
 #define REBOUND_OR_COLLIDE                                                                   \
     float r[9];                                                                              \
     for (int k = 0; k < 9; k++) r[k] = s[k];                                                 \
     lbm_rebound(r);                                                                          \
-    lbm_collide(s, omega);                                                                   \
-    float u = lbm_speed(s);                                                                  \
+    float u = COLLIDE_SPEED(s);                                                              \
     for (int k = 0; k < 9; k++) s[k] = obst ? r[k] : s[k];                                   \
     u = obst ? 0.0f : u
 #else
@@ -318,8 +325,7 @@ KERNEL av_velocity(GRID_PARAM(cells), GLOBAL const uchar *obstacles, GLOBAL floa
     if (obst) {                                                                              \
         lbm_rebound(s);                                                                      \
     } else {                                                                                 \
-        lbm_collide(s, omega);                                                               \
-        u = lbm_speed(s);                                                                    \
+        u = COLLIDE_SPEED(s);                                                                \
     }
 #endif
 /* One cell (ii, jj) from src to dst; leaves |u| in u and the obstacle flag in obst. */

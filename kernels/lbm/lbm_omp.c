@@ -267,6 +267,20 @@ void av_velocity(const struct omp_launch *L, void *const *args) {
     }
 }
 
+/* Collides s and returns its |u|^2: speed=moments takes the collision's own
+ * moments (conserved by it), speed=post recomputes them from the new speeds. */
+static inline float collide_usq(float *s, float omega) {
+#if defined(K_SPEED_MOMENTS)
+    return lbm_collide(s, omega);
+#else
+    lbm_collide(s, omega);
+    const float rho = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7] + s[8];
+    const float ux = LBM_PER_RHO(s[1] + s[5] + s[8] - (s[3] + s[6] + s[7]), rho);
+    const float uy = LBM_PER_RHO(s[2] + s[5] + s[6] - (s[4] + s[7] + s[8]), rho);
+    return ux * ux + uy * uy;
+#endif
+}
+
 /* One cell's update in place (rebound or collision, then the folded
  * acceleration when `accel` is 1); returns |u|^2 (0 for obstacles). The
  * square root waits for the reduction: under errno rules it would stop the
@@ -276,22 +290,15 @@ static inline float fused_cell(float *s, int obst, float accel, struct common c)
     float r[9];
     for (int k = 0; k < 9; k++) r[k] = s[k];
     lbm_rebound(r);
-    lbm_collide(s, c.omega);
-    const float rho = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7] + s[8];
-    const float ux = LBM_PER_RHO(s[1] + s[5] + s[8] - (s[3] + s[6] + s[7]), rho);
-    const float uy = LBM_PER_RHO(s[2] + s[5] + s[6] - (s[4] + s[7] + s[8]), rho);
-    float usq = obst ? 0.0f : ux * ux + uy * uy;
+    float usq = collide_usq(s, c.omega);
+    usq = obst ? 0.0f : usq;
     for (int k = 0; k < 9; k++) s[k] = obst ? r[k] : s[k];
 #else
     float usq = 0.0f;
     if (obst) {
         lbm_rebound(s);
     } else {
-        lbm_collide(s, c.omega);
-        const float rho = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7] + s[8];
-        const float ux = LBM_PER_RHO(s[1] + s[5] + s[8] - (s[3] + s[6] + s[7]), rho);
-        const float uy = LBM_PER_RHO(s[2] + s[5] + s[6] - (s[4] + s[7] + s[8]), rho);
-        usq = ux * ux + uy * uy;
+        usq = collide_usq(s, c.omega);
     }
 #endif
     lbm_accelerate(s, c.w1, c.w2, obst ? 0.0f : accel);

@@ -38,8 +38,12 @@ LBM_FN void lbm_rebound(float *s) {
     t = s[6]; s[6] = s[8]; s[8] = t;
 }
 
-/* BGK relaxation towards the local equilibrium, in place. */
-LBM_FN void lbm_collide(float *s, float omega) {
+/* BGK relaxation towards the local equilibrium, in place. Returns |u|^2 of
+ * the moments it used: the collision conserves density and momentum, so
+ * that is the post-collision |u|^2 up to rounding (speed=moments uses it
+ * instead of recomputing the moments from the new speeds, as av_velocity
+ * does). */
+LBM_FN float lbm_collide(float *s, float omega) {
     const float w0 = 4.0f / 9.0f, w1 = 1.0f / 9.0f, w2 = 1.0f / 36.0f;
     float rho = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7] + s[8];
     float ux = LBM_PER_RHO(s[1] + s[5] + s[8] - (s[3] + s[6] + s[7]), rho);
@@ -58,6 +62,7 @@ LBM_FN void lbm_collide(float *s, float omega) {
         float eq = w * rho * (base + LBM_DIV_CSQ(u[k]) + LBM_DIV_2CSQ2(u[k] * u[k]));
         s[k] += omega * (eq - s[k]);
     }
+    return usq;
 }
 
 /* |u| of a cell, for av_velocity. */
