@@ -67,12 +67,24 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
     LOCAL float *red = scratch + 18 * area;             /* [2][lsize]: the reductions' scratch */
     LOCAL uchar *ob = (LOCAL uchar *)(red + 2 * lsize); /* [area] obstacle bytes */
 
+    /* Two cells a work-item per pass, all their loads issued before any
+     * store: twice the loads in flight while the group waits at the barrier. */
     const float inv_w = 1.0f / (float)W;
-    for (int c = lid; c < area; c += lsize) {
-        const int row = TB_DIV(c, inv_w);
-        const int gi = tb_wrap(x0 + c - row * W, nx) + tb_wrap(y0 + row, ny) * nx;
-        for (int k = 0; k < 9; k++) f[k * area + c] = RD(AT(src, k, gi));
-        ob[c] = RD(obstacles[gi]);
+    for (int c0 = lid; c0 < area; c0 += 2 * lsize) {
+        float v[2][9];
+        uchar o[2];
+        for (int h = 0; h < 2; h++) {
+            const int c = c0 + h * lsize < area ? c0 + h * lsize : c0;
+            const int row = TB_DIV(c, inv_w);
+            const int gi = tb_wrap(x0 + c - row * W, nx) + tb_wrap(y0 + row, ny) * nx;
+            for (int k = 0; k < 9; k++) v[h][k] = RD(AT(src, k, gi));
+            o[h] = RD(obstacles[gi]);
+        }
+        for (int h = 0; h < 2; h++) {
+            const int c = c0 + h * lsize < area ? c0 + h * lsize : c0;
+            for (int k = 0; k < 9; k++) f[k * area + c] = v[h][k];
+            ob[c] = o[h];
+        }
     }
     BARRIER;
 

@@ -164,6 +164,22 @@ if inject "(k) reciprocal of rho" kernels/lbm/lbm_physics.h \
     expect_wrong "(k) divide=reciprocal with 2/rho" openmp g04-warp-tree
 fi
 
+# (l) temporal blocking: each sub-step updates one ring too few, so the
+# last one pulls a halo ring that is a step behind.
+fresh_copy
+if inject "(l) temporal halo" kernels/lbm/lbm_temporal.h \
+    's|const int m = last ? TB_STEPS : sub + 1;|const int m = last ? TB_STEPS : sub + 2; /* bug (l) */|' \
+    "sub + 2; /* bug (l) */"; then
+    expect_wrong "(l) temporal=4 with a halo one ring short" opencl:0.0 g08-temporal-ocl
+fi
+
+# (m) temporal blocking counts the halo's cells in the step's |u| sum too.
+fresh_copy
+if inject "(m) temporal sum" kernels/lbm/lbm_temporal.h \
+    's|usum += own ? u : 0.0f;|usum += u; (void)own; /* bug (m) */|' "usum += u; (void)own; /* bug (m) */"; then
+    expect_wrong "(m) temporal=4 summing the halo's |u|" opencl:0.0 g08-temporal-ocl
+fi
+
 # Restored: the copy verifies again from the same cache.
 fresh_copy
 run_copy openmp final

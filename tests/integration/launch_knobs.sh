@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The launch-cost knobs (bind, launch, batch, persistent) verify on OpenMP
+# The launch-cost knobs (bind, launch, batch, persistent, temporal) and speed verify on OpenMP
 # and PoCL wherever valid, across the cases their host logic branches on:
 # an odd step count over several repetitions (the lattices end swapped, and
 # the next repetition starts from the other one), an odd batch (replays
@@ -10,10 +10,10 @@ set -u
 cd "$(dirname "$0")/../.."
 db=${HARNESS_TEST_TMP:-$(mktemp -d)}/launch_knobs.db
 
-# check DEVICES KNOBS: every device line must say ok.
+# check DEVICES KNOBS [WG]: every device line must say ok.
 check() {
-    local devs=$1 knobs=$2 out rc
-    out=$(bin/harness run --device "$devs" --input gen:32x32 --iters 203 --reps 2 --warmup 1 --wg 8x2 \
+    local devs=$1 knobs=$2 wg=${3:-8x2} out rc
+    out=$(bin/harness run --device "$devs" --input gen:32x32 --iters 203 --reps 2 --warmup 1 --wg "$wg" \
           --knobs "$knobs" --db "$db" 2>&1); rc=$?
     local n_ok n_dev
     n_ok=$(echo "$out" | awk '$2 == "lbm" && $6 == "ok"' | wc -l)
@@ -35,6 +35,16 @@ check openmp persistent=grid
 check openmp persistent=grid,reduction=chunked,chunk=33,layout=aos,args=buffers
 check openmp persistent=grid,layout=soa,args=buffers,obstacles=branch,neighbours=wrap,threads=1
 
+# temporal=T (several steps per enqueue, lbm_temporal.h) on PoCL: a chunk
+# that T does not divide (a launch is cut short at each chunk's end), tiles
+# narrower than the halo, every layout, both obstacle forms, speed=moments.
+check opencl:0.0 bind=once,temporal=2
+check opencl:0.0 bind=once,temporal=3,reduction=chunked,chunk=50 8x8
+check opencl:0.0 bind=once,temporal=4,layout=soa,args=buffers,obstacles=branch,neighbours=wrap 4x4
+check opencl:0.0 bind=once,temporal=4,layout=aos,args=buffers,speed=moments,tree=local 16x1
+check $both speed=moments
+check $both speed=moments,obstacles=branch,persistent=off,bind=once
+
 # The OpenMP row loop of the plane layouts (vectorised) and its periodic
 # edges (the first and last column take the generic path): a grid that is
 # not a power of two, tiles that do and do not touch the edges.
@@ -46,7 +56,9 @@ else echo "not ok - openmp row loop on gen:48x40: exit $rc, $n of 4 ok"; echo "$
 
 # Refused with the reason, nothing stored.
 before=$(sqlite3 "$db" "select count(*) from measurement")
-for pair in "launch=graph,bind=once|CUDA graphs" "persistent=grid|co-residency"; do
+for pair in "launch=graph,bind=once|CUDA graphs" "persistent=grid|co-residency" \
+            "temporal=2|needs bind=once" "temporal=2,bind=once,reduction=binary|reduction=chunked|deferred" \
+            "speed=moments,kernels=split,layout=soa-3d|has no collision"; do
     knobs=${pair%%|*} reason=${pair#*|}
     out=$(bin/harness run --device opencl:0.0 --input gen:32x32 --iters 20 --reps 1 --knobs "$knobs" --db "$db" 2>&1); rc=$?
     if [ $rc -eq 2 ] && echo "$out" | grep -q "$reason"; then echo "ok - $knobs on opencl:0.0 is invalid: $reason"

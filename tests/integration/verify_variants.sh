@@ -21,6 +21,7 @@ declare -A empty=()
 # through their base): verify shows them invalid there, with a reason.
 declare -A noocl=()
 declare -A cudaonly=()
+declare -A noomp=() # temporal=2|3|4: work-groups only, invalid on OpenMP
 nalias=0 # variants that only rename their base (final: t-bitmask)
 while IFS= read -r line; do
     line=${line%%#*}
@@ -41,15 +42,23 @@ while IFS= read -r line; do
     if [ -n "$first" ] && [[ "$first" != *=* ]] && [ "${cudaonly[$first]:-0}" = 1 ]; then c=1; fi
     [[ " $rest " == *" persistent=cluster "* || " $rest " == *" overlap=pdl "* ]] && c=1
     [ $c = 1 ] && g=0
+    o=0
+    if [ -n "$first" ] && [[ "$first" != *=* ]] && [ "${noomp[$first]:-0}" = 1 ]; then o=1; fi
+    [[ " $rest " =~ \ temporal=[234]\  ]] && o=1
+    [ $c = 1 ] && o=0
+    noomp[$name]=$o
     names+=("$name")
     empty[$name]=$e
     noocl[$name]=$g
     cudaonly[$name]=$c
 done < variants/lbm.variants
-nempty=0 nnoocl=0 ncuda=0
+nempty=0 nnoocl=0 ncuda=0 nnoomp=0
 for n in "${names[@]}"; do
     nempty=$((nempty + ${empty[$n]})); nnoocl=$((nnoocl + ${noocl[$n]})); ncuda=$((ncuda + ${cudaonly[$n]}))
+    nnoomp=$((nnoomp + ${noomp[$n]}))
 done
+if [ "$nnoomp" -ge 1 ]; then ok "variants/lbm.variants: $nnoomp variant(s) with temporal blocking (work-groups only)"
+else notok "variants/lbm.variants: no variant with temporal=2|3|4"; fi
 if [ "${#names[@]}" -ge 10 ] && [ "$nempty" -ge 1 ]; then
     ok "variants/lbm.variants: ${#names[@]} variants, $nempty empty"
 else
@@ -100,6 +109,10 @@ check_matrix() {
                 if [[ "$cell" == "invalid"* ]] && grep -qE "^\[[0-9]+\] $v on $dev: .*(thread-block clusters|CUDA's programmatic dependent launch|recorded launch sequences)" "$file"; then
                     ok "$label: $v on $dev: $cell, with its reason"
                 else notok "$label: $v on $dev: '$cell', wanted 'invalid' (CUDA sm_90 only)"; fi
+            elif [ "$dev" = openmp ] && [ "${noomp[$v]}" = 1 ]; then
+                if [[ "$cell" == "invalid"* ]] && grep -qE "^\[[0-9]+\] $v on $dev: .*has no work-groups" "$file"; then
+                    ok "$label: $v on $dev: $cell, with its reason"
+                else notok "$label: $v on $dev: '$cell', wanted 'invalid' (no work-groups)"; fi
             elif [ "$dev" = opencl:0.0 ] && [ "${noocl[$v]}" = 1 ]; then
                 if [[ "$cell" == "invalid"* ]] && grep -qE "^\[[0-9]+\] $v on $dev: .*(co-residency|CUDA graphs)" "$file"; then
                     ok "$label: $v on $dev: $cell, with its reason"
@@ -131,12 +144,13 @@ q() { sqlite3 "$db" "$1" 2>&1; }
 # The OpenCL devices of the matrix, which cannot run launch=graph or persistent=grid.
 nocl=$(grep -m1 '^variant ' "$T/small.out" | tr '|' '\n' | grep -c 'opencl:')
 got=$(q "SELECT count(*) FROM measurement WHERE status = 'ok'")
-want=$(((nonempty - ncuda) * ndev - nnoocl * nocl))
-if [ "$got" = "$want" ]; then ok "db: $got measurement rows with status ok = ($nonempty non-empty - $ncuda CUDA-only variants) x $ndev devices - $nnoocl x $nocl OpenCL-invalid"
+nomp=$(grep -m1 '^variant ' "$T/small.out" | tr '|' '\n' | grep -c 'openmp')
+want=$(((nonempty - ncuda) * ndev - nnoocl * nocl - nnoomp * nomp))
+if [ "$got" = "$want" ]; then ok "db: $got measurement rows with status ok = ($nonempty non-empty - $ncuda CUDA-only variants) x $ndev devices - $nnoocl x $nocl OpenCL-invalid - $nnoomp x $nomp OpenMP-invalid"
 else notok "db: $got measurement rows with status ok, wanted $want"; fi
 got=$(q "SELECT count(*) FROM measurement WHERE status = 'invalid'")
-if [ "$got" = $((nnoocl * nocl + ncuda * ndev)) ]; then ok "db: $got invalid rows (graph/persistent on OpenCL, clusters anywhere)"
-else notok "db: $got invalid rows, wanted $((nnoocl * nocl + ncuda * ndev))"; fi
+if [ "$got" = $((nnoocl * nocl + ncuda * ndev + nnoomp * nomp)) ]; then ok "db: $got invalid rows (graph/persistent on OpenCL, clusters anywhere, temporal on OpenMP)"
+else notok "db: $got invalid rows, wanted $((nnoocl * nocl + ncuda * ndev + nnoomp * nomp))"; fi
 got=$(q "SELECT count(*) FROM measurement WHERE status = 'unverified'")
 if [ "$got" = $((nempty * ndev)) ]; then ok "db: $got unverified rows for the empty variants"
 else notok "db: $got unverified rows, wanted $((nempty * ndev))"; fi

@@ -31,7 +31,8 @@ static const char *const settings[] = {
     "loads=ldg,obstacles=branch,layout=aos,args=buffers",
     "overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg",
     "overlap=pdl,kernels=fused,layout=soa,args=buffers",
-    "temporal=2,bind=once",
+    "temporal=2,bind=once,speed=moments",
+    "speed=moments,persistent=cluster,obstacles=branch",
     "temporal=4,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg,obstacles=branch",
     "temporal=3,bind=once,layout=aos,args=buffers,reduction=chunked,chunk=100",
 };
