@@ -6,7 +6,8 @@
  *   run (host, device, build, started_at, command), peak (device,
  *   measured_at), tuned (fingerprint, app, input, variant: the newer
  *   decision wins), change_point (series, night: a triaged state wins over
- *   'detected'), nightly (host, started_at, suite).
+ *   'detected'), nightly (host, started_at, suite); a new run's report notes
+ *   and launch-cost rows (with their samples) come with it.
  * Runs are the unit of de-duplication: a run already in OUT is skipped with
  * its measurements and samples, so merging the same file twice adds nothing.
  * One transaction per input: a failed input leaves OUT as it was before it.
@@ -129,7 +130,7 @@ static int merge_runs(sqlite3 *db, struct tally *t, char *err, size_t errn) {
                sqlite3_prepare_v2(db, "INSERT INTO main.sample(measurement_id, rep, seconds, device_seconds)"
                                       " SELECT ?1, rep, seconds, device_seconds FROM src.sample WHERE measurement_id = ?2",
                                   -1, &samp, NULL) ||
-               sqlite3_prepare_v2(db, "INSERT INTO temp.run_map(src, dst) VALUES (?1, ?2)", -1, &map, NULL);
+               sqlite3_prepare_v2(db, "INSERT INTO temp.run_map(src, dst, fresh) VALUES (?1, ?2, ?3)", -1, &map, NULL);
     sqlite3_free(ins_sql);
     sqlite3_free(mins_sql);
     if (prep) {
@@ -141,6 +142,7 @@ static int merge_runs(sqlite3 *db, struct tally *t, char *err, size_t errn) {
         int64_t src = sqlite3_column_int64(runs, 0);
         for (int i = 0; i < 5; i++) sqlite3_bind_value(find, i + 1, sqlite3_column_value(runs, i + 1));
         int64_t dst = one_id(find);
+        const int fresh = !dst;
         if (!dst) {
             for (int i = 0; i < 3; i++) sqlite3_bind_value(ins, i + 1, sqlite3_column_value(runs, i + 1));
             sqlite3_bind_int64(ins, 4, src);
@@ -168,6 +170,7 @@ static int merge_runs(sqlite3 *db, struct tally *t, char *err, size_t errn) {
         }
         sqlite3_bind_int64(map, 1, src);
         sqlite3_bind_int64(map, 2, dst);
+        sqlite3_bind_int(map, 3, fresh);
         if (sqlite3_step(map) != SQLITE_DONE) break;
         sqlite3_reset(map);
     }
@@ -287,6 +290,39 @@ static int merge_tracking(sqlite3 *db, struct tally *t, char *err, size_t errn) 
     return 0;
 }
 
+/* What hangs off a run besides its measurements: `harness report`'s probe
+ * notes and `harness launch-cost`'s rows with their samples, copied for the
+ * runs this merge added (a skipped run already has them). Launch-cost rows
+ * pair up by their order within the run, as they were stored. */
+static int merge_run_extras(sqlite3 *db, char *err, size_t errn) {
+    if (src_has(db, "report_note") &&
+        db_exec(db, "INSERT OR IGNORE INTO main.report_note(run_id, key, text) SELECT rm.dst, n.key, n.text"
+                    " FROM src.report_note n JOIN temp.run_map rm ON rm.src = n.run_id WHERE rm.fresh ORDER BY n.rowid",
+                err, errn))
+        return -1;
+    if (!src_has(db, "launch_cost")) return 0;
+    char *cols = common_columns(db, "launch_cost", "id run_id device_id");
+    char *cols_lc = columns_prefixed(db, "launch_cost", "id run_id device_id", "lc.");
+    int rc = !cols || !cols_lc ||
+             exec_fmt(db, err, errn,
+                      "INSERT INTO main.launch_cost(run_id, device_id, %s) SELECT rm.dst, md.id, %s"
+                      " FROM src.launch_cost lc JOIN temp.run_map rm ON rm.src = lc.run_id AND rm.fresh"
+                      " JOIN src.device d ON d.id = lc.device_id JOIN main.device md ON md.fingerprint = d.fingerprint"
+                      " ORDER BY lc.id;"
+                      "INSERT INTO temp.launch_cost_map(src, dst) SELECT s.id, m.id FROM"
+                      " (SELECT lc.id, rm.dst AS run, row_number() OVER (PARTITION BY lc.run_id ORDER BY lc.id) AS k"
+                      "  FROM src.launch_cost lc JOIN temp.run_map rm ON rm.src = lc.run_id AND rm.fresh) s"
+                      " JOIN (SELECT id, run_id, row_number() OVER (PARTITION BY run_id ORDER BY id) AS k"
+                      "  FROM main.launch_cost) m ON m.run_id = s.run AND m.k = s.k;"
+                      "INSERT INTO main.launch_cost_sample(launch_cost_id, rep, enqueue_s, total_s)"
+                      " SELECT lm.dst, x.rep, x.enqueue_s, x.total_s FROM src.launch_cost_sample x"
+                      " JOIN temp.launch_cost_map lm ON lm.src = x.launch_cost_id ORDER BY x.rowid",
+                      cols, cols_lc);
+    free(cols);
+    free(cols_lc);
+    return rc ? -1 : 0;
+}
+
 static int merge_one(sqlite3 *db, const char *path, struct tally *t, char *err, size_t errn) {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS src", -1, &st, NULL) != SQLITE_OK)
@@ -305,14 +341,16 @@ static int merge_one(sqlite3 *db, const char *path, struct tally *t, char *err, 
         err_set(err, errn, "schema version %lld, the output's is %lld (any harness command on it, e.g."
                            " `harness results --db %s`, brings it up to date)", (long long)vin, (long long)vout, path);
     else if (db_exec(db, "BEGIN IMMEDIATE", err, errn) == 0) {
-        if (db_exec(db, "DROP TABLE IF EXISTS temp.run_map; CREATE TEMP TABLE run_map (src INTEGER PRIMARY KEY, dst INTEGER);"
+        if (db_exec(db, "DROP TABLE IF EXISTS temp.run_map; CREATE TEMP TABLE run_map (src INTEGER PRIMARY KEY, dst INTEGER, fresh INTEGER);"
+                        "DROP TABLE IF EXISTS temp.launch_cost_map; CREATE TEMP TABLE launch_cost_map (src INTEGER PRIMARY KEY, dst INTEGER);"
                         "DROP TABLE IF EXISTS temp.peak_map; CREATE TEMP TABLE peak_map (src INTEGER PRIMARY KEY, dst INTEGER);"
                         "DROP TABLE IF EXISTS temp.nightly_map; CREATE TEMP TABLE nightly_map (src INTEGER PRIMARY KEY, dst INTEGER)",
                     err, errn) == 0 &&
             merge_keyed(db, "host", err, errn) == 0 && merge_keyed(db, "device", err, errn) == 0 &&
             merge_keyed(db, "build", err, errn) == 0 && merge_keyed(db, "config", err, errn) == 0 &&
             merge_runs(db, t, err, errn) == 0 && merge_peaks(db, t, err, errn) == 0 && merge_tuned(db, err, errn) == 0 &&
-            merge_tracking(db, t, err, errn) == 0 && db_exec(db, "COMMIT", err, errn) == 0)
+            merge_tracking(db, t, err, errn) == 0 && merge_run_extras(db, err, errn) == 0 &&
+            db_exec(db, "COMMIT", err, errn) == 0)
             rc = 0;
         if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     }

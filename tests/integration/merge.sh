@@ -83,6 +83,25 @@ echo "not a database" >"$T/junk.db"
 $H merge "$T/m3.db" "$T/junk.db" >/dev/null 2>&1; rc=$?
 check "a file that is not a results database fails (exit 1, got $rc) and leaves OUT empty" \
     bash -c "[ $rc -eq 1 ] && [ \"\$(sqlite3 '$T/m3.db' 'SELECT count(*) FROM run')\" = 0 ]"
+# A run's launch-cost rows (a real `harness launch-cost`) and report notes
+# (made up in SQL, as `harness report` stores them) travel with the run:
+# the rows land on the run's new id with their samples, once.
+$H launch-cost --device openmp --launches 200 --reps 2 --warmup 10 --args 0,2 --db "$T/c.db" >/dev/null 2>&1 ||
+    notok "launch-cost into c.db failed"
+sqlite3 "$T/c.db" "INSERT INTO report_note(run_id, key, text) SELECT id, 'openacc', 'no OpenACC compiler' FROM run"
+lc_c=$(q "$T/c.db" "SELECT (SELECT count(*) FROM launch_cost) || ' ' || (SELECT count(*) FROM launch_cost_sample)")
+$H merge "$T/m4.db" "$T/a.db" "$T/c.db" >/dev/null 2>&1; rc=$?
+lc_m=$(q "$T/m4.db" "SELECT (SELECT count(*) FROM launch_cost) || ' ' || (SELECT count(*) FROM launch_cost_sample)")
+check "launch-cost rows and samples merged ($lc_m of $lc_c, exit $rc)" \
+    bash -c "[ $rc -eq 0 ] && [ '$lc_m' = '$lc_c' ] && [ '${lc_c%% *}' -gt 0 ]"
+check "merged launch-cost rows sit on c's run (id 3) and its device, each with its samples" \
+    [ "$(q "$T/m4.db" "SELECT count(*) FROM launch_cost lc JOIN run r ON r.id = lc.run_id AND r.device_id = lc.device_id
+        WHERE lc.run_id = 3 AND (SELECT count(*) FROM launch_cost_sample s WHERE s.launch_cost_id = lc.id) = lc.reps")" = "${lc_c%% *}" ]
+check "the report note came with c's run" [ "$(q "$T/m4.db" "SELECT run_id || ' ' || key FROM report_note")" = "3 openacc" ]
+$H merge "$T/m4.db" "$T/c.db" >/dev/null 2>&1
+check "merging c.db again adds no launch-cost rows or notes" \
+    [ "$(q "$T/m4.db" "SELECT (SELECT count(*) FROM launch_cost) || ' ' || (SELECT count(*) FROM launch_cost_sample) || ' ' || (SELECT count(*) FROM report_note)")" = "$lc_c 1" ]
+
 out=$($H compare 1 2 --db "$T/m.db" 2>&1); rc=$?
 check "the merged file is usable: compare of two merged runs exits 0 (got $rc)" [ $rc -eq 0 ]
 exit $((fails > 0))
