@@ -51,10 +51,14 @@ static const struct knob_def lbm_knobs[] = {
     {"overlap", "off|pdl", "off",
      "each step's launch starts after the previous one ends, or while it finishes (CUDA's "
      "programmatic dependent launch: the step waits for its input itself)"},
-    {"temporal", "1|2|3|4", "1",
+    {"temporal", "1|2|3|4|5|6|7|8", "1",
      "time steps per launch of the fused step: one, or several with the work-group's tile and a "
      "halo as wide as the steps in local memory (temporal blocking; the halo is recomputed by "
      "each group that needs it)"},
+    {"tile", "group|inner", "group",
+     "temporal=T: the tile is the work-group's shape (its items loop over the halo), or the "
+     "work-group covers the tile and all but the outermost ring of its halo (tile = work-group "
+     "- 2(T-1)), one cell an item per sub-step"},
     {"threads", "all|int", "all", "OpenMP only: threads per parallel loop"},
     {"schedule", "static|dynamic|guided", "static", "OpenMP only: the loop schedule over tiles"},
     {NULL, NULL, NULL, NULL},
@@ -116,28 +120,36 @@ int lbm_cluster_size(const struct app_input *in, const struct device_info *dev, 
 /* temporal=T: the tile and its T-wide halo twice (nine floats a cell) and
  * once its obstacle bytes, and two of the group reduction's scratch, in local memory
  * (lbm_temporal.h). */
-uint64_t lbm_temporal_local_bytes(const unsigned wg[2], int steps) {
-    const uint64_t area = (uint64_t)(wg[0] + 2u * (unsigned)steps) * (wg[1] + 2u * (unsigned)steps);
+uint64_t lbm_temporal_local_bytes(const unsigned tile[2], const unsigned wg[2], int steps) {
+    const uint64_t area = (uint64_t)(tile[0] + 2u * (unsigned)steps) * (tile[1] + 2u * (unsigned)steps);
     return (18 * area + 2 * (uint64_t)wg[0] * wg[1]) * 4 + area;
+}
+
+void lbm_temporal_tile(const struct knob_set *k, const unsigned wg[2], unsigned tile[2]) {
+    const unsigned inner = knob_is(k, "tile", "inner") ? 2u * ((unsigned)knob_int(k, "temporal") - 1u) : 0u;
+    for (int d = 0; d < 2; d++) tile[d] = wg[d] > inner ? wg[d] - inner : 0;
 }
 
 static const char *lbm_invalid_temporal(const struct knob_set *k, const struct device_info *dev,
                                         const unsigned wg[2]) {
     static _Thread_local char why[320];
     const long steps = knob_int(k, "temporal");
-    if (steps <= 1) return NULL;
+    if (steps <= 1)
+        return knob_is(k, "tile", "inner") ? "tile=inner only means something with temporal>1" : NULL;
     if (!strcmp(dev->backend, "openmp"))
-        return "temporal=2|3|4 keeps a tile's intermediate steps in a work-group's local memory; the "
+        return "temporal>1 keeps a tile's intermediate steps in a work-group's local memory; the "
                "OpenMP backend has no work-groups (its tiles already stay in the CPU's caches)";
     if (!knob_is(k, "bind", "once"))
-        return "temporal=2|3|4 reads each launch's first step from the device clock: it needs bind=once";
+        return "temporal>1 reads each launch's first step from the device clock: it needs bind=once";
     if (!knob_is(k, "kernels", "fused-accel"))
-        return "temporal=2|3|4 folds each next step's acceleration into the step (kernels=fused-accel)";
+        return "temporal>1 folds each next step's acceleration into the step (kernels=fused-accel)";
     if (!knob_is(k, "reduction", "chunked") && !knob_is(k, "reduction", "deferred"))
-        return "temporal=2|3|4 writes several steps' partials per launch: reduction=chunked|deferred";
+        return "temporal>1 writes several steps' partials per launch: reduction=chunked|deferred";
     if (!knob_is(k, "persistent", "off"))
-        return "temporal=2|3|4 is a launch of a few steps; persistent=grid|cluster is a launch of a chunk";
-    const uint64_t bytes = lbm_temporal_local_bytes(wg, (int)steps);
+        return "temporal>1 is a launch of a few steps; persistent=grid|cluster is a launch of a chunk";
+    unsigned tile[2];
+    lbm_temporal_tile(k, wg, tile);
+    const uint64_t bytes = lbm_temporal_local_bytes(tile, wg, (int)steps);
     if (dev->local_mem && bytes > dev->local_mem) {
         snprintf(why, sizeof why, "temporal=%ld with a %ux%u work-group needs %llu bytes of local memory "
                  "(the tile and its halo); the device has %llu", steps, wg[0], wg[1],
@@ -234,7 +246,15 @@ static const char *lbm_invalid(const struct knob_set *k, const struct app_input 
     if (why_launch) return why_launch;
     const char *why_cuda = lbm_invalid_cuda_only(k, wg, dev);
     if (why_cuda) return why_cuda;
-    if (wg[0] == 0 || wg[1] == 0 || in->nx % (int)wg[0] || in->ny % (int)wg[1]) {
+    unsigned tile[2];
+    lbm_temporal_tile(k, wg, tile);
+    if (knob_is(k, "tile", "inner") && (tile[0] == 0 || tile[1] == 0 || in->nx % (int)tile[0] || in->ny % (int)tile[1])) {
+        snprintf(why, sizeof why, "tile=inner: work-group %ux%u less temporal=%ld's inner halo leaves a %ux%u tile, "
+                 "which does not divide the %dx%d grid", wg[0], wg[1], knob_int(k, "temporal"), tile[0], tile[1],
+                 in->nx, in->ny);
+        return why;
+    }
+    if (!knob_is(k, "tile", "inner") && (wg[0] == 0 || wg[1] == 0 || in->nx % (int)wg[0] || in->ny % (int)wg[1])) {
         snprintf(why, sizeof why, "work-group %ux%u does not divide the %dx%d grid", wg[0], wg[1],
                  in->nx, in->ny);
         return why;
@@ -256,7 +276,7 @@ static const char *lbm_invalid(const struct knob_set *k, const struct app_input 
         return why;
     }
     if (knob_is(k, "reduction", "chunked")) {
-        const size_t ngroups = ((size_t)in->nx / wg[0]) * ((size_t)in->ny / wg[1]);
+        const size_t ngroups = ((size_t)in->nx / tile[0]) * ((size_t)in->ny / tile[1]);
         const double need = (double)ngroups * 4.0 * (double)knob_int(k, "chunk");
         if (need > (double)dev->max_alloc) {
             snprintf(why, sizeof why, "partials for %ld steps need %.2f GiB, over the device's largest "
@@ -265,7 +285,7 @@ static const char *lbm_invalid(const struct knob_set *k, const struct app_input 
             return why;
         }
     }
-    if (knob_is(k, "reduction", "deferred") && lbm_partials_capacity(in, dev, wg) < 1)
+    if (knob_is(k, "reduction", "deferred") && lbm_partials_capacity(in, dev, tile) < 1)
         return "not even one step of group partials fits the device's memory";
     const char *why_temporal = lbm_invalid_temporal(k, dev, wg);
     if (why_temporal) return why_temporal;

@@ -37,7 +37,7 @@ static void push_alloc_lattice(struct args *a, const struct lbm_exec *e, int p) 
 static int bound_step(struct lbm_exec *e, int p) {
     struct dev *d = e->d;
     if (e->accel_bound[p]) {
-        const size_t row_g[2] = {(size_t)e->in->nx, 1}, row_l[2] = {e->local[0], 1};
+        const size_t row_g[2] = {(size_t)e->in->nx, 1}, row_l[2] = {e->row_local, 1};
         if (d->ops->launch_bound(d, e->accel_bound[p], row_g, row_l)) return -1;
     }
     return d->ops->launch_bound(d, e->step_bound[p], e->global, e->local);

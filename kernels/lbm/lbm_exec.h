@@ -25,6 +25,7 @@ struct lbm_exec {
     struct buf *lat_struct;         /* args=struct in device memory */
     struct { uint64_t src[9], dst[9]; } lat_value; /* args=struct by value */
     size_t global[2], local[2], ngroups, scratch_bytes;
+    size_t row_local;               /* accelerate_flow's group along a row: divides nx */
     long chunk;                     /* steps whose partials the device holds */
     enum reduction red;
     int split, fused_accel, finish_each, empty, partial, args_struct, by_value;

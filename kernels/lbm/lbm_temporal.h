@@ -6,7 +6,9 @@
  * costs the lattice's trip through DRAM. T steps per launch pay one launch
  * and one trip for T steps.
  *
- * How: each work-group owns the tile of its own shape. It loads the tile
+ * How: each work-group owns the tile of its own shape (tile=group), or of
+ * its shape less 2(T-1) cells each way (tile=inner: then every sub-step's
+ * region is at most the group, one pass each). It loads the tile
  * with a halo T cells wide (periodic wrap-around) into local memory, then
  * runs T sub-steps there: sub-step s updates the region T-1-s cells around
  * the tile (its pulls reach one cell further, which the previous sub-step
@@ -58,8 +60,14 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
     if (count > TB_STEPS) count = TB_STEPS;
     if (count > chunk - t0 % chunk) count = chunk - t0 % chunk;
 
+#if defined(K_TILE_INNER)
+    /* tile=inner: the group covers the tile and all but the outermost ring
+     * of its halo, so no sub-step needs more than one pass of the group. */
+    const int lx = (int)LSIZE_X - 2 * (TB_STEPS - 1), ly = (int)LSIZE_Y - 2 * (TB_STEPS - 1);
+#else
     const int lx = (int)LSIZE_X, ly = (int)LSIZE_Y;
-    const int lid = (int)(LID_X + LID_Y * LSIZE_X), lsize = lx * ly;
+#endif
+    const int lid = (int)(LID_X + LID_Y * LSIZE_X), lsize = (int)(LSIZE_X * LSIZE_Y);
     const int W = lx + 2 * TB_STEPS, H = ly + 2 * TB_STEPS, area = W * H;
     const int x0 = (int)GROUP_X * lx - TB_STEPS, y0 = (int)GROUP_Y * ly - TB_STEPS;
     const int group = (int)(GROUP_X + GROUP_Y * NGROUPS_X), ngroups = (int)(NGROUPS_X * NGROUPS_Y);

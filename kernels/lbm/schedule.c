@@ -223,7 +223,7 @@ static int lattice_read(struct lbm_exec *e, int which, float *aos) {
 /* ---- one time step ---- */
 
 static int step_split(struct lbm_exec *e, int slot) {
-    const size_t row_g[2] = {(size_t)e->in->nx, 1}, row_l[2] = {e->local[0], 1};
+    const size_t row_g[2] = {(size_t)e->in->nx, 1}, row_l[2] = {e->row_local, 1};
     struct args a = {.n = 0};
     push_lattice(&a, e, 0);
     push(&a, ARG_BUF(e->obstacles));
@@ -255,7 +255,7 @@ static int step_split(struct lbm_exec *e, int slot) {
 static int step_partial(struct lbm_exec *e, long t) {
     struct dev *d = e->d;
     const size_t bytes = 9 * (size_t)e->in->nx * (size_t)e->in->ny * sizeof(float);
-    const size_t row_g[2] = {(size_t)e->in->nx, 1}, row_l[2] = {e->local[0], 1};
+    const size_t row_g[2] = {(size_t)e->in->nx, 1}, row_l[2] = {e->row_local, 1};
     if (d->ops->write(d, e->lat[0][0], 0, bytes, e->host_cells)) return -1;
     struct args a = {.n = 0};
     push_lattice(&a, e, 0);
@@ -278,7 +278,7 @@ static int step_partial(struct lbm_exec *e, long t) {
 static int step_fused(struct lbm_exec *e, int slot, int last) {
     struct args a = {.n = 0};
     if (!e->fused_accel) {
-        const size_t row_g[2] = {(size_t)e->in->nx, 1}, row_l[2] = {e->local[0], 1};
+        const size_t row_g[2] = {(size_t)e->in->nx, 1}, row_l[2] = {e->row_local, 1};
         if (push_accel_lattice(&a, e)) return -1;
         push(&a, ARG_BUF(e->obstacles));
         push_common(&a, e);
@@ -369,7 +369,7 @@ static int repetition(struct lbm_exec *e, const float *initial, double *wall, do
     double t0 = clock_now();
     if (!e->split && e->fused_accel) {
         /* The first step's acceleration; fused_step does every later one. */
-        const size_t row_g[2] = {(size_t)e->in->nx, 1}, row_l[2] = {e->local[0], 1};
+        const size_t row_g[2] = {(size_t)e->in->nx, 1}, row_l[2] = {e->row_local, 1};
         struct args a = {.n = 0};
         push_lattice(&a, e, 0);
         push(&a, ARG_BUF(e->obstacles));
@@ -403,10 +403,16 @@ struct app_result *lbm_execute(struct dev *d, const struct app_input *in, const 
                                const unsigned wg[2], int warmup, int reps, struct measurement *m) {
     struct lbm_exec e = {.d = d, .in = in, .k = k};
     e.nbuf = knob_is(k, "layout", "soa") ? 9 : 1;
-    e.global[0] = (size_t)in->nx;
-    e.global[1] = (size_t)in->ny;
+    e.temporal = (int)knob_int(k, "temporal");
+    /* tile=inner: a group per tile, each group larger than its tile. */
+    unsigned tile[2];
+    lbm_temporal_tile(k, wg, tile);
+    e.global[0] = (size_t)in->nx / tile[0] * wg[0];
+    e.global[1] = (size_t)in->ny / tile[1] * wg[1];
     e.local[0] = wg[0];
     e.local[1] = wg[1];
+    e.row_local = wg[0];
+    while (in->nx % (int)e.row_local) e.row_local--;
     e.ngroups = (e.global[0] / e.local[0]) * (e.global[1] / e.local[1]);
     e.red = reduction_of(k);
     e.split = knob_is(k, "kernels", "split");
@@ -425,14 +431,13 @@ struct app_result *lbm_execute(struct dev *d, const struct app_input *in, const 
                     ? (unsigned)lbm_cluster_size(in, &d->info, wg, knob_is(k, "cluster", "most"))
                     : 0;
     e.chunk = e.red == RED_CHUNKED ? knob_int(k, "chunk") : e.red == RED_DEFERRED
-                                                               ? lbm_partials_capacity(in, &d->info, wg)
+                                                               ? lbm_partials_capacity(in, &d->info, tile)
                                                                : 1;
     if (e.chunk > in->iters) e.chunk = in->iters;
     /* A cluster sums each step within each block: one partial per block. */
     if (e.cluster) e.ngroups = e.cluster;
     e.scratch_bytes = (e.red == RED_HOST_EACH_STEP ? 2 : 1) * (size_t)wg[0] * wg[1] * sizeof(float);
-    e.temporal = (int)knob_int(k, "temporal");
-    if (e.temporal > 1) e.scratch_bytes = (size_t)lbm_temporal_local_bytes(wg, e.temporal);
+    if (e.temporal > 1) e.scratch_bytes = (size_t)lbm_temporal_local_bytes(tile, wg, e.temporal);
     m->iters = in->iters;
     m->iters_full = in->iters_full;
     m->warmup = warmup;

@@ -42,6 +42,9 @@ check opencl:0.0 bind=once,temporal=2
 check opencl:0.0 bind=once,temporal=3,reduction=chunked,chunk=50 8x8
 check opencl:0.0 bind=once,temporal=4,layout=soa,args=buffers,obstacles=branch,neighbours=wrap 4x4
 check opencl:0.0 bind=once,temporal=4,layout=aos,args=buffers,speed=moments,tree=local 16x1
+# tile=inner: the group is the tile plus all but the outer ring of its halo.
+check opencl:0.0 bind=once,temporal=3,tile=inner 12x8
+check opencl:0.0 bind=once,temporal=5,tile=inner,reduction=chunked,chunk=50,layout=soa,args=buffers 12x10
 check $both speed=moments
 check $both speed=moments,obstacles=branch,persistent=off,bind=once
 
@@ -58,7 +61,8 @@ else echo "not ok - openmp row loop on gen:48x40: exit $rc, $n of 4 ok"; echo "$
 before=$(sqlite3 "$db" "select count(*) from measurement")
 for pair in "launch=graph,bind=once|CUDA graphs" "persistent=grid|co-residency" \
             "temporal=2|needs bind=once" "temporal=2,bind=once,reduction=binary|reduction=chunked|deferred" \
-            "speed=moments,kernels=split,layout=soa-3d|has no collision"; do
+            "speed=moments,kernels=split,layout=soa-3d|has no collision" "tile=inner|only means something with temporal" \
+            "temporal=3,tile=inner,bind=once|leaves a 28x0 tile"; do
     knobs=${pair%%|*} reason=${pair#*|}
     out=$(bin/harness run --device opencl:0.0 --input gen:32x32 --iters 20 --reps 1 --knobs "$knobs" --db "$db" 2>&1); rc=$?
     if [ $rc -eq 2 ] && echo "$out" | grep -q "$reason"; then echo "ok - $knobs on opencl:0.0 is invalid: $reason"

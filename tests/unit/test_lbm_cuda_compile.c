@@ -35,6 +35,7 @@ static const char *const settings[] = {
     "speed=moments,persistent=cluster,obstacles=branch",
     "temporal=4,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg,obstacles=branch",
     "temporal=3,bind=once,layout=aos,args=buffers,reduction=chunked,chunk=100",
+    "temporal=8,tile=inner,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg,speed=moments",
 };
 enum { NSET = sizeof settings / sizeof settings[0] };
 
