@@ -8,12 +8,9 @@
 # scripts/performance_table.sh turns the database into performance.md's tables.
 # Usage: HARNESS_DB=perf.db scripts/performance.sh [REPS]
 set -u
-cd "$(dirname "$0")/.."
-H=bin/harness
 reps=${1:-3}
-status=0
-run() { echo "+ harness run $*"; timeout 300 $H run --reps "$reps" "$@" || status=1; }
-$H peak --device cuda,opencl:1.0,openmp || status=1
+. "$(dirname "$0")/gpu_bench.sh"
+peak cuda,opencl:1.0,openmp
 for input in 128x128 256x256 1024x1024; do
     wide=128x1; [ $input != 128x128 ] && wide=256x1 # a shape must divide the grid
     # The report's shape (32x1) and the swept best (128x1) for the step-per-launch variants.

@@ -8,13 +8,9 @@
 # everything stored in $HARNESS_DB (performance_table.sh reads it).
 # Usage: HARNESS_DB=p.db scripts/performance_temporal.sh [REPS]
 set -u
-cd "$(dirname "$0")/.."
-H=bin/harness
 reps=${1:-3}
-cuda=${CUDA_DEVICE:-cuda:0} ocl=${OPENCL_DEVICE:-opencl:1.0}
-status=0
-run() { echo "+ harness run $*"; timeout 300 $H run --reps "$reps" "$@" || status=1; }
-$H peak --device "$cuda,$ocl" || status=1
+. "$(dirname "$0")/gpu_bench.sh"
+peak "$cuda,$ocl"
 ob=obstacles=branch,divide=reciprocal
 for I in 1024x1024 256x256 128x128; do
     run --device "$cuda" --input $I --variant g06-pdl --wg 128x1

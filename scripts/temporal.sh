@@ -8,14 +8,10 @@
 # everything stored in $HARNESS_DB.
 # Usage: HARNESS_DB=t.db scripts/temporal.sh [REPS] [ITERS_1024]
 set -u
-cd "$(dirname "$0")/.."
-H=bin/harness
 reps=${1:-3}
+. "$(dirname "$0")/gpu_bench.sh"
 iters_big=${2:-4000}
-cuda=${CUDA_DEVICE:-cuda:0} ocl=${OPENCL_DEVICE:-opencl:1.0}
-status=0
-run() { echo "+ harness run $*"; timeout 300 $H run --reps "$reps" "$@" || status=1; }
-$H peak --device "$cuda,$ocl" || status=1
+peak "$cuda,$ocl"
 ocl_knobs=obstacles=branch,divide=reciprocal
 for input in 128x128 256x256 1024x1024; do
     iters=(); [ $input = 1024x1024 ] && iters=(--iters "$iters_big")

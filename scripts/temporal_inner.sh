@@ -7,13 +7,10 @@
 # with tile=inner. Full step counts; the device's ceilings in the same call.
 # Usage: HARNESS_DB=i.db scripts/temporal_inner.sh [REPS]
 set -u
-cd "$(dirname "$0")/.."
-H=bin/harness
 reps=${1:-3}
-cuda=${CUDA_DEVICE:-cuda:0} ocl=${OPENCL_DEVICE:-opencl:1.0}
-status=0
-run() { echo "+ harness run $*"; timeout 200 $H run --reps "$reps" "$@" || status=1; }
-$H peak --device "$cuda,$ocl" || status=1
+RUN_TIMEOUT=200
+. "$(dirname "$0")/gpu_bench.sh"
+peak "$cuda,$ocl"
 for I in 128x128 256x256; do
     run --device "$cuda" --input $I --variant g06-pdl --knobs speed=moments --wg 128x1
     # T:work-group pairs (tile = work-group - 2(T-1), dividing 128).

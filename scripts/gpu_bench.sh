@@ -1,0 +1,12 @@
+# Sourced by the GPU benchmark scripts (performance.sh, performance_temporal.sh,
+# temporal.sh, temporal_inner.sh) after they set `reps`: the repository root,
+# the harness, the devices (CUDA_DEVICE, OPENCL_DEVICE), and `run`, which
+# prints the command line before its result lines (the tables are read from
+# that log) and lets the sweep go on when one run fails, noting it in
+# `status`. `peak DEVICES` measures the ceilings in the same call.
+cd "$(dirname "${BASH_SOURCE[1]}")/.." || exit 2
+H=bin/harness
+cuda=${CUDA_DEVICE:-cuda:0} ocl=${OPENCL_DEVICE:-opencl:1.0}
+status=0
+run() { echo "+ harness run $*"; timeout "${RUN_TIMEOUT:-300}" $H run --reps "$reps" "$@" || status=1; }
+peak() { $H peak --device "$1" || status=1; }
