@@ -20,7 +20,7 @@
  *             starting lattice, replayed; the host reduces between chunks)
  *   persistent off | grid (one resident launch per chunk of steps) | cluster
  *             (one thread-block cluster per chunk, the grid in its shared memory)
- *   temporal  1 | 2 | 3 | 4 steps per launch of the bound step (lbm_temporal.h)
+ *   temporal  1..8 steps per launch of the bound step; tile group|inner (lbm_temporal.h)
  * The launch-cost knobs (bind, launch, persistent, temporal) live in launch_steps.c. */
 #include <limits.h>
 #include <math.h>
