@@ -1,4 +1,4 @@
-/* temporal=2|3|4: several time steps per launch of the fused step
+/* temporal=2..8: several time steps per launch of the fused step
  * (temporal blocking), included by lbm.cl and lbm.cu after lbm_gpu.h.
  *
  * Why: on small grids a step costs a launch (about 1.4 us with CUDA graphs
@@ -31,7 +31,7 @@
 #if K_TEMPORAL > 1
 
 #if !defined(K_BIND_ONCE)
-#error "temporal=2|3|4 reads its first step from the device clock: the rules require bind=once"
+#error "temporal>1 reads its first step from the device clock: the rules require bind=once"
 #endif
 
 #define TB_STEPS K_TEMPORAL
