@@ -131,7 +131,7 @@ void lbm_temporal_tile(const struct knob_set *k, const unsigned wg[2], unsigned 
 }
 
 static const char *lbm_invalid_temporal(const struct knob_set *k, const struct device_info *dev,
-                                        const unsigned wg[2]) {
+                                        const unsigned wg[2], const unsigned tile[2]) {
     static _Thread_local char why[320];
     const long steps = knob_int(k, "temporal");
     if (steps <= 1)
@@ -147,8 +147,6 @@ static const char *lbm_invalid_temporal(const struct knob_set *k, const struct d
         return "temporal>1 writes several steps' partials per launch: reduction=chunked|deferred";
     if (!knob_is(k, "persistent", "off"))
         return "temporal>1 is a launch of a few steps; persistent=grid|cluster is a launch of a chunk";
-    unsigned tile[2];
-    lbm_temporal_tile(k, wg, tile);
     const uint64_t bytes = lbm_temporal_local_bytes(tile, wg, (int)steps);
     if (dev->local_mem && bytes > dev->local_mem) {
         snprintf(why, sizeof why, "temporal=%ld with a %ux%u work-group needs %llu bytes of local memory "
@@ -246,17 +244,17 @@ static const char *lbm_invalid(const struct knob_set *k, const struct app_input 
     if (why_launch) return why_launch;
     const char *why_cuda = lbm_invalid_cuda_only(k, wg, dev);
     if (why_cuda) return why_cuda;
+    /* The grid is cut into tiles: the work-group's shape, or with
+     * temporal tile=inner that shape less the halo's inner rings. */
     unsigned tile[2];
     lbm_temporal_tile(k, wg, tile);
-    if (knob_is(k, "tile", "inner") && (tile[0] == 0 || tile[1] == 0 || in->nx % (int)tile[0] || in->ny % (int)tile[1])) {
-        snprintf(why, sizeof why, "tile=inner: work-group %ux%u less temporal=%ld's inner halo leaves a %ux%u tile, "
-                 "which does not divide the %dx%d grid", wg[0], wg[1], knob_int(k, "temporal"), tile[0], tile[1],
-                 in->nx, in->ny);
-        return why;
-    }
-    if (!knob_is(k, "tile", "inner") && (wg[0] == 0 || wg[1] == 0 || in->nx % (int)wg[0] || in->ny % (int)wg[1])) {
-        snprintf(why, sizeof why, "work-group %ux%u does not divide the %dx%d grid", wg[0], wg[1],
-                 in->nx, in->ny);
+    if (tile[0] == 0 || tile[1] == 0 || in->nx % (int)tile[0] || in->ny % (int)tile[1]) {
+        if (knob_is(k, "tile", "inner"))
+            snprintf(why, sizeof why, "tile=inner: work-group %ux%u less temporal=%ld's inner halo leaves a %ux%u "
+                     "tile, which does not divide the %dx%d grid", wg[0], wg[1], knob_int(k, "temporal"), tile[0],
+                     tile[1], in->nx, in->ny);
+        else
+            snprintf(why, sizeof why, "work-group %ux%u does not divide the %dx%d grid", wg[0], wg[1], in->nx, in->ny);
         return why;
     }
     if ((size_t)wg[0] * wg[1] > dev->max_wg) {
@@ -287,7 +285,7 @@ static const char *lbm_invalid(const struct knob_set *k, const struct app_input 
     }
     if (knob_is(k, "reduction", "deferred") && lbm_partials_capacity(in, dev, tile) < 1)
         return "not even one step of group partials fits the device's memory";
-    const char *why_temporal = lbm_invalid_temporal(k, dev, wg);
+    const char *why_temporal = lbm_invalid_temporal(k, dev, wg, tile);
     if (why_temporal) return why_temporal;
     return lbm_invalid_cluster(k, in, dev, wg);
 }

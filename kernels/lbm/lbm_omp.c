@@ -274,10 +274,7 @@ static inline float collide_usq(float *s, float omega) {
     return lbm_collide(s, omega);
 #else
     lbm_collide(s, omega);
-    const float rho = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7] + s[8];
-    const float ux = LBM_PER_RHO(s[1] + s[5] + s[8] - (s[3] + s[6] + s[7]), rho);
-    const float uy = LBM_PER_RHO(s[2] + s[5] + s[6] - (s[4] + s[7] + s[8]), rho);
-    return ux * ux + uy * uy;
+    return lbm_speed_sq(s);
 #endif
 }
 

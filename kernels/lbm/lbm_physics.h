@@ -65,13 +65,14 @@ LBM_FN float lbm_collide(float *s, float omega) {
     return usq;
 }
 
-/* |u| of a cell, for av_velocity. */
-LBM_FN float lbm_speed(const float *s) {
+/* |u|^2 and |u| of a cell, for av_velocity. */
+LBM_FN float lbm_speed_sq(const float *s) {
     float rho = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7] + s[8];
     float ux = LBM_PER_RHO(s[1] + s[5] + s[8] - (s[3] + s[6] + s[7]), rho);
     float uy = LBM_PER_RHO(s[2] + s[5] + s[6] - (s[4] + s[7] + s[8]), rho);
-    return LBM_SQRT(ux * ux + uy * uy);
+    return ux * ux + uy * uy;
 }
+LBM_FN float lbm_speed(const float *s) { return LBM_SQRT(lbm_speed_sq(s)); }
 
 /* accelerate_flow for one cell of row ny-2; `on` is 0 or 1 so the same code
  * serves the branching and the masking (fused-accel) forms. */
