@@ -8,8 +8,16 @@
 void knobs_init(struct knob_set *k, const struct knob_def *defs) {
     memset(k, 0, sizeof *k);
     k->defs = defs;
-    for (; defs[k->n].name && k->n < KNOB_MAX; k->n++)
+    for (; defs[k->n].name; k->n++) {
+        /* An app with more knobs than a set holds is a build defect: the
+         * ones past the limit would silently read as unknown. */
+        if (k->n == KNOB_MAX) {
+            fprintf(stderr, "harness: an app declares more than KNOB_MAX (%d) knobs; raise it in knobs.h\n",
+                    KNOB_MAX);
+            abort();
+        }
         str_copy(k->value[k->n], sizeof k->value[k->n], defs[k->n].def);
+    }
 }
 
 static int knob_index(const struct knob_set *k, const char *name) {

@@ -14,7 +14,7 @@ struct knob_def {
     const char *help;
 };
 
-#define KNOB_MAX 24
+#define KNOB_MAX 32
 struct knob_set {
     const struct knob_def *defs;
     int n;

@@ -59,6 +59,9 @@ static const struct knob_def lbm_knobs[] = {
      "temporal=T: the tile is the work-group's shape (its items loop over the halo), or the "
      "work-group covers the tile and all but the outermost ring of its halo (tile = work-group "
      "- 2(T-1)), one cell an item per sub-step"},
+    {"geometry", "runtime|compiled", "runtime",
+     "temporal=T: the work-group's shape read from the launch, or compiled into the kernel (the "
+     "tile, halo and region sizes constants, the pulls loads at fixed offsets)"},
     {"threads", "all|int", "all", "OpenMP only: threads per parallel loop"},
     {"schedule", "static|dynamic|guided", "static", "OpenMP only: the loop schedule over tiles"},
     {NULL, NULL, NULL, NULL},
@@ -134,8 +137,13 @@ static const char *lbm_invalid_temporal(const struct knob_set *k, const struct d
                                         const unsigned wg[2], const unsigned tile[2]) {
     static _Thread_local char why[320];
     const long steps = knob_int(k, "temporal");
-    if (steps <= 1)
-        return knob_is(k, "tile", "inner") ? "tile=inner only means something with temporal>1" : NULL;
+    if (steps <= 1) {
+        if (knob_is(k, "tile", "inner")) return "tile=inner only means something with temporal>1";
+        if (knob_is(k, "geometry", "compiled"))
+            return "geometry=compiled compiles the work-group's shape into the temporal kernel: it "
+                   "needs temporal>1";
+        return NULL;
+    }
     if (!strcmp(dev->backend, "openmp"))
         return "temporal>1 keeps a tile's intermediate steps in a work-group's local memory; the "
                "OpenMP backend has no work-groups (its tiles already stay in the CPU's caches)";

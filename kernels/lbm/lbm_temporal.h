@@ -42,6 +42,26 @@
  * multiply's rounding for c < 2^20. */
 #define TB_DIV(c, inv) ((int)(((float)(c) + 0.5f) * (inv)))
 
+/* geometry=compiled: the host passes the work-group's shape as K_WG_X and
+ * K_WG_Y, so the tile, the halo, every sub-step's region and the local
+ * lattices' offsets are constants. The nine pulls then become loads at
+ * fixed offsets from one address, and a row is a multiply by a constant;
+ * with run-time sizes each pull costs its own multiply-add (the PTX of
+ * the sub-step loop: about 300 instructions a cell, a third of them index
+ * arithmetic). geometry=runtime reads the shape from the launch. */
+#if defined(K_GEOMETRY_COMPILED)
+#if !defined(K_WG_X) || !defined(K_WG_Y)
+#error "geometry=compiled: the host passes the work-group's shape as K_WG_X and K_WG_Y"
+#endif
+#define TB_GROUP_X K_WG_X
+#define TB_GROUP_Y K_WG_Y
+#define TB_ROW(c, w, inv) ((int)((unsigned)(c) / (unsigned)(w)))
+#else
+#define TB_GROUP_X ((int)LSIZE_X)
+#define TB_GROUP_Y ((int)LSIZE_Y)
+#define TB_ROW(c, w, inv) TB_DIV(c, inv)
+#endif
+
 /* i wrapped into [0, n) for any i at most one grid away. */
 LBM_FN int tb_wrap(int i, int n) { return i < 0 ? i + n : i >= n ? i - n : i; }
 
@@ -63,11 +83,11 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
 #if defined(K_TILE_INNER)
     /* tile=inner: the group covers the tile and all but the outermost ring
      * of its halo, so no sub-step needs more than one pass of the group. */
-    const int lx = (int)LSIZE_X - 2 * (TB_STEPS - 1), ly = (int)LSIZE_Y - 2 * (TB_STEPS - 1);
+    const int lx = TB_GROUP_X - 2 * (TB_STEPS - 1), ly = TB_GROUP_Y - 2 * (TB_STEPS - 1);
 #else
-    const int lx = (int)LSIZE_X, ly = (int)LSIZE_Y;
+    const int lx = TB_GROUP_X, ly = TB_GROUP_Y;
 #endif
-    const int lid = (int)(LID_X + LID_Y * LSIZE_X), lsize = (int)(LSIZE_X * LSIZE_Y);
+    const int lid = (int)LID_X + (int)LID_Y * TB_GROUP_X, lsize = TB_GROUP_X * TB_GROUP_Y;
     const int W = lx + 2 * TB_STEPS, H = ly + 2 * TB_STEPS, area = W * H;
     const int x0 = (int)GROUP_X * lx - TB_STEPS, y0 = (int)GROUP_Y * ly - TB_STEPS;
     const int group = (int)(GROUP_X + GROUP_Y * NGROUPS_X), ngroups = (int)(NGROUPS_X * NGROUPS_Y);
@@ -83,7 +103,7 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
         uchar o[2];
         for (int h = 0; h < 2; h++) {
             const int c = c0 + h * lsize < area ? c0 + h * lsize : c0;
-            const int row = TB_DIV(c, inv_w);
+            const int row = TB_ROW(c, W, inv_w);
             const int gi = tb_wrap(x0 + c - row * W, nx) + tb_wrap(y0 + row, ny) * nx;
             for (int k = 0; k < 9; k++) v[h][k] = RD(AT(src, k, gi));
             o[h] = RD(obstacles[gi]);
@@ -96,18 +116,25 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
     }
     BARRIER;
 
-    for (int sub = 0; sub < count; sub++) {
+    /* Unrolled, so each sub-step's region (and with geometry=compiled its
+     * size) is a constant. */
+#pragma unroll
+    for (int sub = 0; sub < TB_STEPS; sub++) {
+        if (sub >= count) break; /* count is the same for the whole group */
         const int t = t0 + sub, last = sub == count - 1;
         const int step_accel = accelerate && t != nsteps - 1;
         LOCAL const float *cur = f + (sub & 1) * 9 * area;
         LOCAL float *nxt = f + (1 - (sub & 1)) * 9 * area;
-        /* The region this sub-step updates: `m` cells in from the halo's edge. */
-        const int m = last ? TB_STEPS : sub + 1;
+        /* The region this sub-step updates: `m` cells in from the halo's
+         * edge. A full launch's last region is the tile; a shorter one
+         * (the run's or the chunk's end) updates a larger region last and
+         * writes only its tile. */
+        const int m = sub + 1;
         const int rw = W - 2 * m, rcells = rw * (H - 2 * m);
         const float inv_rw = 1.0f / (float)rw;
         float usum = 0.0f;
         for (int c = lid; c < rcells; c += lsize) {
-            const int row = TB_DIV(c, inv_rw);
+            const int row = TB_ROW(c, rw, inv_rw);
             const int rx = m + c - row * rw, ry = m + row, i = rx + ry * W;
             float s[9];
             s[0] = cur[i];                      s[1] = cur[area + i - 1];
@@ -118,12 +145,14 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
             const int obst = ob[i];
             REBOUND_OR_COLLIDE;
             const int jj = tb_wrap(y0 + ry, ny);
-            lbm_accelerate(s, w1, w2, (step_accel && jj == ny - 2 && !obst) ? 1.0f : 0.0f);
+            /* A branch, not the fused step's mask: one row in H is
+             * accelerated, and the mask costs every cell ~20 instructions. */
+            if (step_accel && jj == ny - 2 && !obst) lbm_accelerate(s, w1, w2, 1.0f);
             const int own = rx >= TB_STEPS && rx < TB_STEPS + lx && ry >= TB_STEPS && ry < TB_STEPS + ly;
             usum += own ? u : 0.0f;
             if (last) {
-                /* The last region is the tile: no wrap-around. */
-                STORE(dst, s, (x0 + rx) + (y0 + ry) * nx);
+                /* The tile's own cells: no wrap-around. */
+                if (own) STORE(dst, s, (x0 + rx) + (y0 + ry) * nx);
             } else {
                 for (int k = 0; k < 9; k++) nxt[k * area + i] = s[k];
             }
@@ -137,4 +166,7 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
     DEPENDENTS_LAUNCH; /* this block is done: the next launch may be scheduled */
 }
 #undef TB_STEPS
+#undef TB_GROUP_X
+#undef TB_GROUP_Y
+#undef TB_ROW
 #endif

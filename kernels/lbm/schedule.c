@@ -118,6 +118,9 @@ static int build(struct lbm_exec *e) {
     struct strbuf opts = {0};
     sb_printf(&opts, "-I%s", dir);
     knobs_defines(e->k, &opts);
+    /* geometry=compiled: one program per work-group shape (lbm_temporal.h). */
+    if (knob_is(e->k, "geometry", "compiled"))
+        sb_printf(&opts, " -DK_WG_X=%zu -DK_WG_Y=%zu", e->local[0], e->local[1]);
     e->prog = d->ops->build(d, src, opts.s);
     sb_free(&opts);
     if (!e->prog) return -1;

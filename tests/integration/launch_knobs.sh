@@ -45,6 +45,12 @@ check opencl:0.0 bind=once,temporal=4,layout=aos,args=buffers,speed=moments,tree
 # tile=inner: the group is the tile plus all but the outer ring of its halo.
 check opencl:0.0 bind=once,temporal=3,tile=inner 12x8
 check opencl:0.0 bind=once,temporal=5,tile=inner,reduction=chunked,chunk=50,layout=soa,args=buffers 12x10
+# geometry=compiled: the shape compiled in; the same cases (a chunk T does
+# not divide cuts launches short, whose last region is wider than the tile).
+check opencl:0.0 bind=once,temporal=3,reduction=chunked,chunk=50,geometry=compiled 8x8
+check opencl:0.0 bind=once,temporal=4,layout=soa,args=buffers,obstacles=branch,neighbours=wrap,geometry=compiled 4x4
+check opencl:0.0 bind=once,temporal=2,layout=aos,args=buffers,speed=moments,geometry=compiled 16x1
+check opencl:0.0 bind=once,temporal=5,tile=inner,reduction=chunked,chunk=50,geometry=compiled 12x10
 check $both speed=moments
 check $both speed=moments,obstacles=branch,persistent=off,bind=once
 
@@ -61,7 +67,7 @@ else echo "not ok - openmp row loop on gen:48x40: exit $rc, $n of 4 ok"; echo "$
 before=$(sqlite3 "$db" "select count(*) from measurement")
 for pair in "launch=graph,bind=once|CUDA graphs" "persistent=grid|co-residency" \
             "temporal=2|needs bind=once" "temporal=2,bind=once,reduction=binary|reduction=chunked|deferred" \
-            "speed=moments,kernels=split,layout=soa-3d|has no collision" "tile=inner|only means something with temporal" \
+            "speed=moments,kernels=split,layout=soa-3d|has no collision" "tile=inner|only means something with temporal" "geometry=compiled|needs temporal>1" \
             "temporal=3,tile=inner,bind=once|leaves a 28x0 tile"; do
     knobs=${pair%%|*} reason=${pair#*|}
     out=$(bin/harness run --device opencl:0.0 --input gen:32x32 --iters 20 --reps 1 --knobs "$knobs" --db "$db" 2>&1); rc=$?

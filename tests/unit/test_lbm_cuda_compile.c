@@ -36,6 +36,8 @@ static const char *const settings[] = {
     "temporal=4,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg,obstacles=branch",
     "temporal=3,bind=once,layout=aos,args=buffers,reduction=chunked,chunk=100",
     "temporal=8,tile=inner,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg,speed=moments",
+    "temporal=4,geometry=compiled,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg,speed=moments",
+    "temporal=5,tile=inner,geometry=compiled,bind=once,layout=soa,args=buffers,reduction=chunked,chunk=100",
 };
 enum { NSET = sizeof settings / sizeof settings[0] };
 
@@ -84,6 +86,8 @@ int main(void) {
             snprintf(out[j], sizeof out[j], "%s/k%d.cubin", dir, first + j);
             sb_printf(&cmd, "'%s' -cubin -arch=sm_90 -std=c++17 -Ikernels/lbm", nvcc);
             knobs_defines(&k, &cmd);
+            /* As schedule.c's build does for geometry=compiled. */
+            if (knob_is(&k, "geometry", "compiled")) sb_printf(&cmd, " -DK_WG_X=32 -DK_WG_Y=16");
             sb_printf(&cmd, " -o '%s' kernels/lbm/lbm.cu 2>&1", out[j]);
             p[j] = popen(cmd.s, "r");
             sb_free(&cmd);
