@@ -28,7 +28,7 @@ done
 run --device "$cuda" --input 256x256 --variant g07-temporal --knobs temporal=5,tile=inner,$c --wg 24x16
 run --device "$ocl" --input 256x256 --variant g08-temporal-ocl --knobs $c --wg 32x8
 run --device "$cuda" --input 128x128 --variant g07-temporal --knobs temporal=5,tile=inner --wg 24x16
-for tw in 5:24x16 3:36x8 7:44x16 4:22x16; do
+for tw in 5:24x16 3:36x8 7:44x16 4:22x14; do
     run --device "$cuda" --input 128x128 --variant g07-temporal --knobs temporal=${tw%%:*},tile=inner,$c --wg ${tw#*:}
 done
 run --device "$cuda" --input 128x128 --variant g07-temporal --knobs $c --wg 16x8
