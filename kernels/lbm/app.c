@@ -120,12 +120,14 @@ int lbm_cluster_size(const struct app_input *in, const struct device_info *dev, 
     return 0;
 }
 
-/* temporal=T: the tile and its T-wide halo twice (nine floats a cell) and
- * once its obstacle bytes, and two of the group reduction's scratch, in local memory
- * (lbm_temporal.h). */
+/* temporal=T: the tile and its T-wide halo twice (nine floats a cell), T x
+ * 32 warp sums and the obstacle bytes in local memory (lbm_temporal.h); the
+ * local tree sums the steps in the lattices' space at the end (T x the
+ * group's size floats, which is less). */
 uint64_t lbm_temporal_local_bytes(const unsigned tile[2], const unsigned wg[2], int steps) {
     const uint64_t area = (uint64_t)(tile[0] + 2u * (unsigned)steps) * (tile[1] + 2u * (unsigned)steps);
-    return (18 * area + 2 * (uint64_t)wg[0] * wg[1]) * 4 + area;
+    const uint64_t sums = (uint64_t)steps * wg[0] * wg[1];
+    return ((18 * area > sums ? 18 * area : sums) + 32 * (uint64_t)steps) * 4 + area;
 }
 
 void lbm_temporal_tile(const struct knob_set *k, const unsigned wg[2], unsigned tile[2]) {

@@ -19,7 +19,8 @@
  * the fused step writes them).
  *
  * Two local lattices, a sub-step reading one and writing the other, so a
- * sub-step costs one barrier (the group reduction's). The first version
+ * sub-step costs one barrier; the steps' |u| sums wait in registers and
+ * are reduced together after the last (tb_reduce_steps). The first version
  * updated one lattice in place through registers (up to four cells of
  * nine speeds a work-item, 128 registers on sm_90, two barriers a
  * sub-step): on an H200 it was slower than g06-pdl at every size.
@@ -65,6 +66,44 @@
 /* i wrapped into [0, n) for any i at most one grid away. */
 LBM_FN int tb_wrap(int i, int n) { return i < 0 ? i + n : i >= n ? i - n : i; }
 
+/* The launch's `count` steps' group sums, after the last sub-step, whose
+ * barrier they follow. tree=warp: each warp summed each sub-step by shuffles
+ * into slots[step][warp] (no barrier of its own), and warp 0 adds them up
+ * here. Otherwise the items' sums wait in registers (usums) and one
+ * local-memory tree sums all the steps at once in the free lattice memory
+ * (`scratch`, T x lsize floats): log2 of the group's size barriers a
+ * launch, where the first version paid them (eight for 256 items) every
+ * sub-step. Step t0 + s goes to slot slot0 + s: a launch never spans two
+ * chunks. */
+LBM_FN void tb_reduce_steps(LOCAL float *scratch, LOCAL const float *slots, const float *usums, int count,
+                            GLOBAL float *partials, int slot0, int group, int ngroups, int lid, int lsize) {
+    GLOBAL float *out = partials + (size_t)slot0 * (size_t)ngroups + (size_t)group;
+#if defined(K_TREE_WARP)
+    (void)scratch; (void)usums;
+    const int nwarps = lsize / 32;
+    if (lid < 32)
+        for (int s = 0; s < count; s++) {
+            const float total = WARP_SUM(lid < nwarps ? slots[s * 32 + lid] : 0.0f);
+            if (lid == 0) out[(size_t)s * (size_t)ngroups] = total;
+        }
+#else
+    (void)slots;
+    for (int s = 0; s < TB_STEPS; s++) {
+        if (s >= count) break;
+        scratch[s * lsize + lid] = usums[s];
+    }
+    BARRIER;
+    int stride = 1;
+    while (stride < lsize) stride <<= 1;
+    for (stride >>= 1; stride > 0; stride >>= 1) {
+        if (lid < stride && lid + stride < lsize)
+            for (int s = 0; s < count; s++) scratch[s * lsize + lid] += scratch[s * lsize + lid + stride];
+        BARRIER;
+    }
+    if (lid < count) out[(size_t)lid * (size_t)ngroups] = scratch[lid * lsize];
+#endif
+}
+
 KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *partials,
                       COMMON_PARAMS, int slot, int accelerate CLOCK_PARAMS LOCAL_PARAM(scratch)) {
     LOCAL_DECL(scratch)
@@ -91,9 +130,9 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
     const int W = lx + 2 * TB_STEPS, H = ly + 2 * TB_STEPS, area = W * H;
     const int x0 = (int)GROUP_X * lx - TB_STEPS, y0 = (int)GROUP_Y * ly - TB_STEPS;
     const int group = (int)(GROUP_X + GROUP_Y * NGROUPS_X), ngroups = (int)(NGROUPS_X * NGROUPS_Y);
-    LOCAL float *f = scratch;                           /* [2][9][area], speed-major */
-    LOCAL float *red = scratch + 18 * area;             /* [2][lsize]: the reductions' scratch */
-    LOCAL uchar *ob = (LOCAL uchar *)(red + 2 * lsize); /* [area] obstacle bytes */
+    LOCAL float *f = scratch;                        /* [2][9][area], speed-major */
+    LOCAL float *slots = scratch + 18 * area;        /* [T][32] warp sums (tree=warp) */
+    LOCAL uchar *ob = (LOCAL uchar *)(slots + TB_STEPS * 32); /* [area] obstacle bytes */
 
     /* Two cells a work-item per pass, all their loads issued before any
      * store: twice the loads in flight while the group waits at the barrier. */
@@ -116,9 +155,17 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
     }
     BARRIER;
 
-    /* Unrolled, so each sub-step's region (and with geometry=compiled its
-     * size) is a constant. */
+    float usums[TB_STEPS]; /* each sub-step's |u| sum of this item's own cells (tree=local) */
+    (void)usums;
+    /* geometry=compiled: unrolled, so each sub-step's region is a constant
+     * size (40 registers on sm_90 at T=4). With run-time sizes the copies
+     * only add registers (72 against 56 rolled: one 512-item block an SM
+     * instead of two), so that loop stays rolled. */
+#if defined(K_GEOMETRY_COMPILED)
 #pragma unroll
+#else
+#pragma unroll 1
+#endif
     for (int sub = 0; sub < TB_STEPS; sub++) {
         if (sub >= count) break; /* count is the same for the whole group */
         const int t = t0 + sub, last = sub == count - 1;
@@ -157,11 +204,19 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
                 for (int k = 0; k < 9; k++) nxt[k * area + i] = s[k];
             }
         }
-        /* The reduction's barrier also publishes nxt and ends every read of
-         * cur, which the next sub-step overwrites; its scratch alternates so
-         * a fast warp's next sum never meets a slow warp 0's read of this one. */
-        group_reduce_at(red + (sub & 1) * lsize, usum, 0.0f, partials, t % chunk, group, ngroups);
+#if defined(K_TREE_WARP)
+        {
+            const float w = WARP_SUM(usum);
+            if ((lid & 31) == 0) slots[sub * 32 + lid / 32] = w;
+        }
+#else
+        usums[sub] = usum;
+#endif
+        /* Publishes nxt and ends every read of cur, which the next sub-step
+         * overwrites; after the last, the lattices are free for the sums. */
+        BARRIER;
     }
+    tb_reduce_steps(scratch, slots, usums, count, partials, t0 % chunk, group, ngroups, lid, lsize);
     if (GID_X == 0 && GID_Y == 0) clock[1 - which] = t0 + count;
     DEPENDENTS_LAUNCH; /* this block is done: the next launch may be scheduled */
 }

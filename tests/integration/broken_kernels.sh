@@ -168,7 +168,7 @@ fi
 # last one pulls a halo ring that is a step behind.
 fresh_copy
 if inject "(l) temporal halo" kernels/lbm/lbm_temporal.h \
-    's|const int m = last ? TB_STEPS : sub + 1;|const int m = last ? TB_STEPS : sub + 2; /* bug (l) */|' \
+    's|const int m = sub + 1;|const int m = last ? sub + 1 : sub + 2; /* bug (l) */|' \
     "sub + 2; /* bug (l) */"; then
     expect_wrong "(l) temporal=4 with a halo one ring short" opencl:0.0 g08-temporal-ocl
 fi
@@ -178,6 +178,15 @@ fresh_copy
 if inject "(m) temporal sum" kernels/lbm/lbm_temporal.h \
     's|usum += own ? u : 0.0f;|usum += u; (void)own; /* bug (m) */|' "usum += u; (void)own; /* bug (m) */"; then
     expect_wrong "(m) temporal=4 summing the halo's |u|" opencl:0.0 g08-temporal-ocl
+fi
+
+# (n) temporal blocking's sums of a launch's steps all land in its first
+# step's slot (tb_reduce_steps, the local-memory tree).
+fresh_copy
+if inject "(n) temporal slots" kernels/lbm/lbm_temporal.h \
+    's|if (lid < count) out\[(size_t)lid \* (size_t)ngroups\]|if (lid < count) out[(size_t)(0 * lid) * (size_t)ngroups]|' \
+    "out[(size_t)(0 * lid)"; then
+    expect_wrong "(n) temporal=4 with every step's sum in the launch's first slot" opencl:0.0 g08-temporal-ocl
 fi
 
 # Restored: the copy verifies again from the same cache.
