@@ -80,12 +80,13 @@ LBM_FN void tb_reduce_steps(LOCAL float *scratch, LOCAL const float *slots, cons
     GLOBAL float *out = partials + (size_t)slot0 * (size_t)ngroups + (size_t)group;
 #if defined(K_TREE_WARP)
     (void)scratch; (void)usums;
-    const int nwarps = lsize / 32;
-    if (lid < 32)
-        for (int s = 0; s < count; s++) {
-            const float total = WARP_SUM(lid < nwarps ? slots[s * 32 + lid] : 0.0f);
-            if (lid == 0) out[(size_t)s * (size_t)ngroups] = total;
-        }
+    /* Warp w adds step w's slots (and w + nwarps's...): the steps' sums in
+     * parallel, one shuffle chain long, not T chains in turn by one warp. */
+    const int nwarps = lsize / 32, warp = lid / 32, lane = lid & 31;
+    for (int s = warp; s < count; s += nwarps) {
+        const float total = WARP_SUM(lane < nwarps ? slots[s * 32 + lane] : 0.0f);
+        if (lane == 0) out[(size_t)s * (size_t)ngroups] = total;
+    }
 #else
     (void)slots;
     for (int s = 0; s < TB_STEPS; s++) {
