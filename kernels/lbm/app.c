@@ -59,6 +59,9 @@ static const struct knob_def lbm_knobs[] = {
      "temporal=T: the tile is the work-group's shape (its items loop over the halo), or the "
      "work-group covers the tile and all but the outermost ring of its halo (tile = work-group "
      "- 2(T-1)), one cell an item per sub-step"},
+    {"lattices", "two|one", "two",
+     "temporal=T, tile=inner: two local lattices (a sub-step reads one, writes the other: one "
+     "barrier), or one updated in place (pulls, a barrier, writes, a barrier: half the local memory)"},
     {"geometry", "runtime|compiled", "runtime",
      "temporal=T: the work-group's shape read from the launch, or compiled into the kernel (the "
      "tile, halo and region sizes constants, the pulls loads at fixed offsets)"},
@@ -124,11 +127,13 @@ int lbm_cluster_size(const struct app_input *in, const struct device_info *dev, 
  * 32 warp sums and the obstacle bytes in local memory (lbm_temporal.h); the
  * local tree sums the steps in the lattices' space at the end (T x the
  * group's size floats, which is less). */
-uint64_t lbm_temporal_local_bytes(const unsigned tile[2], const unsigned wg[2], int steps) {
+uint64_t lbm_temporal_local_bytes(const unsigned tile[2], const unsigned wg[2], int steps, int lattices) {
     const uint64_t area = (uint64_t)(tile[0] + 2u * (unsigned)steps) * (tile[1] + 2u * (unsigned)steps);
-    const uint64_t sums = (uint64_t)steps * wg[0] * wg[1];
-    return ((18 * area > sums ? 18 * area : sums) + 32 * (uint64_t)steps) * 4 + area;
+    const uint64_t cells = 9 * (uint64_t)lattices * area, sums = (uint64_t)steps * wg[0] * wg[1];
+    return ((cells > sums ? cells : sums) + 32 * (uint64_t)steps) * 4 + area;
 }
+
+int lbm_temporal_lattices(const struct knob_set *k) { return knob_is(k, "lattices", "one") ? 1 : 2; }
 
 void lbm_temporal_tile(const struct knob_set *k, const unsigned wg[2], unsigned tile[2]) {
     const unsigned inner = knob_is(k, "tile", "inner") ? 2u * ((unsigned)knob_int(k, "temporal") - 1u) : 0u;
@@ -141,6 +146,7 @@ static const char *lbm_invalid_temporal(const struct knob_set *k, const struct d
     const long steps = knob_int(k, "temporal");
     if (steps <= 1) {
         if (knob_is(k, "tile", "inner")) return "tile=inner only means something with temporal>1";
+        if (knob_is(k, "lattices", "one")) return "lattices=one is temporal blocking's local lattice: it needs temporal>1";
         if (knob_is(k, "geometry", "compiled"))
             return "geometry=compiled compiles the work-group's shape into the temporal kernel: it "
                    "needs temporal>1";
@@ -157,7 +163,10 @@ static const char *lbm_invalid_temporal(const struct knob_set *k, const struct d
         return "temporal>1 writes several steps' partials per launch: reduction=chunked|deferred";
     if (!knob_is(k, "persistent", "off"))
         return "temporal>1 is a launch of a few steps; persistent=grid|cluster is a launch of a chunk";
-    const uint64_t bytes = lbm_temporal_local_bytes(tile, wg, (int)steps);
+    if (knob_is(k, "lattices", "one") && !knob_is(k, "tile", "inner"))
+        return "lattices=one holds each item's new speeds in registers across a barrier: one cell an item "
+               "a sub-step, so tile=inner";
+    const uint64_t bytes = lbm_temporal_local_bytes(tile, wg, (int)steps, lbm_temporal_lattices(k));
     if (dev->local_mem && bytes > dev->local_mem) {
         snprintf(why, sizeof why, "temporal=%ld with a %ux%u work-group needs %llu bytes of local memory "
                  "(the tile and its halo); the device has %llu", steps, wg[0], wg[1],

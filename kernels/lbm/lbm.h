@@ -73,7 +73,9 @@ uint64_t lbm_cluster_smem(const struct app_input *in, int c);
  * with tile=inner its shape less the halo's inner rings (wg - 2(T-1)). */
 void lbm_temporal_tile(const struct knob_set *k, const unsigned wg[2], unsigned tile[2]);
 /* app.c: local memory per work-group of temporal=steps (lbm_temporal.h). */
-uint64_t lbm_temporal_local_bytes(const unsigned tile[2], const unsigned wg[2], int steps);
+uint64_t lbm_temporal_local_bytes(const unsigned tile[2], const unsigned wg[2], int steps, int lattices);
+/* lattices=one|two: 1 or 2 local lattices. */
+int lbm_temporal_lattices(const struct knob_set *k);
 /* Steps whose group partial sums fit the device's memory (chunked/deferred). */
 long lbm_partials_capacity(const struct app_input *in, const struct device_info *dev,
                            const unsigned wg[2]);

@@ -19,7 +19,10 @@
  * the fused step writes them).
  *
  * Two local lattices, a sub-step reading one and writing the other, so a
- * sub-step costs one barrier; the steps' |u| sums wait in registers and
+ * sub-step costs one barrier (lattices=one, with tile=inner: one lattice
+ * updated in place, each item's new speeds held in registers across a
+ * second barrier; half the local memory, so larger tiles fit a 48 KiB
+ * work-group, as NVIDIA's OpenCL allows); the steps' |u| sums wait in registers and
  * are reduced together after the last (tb_reduce_steps). The first version
  * updated one lattice in place through registers (up to four cells of
  * nine speeds a work-item, 128 registers on sm_90, two barriers a
@@ -131,8 +134,13 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
     const int W = lx + 2 * TB_STEPS, H = ly + 2 * TB_STEPS, area = W * H;
     const int x0 = (int)GROUP_X * lx - TB_STEPS, y0 = (int)GROUP_Y * ly - TB_STEPS;
     const int group = (int)(GROUP_X + GROUP_Y * NGROUPS_X), ngroups = (int)(NGROUPS_X * NGROUPS_Y);
-    LOCAL float *f = scratch;                        /* [2][9][area], speed-major */
-    LOCAL float *slots = scratch + 18 * area;        /* [T][32] warp sums (tree=warp) */
+#if defined(K_LATTICES_ONE)
+#define TB_LATTICES 1
+#else
+#define TB_LATTICES 2
+#endif
+    LOCAL float *f = scratch;                        /* [lattices][9][area], speed-major */
+    LOCAL float *slots = scratch + TB_LATTICES * 9 * area; /* [T][32] warp sums (tree=warp) */
     LOCAL uchar *ob = (LOCAL uchar *)(slots + TB_STEPS * 32); /* [area] obstacle bytes */
 
     /* Two cells a work-item per pass, all their loads issued before any
@@ -171,8 +179,13 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
         if (sub >= count) break; /* count is the same for the whole group */
         const int t = t0 + sub, last = sub == count - 1;
         const int step_accel = accelerate && t != nsteps - 1;
+#if defined(K_LATTICES_ONE)
+        LOCAL const float *cur = f;
+        LOCAL float *nxt = f;
+#else
         LOCAL const float *cur = f + (sub & 1) * 9 * area;
         LOCAL float *nxt = f + (1 - (sub & 1)) * 9 * area;
+#endif
         /* The region this sub-step updates: `m` cells in from the halo's
          * edge. A full launch's last region is the tile; a shorter one
          * (the run's or the chunk's end) updates a larger region last and
@@ -181,10 +194,11 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
         const int rw = W - 2 * m, rcells = rw * (H - 2 * m);
         const float inv_rw = 1.0f / (float)rw;
         float usum = 0.0f;
-        for (int c = lid; c < rcells; c += lsize) {
+        float s[9];
+        int keep = -1; /* lattices=one: the cell whose new speeds wait in s */
+        for (int c = lid; c < rcells; c += lsize) { /* lattices=one (tile=inner): one pass at most */
             const int row = TB_ROW(c, rw, inv_rw);
             const int rx = m + c - row * rw, ry = m + row, i = rx + ry * W;
-            float s[9];
             s[0] = cur[i];                      s[1] = cur[area + i - 1];
             s[2] = cur[2 * area + i - W];       s[3] = cur[3 * area + i + 1];
             s[4] = cur[4 * area + i + W];       s[5] = cur[5 * area + i - 1 - W];
@@ -202,9 +216,21 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
                 /* The tile's own cells: no wrap-around. */
                 if (own) STORE(dst, s, (x0 + rx) + (y0 + ry) * nx);
             } else {
+#if defined(K_LATTICES_ONE)
+                keep = i;
+#else
                 for (int k = 0; k < 9; k++) nxt[k * area + i] = s[k];
+#endif
             }
         }
+#if defined(K_LATTICES_ONE)
+        /* One lattice, updated in place: every pull of the sub-step first. */
+        BARRIER;
+        if (keep >= 0)
+            for (int k = 0; k < 9; k++) nxt[k * area + keep] = s[k];
+#else
+        (void)keep;
+#endif
 #if defined(K_TREE_WARP)
         {
             const float w = WARP_SUM(usum);
@@ -222,6 +248,7 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
     DEPENDENTS_LAUNCH; /* this block is done: the next launch may be scheduled */
 }
 #undef TB_STEPS
+#undef TB_LATTICES
 #undef TB_GROUP_X
 #undef TB_GROUP_Y
 #undef TB_ROW

@@ -440,7 +440,7 @@ struct app_result *lbm_execute(struct dev *d, const struct app_input *in, const 
     /* A cluster sums each step within each block: one partial per block. */
     if (e.cluster) e.ngroups = e.cluster;
     e.scratch_bytes = (e.red == RED_HOST_EACH_STEP ? 2 : 1) * (size_t)wg[0] * wg[1] * sizeof(float);
-    if (e.temporal > 1) e.scratch_bytes = (size_t)lbm_temporal_local_bytes(tile, wg, e.temporal);
+    if (e.temporal > 1) e.scratch_bytes = (size_t)lbm_temporal_local_bytes(tile, wg, e.temporal, lbm_temporal_lattices(k));
     m->iters = in->iters;
     m->iters_full = in->iters_full;
     m->warmup = warmup;

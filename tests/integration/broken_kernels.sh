@@ -43,7 +43,7 @@ inject() {
 # run_copy DEVICE VARIANT: one repetition on the copy; sets out and rc.
 run_copy() {
     out=$(HARNESS_ROOT=$root HARNESS_CACHE=$cache bin/harness run --input gen:32x32 --iters 400 \
-        --device "$1" --variant "$2" --reps 1 --warmup 0 --db "$db" 2>&1)
+        --device "$1" --variant "$2" "${@:3}" --reps 1 --warmup 0 --db "$db" 2>&1)
     rc=$?
 }
 
@@ -52,9 +52,10 @@ statuses() { echo "$out" | awk -v d="$1" '$1 == d && $2 == "lbm" {print $6}' | s
 
 # expect_wrong LABEL DEVICE VARIANT
 expect_wrong() {
-    local label=$1 dev=$2 variant=$3
+    local label=$1 dev=$2 variant=$3 extra=${4:-}
     attempts=$((attempts + 1))
-    run_copy "$dev" "$variant"
+    # shellcheck disable=SC2086 # extra: further options, split on purpose
+    run_copy "$dev" "$variant" $extra
     local st
     st=$(echo "$out" | awk -v d="$dev" '$1 == d && $2 == "lbm" {print $6}')
     if [ $rc -eq 1 ] && [ "$st" = wrong ]; then
@@ -187,6 +188,16 @@ if inject "(n) temporal slots" kernels/lbm/lbm_temporal.h \
     's|if (lid < count) out\[(size_t)lid \* (size_t)ngroups\]|if (lid < count) out[(size_t)(0 * lid) * (size_t)ngroups]|' \
     "out[(size_t)(0 * lid)"; then
     expect_wrong "(n) temporal=4 with every step's sum in the launch's first slot" opencl:0.0 g08-temporal-ocl
+fi
+
+# (o) lattices=one without the barrier between the sub-step's pulls and
+# its in-place writes: an item overwrites cells its neighbours still pull.
+fresh_copy
+if inject "(o) in-place barrier" kernels/lbm/lbm_temporal.h \
+    '/One lattice, updated in place/{n;s|BARRIER;|/* bug (o) */|}' \
+    "/* bug (o) */"; then
+    expect_wrong "(o) lattices=one writing before every pull is done" opencl:0.0 g08-temporal-ocl \
+        "--knobs temporal=3,tile=inner,lattices=one --wg 12x8"
 fi
 
 # Restored: the copy verifies again from the same cache.

@@ -51,6 +51,11 @@ check opencl:0.0 bind=once,temporal=3,reduction=chunked,chunk=50,geometry=compil
 check opencl:0.0 bind=once,temporal=4,layout=soa,args=buffers,obstacles=branch,neighbours=wrap,geometry=compiled 4x4
 check opencl:0.0 bind=once,temporal=2,layout=aos,args=buffers,speed=moments,geometry=compiled 16x1
 check opencl:0.0 bind=once,temporal=5,tile=inner,reduction=chunked,chunk=50,geometry=compiled 12x10
+# lattices=one: one local lattice updated in place (tile=inner), runtime
+# and compiled, a chunk T does not divide, the local tree and nine buffers.
+check opencl:0.0 bind=once,temporal=3,tile=inner,lattices=one 12x8
+check opencl:0.0 bind=once,temporal=5,tile=inner,lattices=one,reduction=chunked,chunk=50,layout=soa,args=buffers,geometry=compiled 12x10
+check opencl:0.0 bind=once,temporal=4,tile=inner,lattices=one,obstacles=branch,speed=moments,geometry=compiled 14x10
 check $both speed=moments
 check $both speed=moments,obstacles=branch,persistent=off,bind=once
 
@@ -68,6 +73,7 @@ before=$(sqlite3 "$db" "select count(*) from measurement")
 for pair in "launch=graph,bind=once|CUDA graphs" "persistent=grid|co-residency" \
             "temporal=2|needs bind=once" "temporal=2,bind=once,reduction=binary|reduction=chunked|deferred" \
             "speed=moments,kernels=split,layout=soa-3d|has no collision" "tile=inner|only means something with temporal" "geometry=compiled|needs temporal>1" \
+            "temporal=3,bind=once,lattices=one|so tile=inner" \
             "temporal=3,tile=inner,bind=once|leaves a 28x0 tile"; do
     knobs=${pair%%|*} reason=${pair#*|}
     out=$(bin/harness run --device opencl:0.0 --input gen:32x32 --iters 20 --reps 1 --knobs "$knobs" --db "$db" 2>&1); rc=$?
