@@ -141,6 +141,11 @@ struct backend_ops {
     int (*overlap)(struct dev *d, struct kernel *k, int on);
     /* The kernel-source file extension this backend builds: ".cl", ".cu", "_omp.c". */
     const char *source_suffix;
+    /* (optional) The build option that lets the compiler contract a * b + c
+     * into one fused multiply-add where it does not by default: OpenCL
+     * -cl-mad-enable, ISO C -ffp-contract=fast. NULL where it already does
+     * (NVRTC compiles with --fmad=true unless told otherwise). */
+    const char *fma_option;
 };
 
 /* The registry: every compiled-in backend, in listing order. */

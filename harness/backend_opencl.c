@@ -410,5 +410,6 @@ const struct backend_ops backend_opencl = {
     .mark = ocl_mark,
     .elapsed = ocl_elapsed,
     .source_suffix = ".cl",
+    .fma_option = "-cl-mad-enable",
 };
 #endif

@@ -407,4 +407,5 @@ const struct backend_ops backend_openmp = {
     .mark = omp_mark,
     .elapsed = omp_elapsed,
     .source_suffix = "_omp.c",
+    .fma_option = "-ffp-contract=fast", /* -std=c11 turns contraction off */
 };

@@ -59,6 +59,10 @@ static const struct knob_def lbm_knobs[] = {
      "temporal=T: the tile is the work-group's shape (its items loop over the halo), or the "
      "work-group covers the tile and all but the outermost ring of its halo (tile = work-group "
      "- 2(T-1)), one cell an item per sub-step"},
+    {"fma", "default|on", "default",
+     "a * b + c as the backend's compiler has it by default (CUDA contracts it into one fused "
+     "multiply-add; OpenCL and ISO C do not), or contracted everywhere (-cl-mad-enable, "
+     "-ffp-contract=fast)"},
     {"lattices", "two|one", "two",
      "temporal=T, tile=inner: two local lattices (a sub-step reads one, writes the other: one "
      "barrier), or one updated in place (pulls, a barrier, writes, a barrier: half the local memory)"},
@@ -235,6 +239,15 @@ static const char *lbm_invalid_cuda_only(const struct knob_set *k, const unsigne
     return NULL;
 }
 
+/* fma=on: only where the compiler does not contract by default. */
+static const char *lbm_invalid_fma(const struct knob_set *k, const struct device_info *dev) {
+    const struct backend_ops *ops = backend_by_name(dev->backend);
+    if (knob_is(k, "fma", "on") && ops && !ops->fma_option)
+        return "fma=on: this backend's compiler contracts a * b + c into fused multiply-adds by default "
+               "(NVRTC's --fmad=true), so it is the same program as fma=default";
+    return NULL;
+}
+
 static int is_pow2(long x) { return x > 0 && (x & (x - 1)) == 0; }
 
 static const char *lbm_invalid(const struct knob_set *k, const struct app_input *in,
@@ -263,6 +276,8 @@ static const char *lbm_invalid(const struct knob_set *k, const struct app_input 
     if (why_launch) return why_launch;
     const char *why_cuda = lbm_invalid_cuda_only(k, wg, dev);
     if (why_cuda) return why_cuda;
+    const char *why_fma = lbm_invalid_fma(k, dev);
+    if (why_fma) return why_fma;
     /* The grid is cut into tiles: the work-group's shape, or with
      * temporal tile=inner that shape less the halo's inner rings. */
     unsigned tile[2];

@@ -57,6 +57,19 @@ check opencl:0.0 bind=once,temporal=3,tile=inner,lattices=one 12x8
 check opencl:0.0 bind=once,temporal=5,tile=inner,lattices=one,reduction=chunked,chunk=50,layout=soa,args=buffers,geometry=compiled 12x10
 check opencl:0.0 bind=once,temporal=4,tile=inner,lattices=one,obstacles=branch,speed=moments,geometry=compiled 14x10
 check $both speed=moments
+# fma=on: the backend's contraction option reaches the compiler: the same
+# knobs but fma build a second product in a fresh cache, per backend.
+check $both fma=on
+check $both fma=on,bind=once,temporal=1,obstacles=branch,divide=reciprocal
+fcache=$(mktemp -d)
+for f in default on; do
+    HARNESS_CACHE=$fcache bin/harness run --device "$both" --input gen:32x32 --iters 20 --reps 1 --warmup 0 \
+        --knobs fma=$f --db "$db" > /dev/null 2>&1
+done
+nprod=$(find "$fcache" -type f ! -name '*.ref' | wc -l)
+if [ "$nprod" = 4 ]; then echo "ok - fma=on builds its own product on openmp and opencl:0.0 (4 kernel products in a fresh cache)"
+else echo "not ok - fma=on and fma=default left $nprod products in a fresh cache, wanted 4 (2 backends x 2)"; fi
+rm -rf "$fcache"
 check $both speed=moments,obstacles=branch,persistent=off,bind=once
 
 # The OpenMP row loop of the plane layouts (vectorised) and its periodic

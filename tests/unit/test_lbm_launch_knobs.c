@@ -126,6 +126,15 @@ int main(void) {
     refused("loads=ldg,persistent=grid", "cuda", "not coherent", in);
     refused("loads=ldg,kernels=split,reduction=binary", "cuda", "fused step", in);
     refused("cluster=most", "cuda", "persistent=cluster", in);
+    /* fma=on: NVRTC contracts by default; the others take an option. */
+    refused("fma=on", "cuda", "--fmad=true", in);
+    valid("fma=on", "opencl", in);
+    valid("fma=on", "openmp", in);
+    /* geometry and lattices: only temporal blocking reads them. */
+    refused("geometry=compiled", "cuda", "needs temporal>1", in);
+    valid("geometry=compiled,temporal=4,bind=once,tree=warp", "cuda", in);
+    refused("lattices=one,temporal=4,bind=once", "cuda", "so tile=inner", in);
+    valid("lattices=one,tile=inner,temporal=3,bind=once", "opencl", in);
     cluster_rules(in);
     lbm_input_free(in);
     CHECK_DONE();
