@@ -66,6 +66,19 @@
 #define TB_ROW(c, w, inv) TB_DIV(c, inv)
 #endif
 
+/* ilp=1|2: cells a work-item updates at once in a sub-step's pass. */
+#if defined(K_ILP)
+#define TB_ILP K_ILP
+#else
+#define TB_ILP 1
+#endif
+
+/* One cell's rebound or collision in place; returns its |u| (0 for an obstacle). */
+LBM_FN float tb_update(float *s, int obst, float omega) {
+    REBOUND_OR_COLLIDE;
+    return u;
+}
+
 /* i wrapped into [0, n) for any i at most one grid away. */
 LBM_FN int tb_wrap(int i, int n) { return i < 0 ? i + n : i >= n ? i - n : i; }
 
@@ -194,40 +207,56 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
         const int rw = W - 2 * m, rcells = rw * (H - 2 * m);
         const float inv_rw = 1.0f / (float)rw;
         float usum = 0.0f;
-        float s[9];
-        int keep = -1; /* lattices=one: the cell whose new speeds wait in s */
-        for (int c = lid; c < rcells; c += lsize) { /* lattices=one (tile=inner): one pass at most */
-            const int row = TB_ROW(c, rw, inv_rw);
-            const int rx = m + c - row * rw, ry = m + row, i = rx + ry * W;
-            s[0] = cur[i];                      s[1] = cur[area + i - 1];
-            s[2] = cur[2 * area + i - W];       s[3] = cur[3 * area + i + 1];
-            s[4] = cur[4 * area + i + W];       s[5] = cur[5 * area + i - 1 - W];
-            s[6] = cur[6 * area + i + 1 - W];   s[7] = cur[7 * area + i + 1 + W];
-            s[8] = cur[8 * area + i - 1 + W];
-            const int obst = ob[i];
-            REBOUND_OR_COLLIDE;
-            const int jj = tb_wrap(y0 + ry, ny);
-            /* A branch, not the fused step's mask: one row in H is
-             * accelerated, and the mask costs every cell ~20 instructions. */
-            if (step_accel && jj == ny - 2 && !obst) lbm_accelerate(s, w1, w2, 1.0f);
-            const int own = rx >= TB_STEPS && rx < TB_STEPS + lx && ry >= TB_STEPS && ry < TB_STEPS + ly;
-            usum += own ? u : 0.0f;
-            if (last) {
-                /* The tile's own cells: no wrap-around. */
-                if (own) STORE(dst, s, (x0 + rx) + (y0 + ry) * nx);
-            } else {
+        float s[TB_ILP][9];
+        int keep = -1; /* lattices=one: the cell whose new speeds wait in s[0] */
+        /* lattices=one (tile=inner, ilp=1): one pass at most. */
+        for (int c0 = lid; c0 < rcells; c0 += TB_ILP * lsize) {
+            int i[TB_ILP], rx[TB_ILP], ry[TB_ILP], obst[TB_ILP], live[TB_ILP];
+            float u[TB_ILP];
+            /* ilp=2: both cells' pulls, then both updates, in one block of
+             * code the compiler can interleave. */
+            for (int h = 0; h < TB_ILP; h++) {
+                live[h] = c0 + h * lsize < rcells;
+                const int c = live[h] ? c0 + h * lsize : c0;
+                const int row = TB_ROW(c, rw, inv_rw);
+                rx[h] = m + c - row * rw;
+                ry[h] = m + row;
+                i[h] = rx[h] + ry[h] * W;
+                const int n = i[h];
+                s[h][0] = cur[n];                      s[h][1] = cur[area + n - 1];
+                s[h][2] = cur[2 * area + n - W];       s[h][3] = cur[3 * area + n + 1];
+                s[h][4] = cur[4 * area + n + W];       s[h][5] = cur[5 * area + n - 1 - W];
+                s[h][6] = cur[6 * area + n + 1 - W];   s[h][7] = cur[7 * area + n + 1 + W];
+                s[h][8] = cur[8 * area + n - 1 + W];
+                obst[h] = ob[n];
+            }
+            for (int h = 0; h < TB_ILP; h++) u[h] = tb_update(s[h], obst[h], omega);
+            for (int h = 0; h < TB_ILP; h++) {
+                if (!live[h]) continue;
+                const int jj = tb_wrap(y0 + ry[h], ny);
+                /* A branch, not the fused step's mask: one row in H is
+                 * accelerated, and the mask costs every cell ~20 instructions. */
+                if (step_accel && jj == ny - 2 && !obst[h]) lbm_accelerate(s[h], w1, w2, 1.0f);
+                const int own = rx[h] >= TB_STEPS && rx[h] < TB_STEPS + lx && ry[h] >= TB_STEPS &&
+                                ry[h] < TB_STEPS + ly;
+                usum += own ? u[h] : 0.0f;
+                if (last) {
+                    /* The tile's own cells: no wrap-around. */
+                    if (own) STORE(dst, s[h], (x0 + rx[h]) + (y0 + ry[h]) * nx);
+                } else {
 #if defined(K_LATTICES_ONE)
-                keep = i;
+                    keep = i[h];
 #else
-                for (int k = 0; k < 9; k++) nxt[k * area + i] = s[k];
+                    for (int k = 0; k < 9; k++) nxt[k * area + i[h]] = s[h][k];
 #endif
+                }
             }
         }
 #if defined(K_LATTICES_ONE)
         /* One lattice, updated in place: every pull of the sub-step first. */
         BARRIER;
         if (keep >= 0)
-            for (int k = 0; k < 9; k++) nxt[k * area + keep] = s[k];
+            for (int k = 0; k < 9; k++) nxt[k * area + keep] = s[0][k];
 #else
         (void)keep;
 #endif
@@ -248,6 +277,7 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
     DEPENDENTS_LAUNCH; /* this block is done: the next launch may be scheduled */
 }
 #undef TB_STEPS
+#undef TB_ILP
 #undef TB_LATTICES
 #undef TB_GROUP_X
 #undef TB_GROUP_Y

@@ -177,7 +177,7 @@ fi
 # (m) temporal blocking counts the halo's cells in the step's |u| sum too.
 fresh_copy
 if inject "(m) temporal sum" kernels/lbm/lbm_temporal.h \
-    's|usum += own ? u : 0.0f;|usum += u; (void)own; /* bug (m) */|' "usum += u; (void)own; /* bug (m) */"; then
+    's|usum += own ? u\[h\] : 0.0f;|usum += u[h]; (void)own; /* bug (m) */|' "usum += u[h]; (void)own; /* bug (m) */"; then
     expect_wrong "(m) temporal=4 summing the halo's |u|" opencl:0.0 g08-temporal-ocl
 fi
 
@@ -198,6 +198,14 @@ if inject "(o) in-place barrier" kernels/lbm/lbm_temporal.h \
     "/* bug (o) */"; then
     expect_wrong "(o) lattices=one writing before every pull is done" opencl:0.0 g08-temporal-ocl \
         "--knobs temporal=3,tile=inner,lattices=one --wg 12x8"
+fi
+
+# (p) ilp=2 treats an absent second cell (past the region) as present: the
+# first cell is counted twice in the step's sum.
+fresh_copy
+if inject "(p) ilp live" kernels/lbm/lbm_temporal.h \
+    's|live\[h\] = c0 + h \* lsize < rcells;|live[h] = 1; /* bug (p) */|' "live[h] = 1; /* bug (p) */"; then
+    expect_wrong "(p) ilp=2 counting an absent cell" opencl:0.0 g08-temporal-ocl "--knobs ilp=2 --wg 8x8"
 fi
 
 # Restored: the copy verifies again from the same cache.

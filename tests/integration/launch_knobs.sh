@@ -56,6 +56,11 @@ check opencl:0.0 bind=once,temporal=5,tile=inner,reduction=chunked,chunk=50,geom
 check opencl:0.0 bind=once,temporal=3,tile=inner,lattices=one 12x8
 check opencl:0.0 bind=once,temporal=5,tile=inner,lattices=one,reduction=chunked,chunk=50,layout=soa,args=buffers,geometry=compiled 12x10
 check opencl:0.0 bind=once,temporal=4,tile=inner,lattices=one,obstacles=branch,speed=moments,geometry=compiled 14x10
+# ilp=2: two cells an item a pass; regions that take an odd number of
+# passes (the second cell absent), runtime and compiled, mask and branch.
+check opencl:0.0 bind=once,temporal=3,ilp=2,reduction=chunked,chunk=50 8x8
+check opencl:0.0 bind=once,temporal=4,ilp=2,obstacles=branch,layout=soa,args=buffers,geometry=compiled 4x4
+check opencl:0.0 bind=once,temporal=5,tile=inner,ilp=2,geometry=compiled 12x10
 check $both speed=moments
 # fma=on: the backend's contraction option reaches the compiler: the same
 # knobs but fma build a second product in a fresh cache, per backend.
@@ -87,6 +92,7 @@ for pair in "launch=graph,bind=once|CUDA graphs" "persistent=grid|co-residency" 
             "temporal=2|needs bind=once" "temporal=2,bind=once,reduction=binary|reduction=chunked|deferred" \
             "speed=moments,kernels=split,layout=soa-3d|has no collision" "tile=inner|only means something with temporal" "geometry=compiled|needs temporal>1" \
             "temporal=3,bind=once,lattices=one|so tile=inner" \
+            "ilp=2|needs temporal>1" \
             "temporal=3,tile=inner,bind=once|leaves a 28x0 tile"; do
     knobs=${pair%%|*} reason=${pair#*|}
     out=$(bin/harness run --device opencl:0.0 --input gen:32x32 --iters 20 --reps 1 --knobs "$knobs" --db "$db" 2>&1); rc=$?

@@ -40,6 +40,8 @@ static const char *const settings[] = {
     "temporal=5,tile=inner,geometry=compiled,bind=once,layout=soa,args=buffers,reduction=chunked,chunk=100",
     "temporal=3,tile=inner,lattices=one,geometry=compiled,tree=warp,bind=once,speed=moments",
     "temporal=4,tile=inner,lattices=one,bind=once,obstacles=branch",
+    "temporal=5,ilp=2,geometry=compiled,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg,speed=moments,obstacles=branch",
+    "temporal=3,ilp=2,bind=once,layout=aos,args=buffers",
 };
 enum { NSET = sizeof settings / sizeof settings[0] };
 
