@@ -214,9 +214,12 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
             int i[TB_ILP], rx[TB_ILP], ry[TB_ILP], obst[TB_ILP], live[TB_ILP];
             float u[TB_ILP];
             /* ilp=2: both cells' pulls, then both updates, in one block of
-             * code the compiler can interleave. */
+             * code the compiler can interleave. An absent second cell (past
+             * the region) is skipped, not computed on a stand-in: whole warps
+             * of them branch around the update. */
             for (int h = 0; h < TB_ILP; h++) {
                 live[h] = c0 + h * lsize < rcells;
+                if (h > 0 && !live[h]) continue;
                 const int c = live[h] ? c0 + h * lsize : c0;
                 const int row = TB_ROW(c, rw, inv_rw);
                 rx[h] = m + c - row * rw;
@@ -230,7 +233,7 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
                 s[h][8] = cur[8 * area + n - 1 + W];
                 obst[h] = ob[n];
             }
-            for (int h = 0; h < TB_ILP; h++) u[h] = tb_update(s[h], obst[h], omega);
+            for (int h = 0; h < TB_ILP; h++) u[h] = h == 0 || live[h] ? tb_update(s[h], obst[h], omega) : 0.0f;
             for (int h = 0; h < TB_ILP; h++) {
                 if (!live[h]) continue;
                 const int jj = tb_wrap(y0 + ry[h], ny);
