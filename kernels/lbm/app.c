@@ -48,9 +48,10 @@ static const struct knob_def lbm_knobs[] = {
     {"speed", "post|moments", "post",
      "the fused step's |u| recomputed from the collided speeds (as av_velocity), or taken from "
      "the density and momentum the collision computed (which it conserves: equal up to rounding)"},
-    {"overlap", "off|pdl", "off",
+    {"overlap", "off|pdl|pdl-early", "off",
      "each step's launch starts after the previous one ends, or while it finishes (CUDA's "
-     "programmatic dependent launch: the step waits for its input itself)"},
+     "programmatic dependent launch: the step waits for its input itself; pdl lets the next "
+     "launch be scheduled when each block ends, pdl-early as soon as its wait returns)"},
     {"temporal", "1|2|3|4|5|6|7|8", "1",
      "time steps per launch of the fused step: one, or several with the work-group's tile and a "
      "halo as wide as the steps in local memory (temporal blocking; the halo is recomputed by "
@@ -231,7 +232,7 @@ static const char *lbm_invalid_cuda_only(const struct knob_set *k, const unsigne
     if (knob_is(k, "speed", "moments") && (knob_is(k, "kernels", "partial") || knob_is(k, "kernels", "split")))
         return "speed=moments takes |u| from the fused step's collision (kernels=fused|fused-accel); "
                "the split av_velocity kernel has no collision";
-    if (knob_is(k, "overlap", "pdl")) {
+    if (!knob_is(k, "overlap", "off")) {
         if (strcmp(dev->backend, "cuda") != 0)
             return "overlap=pdl is CUDA's programmatic dependent launch; this device runs no CUDA";
         if (strncmp(dev->arch, "sm_", 3) == 0 && atoi(dev->arch + 3) < 90)

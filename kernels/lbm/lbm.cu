@@ -29,6 +29,18 @@ typedef unsigned char uchar;
  * that kernel is complete and its writes visible. */
 #define DEPENDENCY_WAIT asm volatile("griddepcontrol.wait;" ::: "memory")
 #define DEPENDENTS_LAUNCH asm volatile("griddepcontrol.launch_dependents;" ::: "memory")
+#elif defined(K_OVERLAP_PDL_EARLY)
+/* overlap=pdl-early: as pdl, but each block lets the next launch be
+ * scheduled as soon as its own wait returns, not when it ends: the next
+ * grid's blocks are resident and waiting (griddepcontrol.wait still holds
+ * them until this grid has completed and its writes are visible) when this
+ * one finishes, so the launch's latency leaves the chain of steps. Waiting
+ * first keeps it to one grid ahead: the next grid's blocks trigger the one
+ * after only when this grid is done. */
+#define DEPENDENCY_WAIT                                                                      \
+    asm volatile("griddepcontrol.wait;" ::: "memory");                                       \
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory")
+#define DEPENDENTS_LAUNCH
 #endif
 
 /* The sum of v over the 32 lanes of a whole warp, in lane 0 (tree=warp). */

@@ -32,7 +32,7 @@ struct lbm_exec {
     /* bind=once: the step from allocated lattice p to 1-p (and its
      * accelerate_flow on p for kernels=fused); the device's step clock. */
     int bind_once;
-    int overlap;                    /* overlap=pdl: the fused step's launches overlap */
+    int overlap;                    /* overlap=pdl|pdl-early: the fused step's launches overlap */
     struct bound *step_bound[2], *accel_bound[2];
     struct buf *clock;              /* bind=once: step, ticket; persistent: the barrier */
     /* launch=graph: `batch` steps recorded from allocated lattice p. */

@@ -22,7 +22,7 @@
  *   K_TREE_WARP: the group reduction's tree by warp shuffles (WARP_SUM, CUDA)
  *   K_LOADS_LDG: the fused step's loads through the read-only cache (LDG, CUDA)
  *   K_SPEED_MOMENTS: the fused steps' |u| from the collision's own moments
- *   K_OVERLAP_PDL: the fused step waits for its predecessor itself
+ *   K_OVERLAP_PDL (_EARLY): the fused step waits for its predecessor itself
  *     (DEPENDENCY_WAIT) and lets its successor start early (DEPENDENTS_LAUNCH):
  *     CUDA's programmatic dependent launch; empty elsewhere
  * The kernel split (split, fused, fused-accel), the synchronisation and
@@ -30,7 +30,7 @@
  * host picks. */
 #include "lbm_physics.h"
 
-#if defined(K_OVERLAP_PDL) && !defined(DEPENDENCY_WAIT)
+#if (defined(K_OVERLAP_PDL) || defined(K_OVERLAP_PDL_EARLY)) && !defined(DEPENDENCY_WAIT)
 #error "overlap=pdl needs the prelude's DEPENDENCY_WAIT (CUDA); the validity rules refuse it elsewhere"
 #endif
 #ifndef DEPENDENCY_WAIT

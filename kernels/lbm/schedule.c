@@ -428,7 +428,7 @@ struct app_result *lbm_execute(struct dev *d, const struct app_input *in, const 
     e.args_struct = knob_is(k, "args", "struct");
     e.by_value = d->ops->address != NULL;
     e.bind_once = knob_is(k, "bind", "once");
-    e.overlap = knob_is(k, "overlap", "pdl");
+    e.overlap = !knob_is(k, "overlap", "off");
     e.graph = knob_is(k, "launch", "graph");
     e.batch = knob_int(k, "batch");
     e.persistent = !knob_is(k, "persistent", "off");

@@ -42,6 +42,8 @@ static const char *const settings[] = {
     "temporal=4,tile=inner,lattices=one,bind=once,obstacles=branch",
     "temporal=5,ilp=2,geometry=compiled,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg,speed=moments,obstacles=branch",
     "temporal=3,ilp=2,bind=once,layout=aos,args=buffers",
+    "temporal=5,tile=inner,geometry=compiled,overlap=pdl-early,tree=warp,bind=once,launch=graph,batch=256,loads=ldg",
+    "overlap=pdl-early,tree=warp,bind=once,launch=graph,batch=256,loads=ldg,obstacles=branch",
 };
 enum { NSET = sizeof settings / sizeof settings[0] };
 
