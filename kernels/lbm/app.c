@@ -64,6 +64,9 @@ static const struct knob_def lbm_knobs[] = {
      "temporal=T: cells a work-item updates at once in each pass over a sub-step's region: one, or "
      "two (their loads and arithmetic interleaved: half the passes where a region is larger than "
      "the work-group)"},
+    {"sums", "each|deferred", "each",
+     "temporal=T, tree=warp: each sub-step's warp sums taken before its barrier, or after it, "
+     "overlapping the next sub-step's work (the last after the loop, with one more barrier)"},
     {"fma", "default|on", "default",
      "a * b + c as the backend's compiler has it by default (CUDA contracts it into one fused "
      "multiply-add; OpenCL and ISO C do not), or contracted everywhere (-cl-mad-enable, "
@@ -157,6 +160,7 @@ static const char *lbm_invalid_temporal(const struct knob_set *k, const struct d
         if (knob_is(k, "tile", "inner")) return "tile=inner only means something with temporal>1";
         if (knob_is(k, "lattices", "one")) return "lattices=one is temporal blocking's local lattice: it needs temporal>1";
         if (knob_int(k, "ilp") > 1) return "ilp=2 is the temporal kernel's pass over a sub-step: it needs temporal>1";
+        if (knob_is(k, "sums", "deferred")) return "sums=deferred orders the temporal kernel's sums: it needs temporal>1";
         if (knob_is(k, "geometry", "compiled"))
             return "geometry=compiled compiles the work-group's shape into the temporal kernel: it "
                    "needs temporal>1";
@@ -173,6 +177,9 @@ static const char *lbm_invalid_temporal(const struct knob_set *k, const struct d
         return "temporal>1 writes several steps' partials per launch: reduction=chunked|deferred";
     if (!knob_is(k, "persistent", "off"))
         return "temporal>1 is a launch of a few steps; persistent=grid|cluster is a launch of a chunk";
+    if (knob_is(k, "sums", "deferred") && !knob_is(k, "tree", "warp"))
+        return "sums=deferred moves the warp shuffles of tree=warp; the local tree already sums every step "
+               "once, after the last";
     if (knob_is(k, "lattices", "one") && knob_int(k, "ilp") > 1)
         return "lattices=one holds one cell's new speeds an item across its barrier: ilp=1";
     if (knob_is(k, "lattices", "one") && !knob_is(k, "tile", "inner"))

@@ -188,8 +188,19 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
 #else
 #pragma unroll 1
 #endif
+    float pending = 0.0f; /* sums=deferred: the previous sub-step's sum, not yet warp-summed */
+    (void)pending;
     for (int sub = 0; sub < TB_STEPS; sub++) {
         if (sub >= count) break; /* count is the same for the whole group */
+#if defined(K_TREE_WARP) && defined(K_SUMS_DEFERRED)
+        /* sums=deferred: the previous sub-step's warp sum here, after its
+         * barrier, where its shuffle chain can overlap this sub-step's pulls
+         * and arithmetic instead of holding that barrier back. */
+        if (sub > 0) {
+            const float w = WARP_SUM(pending);
+            if ((lid & 31) == 0) slots[(sub - 1) * 32 + lid / 32] = w;
+        }
+#endif
         const int t = t0 + sub, last = sub == count - 1;
         const int step_accel = accelerate && t != nsteps - 1;
 #if defined(K_LATTICES_ONE)
@@ -263,7 +274,9 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
 #else
         (void)keep;
 #endif
-#if defined(K_TREE_WARP)
+#if defined(K_TREE_WARP) && defined(K_SUMS_DEFERRED)
+        pending = usum;
+#elif defined(K_TREE_WARP)
         {
             const float w = WARP_SUM(usum);
             if ((lid & 31) == 0) slots[sub * 32 + lid / 32] = w;
@@ -275,6 +288,13 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
          * overwrites; after the last, the lattices are free for the sums. */
         BARRIER;
     }
+#if defined(K_TREE_WARP) && defined(K_SUMS_DEFERRED)
+    {
+        const float w = WARP_SUM(pending);
+        if ((lid & 31) == 0) slots[(count - 1) * 32 + lid / 32] = w;
+    }
+    BARRIER;
+#endif
     tb_reduce_steps(scratch, slots, usums, count, partials, t0 % chunk, group, ngroups, lid, lsize);
     if (GID_X == 0 && GID_Y == 0) clock[1 - which] = t0 + count;
     DEPENDENTS_LAUNCH; /* this block is done: the next launch may be scheduled */

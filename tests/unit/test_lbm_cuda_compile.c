@@ -44,6 +44,8 @@ static const char *const settings[] = {
     "temporal=3,ilp=2,bind=once,layout=aos,args=buffers",
     "temporal=5,tile=inner,geometry=compiled,overlap=pdl-early,tree=warp,bind=once,launch=graph,batch=256,loads=ldg",
     "overlap=pdl-early,tree=warp,bind=once,launch=graph,batch=256,loads=ldg,obstacles=branch",
+    "temporal=5,tile=inner,geometry=compiled,sums=deferred,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg",
+    "temporal=3,sums=deferred,tree=warp,bind=once,reduction=chunked,chunk=100",
 };
 enum { NSET = sizeof settings / sizeof settings[0] };
 

@@ -138,6 +138,9 @@ int main(void) {
     refused("overlap=pdl-early,bind=once", "opencl", "programmatic dependent launch", in);
     refused("overlap=pdl-early,persistent=grid", "cuda", "no such launches", in);
     valid("overlap=pdl-early,bind=once,launch=graph,tree=warp", "cuda", in);
+    refused("sums=deferred", "cuda", "needs temporal>1", in);
+    refused("sums=deferred,temporal=3,bind=once", "opencl", "local tree", in);
+    valid("sums=deferred,temporal=3,bind=once,tree=warp", "cuda", in);
     refused("ilp=2", "cuda", "needs temporal>1", in);
     refused("ilp=2,lattices=one,tile=inner,temporal=3,bind=once", "opencl", "ilp=1", in);
     valid("ilp=2,temporal=3,bind=once", "opencl", in);
