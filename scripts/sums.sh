@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
 # sums=deferred (each sub-step's warp sums after its barrier, overlapping
-# the next sub-step) against sums=each, same call, full step counts, on the
-# compiled-shape CUDA variant at its best shapes.
+# the next sub-step) and collide=paired (the collision by opposite pairs)
+# against the compiled-shape variants as they are, same call, full step
+# counts, at each size's best shape.
 # Usage: HARNESS_DB=s.db scripts/sums.sh [REPS]
 set -u
 reps=${1:-3}
 RUN_TIMEOUT=200
 . "$(dirname "$0")/gpu_bench.sh"
-peak "$cuda"
-pair() { for o in each deferred; do
-    run --device "$cuda" --input "$1" --variant g09-compiled --knobs "${2:+$2,}sums=$o" --wg "$3"; done; }
-pair 128x128 temporal=5,tile=inner 24x16
-pair 128x128 temporal=3,tile=inner 36x8
-pair 128x128 temporal=7,tile=inner 44x16
-pair 256x256 temporal=5 32x16
-pair 256x256 temporal=4 32x16
-pair 1024x1024 "" 32x16
+peak "$cuda,$ocl"
+# four INPUT KNOBS WG: g09-compiled as is, paired, deferred, both.
+four() { for o in "" collide=paired sums=deferred collide=paired,sums=deferred; do
+    local k=$2${2:+${o:+,}}$o
+    if [ -n "$k" ]; then run --device "$cuda" --input "$1" --variant g09-compiled --knobs "$k" --wg "$3"
+    else run --device "$cuda" --input "$1" --variant g09-compiled --wg "$3"; fi; done; }
+four 1024x1024 "" 32x16
+four 256x256 temporal=5 32x16
+four 128x128 temporal=5,tile=inner 24x16
+for o in "" ,collide=paired; do
+    run --device "$ocl" --input 1024x1024 --variant g10-compiled-ocl --knobs "temporal=4$o" --wg 32x8
+    run --device "$ocl" --input 128x128 --variant g10-compiled-ocl --knobs "temporal=7,tile=inner,lattices=one$o" --wg 28x20
+done
 exit $status

@@ -64,6 +64,9 @@ static const struct knob_def lbm_knobs[] = {
      "temporal=T: cells a work-item updates at once in each pass over a sub-step's region: one, or "
      "two (their loads and arithmetic interleaved: half the passes where a region is larger than "
      "the work-group)"},
+    {"collide", "plain|paired", "plain",
+     "the BGK collision as the report's loop over the nine speeds, or by pairs of opposite "
+     "speeds (shared equilibrium terms, omega folded into the weights: fewer operations)"},
     {"sums", "each|deferred", "each",
      "temporal=T, tree=warp: each sub-step's warp sums taken before its barrier, or after it, "
      "overlapping the next sub-step's work (the last after the loop, with one more barrier)"},
@@ -291,6 +294,8 @@ static const char *lbm_invalid(const struct knob_set *k, const struct app_input 
     if (why_launch) return why_launch;
     const char *why_cuda = lbm_invalid_cuda_only(k, wg, dev);
     if (why_cuda) return why_cuda;
+    if (knob_is(k, "collide", "paired") && knob_is(k, "kernels", "partial"))
+        return "collide=paired changes the device kernels' collision; with kernels=partial the host collides";
     const char *why_fma = lbm_invalid_fma(k, dev);
     if (why_fma) return why_fma;
     /* The grid is cut into tiles: the work-group's shape, or with

@@ -3,7 +3,8 @@
  * (their spelling of an inline device function). Speeds: 0 centre, 1 E, 2 N,
  * 3 W, 4 S, 5 NE, 6 NW, 7 SW, 8 SE. Single precision, as in the report.
  *
- * Knobs read here: K_DIVIDE_RECIPROCAL (see LBM_PER_RHO), K_CONSTANTS_HOISTED (constant factors folded into
+ * Knobs read here: K_DIVIDE_RECIPROCAL (see LBM_PER_RHO), K_COLLIDE_PAIRED (see
+ * lbm_collide), K_CONSTANTS_HOISTED (constant factors folded into
  * multiplications, as the report's "hoisted constants" step) or the original
  * divisions by c_sq. */
 #ifndef LBM_PHYSICS_H
@@ -38,6 +39,37 @@ LBM_FN void lbm_rebound(float *s) {
     t = s[6]; s[6] = s[8]; s[8] = t;
 }
 
+#if defined(K_COLLIDE_PAIRED)
+/* collide=paired: the same BGK relaxation, arranged by opposite directions.
+ * Speeds k and k' = opposite(k) have u_k' = -u_k, so their equilibria share
+ * w rho (base + u^2 / (2 c_sq^2)) and differ in the sign of w rho u / c_sq;
+ * omega is folded into the weights, and s' = (1 - omega) s + omega eq.
+ * About fourteen fewer operations a cell than the plain loop; the results
+ * differ from it in rounding only. */
+#define LBM_PAIR(k, kk, uk, wr)                                                              \
+    do {                                                                                     \
+        const float c_ = (wr) * (base + LBM_DIV_2CSQ2((uk) * (uk)));                         \
+        const float l_ = (wr) * LBM_DIV_CSQ(uk);                                             \
+        s[k] = keep * s[k] + (c_ + l_);                                                      \
+        s[kk] = keep * s[kk] + (c_ - l_);                                                    \
+    } while (0)
+LBM_FN float lbm_collide(float *s, float omega) {
+    float rho = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7] + s[8];
+    float ux = LBM_PER_RHO(s[1] + s[5] + s[8] - (s[3] + s[6] + s[7]), rho);
+    float uy = LBM_PER_RHO(s[2] + s[5] + s[6] - (s[4] + s[7] + s[8]), rho);
+    float usq = ux * ux + uy * uy;
+    const float keep = 1.0f - omega, orho = omega * rho;
+    const float base = 1.0f - LBM_DIV_2CSQ(usq);
+    const float w1r = orho * (1.0f / 9.0f), w2r = orho * (1.0f / 36.0f);
+    s[0] = keep * s[0] + orho * (4.0f / 9.0f) * base;
+    LBM_PAIR(1, 3, ux, w1r);
+    LBM_PAIR(2, 4, uy, w1r);
+    LBM_PAIR(5, 7, ux + uy, w2r);
+    LBM_PAIR(6, 8, uy - ux, w2r);
+    return usq;
+}
+#undef LBM_PAIR
+#else
 /* BGK relaxation towards the local equilibrium, in place. Returns |u|^2 of
  * the moments it used: the collision conserves density and momentum, so
  * that is the post-collision |u|^2 up to rounding (speed=moments uses it
@@ -64,6 +96,7 @@ LBM_FN float lbm_collide(float *s, float omega) {
     }
     return usq;
 }
+#endif
 
 /* |u|^2 and |u| of a cell, for av_velocity. */
 LBM_FN float lbm_speed_sq(const float *s) {

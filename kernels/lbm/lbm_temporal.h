@@ -177,6 +177,8 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
     }
     BARRIER;
 
+    float pending = 0.0f; /* sums=deferred: the previous sub-step's sum, not yet warp-summed */
+    (void)pending;
     float usums[TB_STEPS]; /* each sub-step's |u| sum of this item's own cells (tree=local) */
     (void)usums;
     /* geometry=compiled: unrolled, so each sub-step's region is a constant
@@ -188,8 +190,6 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
 #else
 #pragma unroll 1
 #endif
-    float pending = 0.0f; /* sums=deferred: the previous sub-step's sum, not yet warp-summed */
-    (void)pending;
     for (int sub = 0; sub < TB_STEPS; sub++) {
         if (sub >= count) break; /* count is the same for the whole group */
 #if defined(K_TREE_WARP) && defined(K_SUMS_DEFERRED)

@@ -208,6 +208,13 @@ if inject "(p) ilp live" kernels/lbm/lbm_temporal.h \
     expect_wrong "(p) ilp=2 counting an absent cell" opencl:0.0 g08-temporal-ocl "--knobs ilp=2 --wg 8x8"
 fi
 
+# (q) collide=paired gives the opposite speed of each pair the same sign.
+fresh_copy
+if inject "(q) paired sign" kernels/lbm/lbm_physics.h \
+    's|s\[kk\] = keep \* s\[kk\] + (c_ - l_);|s[kk] = keep * s[kk] + (c_ + l_); /* bug (q) */|' "/* bug (q) */"; then
+    expect_wrong "(q) collide=paired with a pair's signs equal" openmp final "--knobs collide=paired"
+fi
+
 # Restored: the copy verifies again from the same cache.
 fresh_copy
 run_copy openmp final

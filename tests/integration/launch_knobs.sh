@@ -62,6 +62,10 @@ check opencl:0.0 bind=once,temporal=3,ilp=2,reduction=chunked,chunk=50 8x8
 check opencl:0.0 bind=once,temporal=4,ilp=2,obstacles=branch,layout=soa,args=buffers,geometry=compiled 4x4
 check opencl:0.0 bind=once,temporal=5,tile=inner,ilp=2,geometry=compiled 12x10
 check $both speed=moments
+# collide=paired: the collision by opposite pairs, on both CPU devices and
+# in the temporal kernel.
+check $both collide=paired
+check opencl:0.0 collide=paired,bind=once,temporal=3,geometry=compiled,obstacles=branch 8x8
 # fma=on: the backend's contraction option reaches the compiler: the same
 # knobs but fma build a second product in a fresh cache, per backend.
 check $both fma=on

@@ -46,6 +46,8 @@ static const char *const settings[] = {
     "overlap=pdl-early,tree=warp,bind=once,launch=graph,batch=256,loads=ldg,obstacles=branch",
     "temporal=5,tile=inner,geometry=compiled,sums=deferred,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg",
     "temporal=3,sums=deferred,tree=warp,bind=once,reduction=chunked,chunk=100",
+    "collide=paired,temporal=5,tile=inner,geometry=compiled,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg",
+    "collide=paired,constants=inline,kernels=split,layout=soa,args=buffers",
 };
 enum { NSET = sizeof settings / sizeof settings[0] };
 

@@ -138,6 +138,9 @@ int main(void) {
     refused("overlap=pdl-early,bind=once", "opencl", "programmatic dependent launch", in);
     refused("overlap=pdl-early,persistent=grid", "cuda", "no such launches", in);
     valid("overlap=pdl-early,bind=once,launch=graph,tree=warp", "cuda", in);
+    refused("collide=paired,kernels=partial,layout=aos,args=buffers,reduction=host-each-step", "openmp",
+            "the host collides", in);
+    valid("collide=paired", "openmp", in);
     refused("sums=deferred", "cuda", "needs temporal>1", in);
     refused("sums=deferred,temporal=3,bind=once", "opencl", "local tree", in);
     valid("sums=deferred,temporal=3,bind=once,tree=warp", "cuda", in);
