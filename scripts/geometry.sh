@@ -10,11 +10,10 @@ RUN_TIMEOUT=200
 . "$(dirname "$0")/gpu_bench.sh"
 peak "$cuda,$ocl"
 c=geometry=compiled
-# cuda_runs INPUT T:WG... / ocl_runs INPUT T:WG...: one run per pair, compiled.
-cuda_runs() { local in=$1; shift; for tw in "$@"; do
-    run --device "$cuda" --input "$in" --variant g07-temporal --knobs "temporal=${tw%%:*},$c" --wg "${tw#*:}"; done; }
-ocl_runs() { local in=$1; shift; for tw in "$@"; do
-    run --device "$ocl" --input "$in" --variant g08-temporal-ocl --knobs "temporal=${tw%%:*},$c" --wg "${tw#*:}"; done; }
+# cuda_runs INPUT T:WG... / ocl_runs INPUT T:WG...: the shape compiled in.
+compiled() { local a=("${@/#/temporal=}"); printf '%s\n' "${a[@]/:/,$c:}"; }
+cuda_runs() { local in=$1; shift; mapfile -t p < <(compiled "$@"); runs "$cuda" g07-temporal "$in" "${p[@]}"; }
+ocl_runs() { local in=$1; shift; mapfile -t p < <(compiled "$@"); runs "$ocl" g08-temporal-ocl "$in" "${p[@]}"; }
 
 run --device "$cuda" --input 1024x1024 --variant g06-pdl --wg 128x1
 run --device "$cuda" --input 1024x1024 --variant g07-temporal --wg 32x16

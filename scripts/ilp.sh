@@ -8,9 +8,6 @@ reps=${1:-3}
 RUN_TIMEOUT=200
 . "$(dirname "$0")/gpu_bench.sh"
 peak "$cuda,$ocl"
-# runs DEVICE VARIANT INPUT KNOBS:WG...
-runs() { local dev=$1 var=$2 in=$3; shift 3; for kw in "$@"; do
-    run --device "$dev" --input "$in" --variant "$var" --knobs "${kw%%:*}" --wg "${kw#*:}"; done; }
 runs "$cuda" g09-compiled 256x256 temporal=5:32x16 temporal=5,ilp=2:32x16 temporal=6,ilp=2:32x16 \
     temporal=4,ilp=2:32x16 temporal=5,ilp=2:64x8 temporal=5,ilp=2,obstacles=mask:32x16 temporal=5,tile=inner:40x24 \
     temporal=8,ilp=2:32x16

@@ -11,9 +11,8 @@ RUN_TIMEOUT=200
 . "$(dirname "$0")/gpu_bench.sh"
 peak "$cuda,$ocl"
 c=geometry=compiled
-# gpu_runs DEVICE VARIANT INPUT KNOBS:WG...: one compiled run per pair.
-gpu_runs() { local dev=$1 var=$2 in=$3; shift 3; for kw in "$@"; do
-    run --device "$dev" --input "$in" --variant "$var" --knobs "${kw%%:*},$c" --wg "${kw#*:}"; done; }
+# gpu_runs DEVICE VARIANT INPUT KNOBS:WG...: runs with the shape compiled in.
+gpu_runs() { local dev=$1 var=$2 in=$3; shift 3; runs "$dev" "$var" "$in" "${@/:/,$c:}"; }
 i=tile=inner one=tile=inner,lattices=one loc=tree=local
 
 run --device "$cuda" --input 1024x1024 --variant g06-pdl --wg 128x1
