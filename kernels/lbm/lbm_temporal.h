@@ -84,8 +84,8 @@ LBM_FN int tb_wrap(int i, int n) { return i < 0 ? i + n : i >= n ? i - n : i; }
 
 /* The launch's `count` steps' group sums, after the last sub-step, whose
  * barrier they follow. tree=warp: each warp summed each sub-step by shuffles
- * into slots[step][warp] (no barrier of its own), and warp 0 adds them up
- * here. Otherwise the items' sums wait in registers (usums) and one
+ * into slots[step][warp] (no barrier of its own), and here one warp a step
+ * adds them up. Otherwise the items' sums wait in registers (usums) and one
  * local-memory tree sums all the steps at once in the free lattice memory
  * (`scratch`, T x lsize floats): log2 of the group's size barriers a
  * launch, where the first version paid them (eight for 256 items) every
