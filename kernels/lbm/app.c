@@ -234,9 +234,10 @@ static const char *lbm_invalid_cuda_only(const struct knob_set *k, const unsigne
     if (ldg && knob_is(k, "persistent", "grid"))
         return "loads=ldg reads through a cache that is not coherent within a launch; persistent=grid "
                "reads in later steps what other blocks wrote in the same launch";
-    if (!strcmp(dev->backend, "opencl") && warp)
-        return "tree=warp needs sub-group reductions; this OpenCL backend does not query "
-               "cl_khr_subgroups or OpenCL 3.0 sub-group support, so it does not use them";
+    /* NVIDIA's OpenCL takes inline PTX, so its shuffles spell tree=warp there (lbm.cl). */
+    if (!strcmp(dev->backend, "opencl") && warp && !strstr(dev->vendor, "NVIDIA"))
+        return "tree=warp needs warp shuffles: inline PTX on NVIDIA's OpenCL; elsewhere sub-group "
+               "reductions, and this OpenCL backend does not query cl_khr_subgroups";
     if (!strcmp(dev->backend, "opencl") && ldg)
         return "loads=ldg is CUDA's read-only data cache (__ldg); OpenCL has no such load";
     if (knob_is(k, "speed", "moments") && (knob_is(k, "kernels", "partial") || knob_is(k, "kernels", "split")))
@@ -252,7 +253,7 @@ static const char *lbm_invalid_cuda_only(const struct knob_set *k, const unsigne
         if (!knob_is(k, "persistent", "off"))
             return "overlap=pdl overlaps one launch per step; persistent=grid|cluster has no such launches";
     }
-    if (warp && !strcmp(dev->backend, "cuda") && (wg[0] * wg[1]) % 32)
+    if (warp && strcmp(dev->backend, "openmp") != 0 && (wg[0] * wg[1]) % 32)
         return "tree=warp shuffles within whole warps: the work-group must be a multiple of 32 items";
     return NULL;
 }

@@ -20,6 +20,20 @@
 #define LAT(f) (lat->f)
 #define LBM_FN static inline
 #define LBM_SQRT sqrt
+#if defined(K_TREE_WARP)
+/* tree=warp, which the rules allow only on NVIDIA's OpenCL: its compiler
+ * takes inline PTX, so the warp sum is the same shuffle as CUDA's (work-items
+ * fill warps in linear local-id order, as CUDA threads do). */
+LBM_FN float warp_sum(float v) {
+    for (int o = 16; o > 0; o >>= 1) {
+        float t;
+        asm volatile("shfl.sync.down.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(t) : "f"(v), "r"(o));
+        v += t;
+    }
+    return v;
+}
+#define WARP_SUM(v) warp_sum(v)
+#endif
 /* No GRID_SYNC: OpenCL promises no co-residency of work-groups, so a
  * grid-wide barrier could wait forever on a group never scheduled. */
 #include "lbm_gpu.h"

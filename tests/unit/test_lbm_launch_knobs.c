@@ -124,7 +124,23 @@ int main(void) {
     valid("tree=warp", "cuda", in);
     valid("tree=warp,bind=once,launch=graph,batch=64", "cuda", in);
     valid("tree=warp", "openmp", in);
-    refused("tree=warp", "opencl", "sub-group", in);
+    refused("tree=warp", "opencl", "inline PTX on NVIDIA", in);
+    {
+        /* NVIDIA's OpenCL: shuffles by inline PTX, whole warps only. */
+        const struct app *lbm = app_find("lbm");
+        struct knob_set k;
+        char err[256];
+        knobs_init(&k, lbm->knobs);
+        knobs_apply(&k, "tree=warp", err, sizeof err);
+        struct device_info nv = device("opencl");
+        str_copy(nv.vendor, sizeof nv.vendor, "NVIDIA Corporation");
+        const unsigned w32[2] = {32, 1}, w24[2] = {24, 1};
+        const char *w = lbm->invalid(&k, in, &nv, w32);
+        CHECK(w == NULL, "tree=warp on NVIDIA's OpenCL is valid%s%s", w ? ": " : "", w ? w : "");
+        w = lbm->invalid(&k, in, &nv, w24);
+        CHECK(w && strstr(w, "multiple of 32"), "tree=warp on NVIDIA's OpenCL with 24 items is refused (%s)",
+              w ? w : "valid");
+    }
     refused("tree=warp,reduction=local", "cuda", "reduction=binary|chunked|deferred", in);
     valid("loads=ldg", "cuda", in);
     valid("loads=ldg", "openmp", in);
