@@ -17,8 +17,8 @@ notok() { echo "not ok - $*"; fails=$((fails + 1)); }
 # directly or through their base).
 declare -a names=()
 declare -A empty=()
-# Variants OpenCL cannot run (launch=graph, persistent=grid, directly or
-# through their base): verify shows them invalid there, with a reason.
+# Variants PoCL cannot run (launch=graph, persistent=grid, tree=warp, directly
+# or through their base): verify shows them invalid there, with a reason.
 declare -A noocl=()
 declare -A cudaonly=()
 declare -A noomp=() # temporal=2|3|4: work-groups only, invalid on OpenMP
@@ -37,6 +37,8 @@ while IFS= read -r line; do
     g=0
     if [ -n "$first" ] && [[ "$first" != *=* ]] && [ "${noocl[$first]:-0}" = 1 ]; then g=1; fi
     [[ " $rest " == *" launch=graph "* || " $rest " == *" persistent=grid "* ]] && g=1
+    # tree=warp runs on OpenCL only as NVIDIA's inline PTX: invalid on PoCL.
+    [[ " $rest " == *" tree=warp "* ]] && g=1
     # persistent=cluster and overlap=pdl run on CUDA sm_90 only: invalid on every CPU device.
     c=0
     if [ -n "$first" ] && [[ "$first" != *=* ]] && [ "${cudaonly[$first]:-0}" = 1 ]; then c=1; fi
@@ -114,7 +116,7 @@ check_matrix() {
                     ok "$label: $v on $dev: $cell, with its reason"
                 else notok "$label: $v on $dev: '$cell', wanted 'invalid' (no work-groups)"; fi
             elif [ "$dev" = opencl:0.0 ] && [ "${noocl[$v]}" = 1 ]; then
-                if [[ "$cell" == "invalid"* ]] && grep -qE "^\[[0-9]+\] $v on $dev: .*(co-residency|CUDA graphs)" "$file"; then
+                if [[ "$cell" == "invalid"* ]] && grep -qE "^\[[0-9]+\] $v on $dev: .*(co-residency|CUDA graphs|inline PTX on NVIDIA)" "$file"; then
                     ok "$label: $v on $dev: $cell, with its reason"
                 else notok "$label: $v on $dev: '$cell', wanted 'invalid' with a reason"; fi
             elif [ "${empty[$v]}" = 1 ]; then
