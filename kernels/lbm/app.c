@@ -39,7 +39,8 @@ static const struct knob_def lbm_knobs[] = {
      "(up to 16, a non-portable cluster size) so each SM updates fewer cells per step"},
     {"tree", "local|warp", "local",
      "the work-group reduction's tree: in local memory with a barrier per level, or a "
-     "warp-shuffle tree per warp with one shared slot per warp and one barrier (CUDA)"},
+     "warp-shuffle tree per warp with one shared slot per warp and one barrier (CUDA; NVIDIA's "
+     "OpenCL by inline PTX)"},
     {"loads", "plain|ldg", "plain",
      "the fused step's lattice and obstacle loads as plain loads, or through CUDA's read-only "
      "data cache (__ldg)"},

@@ -19,7 +19,7 @@
  *   K_PERSISTENT_GRID: fused_persistent, many steps per launch (CUDA only:
  *     it needs the GRID_SYNC of a co-resident, cooperative launch)
  *   K_PERSISTENT_CLUSTER: fused_cluster (lbm_cluster.h, CUDA sm_90 only)
- *   K_TREE_WARP: the group reduction's tree by warp shuffles (WARP_SUM, CUDA)
+ *   K_TREE_WARP: the group reduction's tree by warp shuffles (WARP_SUM: CUDA, NVIDIA OpenCL)
  *   K_LOADS_LDG: the fused step's loads through the read-only cache (LDG, CUDA)
  *   K_SPEED_MOMENTS: the fused steps' |u| from the collision's own moments
  *   K_OVERLAP_PDL (_EARLY): the fused step waits for its predecessor itself
@@ -39,7 +39,7 @@
 #endif
 
 #if defined(K_TREE_WARP) && !defined(WARP_SUM)
-#error "tree=warp needs the prelude's WARP_SUM (CUDA shuffles); the validity rules refuse it elsewhere"
+#error "tree=warp needs the prelude's WARP_SUM (CUDA, or NVIDIA's OpenCL by inline PTX); the validity rules refuse it elsewhere"
 #endif
 
 /* ---- grid layout: how speed k of cell i is addressed ---- */
