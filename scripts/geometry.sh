@@ -4,8 +4,6 @@
 # and NVIDIA OpenCL (g08-temporal-ocl), with the one-step baselines and the
 # device's ceilings in the same call. Full step counts.
 # Usage: HARNESS_DB=g.db scripts/geometry.sh [REPS]
-set -u
-reps=${1:-3}
 RUN_TIMEOUT=200
 . "$(dirname "$0")/gpu_bench.sh"
 peak "$cuda,$ocl"

@@ -1,10 +1,13 @@
-# Sourced by the GPU benchmark scripts (performance.sh, performance_temporal.sh,
-# temporal.sh, temporal_inner.sh) after they set `reps`: the repository root,
-# the harness, the devices (CUDA_DEVICE, OPENCL_DEVICE), and `run`, which
+# Sourced by the GPU benchmark scripts (scripts/*.sh that run on the GPU
+# host), which it sets up: strict variables, `reps` from the script's first
+# argument (default 3; sourcing passes the caller's arguments), the
+# repository root, the harness, the devices (CUDA_DEVICE, OPENCL_DEVICE), and `run`, which
 # prints the command line before its result lines (the tables are read from
 # that log) and lets the sweep go on when one run fails, noting it in
 # `status`. `peak DEVICES` measures the ceilings in the same call. `runs DEVICE
 # VARIANT INPUT KNOBS:WG...` is one run per pair (KNOBS may be empty).
+set -u
+reps=${1:-3}
 cd "$(dirname "${BASH_SOURCE[1]}")/.." || exit 2
 H=bin/harness
 cuda=${CUDA_DEVICE:-cuda:0} ocl=${OPENCL_DEVICE:-opencl:1.0}

@@ -3,8 +3,6 @@
 # ilp=1 on the compiled-shape variants (g09-compiled, g10-compiled-ocl), at
 # the three sizes, full step counts, the ceilings in the same call.
 # Usage: HARNESS_DB=i.db scripts/ilp.sh [REPS]
-set -u
-reps=${1:-3}
 RUN_TIMEOUT=200
 . "$(dirname "$0")/gpu_bench.sh"
 peak "$cuda,$ocl"

@@ -4,8 +4,6 @@
 # three rounds so drift shows, the ceilings in the same call; then
 # `harness verify lbm` on both devices.
 # Usage: HARNESS_DB=w.db scripts/opencl_warp.sh [REPS] [VERIFY_OUT]
-set -u
-reps=${1:-3}
 RUN_TIMEOUT=200
 . "$(dirname "$0")/gpu_bench.sh"
 peak "$cuda,$ocl"

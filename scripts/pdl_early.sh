@@ -3,8 +3,6 @@
 # returns) against overlap=pdl (when each block ends), same call, full step
 # counts, on the best compiled-shape variants and the one-step g06-pdl.
 # Usage: HARNESS_DB=e.db scripts/pdl_early.sh [REPS]
-set -u
-reps=${1:-3}
 RUN_TIMEOUT=200
 . "$(dirname "$0")/gpu_bench.sh"
 peak "$cuda"

@@ -7,8 +7,6 @@
 # on the host's CPU. Every run verified; everything stored in $HARNESS_DB.
 # scripts/performance_table.sh turns the database into performance.md's tables.
 # Usage: HARNESS_DB=perf.db scripts/performance.sh [REPS]
-set -u
-reps=${1:-3}
 . "$(dirname "$0")/gpu_bench.sh"
 peak cuda,opencl:1.0,openmp
 for input in 128x128 256x256 1024x1024; do

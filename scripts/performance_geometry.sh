@@ -4,8 +4,6 @@
 # every size's full step count, with the device's ceilings (`harness peak`)
 # in the same call. Every run verified; everything stored in $HARNESS_DB.
 # Usage: HARNESS_DB=p.db scripts/performance_geometry.sh [REPS]
-set -u
-reps=${1:-3}
 RUN_TIMEOUT=200
 . "$(dirname "$0")/gpu_bench.sh"
 peak "$cuda,$ocl"

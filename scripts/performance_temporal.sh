@@ -7,8 +7,6 @@
 # ceilings (`harness peak`) measured in the same call. Every run verified;
 # everything stored in $HARNESS_DB (performance_table.sh reads it).
 # Usage: HARNESS_DB=p.db scripts/performance_temporal.sh [REPS]
-set -u
-reps=${1:-3}
 . "$(dirname "$0")/gpu_bench.sh"
 peak "$cuda,$ocl"
 ob=obstacles=branch,divide=reciprocal

@@ -4,8 +4,6 @@
 # against the compiled-shape variants as they are, same call, full step
 # counts, at each size's best shape.
 # Usage: HARNESS_DB=s.db scripts/sums.sh [REPS]
-set -u
-reps=${1:-3}
 RUN_TIMEOUT=200
 . "$(dirname "$0")/gpu_bench.sh"
 peak "$cuda,$ocl"

@@ -7,8 +7,6 @@
 # a shape that one T refuses costs only its own line. Every run verified;
 # everything stored in $HARNESS_DB.
 # Usage: HARNESS_DB=t.db scripts/temporal.sh [REPS] [ITERS_1024]
-set -u
-reps=${1:-3}
 . "$(dirname "$0")/gpu_bench.sh"
 iters_big=${2:-4000}
 peak "$cuda,$ocl"

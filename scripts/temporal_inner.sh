@@ -6,8 +6,6 @@
 # shapes whose item count is a multiple of 32; NVIDIA OpenCL: g08-temporal-ocl
 # with tile=inner. Full step counts; the device's ceilings in the same call.
 # Usage: HARNESS_DB=i.db scripts/temporal_inner.sh [REPS]
-set -u
-reps=${1:-3}
 RUN_TIMEOUT=200
 . "$(dirname "$0")/gpu_bench.sh"
 peak "$cuda,$ocl"

@@ -5,8 +5,6 @@
 # lattices=one (half the local memory: tiles that NVIDIA OpenCL's 48 KiB
 # refused). The references of each goal in the same call, with the ceilings.
 # Usage: HARNESS_DB=l.db scripts/temporal_local.sh [REPS]
-set -u
-reps=${1:-3}
 RUN_TIMEOUT=200
 . "$(dirname "$0")/gpu_bench.sh"
 peak "$cuda,$ocl"

@@ -160,14 +160,18 @@ static const char *lbm_invalid_temporal(const struct knob_set *k, const struct d
                                         const unsigned wg[2], const unsigned tile[2]) {
     static _Thread_local char why[320];
     const long steps = knob_int(k, "temporal");
+    /* The settings only the temporal kernel reads, and why they need it. */
+    static const struct { const char *knob, *value, *why; } temporal_only[] = {
+        {"tile", "inner", "tile=inner only means something with temporal>1"},
+        {"lattices", "one", "lattices=one is temporal blocking's local lattice: it needs temporal>1"},
+        {"ilp", "2", "ilp=2 is the temporal kernel's pass over a sub-step: it needs temporal>1"},
+        {"sums", "deferred", "sums=deferred orders the temporal kernel's sums: it needs temporal>1"},
+        {"geometry", "compiled", "geometry=compiled compiles the work-group's shape into the temporal "
+                                 "kernel: it needs temporal>1"},
+    };
     if (steps <= 1) {
-        if (knob_is(k, "tile", "inner")) return "tile=inner only means something with temporal>1";
-        if (knob_is(k, "lattices", "one")) return "lattices=one is temporal blocking's local lattice: it needs temporal>1";
-        if (knob_int(k, "ilp") > 1) return "ilp=2 is the temporal kernel's pass over a sub-step: it needs temporal>1";
-        if (knob_is(k, "sums", "deferred")) return "sums=deferred orders the temporal kernel's sums: it needs temporal>1";
-        if (knob_is(k, "geometry", "compiled"))
-            return "geometry=compiled compiles the work-group's shape into the temporal kernel: it "
-                   "needs temporal>1";
+        for (size_t i = 0; i < sizeof temporal_only / sizeof temporal_only[0]; i++)
+            if (knob_is(k, temporal_only[i].knob, temporal_only[i].value)) return temporal_only[i].why;
         return NULL;
     }
     if (!strcmp(dev->backend, "openmp"))
@@ -184,7 +188,7 @@ static const char *lbm_invalid_temporal(const struct knob_set *k, const struct d
     if (knob_is(k, "sums", "deferred") && !knob_is(k, "tree", "warp"))
         return "sums=deferred moves the warp shuffles of tree=warp; the local tree already sums every step "
                "once, after the last";
-    if (knob_is(k, "lattices", "one") && knob_int(k, "ilp") > 1)
+    if (knob_is(k, "lattices", "one") && knob_is(k, "ilp", "2"))
         return "lattices=one holds one cell's new speeds an item across its barrier: ilp=1";
     if (knob_is(k, "lattices", "one") && !knob_is(k, "tile", "inner"))
         return "lattices=one holds each item's new speeds in registers across a barrier: one cell an item "

@@ -303,13 +303,8 @@ KERNEL av_velocity(GRID_PARAM(cells), GLOBAL const uchar *obstacles, GLOBAL floa
 /* ---- the fused step: propagate, rebound, collision and av_velocity in one
  * pass from src to dst; with `accelerate` set, also the next step's
  * accelerate_flow on row ny-2 by masking (kernels=fused-accel). ---- */
-/* speed=moments: |u| from the moments the collision used (conserved by it);
- * speed=post: recomputed from the collided speeds, as av_velocity does. */
-#if defined(K_SPEED_MOMENTS)
-#define COLLIDE_SPEED(s) LBM_SQRT(lbm_collide(s, omega))
-#else
-#define COLLIDE_SPEED(s) (lbm_collide(s, omega), lbm_speed(s))
-#endif
+/* |u| after the collision, by speed=moments|post (lbm_collide_usq). */
+#define COLLIDE_SPEED(s) LBM_SQRT(lbm_collide_usq(s, omega))
 #if defined(K_OBSTACLES_MASK)
 /* Both outcomes computed, one selected: no divergent branch. */
 #define REBOUND_OR_COLLIDE                                                                   \

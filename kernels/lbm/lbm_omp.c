@@ -267,17 +267,6 @@ void av_velocity(const struct omp_launch *L, void *const *args) {
     }
 }
 
-/* Collides s and returns its |u|^2: speed=moments takes the collision's own
- * moments (conserved by it), speed=post recomputes them from the new speeds. */
-static inline float collide_usq(float *s, float omega) {
-#if defined(K_SPEED_MOMENTS)
-    return lbm_collide(s, omega);
-#else
-    lbm_collide(s, omega);
-    return lbm_speed_sq(s);
-#endif
-}
-
 /* One cell's update in place (rebound or collision, then the folded
  * acceleration when `accel` is 1); returns |u|^2 (0 for obstacles). The
  * square root waits for the reduction: under errno rules it would stop the
@@ -287,7 +276,7 @@ static inline float fused_cell(float *s, int obst, float accel, struct common c)
     float r[9];
     for (int k = 0; k < 9; k++) r[k] = s[k];
     lbm_rebound(r);
-    float usq = collide_usq(s, c.omega);
+    float usq = lbm_collide_usq(s, c.omega);
     usq = obst ? 0.0f : usq;
     for (int k = 0; k < 9; k++) s[k] = obst ? r[k] : s[k];
 #else
@@ -295,7 +284,7 @@ static inline float fused_cell(float *s, int obst, float accel, struct common c)
     if (obst) {
         lbm_rebound(s);
     } else {
-        usq = collide_usq(s, c.omega);
+        usq = lbm_collide_usq(s, c.omega);
     }
 #endif
     lbm_accelerate(s, c.w1, c.w2, obst ? 0.0f : accel);

@@ -107,6 +107,18 @@ LBM_FN float lbm_speed_sq(const float *s) {
 }
 LBM_FN float lbm_speed(const float *s) { return LBM_SQRT(lbm_speed_sq(s)); }
 
+/* Collides s and returns its |u|^2: speed=moments takes the collision's own
+ * moments (conserved by it), speed=post recomputes them from the new speeds
+ * (as av_velocity does). The fused steps of every backend use it. */
+LBM_FN float lbm_collide_usq(float *s, float omega) {
+#if defined(K_SPEED_MOMENTS)
+    return lbm_collide(s, omega);
+#else
+    lbm_collide(s, omega);
+    return lbm_speed_sq(s);
+#endif
+}
+
 /* accelerate_flow for one cell of row ny-2; `on` is 0 or 1 so the same code
  * serves the branching and the masking (fused-accel) forms. */
 LBM_FN void lbm_accelerate(float *s, float w1, float w2, float on) {

@@ -66,6 +66,13 @@
 #define TB_ROW(c, w, inv) TB_DIV(c, inv)
 #endif
 
+/* lattices=two|one: local lattices a sub-step reads and writes. */
+#if defined(K_LATTICES_ONE)
+#define TB_LATTICES 1
+#else
+#define TB_LATTICES 2
+#endif
+
 /* ilp=1|2: cells a work-item updates at once in a sub-step's pass. */
 #if defined(K_ILP)
 #define TB_ILP K_ILP
@@ -78,6 +85,14 @@ LBM_FN float tb_update(float *s, int obst, float omega) {
     REBOUND_OR_COLLIDE;
     return u;
 }
+
+#if defined(K_TREE_WARP)
+/* tree=warp: this warp's sum of v, into its slot of step s (lane 0 writes). */
+LBM_FN void tb_warp_slot(LOCAL float *slots, int s, int lid, float v) {
+    const float w = WARP_SUM(v);
+    if ((lid & 31) == 0) slots[s * 32 + lid / 32] = w;
+}
+#endif
 
 /* i wrapped into [0, n) for any i at most one grid away. */
 LBM_FN int tb_wrap(int i, int n) { return i < 0 ? i + n : i >= n ? i - n : i; }
@@ -147,11 +162,6 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
     const int W = lx + 2 * TB_STEPS, H = ly + 2 * TB_STEPS, area = W * H;
     const int x0 = (int)GROUP_X * lx - TB_STEPS, y0 = (int)GROUP_Y * ly - TB_STEPS;
     const int group = (int)(GROUP_X + GROUP_Y * NGROUPS_X), ngroups = (int)(NGROUPS_X * NGROUPS_Y);
-#if defined(K_LATTICES_ONE)
-#define TB_LATTICES 1
-#else
-#define TB_LATTICES 2
-#endif
     LOCAL float *f = scratch;                        /* [lattices][9][area], speed-major */
     LOCAL float *slots = scratch + TB_LATTICES * 9 * area; /* [T][32] warp sums (tree=warp) */
     LOCAL uchar *ob = (LOCAL uchar *)(slots + TB_STEPS * 32); /* [area] obstacle bytes */
@@ -162,17 +172,17 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
     for (int c0 = lid; c0 < area; c0 += 2 * lsize) {
         float v[2][9];
         uchar o[2];
+        int c[2]; /* the second cell past the halo repeats the first */
         for (int h = 0; h < 2; h++) {
-            const int c = c0 + h * lsize < area ? c0 + h * lsize : c0;
-            const int row = TB_ROW(c, W, inv_w);
-            const int gi = tb_wrap(x0 + c - row * W, nx) + tb_wrap(y0 + row, ny) * nx;
+            c[h] = c0 + h * lsize < area ? c0 + h * lsize : c0;
+            const int row = TB_ROW(c[h], W, inv_w);
+            const int gi = tb_wrap(x0 + c[h] - row * W, nx) + tb_wrap(y0 + row, ny) * nx;
             for (int k = 0; k < 9; k++) v[h][k] = RD(AT(src, k, gi));
             o[h] = RD(obstacles[gi]);
         }
         for (int h = 0; h < 2; h++) {
-            const int c = c0 + h * lsize < area ? c0 + h * lsize : c0;
-            for (int k = 0; k < 9; k++) f[k * area + c] = v[h][k];
-            ob[c] = o[h];
+            for (int k = 0; k < 9; k++) f[k * area + c[h]] = v[h][k];
+            ob[c[h]] = o[h];
         }
     }
     BARRIER;
@@ -196,10 +206,7 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
         /* sums=deferred: the previous sub-step's warp sum here, after its
          * barrier, where its shuffle chain can overlap this sub-step's pulls
          * and arithmetic instead of holding that barrier back. */
-        if (sub > 0) {
-            const float w = WARP_SUM(pending);
-            if ((lid & 31) == 0) slots[(sub - 1) * 32 + lid / 32] = w;
-        }
+        if (sub > 0) tb_warp_slot(slots, sub - 1, lid, pending);
 #endif
         const int t = t0 + sub, last = sub == count - 1;
         const int step_accel = accelerate && t != nsteps - 1;
@@ -277,10 +284,7 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
 #if defined(K_TREE_WARP) && defined(K_SUMS_DEFERRED)
         pending = usum;
 #elif defined(K_TREE_WARP)
-        {
-            const float w = WARP_SUM(usum);
-            if ((lid & 31) == 0) slots[sub * 32 + lid / 32] = w;
-        }
+        tb_warp_slot(slots, sub, lid, usum);
 #else
         usums[sub] = usum;
 #endif
@@ -289,10 +293,7 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
         BARRIER;
     }
 #if defined(K_TREE_WARP) && defined(K_SUMS_DEFERRED)
-    {
-        const float w = WARP_SUM(pending);
-        if ((lid & 31) == 0) slots[(count - 1) * 32 + lid / 32] = w;
-    }
+    tb_warp_slot(slots, count - 1, lid, pending);
     BARRIER;
 #endif
     tb_reduce_steps(scratch, slots, usums, count, partials, t0 % chunk, group, ngroups, lid, lsize);
