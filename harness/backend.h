@@ -139,6 +139,13 @@ struct backend_ops {
      * itself before reading them. CUDA: programmatic dependent launch
      * (sm_90 and later; the kernel executes griddepcontrol.wait). */
     int (*overlap)(struct dev *d, struct kernel *k, int on);
+    /* (optional) Later launches of k group their work-groups into clusters
+     * of `groups` neighbours along x (1: no clusters), scheduled together
+     * so that a work-group may read its cluster neighbours' local memory
+     * and wait on a cluster-wide barrier. The grid's x extent must be a
+     * multiple of the cluster. CUDA: thread-block clusters (sm_90 and
+     * later; more than 8 blocks where the device allows non-portable sizes). */
+    int (*cluster)(struct dev *d, struct kernel *k, unsigned groups);
     /* The kernel-source file extension this backend builds: ".cl", ".cu", "_omp.c". */
     const char *source_suffix;
     /* (optional) The build option that lets the compiler contract a * b + c

@@ -302,6 +302,7 @@ struct kernel {
     CUfunction fn;
     int dyn_shared_max; /* MAX_DYNAMIC_SHARED_SIZE_BYTES as last set */
     int overlap;        /* launched with programmatic stream serialization */
+    unsigned cluster;   /* launched in clusters of this many blocks along x (0, 1: none) */
     struct kernel *next;
     char name[128];
 };
@@ -670,14 +671,24 @@ static int cuda_enqueue(struct dev *d, struct kernel *k, const size_t global[2],
     if (cuda_dims(d, global, local, grid, block) != 0) return -1;
     if (cuda_use(d) != 0 || cuda_shared_optin(d, k, shared) != 0) return -1;
     CUresult r;
-    if (k->overlap) {
-        /* The launch may begin as soon as the kernel ahead of it triggers
-         * (griddepcontrol.launch_dependents) or finishes; the kernel's
-         * griddepcontrol.wait holds its reads until that one is complete. */
-        CUlaunchAttribute attr;
-        memset(&attr, 0, sizeof attr);
-        attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-        attr.value.programmaticStreamSerializationAllowed = 1;
+    if (k->overlap || k->cluster > 1) {
+        /* overlap: the launch may begin as soon as the kernel ahead of it
+         * triggers (griddepcontrol.launch_dependents) or finishes; the
+         * kernel's griddepcontrol.wait holds its reads until that one is
+         * complete. cluster: blocks scheduled in clusters along x. */
+        CUlaunchAttribute attr[2];
+        unsigned nattr = 0;
+        memset(attr, 0, sizeof attr);
+        if (k->overlap) {
+            attr[nattr].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+            attr[nattr++].value.programmaticStreamSerializationAllowed = 1;
+        }
+        if (k->cluster > 1) {
+            attr[nattr].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+            attr[nattr].value.clusterDim.x = k->cluster;
+            attr[nattr].value.clusterDim.y = 1;
+            attr[nattr++].value.clusterDim.z = 1;
+        }
         CUlaunchConfig cfg;
         memset(&cfg, 0, sizeof cfg);
         cfg.gridDimX = grid[0];
@@ -688,8 +699,8 @@ static int cuda_enqueue(struct dev *d, struct kernel *k, const size_t global[2],
         cfg.blockDimZ = 1;
         cfg.sharedMemBytes = (unsigned)shared;
         cfg.hStream = cuda_st(d)->stream;
-        cfg.attrs = &attr;
-        cfg.numAttrs = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = nattr;
         r = drv.cuLaunchKernelEx(&cfg, k->fn, params, NULL);
     } else {
         r = drv.cuLaunchKernel(k->fn, grid[0], grid[1], 1, block[0], block[1], 1, (unsigned)shared,
@@ -705,6 +716,24 @@ static int cuda_overlap(struct dev *d, struct kernel *k, int on) {
     if (on && strncmp(d->info.arch, "sm_", 3) == 0 && atoi(d->info.arch + 3) < 90)
         return dev_fail(d, "cuda: programmatic dependent launch needs sm_90 or later, not %s", d->info.arch);
     k->overlap = on;
+    return 0;
+}
+
+/* Clusters of `groups` blocks along x for k's later launches. Past 8
+ * blocks (the portable size) the kernel must opt in. */
+static int cuda_cluster_optin(struct dev *d, struct kernel *k, unsigned groups) {
+    if (groups <= 8) return 0;
+    if (cuda_use(d) != 0) return -1;
+    CUresult r = drv.cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+    return r == CUDA_SUCCESS ? 0 : cu_fail(d, "cuFuncSetAttribute (non-portable cluster size)", r);
+}
+
+static int cuda_cluster(struct dev *d, struct kernel *k, unsigned groups) {
+    if (groups > 1 && strncmp(d->info.arch, "sm_", 3) == 0 && atoi(d->info.arch + 3) < 90)
+        return dev_fail(d, "cuda: thread-block clusters need sm_90 or later, not %s", d->info.arch);
+    if (groups > 16) return dev_fail(d, "cuda: a cluster of %u blocks (16 at most)", groups);
+    if (cuda_cluster_optin(d, k, groups) != 0) return -1;
+    k->cluster = groups;
     return 0;
 }
 
@@ -840,10 +869,7 @@ static int cuda_launch_cluster(struct dev *d, struct kernel *k, unsigned groups,
     void *params[KARG_MAX + 1];
     size_t shared = 0;
     if (cuda_prepare_special(d, k, nargs, args, vals, params, &shared) != 0) return -1;
-    if (groups > 8) {
-        CUresult r = drv.cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
-        if (r != CUDA_SUCCESS) return cu_fail(d, "cuFuncSetAttribute (non-portable cluster size)", r);
-    }
+    if (cuda_cluster_optin(d, k, groups) != 0) return -1;
     CUlaunchAttribute attr;
     memset(&attr, 0, sizeof attr);
     attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
@@ -921,6 +947,7 @@ const struct backend_ops backend_cuda = {
     .launch_resident = cuda_launch_resident,
     .launch_cluster = cuda_launch_cluster,
     .overlap = cuda_overlap,
+    .cluster = cuda_cluster,
     .address = cuda_address,
     .finish = cuda_finish,
     .mark = cuda_mark,

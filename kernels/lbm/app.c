@@ -78,6 +78,10 @@ static const struct knob_def lbm_knobs[] = {
     {"lattices", "two|one", "two",
      "temporal=T, tile=inner: two local lattices (a sub-step reads one, writes the other: one "
      "barrier), or one updated in place (pulls, a barrier, writes, a barrier: half the local memory)"},
+    {"halo", "compute|cluster", "compute",
+     "temporal=T: each work-group computes its tile's halo across x too, or the work-groups of a row "
+     "of tiles form one thread-block cluster spanning the grid's width and read each other's edge "
+     "columns every sub-step (CUDA sm_90: distributed shared memory, a cluster barrier a sub-step)"},
     {"geometry", "runtime|compiled", "runtime",
      "temporal=T: the work-group's shape read from the launch, or compiled into the kernel (the "
      "tile, halo and region sizes constants, the pulls loads at fixed offsets)"},
@@ -139,21 +143,53 @@ int lbm_cluster_size(const struct app_input *in, const struct device_info *dev, 
     return 0;
 }
 
-/* temporal=T: the tile and its T-wide halo twice (nine floats a cell), T x
- * 32 warp sums and the obstacle bytes in local memory (lbm_temporal.h); the
- * local tree sums the steps in the lattices' space at the end (T x the
- * group's size floats, which is less). */
-uint64_t lbm_temporal_local_bytes(const unsigned tile[2], const unsigned wg[2], int steps, int lattices) {
-    const uint64_t area = (uint64_t)(tile[0] + 2u * (unsigned)steps) * (tile[1] + 2u * (unsigned)steps);
-    const uint64_t cells = 9 * (uint64_t)lattices * area, sums = (uint64_t)steps * wg[0] * wg[1];
+/* temporal=T: the tile and its T-wide halo (none across x with
+ * halo=cluster) once or twice (lattices; nine floats a cell), T x 32 warp
+ * sums and the obstacle bytes in local memory (lbm_temporal.h); the local
+ * tree sums the steps in the lattices' space at the end (T x the group's
+ * size floats, which is less). */
+uint64_t lbm_temporal_local_bytes(const struct knob_set *k, const unsigned tile[2], const unsigned wg[2]) {
+    const unsigned steps = (unsigned)knob_int(k, "temporal");
+    const unsigned halo_x = knob_is(k, "halo", "cluster") ? 0u : steps;
+    const uint64_t area = (uint64_t)(tile[0] + 2u * halo_x) * (tile[1] + 2u * steps);
+    const uint64_t lattices = knob_is(k, "lattices", "one") ? 1 : 2;
+    const uint64_t cells = 9 * lattices * area, sums = (uint64_t)steps * wg[0] * wg[1];
     return ((cells > sums ? cells : sums) + 32 * (uint64_t)steps) * 4 + area;
 }
 
-int lbm_temporal_lattices(const struct knob_set *k) { return knob_is(k, "lattices", "one") ? 1 : 2; }
-
+/* tile=inner shrinks the group by the halo's inner rings on each side
+ * that has a halo: across x not with halo=cluster. */
 void lbm_temporal_tile(const struct knob_set *k, const unsigned wg[2], unsigned tile[2]) {
     const unsigned inner = knob_is(k, "tile", "inner") ? 2u * ((unsigned)knob_int(k, "temporal") - 1u) : 0u;
-    for (int d = 0; d < 2; d++) tile[d] = wg[d] > inner ? wg[d] - inner : 0;
+    for (int d = 0; d < 2; d++) {
+        const unsigned shrink = d == 0 && knob_is(k, "halo", "cluster") ? 0u : inner;
+        tile[d] = wg[d] > shrink ? wg[d] - shrink : 0;
+    }
+}
+
+/* halo=cluster: one cluster spans a row of tiles (lbm_temporal.h). */
+unsigned lbm_halo_cluster(const struct knob_set *k, const struct app_input *in, const unsigned wg[2]) {
+    return knob_is(k, "halo", "cluster") && wg[0] ? (unsigned)in->nx / wg[0] : 1u;
+}
+
+/* halo=cluster: CUDA's thread-block clusters, one across the grid's width. */
+static const char *lbm_invalid_halo(const struct knob_set *k, const struct app_input *in,
+                                    const struct device_info *dev, const unsigned wg[2]) {
+    static _Thread_local char why[256];
+    int sm = 0;
+    if (strcmp(dev->backend, "cuda") != 0 || sscanf(dev->arch, "sm_%d", &sm) != 1 || sm < 90)
+        return "halo=cluster reads the neighbouring work-groups' local memory: thread-block clusters "
+               "with distributed shared memory (CUDA, sm_90 and later)";
+    if (knob_is(k, "lattices", "one"))
+        return "halo=cluster: the neighbours pull from a sub-step's lattice while it is current, so the "
+               "new speeds go to the other one: lattices=two";
+    const unsigned c = lbm_halo_cluster(k, in, wg);
+    if (c > 16 || (unsigned)in->nx % wg[0]) {
+        snprintf(why, sizeof why, "halo=cluster: one cluster spans the grid's width, %d / %u = %u work-groups; "
+                 "a cluster has 16 at most", in->nx, wg[0], c);
+        return why;
+    }
+    return NULL;
 }
 
 static const char *lbm_invalid_temporal(const struct knob_set *k, const struct device_info *dev,
@@ -168,6 +204,7 @@ static const char *lbm_invalid_temporal(const struct knob_set *k, const struct d
         {"sums", "deferred", "sums=deferred orders the temporal kernel's sums: it needs temporal>1"},
         {"geometry", "compiled", "geometry=compiled compiles the work-group's shape into the temporal "
                                  "kernel: it needs temporal>1"},
+        {"halo", "cluster", "halo=cluster shares the temporal kernel's tiles' halos: it needs temporal>1"},
     };
     if (steps <= 1) {
         for (size_t i = 0; i < sizeof temporal_only / sizeof temporal_only[0]; i++)
@@ -193,7 +230,7 @@ static const char *lbm_invalid_temporal(const struct knob_set *k, const struct d
     if (knob_is(k, "lattices", "one") && !knob_is(k, "tile", "inner"))
         return "lattices=one holds each item's new speeds in registers across a barrier: one cell an item "
                "a sub-step, so tile=inner";
-    const uint64_t bytes = lbm_temporal_local_bytes(tile, wg, (int)steps, lbm_temporal_lattices(k));
+    const uint64_t bytes = lbm_temporal_local_bytes(k, tile, wg);
     if (dev->local_mem && bytes > dev->local_mem) {
         snprintf(why, sizeof why, "temporal=%ld with a %ux%u work-group needs %llu bytes of local memory "
                  "(the tile and its halo); the device has %llu", steps, wg[0], wg[1],
@@ -347,6 +384,8 @@ static const char *lbm_invalid(const struct knob_set *k, const struct app_input 
         return "not even one step of group partials fits the device's memory";
     const char *why_temporal = lbm_invalid_temporal(k, dev, wg, tile);
     if (why_temporal) return why_temporal;
+    const char *why_halo = knob_is(k, "halo", "cluster") ? lbm_invalid_halo(k, in, dev, wg) : NULL;
+    if (why_halo) return why_halo;
     return lbm_invalid_cluster(k, in, dev, wg);
 }
 

@@ -85,7 +85,7 @@ static __device__ __forceinline__ void grid_sync(volatile unsigned *bar) {
 }
 #define GRID_SYNC(bar) grid_sync(bar)
 
-#if defined(K_PERSISTENT_CLUSTER)
+#if defined(K_PERSISTENT_CLUSTER) || defined(K_HALO_CLUSTER)
 /* Thread-block clusters (sm_90): this block's rank and the cluster's size,
  * another block's copy of a shared-memory address (distributed shared
  * memory, read with ordinary loads through the generic address), and the

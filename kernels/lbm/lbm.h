@@ -70,12 +70,14 @@ int lbm_cluster_size(const struct app_input *in, const struct device_info *dev, 
 /* app.c: shared memory per block of a cluster of c blocks (lbm_cluster.h). */
 uint64_t lbm_cluster_smem(const struct app_input *in, int c);
 /* app.c: the tile a work-group of temporal=T updates: its own shape, or
- * with tile=inner its shape less the halo's inner rings (wg - 2(T-1)). */
+ * with tile=inner its shape less the halo's inner rings (wg - 2(T-1);
+ * across y only with halo=cluster). */
 void lbm_temporal_tile(const struct knob_set *k, const unsigned wg[2], unsigned tile[2]);
-/* app.c: local memory per work-group of temporal=steps (lbm_temporal.h). */
-uint64_t lbm_temporal_local_bytes(const unsigned tile[2], const unsigned wg[2], int steps, int lattices);
-/* lattices=one|two: 1 or 2 local lattices. */
-int lbm_temporal_lattices(const struct knob_set *k);
+/* app.c: local memory per work-group of temporal=T (lbm_temporal.h). */
+uint64_t lbm_temporal_local_bytes(const struct knob_set *k, const unsigned tile[2], const unsigned wg[2]);
+/* app.c: work-groups per thread-block cluster along x: nx / wg[0] with
+ * halo=cluster, else 1. */
+unsigned lbm_halo_cluster(const struct knob_set *k, const struct app_input *in, const unsigned wg[2]);
 /* Steps whose group partial sums fit the device's memory (chunked/deferred). */
 long lbm_partials_capacity(const struct app_input *in, const struct device_info *dev,
                            const unsigned wg[2]);

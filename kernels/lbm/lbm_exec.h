@@ -42,6 +42,7 @@ struct lbm_exec {
     int persistent;                 /* persistent=grid or cluster */
     int temporal;                   /* steps per launch of the bound step (fused_temporal) */
     unsigned cluster;               /* persistent=cluster: blocks in the cluster */
+    unsigned halo_cluster;          /* halo=cluster: blocks a cluster along x (1: none) */
     float *host_partials;
     float *host_cells, *host_tmp;   /* kernels=partial: the grid lives on the host */
     double *av_vels;                /* this repetition's per-step averages */

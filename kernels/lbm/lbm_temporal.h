@@ -80,6 +80,28 @@
 #define TB_ILP 1
 #endif
 
+/* halo=compute|cluster: the halo across x computed by each work-group, or
+ * (CUDA, sm_90) none: the work-groups of a row of tiles are one
+ * thread-block cluster spanning the grid's width, and a sub-step's pulls
+ * across a tile's west or east edge read the neighbouring block's local
+ * lattice (distributed shared memory; the row wraps around, as the grid
+ * does). Every sub-step then ends at a cluster barrier, not a group's:
+ * the neighbours' next lattice is written and nobody still reads the one
+ * the next sub-step overwrites. Only the halo across y is recomputed, so a
+ * small grid's redundant work falls by the x share (128x128, T=5, 8x24
+ * groups: 1.25 cells updated a cell a sub-step, where 24x16 groups with
+ * both halos update 1.94). */
+#if defined(K_HALO_CLUSTER)
+#if defined(K_LATTICES_ONE)
+#error "halo=cluster: the neighbours read a sub-step's lattice while it is current: lattices=two"
+#endif
+#define TB_HALO_X 0
+#define TB_SYNC cluster_sync()
+#else
+#define TB_HALO_X TB_STEPS
+#define TB_SYNC BARRIER
+#endif
+
 /* One cell's rebound or collision in place; returns its |u| (0 for an obstacle). */
 LBM_FN float tb_update(float *s, int obst, float omega) {
     REBOUND_OR_COLLIDE;
@@ -154,13 +176,13 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
 #if defined(K_TILE_INNER)
     /* tile=inner: the group covers the tile and all but the outermost ring
      * of its halo, so no sub-step needs more than one pass of the group. */
-    const int lx = TB_GROUP_X - 2 * (TB_STEPS - 1), ly = TB_GROUP_Y - 2 * (TB_STEPS - 1);
+    const int lx = TB_GROUP_X - (TB_HALO_X ? 2 * (TB_STEPS - 1) : 0), ly = TB_GROUP_Y - 2 * (TB_STEPS - 1);
 #else
     const int lx = TB_GROUP_X, ly = TB_GROUP_Y;
 #endif
     const int lid = (int)LID_X + (int)LID_Y * TB_GROUP_X, lsize = TB_GROUP_X * TB_GROUP_Y;
-    const int W = lx + 2 * TB_STEPS, H = ly + 2 * TB_STEPS, area = W * H;
-    const int x0 = (int)GROUP_X * lx - TB_STEPS, y0 = (int)GROUP_Y * ly - TB_STEPS;
+    const int W = lx + 2 * TB_HALO_X, H = ly + 2 * TB_STEPS, area = W * H;
+    const int x0 = (int)GROUP_X * lx - TB_HALO_X, y0 = (int)GROUP_Y * ly - TB_STEPS;
     const int group = (int)(GROUP_X + GROUP_Y * NGROUPS_X), ngroups = (int)(NGROUPS_X * NGROUPS_Y);
     LOCAL float *f = scratch;                        /* [lattices][9][area], speed-major */
     LOCAL float *slots = scratch + TB_LATTICES * 9 * area; /* [T][32] warp sums (tree=warp) */
@@ -185,7 +207,13 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
             ob[c[h]] = o[h];
         }
     }
-    BARRIER;
+#if defined(K_HALO_CLUSTER)
+    /* The west and east neighbours' local lattices, mapped once. */
+    const unsigned crank = cluster_rank(), csize = cluster_size();
+    const float *west = cluster_map(f, (crank + csize - 1) % csize);
+    const float *east = cluster_map(f, (crank + 1) % csize);
+#endif
+    TB_SYNC; /* halo=cluster: every neighbour's tile is in before anyone pulls across */
 
     float pending = 0.0f; /* sums=deferred: the previous sub-step's sum, not yet warp-summed */
     (void)pending;
@@ -221,8 +249,8 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
          * edge. A full launch's last region is the tile; a shorter one
          * (the run's or the chunk's end) updates a larger region last and
          * writes only its tile. */
-        const int m = sub + 1;
-        const int rw = W - 2 * m, rcells = rw * (H - 2 * m);
+        const int m = sub + 1, mx = TB_HALO_X ? m : 0;
+        const int rw = W - 2 * mx, rcells = rw * (H - 2 * m);
         const float inv_rw = 1.0f / (float)rw;
         float usum = 0.0f;
         float s[TB_ILP][9];
@@ -240,15 +268,28 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
                 if (h > 0 && !live[h]) continue;
                 const int c = live[h] ? c0 + h * lsize : c0;
                 const int row = TB_ROW(c, rw, inv_rw);
-                rx[h] = m + c - row * rw;
+                rx[h] = mx + c - row * rw;
                 ry[h] = m + row;
                 i[h] = rx[h] + ry[h] * W;
                 const int n = i[h];
+#if defined(K_HALO_CLUSTER)
+                /* Across the tile's west or east edge: the neighbour's
+                 * column, same row, same lattice of the pair. */
+                const int half = (sub & 1) * 9 * area;
+                const float *wb = rx[h] == 0 ? west + half + n + W - 1 : cur + n - 1;
+                const float *eb = rx[h] == W - 1 ? east + half + n - (W - 1) : cur + n + 1;
+                s[h][0] = cur[n];                      s[h][1] = wb[area];
+                s[h][2] = cur[2 * area + n - W];       s[h][3] = eb[3 * area];
+                s[h][4] = cur[4 * area + n + W];       s[h][5] = wb[5 * area - W];
+                s[h][6] = eb[6 * area - W];            s[h][7] = eb[7 * area + W];
+                s[h][8] = wb[8 * area + W];
+#else
                 s[h][0] = cur[n];                      s[h][1] = cur[area + n - 1];
                 s[h][2] = cur[2 * area + n - W];       s[h][3] = cur[3 * area + n + 1];
                 s[h][4] = cur[4 * area + n + W];       s[h][5] = cur[5 * area + n - 1 - W];
                 s[h][6] = cur[6 * area + n + 1 - W];   s[h][7] = cur[7 * area + n + 1 + W];
                 s[h][8] = cur[8 * area + n - 1 + W];
+#endif
                 obst[h] = ob[n];
             }
             for (int h = 0; h < TB_ILP; h++) u[h] = h == 0 || live[h] ? tb_update(s[h], obst[h], omega) : 0.0f;
@@ -258,7 +299,7 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
                 /* A branch, not the fused step's mask: one row in H is
                  * accelerated, and the mask costs every cell ~20 instructions. */
                 if (step_accel && jj == ny - 2 && !obst[h]) lbm_accelerate(s[h], w1, w2, 1.0f);
-                const int own = rx[h] >= TB_STEPS && rx[h] < TB_STEPS + lx && ry[h] >= TB_STEPS &&
+                const int own = rx[h] >= TB_HALO_X && rx[h] < TB_HALO_X + lx && ry[h] >= TB_STEPS &&
                                 ry[h] < TB_STEPS + ly;
                 usum += own ? u[h] : 0.0f;
                 if (last) {
@@ -289,8 +330,9 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
         usums[sub] = usum;
 #endif
         /* Publishes nxt and ends every read of cur, which the next sub-step
-         * overwrites; after the last, the lattices are free for the sums. */
-        BARRIER;
+         * overwrites; after the last, the lattices are free for the sums
+         * (halo=cluster: the neighbours' reads too, so a block may end). */
+        TB_SYNC;
     }
 #if defined(K_TREE_WARP) && defined(K_SUMS_DEFERRED)
     tb_warp_slot(slots, count - 1, lid, pending);
@@ -306,4 +348,6 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
 #undef TB_GROUP_X
 #undef TB_GROUP_Y
 #undef TB_ROW
+#undef TB_HALO_X
+#undef TB_SYNC
 #endif

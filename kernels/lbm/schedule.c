@@ -138,6 +138,9 @@ static int build(struct lbm_exec *e) {
         return -1;
     if (e->overlap && (!d->ops->overlap || d->ops->overlap(d, e->fused, 1) != 0))
         return d->ops->overlap ? -1 : dev_fail(d, "the %s backend cannot overlap launches", d->ops->name);
+    /* halo=cluster: a row of tiles is one cluster (lbm_temporal.h). */
+    if (e->halo_cluster > 1 && (!d->ops->cluster || d->ops->cluster(d, e->fused, e->halo_cluster) != 0))
+        return d->ops->cluster ? -1 : dev_fail(d, "the %s backend has no clusters", d->ops->name);
     if (e->args_struct && !e->by_value &&
         (!(e->bind = d->ops->kernel(d, e->prog, "bind_lattices")) ||
          !(e->swap = d->ops->kernel(d, e->prog, "swap_lattices"))))
@@ -442,7 +445,8 @@ struct app_result *lbm_execute(struct dev *d, const struct app_input *in, const 
     /* A cluster sums each step within each block: one partial per block. */
     if (e.cluster) e.ngroups = e.cluster;
     e.scratch_bytes = (e.red == RED_HOST_EACH_STEP ? 2 : 1) * (size_t)wg[0] * wg[1] * sizeof(float);
-    if (e.temporal > 1) e.scratch_bytes = (size_t)lbm_temporal_local_bytes(tile, wg, e.temporal, lbm_temporal_lattices(k));
+    if (e.temporal > 1) e.scratch_bytes = (size_t)lbm_temporal_local_bytes(k, tile, wg);
+    e.halo_cluster = lbm_halo_cluster(k, in, wg);
     m->iters = in->iters;
     m->iters_full = in->iters_full;
     m->warmup = warmup;

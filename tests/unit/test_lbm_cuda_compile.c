@@ -48,6 +48,8 @@ static const char *const settings[] = {
     "temporal=3,sums=deferred,tree=warp,bind=once,reduction=chunked,chunk=100",
     "collide=paired,temporal=5,tile=inner,geometry=compiled,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg",
     "collide=paired,constants=inline,kernels=split,layout=soa,args=buffers",
+    "halo=cluster,temporal=5,tile=inner,geometry=compiled,collide=paired,sums=deferred,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg",
+    "halo=cluster,temporal=3,ilp=2,bind=once,layout=soa,args=buffers,reduction=chunked,chunk=100",
 };
 enum { NSET = sizeof settings / sizeof settings[0] };
 
