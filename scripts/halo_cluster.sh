@@ -7,6 +7,13 @@
 RUN_TIMEOUT=200
 . "$(dirname "$0")/gpu_bench.sh"
 peak "$cuda"
+# Resident clusters for the shapes' blocks (threads:bytes of shared memory)
+# and a cluster barrier's cost against a block barrier's.
+if command -v nvcc > /dev/null; then
+    probe=$(mktemp)
+    nvcc -arch=sm_90 -o "$probe" scripts/cluster_probe.cu && "$probe" 192:15824 256:20432 320:26592 384:31008 640:46624
+    rm -f "$probe"
+fi
 v=g11-paired c=halo=cluster,tile=inner
 runs "$cuda" $v 128x128 temporal=5,tile=inner:24x16 \
     $c,temporal=5:8x24 $c,temporal=5:16x16 $c,temporal=5:8x16 $c,temporal=3:8x20 \

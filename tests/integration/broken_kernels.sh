@@ -66,6 +66,32 @@ expect_wrong() {
     fi
 }
 
+# CUDA-only kernels, where a CUDA device is present (the GPU host; skipped
+# here): the unbroken copy verifies, then each bug is reported wrong.
+# `broken_kernels.sh cuda` runs these alone.
+cuda_cases() {
+    if ! bin/harness devices 2>/dev/null | grep -q '^cuda:0 '; then
+        ok "# skip: no CUDA device for the CUDA-only kernels (halo=cluster)"
+        return
+    fi
+    # halo=cluster on a 32x32 grid in 8x8 tiles: clusters of four blocks.
+    fresh_copy
+    run_copy cuda:0 g14-halo-cluster --wg 8x8
+    if [ $rc -eq 0 ] && [ "$(statuses cuda:0)" = "1 ok" ]; then ok "unbroken copy: g14-halo-cluster verifies on cuda:0"
+    else notok "unbroken copy on cuda:0: exit $rc, statuses '$(statuses cuda:0)'"; echo "$out" | tail -3 | sed 's/^/#   /'; fi
+    # (r) halo=cluster maps the west neighbour's lattice as the east one: the
+    # pulls across a tile's east edge read the wrong block's column.
+    if inject "(r) cluster east" kernels/lbm/lbm_temporal.h \
+        's|const float \*east = cluster_map(f, (crank + 1) % csize);|const float *east = cluster_map(f, (crank + csize - 1) % csize); /* bug (r) */|' \
+        "/* bug (r) */"; then
+        expect_wrong "(r) halo=cluster with the east neighbour's columns from the west" cuda:0 g14-halo-cluster "--wg 8x8"
+    fi
+}
+if [ "${1:-}" = cuda ]; then
+    cuda_cases
+    exit $((fails > 0))
+fi
+
 # 0. The unbroken copy verifies on both CPU devices (and fills the cache).
 fresh_copy
 run_copy openmp final,t09-deferred
@@ -214,6 +240,8 @@ if inject "(q) paired sign" kernels/lbm/lbm_physics.h \
     's|s\[kk\] = keep \* s\[kk\] + (c_ - l_);|s[kk] = keep * s[kk] + (c_ + l_); /* bug (q) */|' "/* bug (q) */"; then
     expect_wrong "(q) collide=paired with a pair's signs equal" openmp final "--knobs collide=paired"
 fi
+
+cuda_cases
 
 # Restored: the copy verifies again from the same cache.
 fresh_copy

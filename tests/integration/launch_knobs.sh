@@ -97,6 +97,7 @@ for pair in "launch=graph,bind=once|CUDA graphs" "persistent=grid|co-residency" 
             "speed=moments,kernels=split,layout=soa-3d|has no collision" "tile=inner|only means something with temporal" "geometry=compiled|needs temporal>1" \
             "temporal=3,bind=once,lattices=one|so tile=inner" \
             "ilp=2|needs temporal>1" \
+            "halo=cluster|needs temporal>1" "temporal=3,bind=once,halo=cluster|thread-block clusters" \
             "temporal=3,tile=inner,bind=once|leaves a 28x0 tile"; do
     knobs=${pair%%|*} reason=${pair#*|}
     out=$(bin/harness run --device opencl:0.0 --input gen:32x32 --iters 20 --reps 1 --knobs "$knobs" --db "$db" 2>&1); rc=$?

@@ -39,10 +39,10 @@ while IFS= read -r line; do
     [[ " $rest " == *" launch=graph "* || " $rest " == *" persistent=grid "* ]] && g=1
     # tree=warp runs on OpenCL only as NVIDIA's inline PTX: invalid on PoCL.
     [[ " $rest " == *" tree=warp "* ]] && g=1
-    # persistent=cluster and overlap=pdl run on CUDA sm_90 only: invalid on every CPU device.
+    # persistent=cluster, halo=cluster and overlap=pdl run on CUDA sm_90 only: invalid on every CPU device.
     c=0
     if [ -n "$first" ] && [[ "$first" != *=* ]] && [ "${cudaonly[$first]:-0}" = 1 ]; then c=1; fi
-    [[ " $rest " == *" persistent=cluster "* || " $rest " == *" overlap=pdl "* ]] && c=1
+    [[ " $rest " == *" persistent=cluster "* || " $rest " == *" overlap=pdl "* || " $rest " == *" halo=cluster "* ]] && c=1
     [ $c = 1 ] && g=0
     o=0
     if [ -n "$first" ] && [[ "$first" != *=* ]] && [ "${noomp[$first]:-0}" = 1 ]; then o=1; fi

@@ -65,6 +65,56 @@ static void cluster_rules(const struct app_input *small) {
     lbm_input_free(c128);
 }
 
+static const char *why_at(const char *knobs, const char *backend, const struct app_input *in, unsigned wx,
+                          unsigned wy);
+
+/* halo=cluster: CUDA sm_90 only, temporal>1, lattices=two, a cluster of at
+ * most 16 across the grid's width; the tile loses no columns to the halo. */
+static void halo_rules(const struct app_input *in) {
+    const char *t = "halo=cluster,temporal=5,tile=inner,bind=once,tree=warp";
+    const char *w = why_at(t, "cuda", in, 16, 16);
+    CHECK(w == NULL, "%s at 16x16 on cuda (a cluster of 4) is valid%s%s", t, w ? ": " : "", w ? w : "");
+    w = why_at("halo=cluster,bind=once", "cuda", in, 16, 16);
+    CHECK(w && strstr(w, "needs temporal>1"), "halo=cluster without temporal is refused (%s)", w ? w : "valid");
+    w = why_at("halo=cluster,temporal=5,tile=inner,bind=once", "opencl", in, 16, 16);
+    CHECK(w && strstr(w, "thread-block clusters"), "halo=cluster on opencl is refused (%s)", w ? w : "valid");
+    w = why_at(t, "cuda80", in, 16, 16);
+    CHECK(w && strstr(w, "sm_90"), "halo=cluster on sm_80 is refused (%s)", w ? w : "valid");
+    w = why_at("halo=cluster,temporal=5,tile=inner,lattices=one,bind=once", "cuda", in, 16, 16);
+    CHECK(w && strstr(w, "lattices=two"), "halo=cluster with lattices=one is refused (%s)", w ? w : "valid");
+    /* 64 columns in 2-wide groups: a cluster of 32 blocks. */
+    w = why_at("halo=cluster,temporal=3,bind=once", "cuda", in, 2, 16);
+    CHECK(w && strstr(w, "16 at most"), "halo=cluster with 32 groups across is refused (%s)", w ? w : "valid");
+
+    const struct app *lbm = app_find("lbm");
+    struct knob_set k, kc;
+    char err[256];
+    knobs_init(&k, lbm->knobs);
+    knobs_init(&kc, lbm->knobs);
+    if (knobs_apply(&k, "temporal=5,tile=inner,bind=once", err, sizeof err) ||
+        knobs_apply(&kc, t, err, sizeof err)) {
+        CHECK(0, "halo knobs apply: %s", err);
+        return;
+    }
+    const unsigned wg[2] = {16, 16};
+    unsigned tile[2], tile_c[2];
+    lbm_temporal_tile(&k, wg, tile);
+    lbm_temporal_tile(&kc, wg, tile_c);
+    CHECK(tile[0] == 8 && tile[1] == 8, "tile=inner T=5 at 16x16: an 8x8 tile (%ux%u)", tile[0], tile[1]);
+    CHECK(tile_c[0] == 16 && tile_c[1] == 8, "halo=cluster: a 16x8 tile, no columns lost (%ux%u)", tile_c[0],
+          tile_c[1]);
+    CHECK(lbm_halo_cluster(&kc, in, wg) == 4 && lbm_halo_cluster(&k, in, wg) == 1,
+          "clusters of 64/16 = 4 groups with halo=cluster, none without (%u, %u)", lbm_halo_cluster(&kc, in, wg),
+          lbm_halo_cluster(&k, in, wg));
+    /* (16 x 18) cells twice, 9 floats each, + 5 x 32 sums, as floats; + the obstacle bytes. */
+    const uint64_t want = (9 * 2 * 16 * 18 + 5 * 32) * 4 + 16 * 18;
+    CHECK(lbm_temporal_local_bytes(&kc, tile_c, wg) == want, "halo=cluster local memory: %llu bytes (%llu)",
+          (unsigned long long)want, (unsigned long long)lbm_temporal_local_bytes(&kc, tile_c, wg));
+    const uint64_t want_c = (9 * 2 * 18 * 18 + 5 * 32) * 4 + 18 * 18;
+    CHECK(lbm_temporal_local_bytes(&k, tile, wg) == want_c, "halo=compute local memory: %llu bytes (%llu)",
+          (unsigned long long)want_c, (unsigned long long)lbm_temporal_local_bytes(&k, tile, wg));
+}
+
 /* The validity rules' answer for a 32x1 work-group (why) or another (why_at). */
 static const char *why_at(const char *knobs, const char *backend, const struct app_input *in, unsigned wx,
                           unsigned wy) {
@@ -173,6 +223,7 @@ int main(void) {
     refused("ilp=2", "cuda", "needs temporal>1", in);
     valid("ilp=2,temporal=3,bind=once", "opencl", in);
     cluster_rules(in);
+    halo_rules(in);
     lbm_input_free(in);
     CHECK_DONE();
 }
