@@ -11,7 +11,7 @@ peak "$cuda"
 # and a cluster barrier's cost against a block barrier's.
 if command -v nvcc > /dev/null; then
     probe=$(mktemp)
-    nvcc -arch=sm_90 -o "$probe" scripts/cluster_probe.cu && "$probe" 192:15824 256:20432 320:26592 384:31008 640:46624
+    nvcc -arch=sm_90 -o "$probe" scripts/cluster_probe.cu && "$probe" 128:11152 192:15824 256:21664 320:26592 384:31008 640:49696
     rm -f "$probe"
 fi
 v=g11-paired c=halo=cluster,tile=inner
