@@ -153,6 +153,11 @@ struct backend_ops {
      * -cl-mad-enable, ISO C -ffp-contract=fast. NULL where it already does
      * (NVRTC compiles with --fmad=true unless told otherwise). */
     const char *fma_option;
+    /* The build option that lets the compiler trade IEEE rounding for speed
+     * (approximate reciprocals and square roots, denormals flushed, a * b + c
+     * contracted): NVRTC --use_fast_math, OpenCL -cl-fast-relaxed-math, ISO C
+     * -ffast-math. */
+    const char *fast_math_option;
 };
 
 /* The registry: every compiled-in backend, in listing order. */

@@ -948,6 +948,7 @@ const struct backend_ops backend_cuda = {
     .launch_cluster = cuda_launch_cluster,
     .overlap = cuda_overlap,
     .cluster = cuda_cluster,
+    .fast_math_option = "--use_fast_math",
     .address = cuda_address,
     .finish = cuda_finish,
     .mark = cuda_mark,

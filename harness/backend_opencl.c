@@ -411,5 +411,6 @@ const struct backend_ops backend_opencl = {
     .elapsed = ocl_elapsed,
     .source_suffix = ".cl",
     .fma_option = "-cl-mad-enable",
+    .fast_math_option = "-cl-fast-relaxed-math",
 };
 #endif

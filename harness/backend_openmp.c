@@ -408,4 +408,5 @@ const struct backend_ops backend_openmp = {
     .elapsed = omp_elapsed,
     .source_suffix = "_omp.c",
     .fma_option = "-ffp-contract=fast", /* -std=c11 turns contraction off */
+    .fast_math_option = "-ffast-math",
 };

@@ -75,6 +75,18 @@ static const struct knob_def lbm_knobs[] = {
      "a * b + c as the backend's compiler has it by default (CUDA contracts it into one fused "
      "multiply-add; OpenCL and ISO C do not), or contracted everywhere (-cl-mad-enable, "
      "-ffp-contract=fast)"},
+    {"math", "ieee|fast", "ieee",
+     "the compiler's IEEE single-precision arithmetic (correctly rounded reciprocal and square "
+     "root), or its relaxed math (NVRTC --use_fast_math, -cl-fast-relaxed-math, -ffast-math: "
+     "approximate reciprocal and square root, denormals flushed)"},
+    {"moments", "serial|tree", "serial",
+     "density and momentum summed left to right as the report writes them (eight dependent adds "
+     "for rho), or by opposite pairs in a balanced tree (four levels: a shorter dependency chain; "
+     "the rounding differs)"},
+    {"cells", "packed|fixed", "packed",
+     "temporal=T, tile=inner: each sub-step's region packed into the first work-items (the fewest "
+     "warps busy), or each work-item keeps one cell of the tile for every sub-step (its addresses, "
+     "obstacle flag and row computed once; items outside a sub-step's region wait)"},
     {"lattices", "two|one", "two",
      "temporal=T, tile=inner: two local lattices (a sub-step reads one, writes the other: one "
      "barrier), or one updated in place (pulls, a barrier, writes, a barrier: half the local memory)"},
@@ -205,6 +217,7 @@ static const char *lbm_invalid_temporal(const struct knob_set *k, const struct d
         {"geometry", "compiled", "geometry=compiled compiles the work-group's shape into the temporal "
                                  "kernel: it needs temporal>1"},
         {"halo", "cluster", "halo=cluster shares the temporal kernel's tiles' halos: it needs temporal>1"},
+        {"cells", "fixed", "cells=fixed maps the temporal kernel's work-items to cells: it needs temporal>1"},
     };
     if (steps <= 1) {
         for (size_t i = 0; i < sizeof temporal_only / sizeof temporal_only[0]; i++)
@@ -225,6 +238,9 @@ static const char *lbm_invalid_temporal(const struct knob_set *k, const struct d
     if (knob_is(k, "sums", "deferred") && !knob_is(k, "tree", "warp"))
         return "sums=deferred moves the warp shuffles of tree=warp; the local tree already sums every step "
                "once, after the last";
+    if (knob_is(k, "cells", "fixed") && (!knob_is(k, "tile", "inner") || knob_is(k, "ilp", "2")))
+        return "cells=fixed gives each work-item one cell for every sub-step: one pass a sub-step, so "
+               "tile=inner and ilp=1";
     if (knob_is(k, "lattices", "one") && knob_is(k, "ilp", "2"))
         return "lattices=one holds one cell's new speeds an item across its barrier: ilp=1";
     if (knob_is(k, "lattices", "one") && !knob_is(k, "tile", "inner"))
@@ -300,12 +316,17 @@ static const char *lbm_invalid_cuda_only(const struct knob_set *k, const unsigne
     return NULL;
 }
 
-/* fma=on: only where the compiler does not contract by default. */
+/* fma=on: only where the compiler does not contract by default; math=fast
+ * where the backend has a relaxed-math option. */
 static const char *lbm_invalid_fma(const struct knob_set *k, const struct device_info *dev) {
     const struct backend_ops *ops = backend_by_name(dev->backend);
     if (knob_is(k, "fma", "on") && ops && !ops->fma_option)
         return "fma=on: this backend's compiler contracts a * b + c into fused multiply-adds by default "
                "(NVRTC's --fmad=true), so it is the same program as fma=default";
+    if (knob_is(k, "math", "fast") && ops && !ops->fast_math_option)
+        return "math=fast: this backend's compiler has no relaxed-math option";
+    if (knob_is(k, "math", "fast") && knob_is(k, "fma", "on"))
+        return "math=fast contracts a * b + c itself: fma=on adds nothing to it";
     return NULL;
 }
 

@@ -3,8 +3,8 @@
  * (their spelling of an inline device function). Speeds: 0 centre, 1 E, 2 N,
  * 3 W, 4 S, 5 NE, 6 NW, 7 SW, 8 SE. Single precision, as in the report.
  *
- * Knobs read here: K_DIVIDE_RECIPROCAL (see LBM_PER_RHO), K_COLLIDE_PAIRED (see
- * lbm_collide), K_CONSTANTS_HOISTED (constant factors folded into
+ * Knobs read here: K_DIVIDE_RECIPROCAL (see LBM_PER_RHO), K_MOMENTS_TREE (see
+ * LBM_VELOCITY), K_COLLIDE_PAIRED (see lbm_collide), K_CONSTANTS_HOISTED (constant factors folded into
  * multiplications, as the report's "hoisted constants" step) or the original
  * divisions by c_sq. */
 #ifndef LBM_PHYSICS_H
@@ -28,6 +28,27 @@
 #define LBM_PER_RHO(x, rho) ((x) * (1.0f / (rho)))
 #else
 #define LBM_PER_RHO(x, rho) ((x) / (rho))
+#endif
+
+/* Declares the density rho and the velocity ux, uy of s. moments=serial:
+ * the sums as the report writes them, left to right (rho a chain of eight
+ * dependent adds); moments=tree: opposite speeds paired first, then a
+ * balanced tree (four levels for rho, three for the momentum), so the
+ * collision's inputs are ready sooner; the rounding differs. */
+#if defined(K_MOMENTS_TREE)
+#define LBM_VELOCITY(s, rho, ux, uy)                                                         \
+    const float a13_ = (s)[1] + (s)[3], a24_ = (s)[2] + (s)[4];                              \
+    const float a57_ = (s)[5] + (s)[7], a68_ = (s)[6] + (s)[8];                              \
+    const float d13_ = (s)[1] - (s)[3], d24_ = (s)[2] - (s)[4];                              \
+    const float d57_ = (s)[5] - (s)[7], d68_ = (s)[6] - (s)[8];                              \
+    float rho = ((s)[0] + a13_) + (a24_ + (a57_ + a68_));                                    \
+    float ux = LBM_PER_RHO(d13_ + (d57_ - d68_), rho);                                       \
+    float uy = LBM_PER_RHO(d24_ + (d57_ + d68_), rho)
+#else
+#define LBM_VELOCITY(s, rho, ux, uy)                                                         \
+    float rho = (s)[0] + (s)[1] + (s)[2] + (s)[3] + (s)[4] + (s)[5] + (s)[6] + (s)[7] + (s)[8]; \
+    float ux = LBM_PER_RHO((s)[1] + (s)[5] + (s)[8] - ((s)[3] + (s)[6] + (s)[7]), rho);      \
+    float uy = LBM_PER_RHO((s)[2] + (s)[5] + (s)[6] - ((s)[4] + (s)[7] + (s)[8]), rho)
 #endif
 
 /* Obstacle cells bounce every particle back where it came from. */
@@ -54,9 +75,7 @@ LBM_FN void lbm_rebound(float *s) {
         s[kk] = keep * s[kk] + (c_ - l_);                                                    \
     } while (0)
 LBM_FN float lbm_collide(float *s, float omega) {
-    float rho = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7] + s[8];
-    float ux = LBM_PER_RHO(s[1] + s[5] + s[8] - (s[3] + s[6] + s[7]), rho);
-    float uy = LBM_PER_RHO(s[2] + s[5] + s[6] - (s[4] + s[7] + s[8]), rho);
+    LBM_VELOCITY(s, rho, ux, uy);
     float usq = ux * ux + uy * uy;
     const float keep = 1.0f - omega, orho = omega * rho;
     const float base = 1.0f - LBM_DIV_2CSQ(usq);
@@ -77,9 +96,7 @@ LBM_FN float lbm_collide(float *s, float omega) {
  * does). */
 LBM_FN float lbm_collide(float *s, float omega) {
     const float w0 = 4.0f / 9.0f, w1 = 1.0f / 9.0f, w2 = 1.0f / 36.0f;
-    float rho = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7] + s[8];
-    float ux = LBM_PER_RHO(s[1] + s[5] + s[8] - (s[3] + s[6] + s[7]), rho);
-    float uy = LBM_PER_RHO(s[2] + s[5] + s[6] - (s[4] + s[7] + s[8]), rho);
+    LBM_VELOCITY(s, rho, ux, uy);
     float usq = ux * ux + uy * uy;
     float u[9];
     u[1] = ux;        u[2] = uy;
@@ -100,9 +117,7 @@ LBM_FN float lbm_collide(float *s, float omega) {
 
 /* |u|^2 and |u| of a cell, for av_velocity. */
 LBM_FN float lbm_speed_sq(const float *s) {
-    float rho = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7] + s[8];
-    float ux = LBM_PER_RHO(s[1] + s[5] + s[8] - (s[3] + s[6] + s[7]), rho);
-    float uy = LBM_PER_RHO(s[2] + s[5] + s[6] - (s[4] + s[7] + s[8]), rho);
+    LBM_VELOCITY(s, rho, ux, uy);
     return ux * ux + uy * uy;
 }
 LBM_FN float lbm_speed(const float *s) { return LBM_SQRT(lbm_speed_sq(s)); }

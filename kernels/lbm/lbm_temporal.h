@@ -215,6 +215,18 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
 #endif
     TB_SYNC; /* halo=cluster: every neighbour's tile is in before anyone pulls across */
 
+#if defined(K_CELLS_FIXED)
+#if !defined(K_TILE_INNER) || TB_ILP != 1
+#error "cells=fixed: one cell an item for every sub-step: tile=inner, ilp=1"
+#endif
+    /* cells=fixed: item (x, y) of the group keeps the cell one ring in from
+     * the halo's edge (x alone with halo=cluster, which has no halo across
+     * x) for every sub-step, the first region being the group's shape; its
+     * obstacle flag is read once, and its index and row (constants of the
+     * unrolled sub-steps) are computed once. */
+    const int fixed_x = (int)LID_X + (TB_HALO_X ? 1 : 0), fixed_y = (int)LID_Y + 1;
+    const int fixed_obst = ob[fixed_x + fixed_y * W];
+#endif
     float pending = 0.0f; /* sums=deferred: the previous sub-step's sum, not yet warp-summed */
     (void)pending;
     float usums[TB_STEPS]; /* each sub-step's |u| sum of this item's own cells (tree=local) */
@@ -256,7 +268,15 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
         float s[TB_ILP][9];
         int keep = -1; /* lattices=one: the cell whose new speeds wait in s[0] */
         /* lattices=one (tile=inner, ilp=1): one pass at most. */
+#if defined(K_CELLS_FIXED)
+        /* One pass when the region holds this item's cell, else none. */
+        const int fixed_in = fixed_x >= mx && fixed_x < W - mx && fixed_y >= m && fixed_y < H - m;
+        (void)rcells;
+        (void)inv_rw;
+        for (int c0 = fixed_in ? 0 : 1; c0 < 1; c0++) {
+#else
         for (int c0 = lid; c0 < rcells; c0 += TB_ILP * lsize) {
+#endif
             int i[TB_ILP], rx[TB_ILP], ry[TB_ILP], obst[TB_ILP], live[TB_ILP];
             float u[TB_ILP];
             /* ilp=2: both cells' pulls, then both updates, in one block of
@@ -264,12 +284,18 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
              * the region) is skipped, not computed on a stand-in: whole warps
              * of them branch around the update. */
             for (int h = 0; h < TB_ILP; h++) {
+#if defined(K_CELLS_FIXED)
+                live[h] = 1;
+                rx[h] = fixed_x;
+                ry[h] = fixed_y;
+#else
                 live[h] = c0 + h * lsize < rcells;
                 if (h > 0 && !live[h]) continue;
                 const int c = live[h] ? c0 + h * lsize : c0;
                 const int row = TB_ROW(c, rw, inv_rw);
                 rx[h] = mx + c - row * rw;
                 ry[h] = m + row;
+#endif
                 i[h] = rx[h] + ry[h] * W;
                 const int n = i[h];
 #if defined(K_HALO_CLUSTER)
@@ -290,7 +316,11 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
                 s[h][6] = cur[6 * area + n + 1 - W];   s[h][7] = cur[7 * area + n + 1 + W];
                 s[h][8] = cur[8 * area + n - 1 + W];
 #endif
+#if defined(K_CELLS_FIXED)
+                obst[h] = fixed_obst;
+#else
                 obst[h] = ob[n];
+#endif
             }
             for (int h = 0; h < TB_ILP; h++) u[h] = h == 0 || live[h] ? tb_update(s[h], obst[h], omega) : 0.0f;
             for (int h = 0; h < TB_ILP; h++) {

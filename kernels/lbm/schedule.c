@@ -120,6 +120,8 @@ static int build(struct lbm_exec *e) {
     knobs_defines(e->k, &opts);
     /* fma=on: the backend's option for contraction (the rules refuse it where there is none). */
     if (knob_is(e->k, "fma", "on") && d->ops->fma_option) sb_printf(&opts, " %s", d->ops->fma_option);
+    /* math=fast: the backend's relaxed-math option (the rules refuse it where there is none). */
+    if (knob_is(e->k, "math", "fast") && d->ops->fast_math_option) sb_printf(&opts, " %s", d->ops->fast_math_option);
     /* geometry=compiled: one program per work-group shape (lbm_temporal.h). */
     if (knob_is(e->k, "geometry", "compiled"))
         sb_printf(&opts, " -DK_WG_X=%zu -DK_WG_Y=%zu", e->local[0], e->local[1]);

@@ -50,6 +50,10 @@ static const char *const settings[] = {
     "collide=paired,constants=inline,kernels=split,layout=soa,args=buffers",
     "halo=cluster,temporal=5,tile=inner,geometry=compiled,collide=paired,sums=deferred,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg",
     "halo=cluster,temporal=3,ilp=2,bind=once,layout=soa,args=buffers,reduction=chunked,chunk=100",
+    "cells=fixed,moments=tree,temporal=5,tile=inner,geometry=compiled,collide=paired,sums=deferred,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg",
+    "cells=fixed,halo=cluster,temporal=4,tile=inner,lattices=two,bind=once,speed=moments",
+    "cells=fixed,temporal=3,tile=inner,lattices=one,geometry=compiled,bind=once",
+    "moments=tree,kernels=split,layout=soa,args=buffers",
 };
 enum { NSET = sizeof settings / sizeof settings[0] };
 
