@@ -68,9 +68,11 @@ static const struct knob_def lbm_knobs[] = {
     {"collide", "plain|paired", "plain",
      "the BGK collision as the report's loop over the nine speeds, or by pairs of opposite "
      "speeds (shared equilibrium terms, omega folded into the weights: fewer operations)"},
-    {"sums", "each|deferred", "each",
+    {"sums", "each|deferred|end", "each",
      "temporal=T, tree=warp: each sub-step's warp sums taken before its barrier, or after it, "
-     "overlapping the next sub-step's work (the last after the loop, with one more barrier)"},
+     "overlapping the next sub-step's work (the last after the loop, with one more barrier), or "
+     "every sub-step's sum kept in registers and all shuffled at the launch's end, the steps' "
+     "chains interleaved"},
     {"fma", "default|on", "default",
      "a * b + c as the backend's compiler has it by default (CUDA contracts it into one fused "
      "multiply-add; OpenCL and ISO C do not), or contracted everywhere (-cl-mad-enable, "
@@ -87,6 +89,10 @@ static const struct knob_def lbm_knobs[] = {
      "temporal=T, tile=inner: each sub-step's region packed into the first work-items (the fewest "
      "warps busy), or each work-item keeps one cell of the tile for every sub-step (its addresses, "
      "obstacle flag and row computed once; items outside a sub-step's region wait)"},
+    {"entry", "load|pull", "load",
+     "temporal=T, cells=fixed: the tile and its halo loaded into local memory before the first "
+     "sub-step, or the first sub-step pulling each item's cell straight from the global lattice "
+     "(no load pass, no barrier before it)"},
     {"lattices", "two|one", "two",
      "temporal=T, tile=inner: two local lattices (a sub-step reads one, writes the other: one "
      "barrier), or one updated in place (pulls, a barrier, writes, a barrier: half the local memory)"},
@@ -214,10 +220,12 @@ static const char *lbm_invalid_temporal(const struct knob_set *k, const struct d
         {"lattices", "one", "lattices=one is temporal blocking's local lattice: it needs temporal>1"},
         {"ilp", "2", "ilp=2 is the temporal kernel's pass over a sub-step: it needs temporal>1"},
         {"sums", "deferred", "sums=deferred orders the temporal kernel's sums: it needs temporal>1"},
+        {"sums", "end", "sums=end orders the temporal kernel's sums: it needs temporal>1"},
         {"geometry", "compiled", "geometry=compiled compiles the work-group's shape into the temporal "
                                  "kernel: it needs temporal>1"},
         {"halo", "cluster", "halo=cluster shares the temporal kernel's tiles' halos: it needs temporal>1"},
         {"cells", "fixed", "cells=fixed maps the temporal kernel's work-items to cells: it needs temporal>1"},
+        {"entry", "pull", "entry=pull starts the temporal kernel's first sub-step: it needs temporal>1"},
     };
     if (steps <= 1) {
         for (size_t i = 0; i < sizeof temporal_only / sizeof temporal_only[0]; i++)
@@ -235,12 +243,14 @@ static const char *lbm_invalid_temporal(const struct knob_set *k, const struct d
         return "temporal>1 writes several steps' partials per launch: reduction=chunked|deferred";
     if (!knob_is(k, "persistent", "off"))
         return "temporal>1 is a launch of a few steps; persistent=grid|cluster is a launch of a chunk";
-    if (knob_is(k, "sums", "deferred") && !knob_is(k, "tree", "warp"))
-        return "sums=deferred moves the warp shuffles of tree=warp; the local tree already sums every step "
-               "once, after the last";
+    if (!knob_is(k, "sums", "each") && !knob_is(k, "tree", "warp"))
+        return "sums=deferred|end move the warp shuffles of tree=warp; the local tree already sums every "
+               "step once, after the last";
     if (knob_is(k, "cells", "fixed") && (!knob_is(k, "tile", "inner") || knob_is(k, "ilp", "2")))
         return "cells=fixed gives each work-item one cell for every sub-step: one pass a sub-step, so "
                "tile=inner and ilp=1";
+    if (knob_is(k, "entry", "pull") && !knob_is(k, "cells", "fixed"))
+        return "entry=pull: each work-item pulls its own cell's speeds for the first sub-step: cells=fixed";
     if (knob_is(k, "lattices", "one") && knob_is(k, "ilp", "2"))
         return "lattices=one holds one cell's new speeds an item across its barrier: ilp=1";
     if (knob_is(k, "lattices", "one") && !knob_is(k, "tile", "inner"))

@@ -188,6 +188,19 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
     LOCAL float *slots = scratch + TB_LATTICES * 9 * area; /* [T][32] warp sums (tree=warp) */
     LOCAL uchar *ob = (LOCAL uchar *)(slots + TB_STEPS * 32); /* [area] obstacle bytes */
 
+#if defined(K_ENTRY_PULL)
+    /* entry=pull (cells=fixed): no load pass; the first sub-step pulls its
+     * cells' speeds from the global lattice and each item reads its own
+     * cell's obstacle byte, so the launch starts without a round trip
+     * through local memory or a barrier. */
+#if !defined(K_CELLS_FIXED)
+#error "entry=pull: each item pulls its own cell's speeds: cells=fixed"
+#endif
+    (void)ob;
+    const int entry_x = tb_wrap(x0 + (int)LID_X + (TB_HALO_X ? 1 : 0), nx);
+    const int entry_y = tb_wrap(y0 + (int)LID_Y + 1, ny);
+    const int fixed_obst = RD(obstacles[entry_x + entry_y * nx]);
+#else
     /* Two cells a work-item per pass, all their loads issued before any
      * store: twice the loads in flight while the group waits at the barrier. */
     const float inv_w = 1.0f / (float)W;
@@ -207,13 +220,16 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
             ob[c[h]] = o[h];
         }
     }
+#endif
 #if defined(K_HALO_CLUSTER)
     /* The west and east neighbours' local lattices, mapped once. */
     const unsigned crank = cluster_rank(), csize = cluster_size();
     const float *west = cluster_map(f, (crank + csize - 1) % csize);
     const float *east = cluster_map(f, (crank + 1) % csize);
 #endif
+#if !defined(K_ENTRY_PULL)
     TB_SYNC; /* halo=cluster: every neighbour's tile is in before anyone pulls across */
+#endif
 
 #if defined(K_CELLS_FIXED)
 #if !defined(K_TILE_INNER) || TB_ILP != 1
@@ -225,7 +241,9 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
      * obstacle flag is read once, and its index and row (constants of the
      * unrolled sub-steps) are computed once. */
     const int fixed_x = (int)LID_X + (TB_HALO_X ? 1 : 0), fixed_y = (int)LID_Y + 1;
+#if !defined(K_ENTRY_PULL)
     const int fixed_obst = ob[fixed_x + fixed_y * W];
+#endif
 #endif
     float pending = 0.0f; /* sums=deferred: the previous sub-step's sum, not yet warp-summed */
     (void)pending;
@@ -298,6 +316,20 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
 #endif
                 i[h] = rx[h] + ry[h] * W;
                 const int n = i[h];
+#if defined(K_ENTRY_PULL)
+                if (sub == 0) {
+                    /* The first sub-step's pulls, from the global lattice. */
+                    const int xw = tb_wrap(entry_x - 1, nx), xe = tb_wrap(entry_x + 1, nx);
+                    const int yc = entry_y * nx, ys = tb_wrap(entry_y - 1, ny) * nx;
+                    const int yn = tb_wrap(entry_y + 1, ny) * nx;
+                    s[h][0] = RD(AT(src, 0, entry_x + yc));  s[h][1] = RD(AT(src, 1, xw + yc));
+                    s[h][2] = RD(AT(src, 2, entry_x + ys));  s[h][3] = RD(AT(src, 3, xe + yc));
+                    s[h][4] = RD(AT(src, 4, entry_x + yn));  s[h][5] = RD(AT(src, 5, xw + ys));
+                    s[h][6] = RD(AT(src, 6, xe + ys));       s[h][7] = RD(AT(src, 7, xe + yn));
+                    s[h][8] = RD(AT(src, 8, xw + yn));
+                } else
+#endif
+                {
 #if defined(K_HALO_CLUSTER)
                 /* Across the tile's west or east edge: the neighbour's
                  * column, same row, same lattice of the pair. */
@@ -316,6 +348,7 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
                 s[h][6] = cur[6 * area + n + 1 - W];   s[h][7] = cur[7 * area + n + 1 + W];
                 s[h][8] = cur[8 * area + n - 1 + W];
 #endif
+                }
 #if defined(K_CELLS_FIXED)
                 obst[h] = fixed_obst;
 #else
@@ -354,7 +387,7 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
 #endif
 #if defined(K_TREE_WARP) && defined(K_SUMS_DEFERRED)
         pending = usum;
-#elif defined(K_TREE_WARP)
+#elif defined(K_TREE_WARP) && !defined(K_SUMS_END)
         tb_warp_slot(slots, sub, lid, usum);
 #else
         usums[sub] = usum;
@@ -366,6 +399,12 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
     }
 #if defined(K_TREE_WARP) && defined(K_SUMS_DEFERRED)
     tb_warp_slot(slots, count - 1, lid, pending);
+    BARRIER;
+#elif defined(K_TREE_WARP) && defined(K_SUMS_END)
+    /* sums=end: the launch's steps' warp sums now, their shuffle chains
+     * independent, so they interleave (one chain long, not T). */
+    for (int s = 0; s < TB_STEPS; s++)
+        if (s < count) tb_warp_slot(slots, s, lid, usums[s]);
     BARRIER;
 #endif
     tb_reduce_steps(scratch, slots, usums, count, partials, t0 % chunk, group, ngroups, lid, lsize);

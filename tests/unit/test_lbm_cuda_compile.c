@@ -54,6 +54,10 @@ static const char *const settings[] = {
     "cells=fixed,halo=cluster,temporal=4,tile=inner,lattices=two,bind=once,speed=moments",
     "cells=fixed,temporal=3,tile=inner,lattices=one,geometry=compiled,bind=once",
     "moments=tree,kernels=split,layout=soa,args=buffers",
+    "entry=pull,cells=fixed,moments=tree,obstacles=mask,temporal=5,tile=inner,geometry=compiled,collide=paired,sums=deferred,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg",
+    "entry=pull,cells=fixed,halo=cluster,temporal=3,tile=inner,bind=once,layout=soa,args=buffers",
+    "sums=end,entry=pull,cells=fixed,temporal=5,tile=inner,geometry=compiled,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg",
+    "sums=end,temporal=4,tree=warp,bind=once,reduction=chunked,chunk=100",
 };
 enum { NSET = sizeof settings / sizeof settings[0] };
 
