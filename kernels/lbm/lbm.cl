@@ -19,7 +19,15 @@
 #define LATTICE_PARAM __global struct lattices *lat
 #define LAT(f) (lat->f)
 #define LBM_FN static inline
+#if defined(K_MATH_FAST)
+/* math=fast: besides -cl-fast-relaxed-math, the native (implementation-
+ * defined precision) reciprocal and square root, which the option alone
+ * leaves to the compiler's choice. */
+#define LBM_SQRT native_sqrt
+#define LBM_RECIP(x) native_recip(x)
+#else
 #define LBM_SQRT sqrt
+#endif
 #if defined(K_TREE_WARP)
 /* tree=warp, which the rules allow only on NVIDIA's OpenCL: its compiler
  * takes inline PTX, so the warp sum is the same shuffle as CUDA's (work-items

@@ -24,8 +24,11 @@
 /* divide=reciprocal: u = momentum * (1 / rho), one reciprocal for both
  * components instead of two IEEE divisions (each a multi-instruction
  * sequence on GPUs); the results differ in the last bits only. */
+#if !defined(LBM_RECIP)
+#define LBM_RECIP(x) (1.0f / (x)) /* a source may map it to its fast reciprocal (math=fast) */
+#endif
 #if defined(K_DIVIDE_RECIPROCAL)
-#define LBM_PER_RHO(x, rho) ((x) * (1.0f / (rho)))
+#define LBM_PER_RHO(x, rho) ((x) * LBM_RECIP(rho))
 #else
 #define LBM_PER_RHO(x, rho) ((x) / (rho))
 #endif
