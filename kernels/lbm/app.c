@@ -103,6 +103,10 @@ static const struct knob_def lbm_knobs[] = {
     {"geometry", "runtime|compiled", "runtime",
      "temporal=T: the work-group's shape read from the launch, or compiled into the kernel (the "
      "tile, halo and region sizes constants, the pulls loads at fixed offsets)"},
+    {"unroll", "plain|counted", "plain",
+     "temporal=T, geometry=compiled: the sub-step loop under a bare `#pragma unroll` with an early "
+     "exit at a launch's last step, or with its count spelled out and no early exit (NVIDIA's "
+     "OpenCL compiler unrolls only the second)"},
     {"threads", "all|int", "all", "OpenMP only: threads per parallel loop"},
     {"schedule", "static|dynamic|guided", "static", "OpenMP only: the loop schedule over tiles"},
     {NULL, NULL, NULL, NULL},
@@ -226,6 +230,7 @@ static const char *lbm_invalid_temporal(const struct knob_set *k, const struct d
         {"halo", "cluster", "halo=cluster shares the temporal kernel's tiles' halos: it needs temporal>1"},
         {"cells", "fixed", "cells=fixed maps the temporal kernel's work-items to cells: it needs temporal>1"},
         {"entry", "pull", "entry=pull starts the temporal kernel's first sub-step: it needs temporal>1"},
+        {"unroll", "counted", "unroll=counted unrolls the temporal kernel's sub-steps: it needs temporal>1"},
     };
     if (steps <= 1) {
         for (size_t i = 0; i < sizeof temporal_only / sizeof temporal_only[0]; i++)
@@ -249,6 +254,9 @@ static const char *lbm_invalid_temporal(const struct knob_set *k, const struct d
     if (knob_is(k, "cells", "fixed") && (!knob_is(k, "tile", "inner") || knob_is(k, "ilp", "2")))
         return "cells=fixed gives each work-item one cell for every sub-step: one pass a sub-step, so "
                "tile=inner and ilp=1";
+    if (knob_is(k, "unroll", "counted") && !knob_is(k, "geometry", "compiled"))
+        return "unroll=counted unrolls the sub-steps of geometry=compiled (with run-time shapes the loop "
+               "stays rolled)";
     if (knob_is(k, "entry", "pull") && !knob_is(k, "cells", "fixed"))
         return "entry=pull: each work-item pulls its own cell's speeds for the first sub-step: cells=fixed";
     if (knob_is(k, "lattices", "one") && knob_is(k, "ilp", "2"))

@@ -253,13 +253,26 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
      * size (40 registers on sm_90 at T=4). With run-time sizes the copies
      * only add registers (72 against 56 rolled: one 512-item block an SM
      * instead of two), so that loop stays rolled. */
-#if defined(K_GEOMETRY_COMPILED)
+#define TB_PRAGMA(x) _Pragma(#x)
+#define TB_UNROLL(n) TB_PRAGMA(unroll n) /* n expanded first: a pragma's text is not */
+#if defined(K_GEOMETRY_COMPILED) && defined(K_UNROLL_COUNTED)
+    /* unroll=counted: NVIDIA's OpenCL compiler left the loop below rolled
+     * under a bare `#pragma unroll` with an early exit (its PTX: one copy of
+     * the sub-step, an integer division a cell for the region's rows); here
+     * the count is spelled out and the loop has no exit but its end. */
+    TB_UNROLL(K_TEMPORAL)
+#elif defined(K_GEOMETRY_COMPILED)
 #pragma unroll
 #else
 #pragma unroll 1
 #endif
     for (int sub = 0; sub < TB_STEPS; sub++) {
+#if defined(K_UNROLL_COUNTED)
+        if (sub < count) { /* count is the same for the whole group */
+#else
         if (sub >= count) break; /* count is the same for the whole group */
+        {
+#endif
 #if defined(K_TREE_WARP) && defined(K_SUMS_DEFERRED)
         /* sums=deferred: the previous sub-step's warp sum here, after its
          * barrier, where its shuffle chain can overlap this sub-step's pulls
@@ -396,6 +409,7 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
          * overwrites; after the last, the lattices are free for the sums
          * (halo=cluster: the neighbours' reads too, so a block may end). */
         TB_SYNC;
+        }
     }
 #if defined(K_TREE_WARP) && defined(K_SUMS_DEFERRED)
     tb_warp_slot(slots, count - 1, lid, pending);
@@ -419,4 +433,6 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
 #undef TB_ROW
 #undef TB_HALO_X
 #undef TB_SYNC
+#undef TB_PRAGMA
+#undef TB_UNROLL
 #endif

@@ -58,6 +58,7 @@ static const char *const settings[] = {
     "entry=pull,cells=fixed,halo=cluster,temporal=3,tile=inner,bind=once,layout=soa,args=buffers",
     "sums=end,entry=pull,cells=fixed,temporal=5,tile=inner,geometry=compiled,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg",
     "sums=end,temporal=4,tree=warp,bind=once,reduction=chunked,chunk=100",
+    "unroll=counted,temporal=5,tile=inner,geometry=compiled,cells=fixed,entry=pull,sums=end,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256",
 };
 enum { NSET = sizeof settings / sizeof settings[0] };
 
