@@ -86,6 +86,13 @@ cuda_cases() {
         "/* bug (r) */"; then
         expect_wrong "(r) halo=cluster with the east neighbour's columns from the west" cuda:0 g14-halo-cluster "--wg 8x8"
     fi
+    # (v) sums=end puts every step's warp sums in the launch's first step.
+    fresh_copy
+    if inject "(v) sums end" kernels/lbm/lbm_temporal.h \
+        's|if (s < count) tb_warp_slot(slots, s, lid, usums\[s\]);|if (s < count) tb_warp_slot(slots, 0, lid, usums[s]); /* bug (v) */|' \
+        "/* bug (v) */"; then
+        expect_wrong "(v) sums=end with every step's sums in the first slot" cuda:0 g16-pull "--knobs sums=end --wg 24x16"
+    fi
 }
 if [ "${1:-}" = cuda ]; then
     cuda_cases
@@ -186,8 +193,8 @@ fi
 # runs on OpenMP: its tree and loads knobs are the same program there).
 fresh_copy
 if inject "(k) reciprocal of rho" kernels/lbm/lbm_physics.h \
-    's|#define LBM_PER_RHO(x, rho) ((x) \* (1.0f / (rho)))|#define LBM_PER_RHO(x, rho) ((x) * (2.0f / (rho))) /* bug (k) */|' \
-    "(2.0f / (rho))) /* bug (k) */"; then
+    's|#define LBM_RECIP(x) (1.0f / (x))|#define LBM_RECIP(x) (2.0f / (x)) /* bug (k) */|' \
+    "(2.0f / (x)) /* bug (k) */"; then
     expect_wrong "(k) divide=reciprocal with 2/rho" openmp g04-warp-tree
 fi
 
@@ -195,8 +202,8 @@ fi
 # last one pulls a halo ring that is a step behind.
 fresh_copy
 if inject "(l) temporal halo" kernels/lbm/lbm_temporal.h \
-    's|const int m = sub + 1;|const int m = last ? sub + 1 : sub + 2; /* bug (l) */|' \
-    "sub + 2; /* bug (l) */"; then
+    's|const int m = sub + 1, mx|const int m = last ? sub + 1 : sub + 2 /* bug (l) */, mx|' \
+    "sub + 2 /* bug (l) */"; then
     expect_wrong "(l) temporal=4 with a halo one ring short" opencl:0.0 g08-temporal-ocl
 fi
 
@@ -239,6 +246,30 @@ fresh_copy
 if inject "(q) paired sign" kernels/lbm/lbm_physics.h \
     's|s\[kk\] = keep \* s\[kk\] + (c_ - l_);|s[kk] = keep * s[kk] + (c_ + l_); /* bug (q) */|' "/* bug (q) */"; then
     expect_wrong "(q) collide=paired with a pair's signs equal" openmp final "--knobs collide=paired"
+fi
+
+# (s) entry=pull: the first sub-step pulls the east-moving speed from the
+# east neighbour instead of the west.
+fresh_copy
+if inject "(s) entry pull" kernels/lbm/lbm_temporal.h \
+    's|s\[h\]\[1\] = RD(AT(src, 1, xw + yc));|s[h][1] = RD(AT(src, 1, xe + yc)); /* bug (s) */|' "/* bug (s) */"; then
+    expect_wrong "(s) entry=pull with s[1] from the east" opencl:0.0 g08-temporal-ocl \
+        "--knobs tile=inner,cells=fixed,entry=pull --wg 14x14"
+fi
+
+# (t) cells=fixed: each item keeps the cell one row south of its own.
+fresh_copy
+if inject "(t) fixed cell" kernels/lbm/lbm_temporal.h \
+    's|fixed_y = (int)LID_Y + 1;|fixed_y = (int)LID_Y; /* bug (t) */|' "/* bug (t) */"; then
+    expect_wrong "(t) cells=fixed one row off" opencl:0.0 g08-temporal-ocl "--knobs tile=inner,cells=fixed --wg 14x14"
+fi
+
+# (u) moments=tree: the NW-SE pair's x momentum added instead of taken.
+fresh_copy
+if inject "(u) moments tree" kernels/lbm/lbm_physics.h \
+    's|float ux = LBM_PER_RHO(d13_ + (d57_ - d68_), rho);|float ux = LBM_PER_RHO(d13_ + (d57_ + d68_), rho); /* bug (u) */|' \
+    "/* bug (u) */"; then
+    expect_wrong "(u) moments=tree with a momentum sign flipped" openmp final "--knobs moments=tree"
 fi
 
 cuda_cases

@@ -80,6 +80,30 @@ if [ "$nprod" = 4 ]; then echo "ok - fma=on builds its own product on openmp and
 else echo "not ok - fma=on and fma=default left $nprod products in a fresh cache, wanted 4 (2 backends x 2)"; fi
 rm -rf "$fcache"
 check $both speed=moments,obstacles=branch,persistent=off,bind=once
+# cells=fixed (one cell an item for every sub-step), entry=pull (the first
+# sub-step from the global lattice), unroll=counted (the sub-steps' loop
+# without an early exit: 203 steps leave launches short of T), runtime and
+# compiled, both lattice counts, a chunk T does not divide.
+check opencl:0.0 bind=once,temporal=4,tile=inner,cells=fixed 14x10
+check opencl:0.0 bind=once,temporal=5,tile=inner,cells=fixed,entry=pull,reduction=chunked,chunk=50,geometry=compiled 12x10
+check opencl:0.0 bind=once,temporal=3,tile=inner,cells=fixed,entry=pull,lattices=one,layout=soa,args=buffers,neighbours=wrap 12x8
+check opencl:0.0 bind=once,temporal=3,geometry=compiled,unroll=counted,reduction=chunked,chunk=50 8x8
+check opencl:0.0 bind=once,temporal=5,tile=inner,cells=fixed,entry=pull,geometry=compiled,unroll=counted 12x10
+# moments=tree and math=fast on both CPU devices and in the temporal kernel.
+check $both moments=tree
+check $both math=fast
+check opencl:0.0 math=fast,moments=tree,obstacles=branch,bind=once,temporal=4,geometry=compiled 8x8
+# math=fast reaches the kernel: the same run's largest error against the
+# reference changes (PoCL: the native reciprocal and square root).
+mdb=${HARNESS_TEST_TMP:-$(mktemp -d)}/math.db
+rm -f "$mdb"
+for m in ieee fast; do
+    bin/harness run --device opencl:0.0 --input gen:32x32 --iters 203 --reps 1 --warmup 0 --knobs math=$m \
+        --db "$mdb" > /dev/null 2>&1
+done
+errs=$(sqlite3 "$mdb" "SELECT count(*) || ' ' || count(DISTINCT max_rel_err) FROM measurement WHERE status = 'ok'")
+if [ "$errs" = "2 2" ]; then echo "ok - math=fast changes the arithmetic on opencl:0.0 (two verified runs, two largest errors)"
+else echo "not ok - math=ieee and math=fast on opencl:0.0: '$errs' (verified runs, distinct largest errors), wanted '2 2'"; fi
 
 # The OpenMP row loop of the plane layouts (vectorised) and its periodic
 # edges (the first and last column take the generic path): a grid that is
@@ -98,6 +122,9 @@ for pair in "launch=graph,bind=once|CUDA graphs" "persistent=grid|co-residency" 
             "temporal=3,bind=once,lattices=one|so tile=inner" \
             "ilp=2|needs temporal>1" \
             "halo=cluster|needs temporal>1" "temporal=3,bind=once,halo=cluster|thread-block clusters" \
+            "cells=fixed|needs temporal>1" "temporal=3,bind=once,cells=fixed|tile=inner and ilp=1" \
+            "temporal=3,bind=once,entry=pull|cells=fixed" "temporal=3,bind=once,unroll=counted|geometry=compiled" \
+            "math=fast,fma=on|adds nothing" "temporal=3,bind=once,sums=end|local tree" \
             "temporal=3,tile=inner,bind=once|leaves a 28x0 tile"; do
     knobs=${pair%%|*} reason=${pair#*|}
     out=$(bin/harness run --device opencl:0.0 --input gen:32x32 --iters 20 --reps 1 --knobs "$knobs" --db "$db" 2>&1); rc=$?

@@ -222,6 +222,24 @@ int main(void) {
     valid("sums=deferred,temporal=3,bind=once,tree=warp", "cuda", in);
     refused("ilp=2", "cuda", "needs temporal>1", in);
     valid("ilp=2,temporal=3,bind=once", "opencl", in);
+    /* cells, entry, unroll, sums=end, math: the temporal kernel's forms and the relaxed math. */
+    refused("cells=fixed", "cuda", "needs temporal>1", in);
+    refused("cells=fixed,temporal=3,bind=once", "opencl", "tile=inner and ilp=1", in);
+    w = why_at("cells=fixed,tile=inner,ilp=2,temporal=3,bind=once", "opencl", in, 12, 8);
+    CHECK(w && strstr(w, "tile=inner and ilp=1"), "cells=fixed with ilp=2 is refused (%s)", w ? w : "valid");
+    w = why_at("cells=fixed,entry=pull,tile=inner,temporal=3,bind=once", "opencl", in, 12, 8);
+    CHECK(w == NULL, "cells=fixed,entry=pull,tile=inner,temporal=3 at 12x8 on opencl is valid%s%s", w ? ": " : "",
+          w ? w : "");
+    refused("entry=pull,temporal=3,bind=once", "opencl", "cells=fixed", in);
+    refused("entry=pull", "cuda", "needs temporal>1", in);
+    refused("unroll=counted,temporal=3,bind=once", "opencl", "geometry=compiled", in);
+    valid("unroll=counted,geometry=compiled,temporal=3,bind=once", "opencl", in);
+    refused("sums=end,temporal=3,bind=once", "opencl", "local tree", in);
+    valid("sums=end,temporal=3,bind=once,tree=warp", "cuda", in);
+    refused("sums=end", "cuda", "needs temporal>1", in);
+    valid("math=fast", "cuda", in);
+    valid("math=fast,moments=tree", "openmp", in);
+    refused("math=fast,fma=on", "opencl", "adds nothing", in);
     cluster_rules(in);
     halo_rules(in);
     lbm_input_free(in);
