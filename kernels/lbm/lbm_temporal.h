@@ -28,6 +28,13 @@
  * nine speeds a work-item, 128 registers on sm_90, two barriers a
  * sub-step): on an H200 it was slower than g06-pdl at every size.
  *
+ * cells=fixed (tile=inner) gives each item one cell for every sub-step;
+ * entry=pull then skips the load pass: the first sub-step pulls from the
+ * global lattice. halo=cluster shares the x halo through a thread-block
+ * cluster instead of recomputing it. sums=end shuffles the steps' warp sums
+ * after the last sub-step; unroll=counted spells the sub-step loop out for
+ * compilers that leave a bare `#pragma unroll` loop with an exit rolled.
+ *
  * The launch is bound once (bind=once): its first step comes from the
  * device clock, and it runs count = min(T, steps left, steps left in the
  * reduction chunk) steps, so a launch never spans two chunks of partials;

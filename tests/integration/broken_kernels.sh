@@ -40,6 +40,13 @@ inject() {
     return 0
 }
 
+# bug LABEL FILE SED_EXPR TEXT_AFTER DESCRIPTION DEVICE VARIANT [OPTIONS]: a
+# fresh copy with one bug injected, which must be reported wrong.
+bug() {
+    fresh_copy
+    inject "$1" "$2" "$3" "$4" && expect_wrong "$5" "$6" "$7" "${8:-}"
+}
+
 # run_copy DEVICE VARIANT: one repetition on the copy; sets out and rc.
 run_copy() {
     out=$(HARNESS_ROOT=$root HARNESS_CACHE=$cache bin/harness run --input gen:32x32 --iters 400 \
@@ -87,12 +94,10 @@ cuda_cases() {
         expect_wrong "(r) halo=cluster with the east neighbour's columns from the west" cuda:0 g14-halo-cluster "--wg 8x8"
     fi
     # (v) sums=end puts every step's warp sums in the launch's first step.
-    fresh_copy
-    if inject "(v) sums end" kernels/lbm/lbm_temporal.h \
+    bug "(v) sums end" kernels/lbm/lbm_temporal.h \
         's|if (s < count) tb_warp_slot(slots, s, lid, usums\[s\]);|if (s < count) tb_warp_slot(slots, 0, lid, usums[s]); /* bug (v) */|' \
-        "/* bug (v) */"; then
-        expect_wrong "(v) sums=end with every step's sums in the first slot" cuda:0 g16-pull "--knobs sums=end --wg 24x16"
-    fi
+        "/* bug (v) */" \
+        "(v) sums=end with every step's sums in the first slot" cuda:0 g16-pull "--knobs sums=end --wg 24x16"
 }
 if [ "${1:-}" = cuda ]; then
     cuda_cases
@@ -119,41 +124,31 @@ if inject "(a) rebound" kernels/lbm/lbm_physics.h \
 fi
 
 # (b) the bit-mask east neighbour is the cell itself.
-fresh_copy
-if inject "(b) neighbours" kernels/lbm/lbm_omp.c \
-    's|int x_e = (ii + 1) \& (c.nx - 1)|int x_e = ii \& (c.nx - 1)|' "int x_e = ii & (c.nx - 1)"; then
-    expect_wrong "(b) bit-mask x_e = ii" openmp final
-fi
+bug "(b) neighbours" kernels/lbm/lbm_omp.c \
+    's|int x_e = (ii + 1) \& (c.nx - 1)|int x_e = ii \& (c.nx - 1)|' "int x_e = ii & (c.nx - 1)" \
+    "(b) bit-mask x_e = ii" openmp final
 
 # (c) accelerate_flow adds to the east speed without taking from the west.
-fresh_copy
-if inject "(c) accelerate" kernels/lbm/lbm_physics.h \
-    's|s\[3\] -= ok \* w1;|s[3] -= 0.0f * w1;|' "s[3] -= 0.0f * w1;"; then
-    expect_wrong "(c) accelerate_flow without s[3] -= w1" openmp final
-fi
+bug "(c) accelerate" kernels/lbm/lbm_physics.h \
+    's|s\[3\] -= ok \* w1;|s[3] -= 0.0f * w1;|' "s[3] -= 0.0f * w1;" \
+    "(c) accelerate_flow without s[3] -= w1" openmp final
 
 # (d) the binary tree overwrites instead of adding.
-fresh_copy
-if inject "(d) tree reduction" kernels/lbm/lbm_gpu.h \
+bug "(d) tree reduction" kernels/lbm/lbm_gpu.h \
     's|scratch\[lid\] += scratch\[lid + stride\]|scratch[lid] = scratch[lid + stride]|' \
-    "scratch[lid] = scratch[lid + stride]"; then
-    expect_wrong "(d) binary tree with = for +=" opencl:0.0 t08-binary
-fi
+    "scratch[lid] = scratch[lid + stride]" \
+    "(d) binary tree with = for +=" opencl:0.0 t08-binary
 
 # (e) the deferred per-step reduction doubles the sum.
-fresh_copy
-if inject "(e) reduce_steps" kernels/lbm/lbm_omp.c \
+bug "(e) reduce_steps" kernels/lbm/lbm_omp.c \
     's|av\[first + step\] = sum \* inv_cells;|av[first + step] = 2.0f * sum * inv_cells;|' \
-    "av[first + step] = 2.0f * sum * inv_cells;"; then
-    expect_wrong "(e) reduce_steps sum doubled" openmp t09-deferred
-fi
+    "av[first + step] = 2.0f * sum * inv_cells;" \
+    "(e) reduce_steps sum doubled" openmp t09-deferred
 
 # (f) the masked fused step keeps the collided value for obstacle cells.
-fresh_copy
-if inject "(f) obstacle mask" kernels/lbm/lbm_gpu.h \
-    's|s\[k\] = obst ? r\[k\] : s\[k\];|s[k] = s[k]; (void)r;|' "s[k] = s[k]; (void)r;"; then
-    expect_wrong "(f) obstacles collide like fluid (mask ignored)" opencl:0.0 final
-fi
+bug "(f) obstacle mask" kernels/lbm/lbm_gpu.h \
+    's|s\[k\] = obst ? r\[k\] : s\[k\];|s[k] = s[k]; (void)r;|' "s[k] = s[k]; (void)r;" \
+    "(f) obstacles collide like fluid (mask ignored)" opencl:0.0 final
 
 # (g) bind=once: the OpenMP step clock never advances, so every step's
 # partials land in slot 0 and the last-step test never fires.
@@ -165,112 +160,84 @@ if inject "(g) step clock (OpenMP)" kernels/lbm/lbm_omp.c \
 fi
 
 # (h) bind=once on the GPU path: group (0,0) hands on the same step.
-fresh_copy
-if inject "(h) step clock (GPU)" kernels/lbm/lbm_gpu.h \
-    's|clock\[1 - which\] = t_ + 1|clock[1 - which] = t_ /* bug (h) */|' "clock[1 - which] = t_ /* bug (h) */"; then
-    expect_wrong "(h) bind=once, device clock not advanced" opencl:0.0 g01-pingpong
-fi
+bug "(h) step clock (GPU)" kernels/lbm/lbm_gpu.h \
+    's|clock\[1 - which\] = t_ + 1|clock[1 - which] = t_ /* bug (h) */|' "clock[1 - which] = t_ /* bug (h) */" \
+    "(h) bind=once, device clock not advanced" opencl:0.0 g01-pingpong
 
 # (i) persistent=grid reads the same lattice every step (no ping-pong).
 # (Removing its barrier instead races, wrong most runs but not every run,
 # so it cannot be a test that must fail.)
-fresh_copy
-if inject "(i) persistent parity" kernels/lbm/lbm_omp.c \
+bug "(i) persistent parity" kernels/lbm/lbm_omp.c \
     's|const grid_t src = (step \& 1) ? b : a, dst = (step \& 1) ? a : b;|const grid_t src = a, dst = b; /* bug (i) */|' \
-    "const grid_t src = a, dst = b; /* bug (i) */"; then
-    expect_wrong "(i) persistent grid without the lattice swap" openmp g03-persistent
-fi
+    "const grid_t src = a, dst = b; /* bug (i) */" \
+    "(i) persistent grid without the lattice swap" openmp g03-persistent
 
 # (j) the vectorised OpenMP row loop pulls the west-moving speed from the
 # cell itself instead of its east neighbour.
-fresh_copy
-if inject "(j) row loop" kernels/lbm/lbm_omp.c \
-    's|p2\[ii\],     p3\[ii + 1\], p4\[ii\],|p2[ii],     p3[ii], p4[ii], /* bug (j) */|' "p3[ii], p4[ii], /* bug (j) */"; then
-    expect_wrong "(j) row loop without the east neighbour" openmp final
-fi
+bug "(j) row loop" kernels/lbm/lbm_omp.c \
+    's|p2\[ii\],     p3\[ii + 1\], p4\[ii\],|p2[ii],     p3[ii], p4[ii], /* bug (j) */|' "p3[ii], p4[ii], /* bug (j) */" \
+    "(j) row loop without the east neighbour" openmp final
 
 # (k) divide=reciprocal multiplies by the wrong reciprocal of rho (g04
 # runs on OpenMP: its tree and loads knobs are the same program there).
-fresh_copy
-if inject "(k) reciprocal of rho" kernels/lbm/lbm_physics.h \
+bug "(k) reciprocal of rho" kernels/lbm/lbm_physics.h \
     's|#define LBM_RECIP(x) (1.0f / (x))|#define LBM_RECIP(x) (2.0f / (x)) /* bug (k) */|' \
-    "(2.0f / (x)) /* bug (k) */"; then
-    expect_wrong "(k) divide=reciprocal with 2/rho" openmp g04-warp-tree
-fi
+    "(2.0f / (x)) /* bug (k) */" \
+    "(k) divide=reciprocal with 2/rho" openmp g04-warp-tree
 
 # (l) temporal blocking: each sub-step updates one ring too few, so the
 # last one pulls a halo ring that is a step behind.
-fresh_copy
-if inject "(l) temporal halo" kernels/lbm/lbm_temporal.h \
+bug "(l) temporal halo" kernels/lbm/lbm_temporal.h \
     's|const int m = sub + 1, mx|const int m = last ? sub + 1 : sub + 2 /* bug (l) */, mx|' \
-    "sub + 2 /* bug (l) */"; then
-    expect_wrong "(l) temporal=4 with a halo one ring short" opencl:0.0 g08-temporal-ocl
-fi
+    "sub + 2 /* bug (l) */" \
+    "(l) temporal=4 with a halo one ring short" opencl:0.0 g08-temporal-ocl
 
 # (m) temporal blocking counts the halo's cells in the step's |u| sum too.
-fresh_copy
-if inject "(m) temporal sum" kernels/lbm/lbm_temporal.h \
-    's|usum += own ? u\[h\] : 0.0f;|usum += u[h]; (void)own; /* bug (m) */|' "usum += u[h]; (void)own; /* bug (m) */"; then
-    expect_wrong "(m) temporal=4 summing the halo's |u|" opencl:0.0 g08-temporal-ocl
-fi
+bug "(m) temporal sum" kernels/lbm/lbm_temporal.h \
+    's|usum += own ? u\[h\] : 0.0f;|usum += u[h]; (void)own; /* bug (m) */|' "usum += u[h]; (void)own; /* bug (m) */" \
+    "(m) temporal=4 summing the halo's |u|" opencl:0.0 g08-temporal-ocl
 
 # (n) temporal blocking's sums of a launch's steps all land in its first
 # step's slot (tb_reduce_steps, the local-memory tree).
-fresh_copy
-if inject "(n) temporal slots" kernels/lbm/lbm_temporal.h \
+bug "(n) temporal slots" kernels/lbm/lbm_temporal.h \
     's|if (lid < count) out\[(size_t)lid \* (size_t)ngroups\]|if (lid < count) out[(size_t)(0 * lid) * (size_t)ngroups]|' \
-    "out[(size_t)(0 * lid)"; then
-    expect_wrong "(n) temporal=4 with every step's sum in the launch's first slot" opencl:0.0 g08-temporal-ocl
-fi
+    "out[(size_t)(0 * lid)" \
+    "(n) temporal=4 with every step's sum in the launch's first slot" opencl:0.0 g08-temporal-ocl
 
 # (o) lattices=one without the barrier between the sub-step's pulls and
 # its in-place writes: an item overwrites cells its neighbours still pull.
-fresh_copy
-if inject "(o) in-place barrier" kernels/lbm/lbm_temporal.h \
+bug "(o) in-place barrier" kernels/lbm/lbm_temporal.h \
     '/One lattice, updated in place/{n;s|BARRIER;|/* bug (o) */|}' \
-    "/* bug (o) */"; then
-    expect_wrong "(o) lattices=one writing before every pull is done" opencl:0.0 g08-temporal-ocl \
-        "--knobs temporal=3,tile=inner,lattices=one --wg 12x8"
-fi
+    "/* bug (o) */" \
+    "(o) lattices=one writing before every pull is done" opencl:0.0 g08-temporal-ocl "--knobs temporal=3,tile=inner,lattices=one --wg 12x8"
 
 # (p) ilp=2 treats an absent second cell (past the region) as present: the
 # first cell is counted twice in the step's sum.
-fresh_copy
-if inject "(p) ilp live" kernels/lbm/lbm_temporal.h \
-    's|live\[h\] = c0 + h \* lsize < rcells;|live[h] = 1; /* bug (p) */|' "live[h] = 1; /* bug (p) */"; then
-    expect_wrong "(p) ilp=2 counting an absent cell" opencl:0.0 g08-temporal-ocl "--knobs ilp=2 --wg 8x8"
-fi
+bug "(p) ilp live" kernels/lbm/lbm_temporal.h \
+    's|live\[h\] = c0 + h \* lsize < rcells;|live[h] = 1; /* bug (p) */|' "live[h] = 1; /* bug (p) */" \
+    "(p) ilp=2 counting an absent cell" opencl:0.0 g08-temporal-ocl "--knobs ilp=2 --wg 8x8"
 
 # (q) collide=paired gives the opposite speed of each pair the same sign.
-fresh_copy
-if inject "(q) paired sign" kernels/lbm/lbm_physics.h \
-    's|s\[kk\] = keep \* s\[kk\] + (c_ - l_);|s[kk] = keep * s[kk] + (c_ + l_); /* bug (q) */|' "/* bug (q) */"; then
-    expect_wrong "(q) collide=paired with a pair's signs equal" openmp final "--knobs collide=paired"
-fi
+bug "(q) paired sign" kernels/lbm/lbm_physics.h \
+    's|s\[kk\] = keep \* s\[kk\] + (c_ - l_);|s[kk] = keep * s[kk] + (c_ + l_); /* bug (q) */|' "/* bug (q) */" \
+    "(q) collide=paired with a pair's signs equal" openmp final "--knobs collide=paired"
 
 # (s) entry=pull: the first sub-step pulls the east-moving speed from the
 # east neighbour instead of the west.
-fresh_copy
-if inject "(s) entry pull" kernels/lbm/lbm_temporal.h \
-    's|s\[h\]\[1\] = RD(AT(src, 1, xw + yc));|s[h][1] = RD(AT(src, 1, xe + yc)); /* bug (s) */|' "/* bug (s) */"; then
-    expect_wrong "(s) entry=pull with s[1] from the east" opencl:0.0 g08-temporal-ocl \
-        "--knobs tile=inner,cells=fixed,entry=pull --wg 14x14"
-fi
+bug "(s) entry pull" kernels/lbm/lbm_temporal.h \
+    's|s\[h\]\[1\] = RD(AT(src, 1, xw + yc));|s[h][1] = RD(AT(src, 1, xe + yc)); /* bug (s) */|' "/* bug (s) */" \
+    "(s) entry=pull with s[1] from the east" opencl:0.0 g08-temporal-ocl "--knobs tile=inner,cells=fixed,entry=pull --wg 14x14"
 
 # (t) cells=fixed: each item keeps the cell one row south of its own.
-fresh_copy
-if inject "(t) fixed cell" kernels/lbm/lbm_temporal.h \
-    's|fixed_y = (int)LID_Y + 1;|fixed_y = (int)LID_Y; /* bug (t) */|' "/* bug (t) */"; then
-    expect_wrong "(t) cells=fixed one row off" opencl:0.0 g08-temporal-ocl "--knobs tile=inner,cells=fixed --wg 14x14"
-fi
+bug "(t) fixed cell" kernels/lbm/lbm_temporal.h \
+    's|fixed_y = (int)LID_Y + 1;|fixed_y = (int)LID_Y; /* bug (t) */|' "/* bug (t) */" \
+    "(t) cells=fixed one row off" opencl:0.0 g08-temporal-ocl "--knobs tile=inner,cells=fixed --wg 14x14"
 
 # (u) moments=tree: the NW-SE pair's x momentum added instead of taken.
-fresh_copy
-if inject "(u) moments tree" kernels/lbm/lbm_physics.h \
+bug "(u) moments tree" kernels/lbm/lbm_physics.h \
     's|float ux = LBM_PER_RHO(d13_ + (d57_ - d68_), rho);|float ux = LBM_PER_RHO(d13_ + (d57_ + d68_), rho); /* bug (u) */|' \
-    "/* bug (u) */"; then
-    expect_wrong "(u) moments=tree with a momentum sign flipped" openmp final "--knobs moments=tree"
-fi
+    "/* bug (u) */" \
+    "(u) moments=tree with a momentum sign flipped" openmp final "--knobs moments=tree"
 
 cuda_cases
 
