@@ -93,6 +93,10 @@ cuda_cases() {
         "/* bug (r) */"; then
         expect_wrong "(r) halo=cluster with the east neighbour's columns from the west" cuda:0 g14-halo-cluster "--wg 8x8"
     fi
+    fresh_copy
+    run_copy cuda:0 g16-pull --knobs sums=end --wg 24x16
+    if [ $rc -eq 0 ] && [ "$(statuses cuda:0)" = "1 ok" ]; then ok "unbroken copy: g16-pull with sums=end verifies on cuda:0"
+    else notok "unbroken copy on cuda:0: exit $rc, statuses '$(statuses cuda:0)'"; echo "$out" | tail -3 | sed 's/^/#   /'; fi
     # (v) sums=end puts every step's warp sums in the launch's first step.
     bug "(v) sums end" kernels/lbm/lbm_temporal.h \
         's|if (s < count) tb_warp_slot(slots, s, lid, usums\[s\]);|if (s < count) tb_warp_slot(slots, 0, lid, usums[s]); /* bug (v) */|' \
