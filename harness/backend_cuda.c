@@ -712,8 +712,13 @@ static int cuda_enqueue(struct dev *d, struct kernel *k, const size_t global[2],
     return 0;
 }
 
+/* Programmatic dependent launch and thread-block clusters came with sm_90. */
+static int cuda_before_sm90(const struct dev *d) {
+    return strncmp(d->info.arch, "sm_", 3) == 0 && atoi(d->info.arch + 3) < 90;
+}
+
 static int cuda_overlap(struct dev *d, struct kernel *k, int on) {
-    if (on && strncmp(d->info.arch, "sm_", 3) == 0 && atoi(d->info.arch + 3) < 90)
+    if (on && cuda_before_sm90(d))
         return dev_fail(d, "cuda: programmatic dependent launch needs sm_90 or later, not %s", d->info.arch);
     k->overlap = on;
     return 0;
@@ -729,7 +734,7 @@ static int cuda_cluster_optin(struct dev *d, struct kernel *k, unsigned groups) 
 }
 
 static int cuda_cluster(struct dev *d, struct kernel *k, unsigned groups) {
-    if (groups > 1 && strncmp(d->info.arch, "sm_", 3) == 0 && atoi(d->info.arch + 3) < 90)
+    if (groups > 1 && cuda_before_sm90(d))
         return dev_fail(d, "cuda: thread-block clusters need sm_90 or later, not %s", d->info.arch);
     if (groups > 16) return dev_fail(d, "cuda: a cluster of %u blocks (16 at most)", groups);
     if (cuda_cluster_optin(d, k, groups) != 0) return -1;
@@ -828,7 +833,7 @@ static void cuda_recording_free(struct dev *d, struct recording *rec) {
 }
 
 /* The arguments of a launch the driver makes outside cuda_enqueue
- * (cooperative, clustered): marshalled, the context current, and the
+ * (cooperative): marshalled, the context current, and the
  * kernel allowed the dynamic shared memory it asks for. */
 static int cuda_prepare_special(struct dev *d, struct kernel *k, int nargs, const struct karg *args,
                                 union cuda_val *vals, void **params, size_t *shared) {
@@ -861,37 +866,13 @@ static int cuda_launch_resident(struct dev *d, struct kernel *k, size_t *groups,
     return 0;
 }
 
-/* One cluster of `groups` blocks: cuLaunchKernelEx with a cluster
- * dimension. Past 8 blocks (the portable size) the kernel must opt in. */
+/* One cluster of `groups` blocks: k's launches are clustered from now on
+ * (cuda_cluster), and this one is a grid of exactly one cluster. */
 static int cuda_launch_cluster(struct dev *d, struct kernel *k, unsigned groups, const size_t local[2],
                                int nargs, const struct karg *args) {
-    union cuda_val vals[KARG_MAX];
-    void *params[KARG_MAX + 1];
-    size_t shared = 0;
-    if (cuda_prepare_special(d, k, nargs, args, vals, params, &shared) != 0) return -1;
-    if (cuda_cluster_optin(d, k, groups) != 0) return -1;
-    CUlaunchAttribute attr;
-    memset(&attr, 0, sizeof attr);
-    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attr.value.clusterDim.x = groups;
-    attr.value.clusterDim.y = 1;
-    attr.value.clusterDim.z = 1;
-    CUlaunchConfig cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.gridDimX = groups;
-    cfg.gridDimY = cfg.gridDimZ = 1;
-    cfg.blockDimX = (unsigned)local[0];
-    cfg.blockDimY = (unsigned)local[1];
-    cfg.blockDimZ = 1;
-    cfg.sharedMemBytes = (unsigned)shared;
-    cfg.hStream = cuda_st(d)->stream;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
-    CUresult r = drv.cuLaunchKernelEx(&cfg, k->fn, params, NULL);
-    if (r != CUDA_SUCCESS)
-        return dev_fail(d, "cuLaunchKernelEx: %s (%s, a cluster of %u blocks of %zux%zu, %zu bytes shared)",
-                        cu_errname(r), k->name, groups, local[0], local[1], shared);
-    return 0;
+    if (cuda_cluster(d, k, groups) != 0) return -1;
+    const size_t global[2] = {groups * local[0], local[1]};
+    return cuda_launch(d, k, global, local, nargs, args);
 }
 
 static int cuda_address(struct dev *d, struct buf *b, uint64_t *addr) {

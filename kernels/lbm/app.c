@@ -194,12 +194,17 @@ unsigned lbm_halo_cluster(const struct knob_set *k, const struct app_input *in, 
     return knob_is(k, "halo", "cluster") && wg[0] ? (unsigned)in->nx / wg[0] : 1u;
 }
 
+/* Thread-block clusters with distributed shared memory: CUDA, sm_90 and later. */
+static int has_clusters(const struct device_info *dev) {
+    int sm = 0;
+    return !strcmp(dev->backend, "cuda") && sscanf(dev->arch, "sm_%d", &sm) == 1 && sm >= 90;
+}
+
 /* halo=cluster: CUDA's thread-block clusters, one across the grid's width. */
 static const char *lbm_invalid_halo(const struct knob_set *k, const struct app_input *in,
                                     const struct device_info *dev, const unsigned wg[2]) {
     static _Thread_local char why[256];
-    int sm = 0;
-    if (strcmp(dev->backend, "cuda") != 0 || sscanf(dev->arch, "sm_%d", &sm) != 1 || sm < 90)
+    if (!has_clusters(dev))
         return "halo=cluster reads the neighbouring work-groups' local memory: thread-block clusters "
                "with distributed shared memory (CUDA, sm_90 and later)";
     if (knob_is(k, "lattices", "one"))
@@ -279,8 +284,7 @@ static const char *lbm_invalid_cluster(const struct knob_set *k, const struct ap
     static _Thread_local char why[320];
     if (!knob_is(k, "persistent", "cluster"))
         return knob_is(k, "cluster", "most") ? "cluster only means something with persistent=cluster" : NULL;
-    int sm = 0;
-    if (strcmp(dev->backend, "cuda") != 0 || sscanf(dev->arch, "sm_%d", &sm) != 1 || sm < 90)
+    if (!has_clusters(dev))
         return "persistent=cluster needs thread-block clusters with distributed shared memory "
                "(CUDA, sm_90 and later); on a CPU persistent=grid is the one-region form";
     if ((wg[0] * wg[1]) % 32)

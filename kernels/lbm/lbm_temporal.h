@@ -195,6 +195,17 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
     LOCAL float *slots = scratch + TB_LATTICES * 9 * area; /* [T][32] warp sums (tree=warp) */
     LOCAL uchar *ob = (LOCAL uchar *)(slots + TB_STEPS * 32); /* [area] obstacle bytes */
 
+#if defined(K_CELLS_FIXED)
+#if !defined(K_TILE_INNER) || TB_ILP != 1
+#error "cells=fixed: one cell an item for every sub-step: tile=inner, ilp=1"
+#endif
+    /* cells=fixed: item (x, y) of the group keeps the cell one ring in from
+     * the halo's edge (x alone with halo=cluster, which has no halo across
+     * x) for every sub-step, the first region being the group's shape; its
+     * obstacle flag is read once, and its index and row (constants of the
+     * unrolled sub-steps) are computed once. */
+    const int fixed_x = (int)LID_X + (TB_HALO_X ? 1 : 0), fixed_y = (int)LID_Y + 1;
+#endif
 #if defined(K_ENTRY_PULL)
     /* entry=pull (cells=fixed): no load pass; the first sub-step pulls its
      * cells' speeds from the global lattice and each item reads its own
@@ -204,8 +215,7 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
 #error "entry=pull: each item pulls its own cell's speeds: cells=fixed"
 #endif
     (void)ob;
-    const int entry_x = tb_wrap(x0 + (int)LID_X + (TB_HALO_X ? 1 : 0), nx);
-    const int entry_y = tb_wrap(y0 + (int)LID_Y + 1, ny);
+    const int entry_x = tb_wrap(x0 + fixed_x, nx), entry_y = tb_wrap(y0 + fixed_y, ny);
     const int fixed_obst = RD(obstacles[entry_x + entry_y * nx]);
 #else
     /* Two cells a work-item per pass, all their loads issued before any
@@ -238,19 +248,8 @@ KERNEL fused_temporal(STEP_GRIDS, GLOBAL const uchar *obstacles, GLOBAL float *p
     TB_SYNC; /* halo=cluster: every neighbour's tile is in before anyone pulls across */
 #endif
 
-#if defined(K_CELLS_FIXED)
-#if !defined(K_TILE_INNER) || TB_ILP != 1
-#error "cells=fixed: one cell an item for every sub-step: tile=inner, ilp=1"
-#endif
-    /* cells=fixed: item (x, y) of the group keeps the cell one ring in from
-     * the halo's edge (x alone with halo=cluster, which has no halo across
-     * x) for every sub-step, the first region being the group's shape; its
-     * obstacle flag is read once, and its index and row (constants of the
-     * unrolled sub-steps) are computed once. */
-    const int fixed_x = (int)LID_X + (TB_HALO_X ? 1 : 0), fixed_y = (int)LID_Y + 1;
-#if !defined(K_ENTRY_PULL)
+#if defined(K_CELLS_FIXED) && !defined(K_ENTRY_PULL)
     const int fixed_obst = ob[fixed_x + fixed_y * W];
-#endif
 #endif
     float pending = 0.0f; /* sums=deferred: the previous sub-step's sum, not yet warp-summed */
     (void)pending;
