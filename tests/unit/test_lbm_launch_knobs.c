@@ -22,8 +22,45 @@ static struct device_info device(const char *backend) {
     return d;
 }
 
-/* NULL when valid, else the reason. */
-static const char *why(const char *knobs, const char *backend, const struct app_input *in);
+/* The validity rules' answer for a 32x1 work-group (why) or another (why_at). */
+static const char *why_at(const char *knobs, const char *backend, const struct app_input *in, unsigned wx,
+                          unsigned wy) {
+    const struct app *lbm = app_find("lbm");
+    struct knob_set k;
+    char err[256];
+    knobs_init(&k, lbm->knobs);
+    if (knobs_apply(&k, knobs, err, sizeof err)) return "knobs did not apply";
+    const struct device_info d = device(backend);
+    const unsigned wg[2] = {wx, wy};
+    return lbm->invalid(&k, in, &d, wg);
+}
+
+static const char *why(const char *knobs, const char *backend, const struct app_input *in) {
+    return why_at(knobs, backend, in, 32, 1);
+}
+
+/* The knobs are valid, or refused with a reason naming `reason`, for a
+ * wx x wy work-group (valid_at, refused_at) or a 32x1 one (valid, refused). */
+static void valid_at(const char *knobs, const char *backend, const struct app_input *in, unsigned wx, unsigned wy) {
+    const char *w = why_at(knobs, backend, in, wx, wy);
+    CHECK(w == NULL, "%s on %s at %ux%u is valid%s%s", knobs, backend, wx, wy, w ? ": " : "", w ? w : "");
+}
+
+static void refused_at(const char *knobs, const char *backend, const char *reason, const struct app_input *in,
+                       unsigned wx, unsigned wy) {
+    const char *w = why_at(knobs, backend, in, wx, wy);
+    CHECK(w && strstr(w, reason), "%s on %s at %ux%u is refused, saying '%s' (%s)", knobs, backend, wx, wy, reason,
+          w ? w : "valid");
+}
+
+static void valid(const char *knobs, const char *backend, const struct app_input *in) {
+    valid_at(knobs, backend, in, 32, 1);
+}
+
+static void refused(const char *knobs, const char *backend, const char *reason, const struct app_input *in) {
+    refused_at(knobs, backend, reason, in, 32, 1);
+}
+
 
 /* persistent=cluster: where it runs and which grids fit one cluster. */
 static void cluster_rules(const struct app_input *small) {
@@ -65,26 +102,17 @@ static void cluster_rules(const struct app_input *small) {
     lbm_input_free(c128);
 }
 
-static const char *why_at(const char *knobs, const char *backend, const struct app_input *in, unsigned wx,
-                          unsigned wy);
-
 /* halo=cluster: CUDA sm_90 only, temporal>1, lattices=two, a cluster of at
  * most 16 across the grid's width; the tile loses no columns to the halo. */
 static void halo_rules(const struct app_input *in) {
     const char *t = "halo=cluster,temporal=5,tile=inner,bind=once,tree=warp";
-    const char *w = why_at(t, "cuda", in, 16, 16);
-    CHECK(w == NULL, "%s at 16x16 on cuda (a cluster of 4) is valid%s%s", t, w ? ": " : "", w ? w : "");
-    w = why_at("halo=cluster,bind=once", "cuda", in, 16, 16);
-    CHECK(w && strstr(w, "needs temporal>1"), "halo=cluster without temporal is refused (%s)", w ? w : "valid");
-    w = why_at("halo=cluster,temporal=5,tile=inner,bind=once", "opencl", in, 16, 16);
-    CHECK(w && strstr(w, "thread-block clusters"), "halo=cluster on opencl is refused (%s)", w ? w : "valid");
-    w = why_at(t, "cuda80", in, 16, 16);
-    CHECK(w && strstr(w, "sm_90"), "halo=cluster on sm_80 is refused (%s)", w ? w : "valid");
-    w = why_at("halo=cluster,temporal=5,tile=inner,lattices=one,bind=once", "cuda", in, 16, 16);
-    CHECK(w && strstr(w, "lattices=two"), "halo=cluster with lattices=one is refused (%s)", w ? w : "valid");
+    valid_at(t, "cuda", in, 16, 16); /* a cluster of 4 */
+    refused_at("halo=cluster,bind=once", "cuda", "needs temporal>1", in, 16, 16);
+    refused_at("halo=cluster,temporal=5,tile=inner,bind=once", "opencl", "thread-block clusters", in, 16, 16);
+    refused_at(t, "cuda80", "sm_90", in, 16, 16);
+    refused_at("halo=cluster,temporal=5,tile=inner,lattices=one,bind=once", "cuda", "lattices=two", in, 16, 16);
     /* 64 columns in 2-wide groups: a cluster of 32 blocks. */
-    w = why_at("halo=cluster,temporal=3,bind=once", "cuda", in, 2, 16);
-    CHECK(w && strstr(w, "16 at most"), "halo=cluster with 32 groups across is refused (%s)", w ? w : "valid");
+    refused_at("halo=cluster,temporal=3,bind=once", "cuda", "16 at most", in, 2, 16);
 
     const struct app *lbm = app_find("lbm");
     struct knob_set k, kc;
@@ -113,34 +141,6 @@ static void halo_rules(const struct app_input *in) {
     const uint64_t want_c = (9 * 2 * 18 * 18 + 5 * 32) * 4 + 18 * 18;
     CHECK(lbm_temporal_local_bytes(&k, tile, wg) == want_c, "halo=compute local memory: %llu bytes (%llu)",
           (unsigned long long)want_c, (unsigned long long)lbm_temporal_local_bytes(&k, tile, wg));
-}
-
-/* The validity rules' answer for a 32x1 work-group (why) or another (why_at). */
-static const char *why_at(const char *knobs, const char *backend, const struct app_input *in, unsigned wx,
-                          unsigned wy) {
-    const struct app *lbm = app_find("lbm");
-    struct knob_set k;
-    char err[256];
-    knobs_init(&k, lbm->knobs);
-    if (knobs_apply(&k, knobs, err, sizeof err)) return "knobs did not apply";
-    const struct device_info d = device(backend);
-    const unsigned wg[2] = {wx, wy};
-    return lbm->invalid(&k, in, &d, wg);
-}
-
-static const char *why(const char *knobs, const char *backend, const struct app_input *in) {
-    return why_at(knobs, backend, in, 32, 1);
-}
-
-static void valid(const char *knobs, const char *backend, const struct app_input *in) {
-    const char *w = why(knobs, backend, in);
-    CHECK(w == NULL, "%s on %s is valid%s%s", knobs, backend, w ? ": " : "", w ? w : "");
-}
-
-static void refused(const char *knobs, const char *backend, const char *reason, const struct app_input *in) {
-    const char *w = why(knobs, backend, in);
-    CHECK(w && strstr(w, reason), "%s on %s is refused, saying '%s' (%s)", knobs, backend, reason,
-          w ? w : "valid");
 }
 
 int main(void) {
@@ -207,10 +207,8 @@ int main(void) {
     valid("geometry=compiled,temporal=4,bind=once,tree=warp", "cuda", in);
     refused("lattices=one,temporal=4,bind=once", "cuda", "so tile=inner", in);
     /* tile=inner at 12x8 with T=3: 8x4 tiles, which divide 64x64. */
-    const char *w = why_at("lattices=one,tile=inner,temporal=3,bind=once", "opencl", in, 12, 8);
-    CHECK(w == NULL, "lattices=one,tile=inner,temporal=3 at 12x8 on opencl is valid%s%s", w ? ": " : "", w ? w : "");
-    w = why_at("ilp=2,lattices=one,tile=inner,temporal=3,bind=once", "opencl", in, 12, 8);
-    CHECK(w && strstr(w, "ilp=1"), "ilp=2 with lattices=one at 12x8 is refused, saying 'ilp=1' (%s)", w ? w : "valid");
+    valid_at("lattices=one,tile=inner,temporal=3,bind=once", "opencl", in, 12, 8);
+    refused_at("ilp=2,lattices=one,tile=inner,temporal=3,bind=once", "opencl", "ilp=1", in, 12, 8);
     refused("overlap=pdl-early,bind=once", "opencl", "programmatic dependent launch", in);
     refused("overlap=pdl-early,persistent=grid", "cuda", "no such launches", in);
     valid("overlap=pdl-early,bind=once,launch=graph,tree=warp", "cuda", in);
@@ -225,11 +223,8 @@ int main(void) {
     /* cells, entry, unroll, sums=end, math: the temporal kernel's forms and the relaxed math. */
     refused("cells=fixed", "cuda", "needs temporal>1", in);
     refused("cells=fixed,temporal=3,bind=once", "opencl", "tile=inner and ilp=1", in);
-    w = why_at("cells=fixed,tile=inner,ilp=2,temporal=3,bind=once", "opencl", in, 12, 8);
-    CHECK(w && strstr(w, "tile=inner and ilp=1"), "cells=fixed with ilp=2 is refused (%s)", w ? w : "valid");
-    w = why_at("cells=fixed,entry=pull,tile=inner,temporal=3,bind=once", "opencl", in, 12, 8);
-    CHECK(w == NULL, "cells=fixed,entry=pull,tile=inner,temporal=3 at 12x8 on opencl is valid%s%s", w ? ": " : "",
-          w ? w : "");
+    refused_at("cells=fixed,tile=inner,ilp=2,temporal=3,bind=once", "opencl", "tile=inner and ilp=1", in, 12, 8);
+    valid_at("cells=fixed,entry=pull,tile=inner,temporal=3,bind=once", "opencl", in, 12, 8);
     refused("entry=pull,temporal=3,bind=once", "opencl", "cells=fixed", in);
     refused("entry=pull", "cuda", "needs temporal>1", in);
     refused("unroll=counted,temporal=3,bind=once", "opencl", "geometry=compiled", in);
