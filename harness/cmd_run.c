@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "rounds.h"
 #include "runner.h"
 #include "store.h"
 #include "store_tuned.h"
@@ -20,7 +21,7 @@
 struct run_opts {
     const char *app, *device, *variant, *knobs, *wg, *db, *out;
     struct app_opts in;
-    int reps, warmup;
+    int reps, warmup, rounds;
     double timeout_s;
 };
 
@@ -28,7 +29,7 @@ static void usage(FILE *out) {
     fprintf(out,
             "usage: harness run [--app lbm] [--input NAME | --params FILE --obstacles FILE]\n"
             "                   [--iters N] [--device SPEC[,SPEC]] [--variant NAME[,NAME|all]]\n"
-            "                   [--knobs k=v,...] [--wg WxH[,WxH]] [--reps N] [--warmup N]\n"
+            "                   [--knobs k=v,...] [--wg WxH[,WxH]] [--reps N] [--warmup N] [--rounds R]\n"
             "                   [--db PATH] [--out DIR]\n"
             "  --input     a shipped input (128x128, 128x256, 256x256, 1024x1024) or gen:NXxNY\n"
             "  --params/--obstacles  any coursework-format input files instead\n"
@@ -40,6 +41,8 @@ static void usage(FILE *out) {
             "  --wg        work-group (tile) shapes (default: the one `harness tune` stored for the\n"
             "              device, input and variant, else 32x1 narrowed to divide the grid)\n"
             "  --reps      timed repetitions (default 5); --warmup untimed ones first (default 1)\n"
+            "  --rounds    spread the repetitions over R rounds, each a fresh worker process,\n"
+            "              the configs in a shuffled order every round (default 1)\n"
             "  --db        SQLite database (default results/results.db)\n"
             "  --out       write the app's output files (LBM: av_vels.dat, final_state.dat);\n"
             "              this runs in the harness's own process\n"
@@ -65,9 +68,9 @@ static int parse_opts(int argc, char **argv, struct run_opts *o) {
         {"wg", required_argument, 0, 'w'},      {"reps", required_argument, 0, 'r'},
         {"warmup", required_argument, 0, 'u'},  {"db", required_argument, 0, 'b'},
         {"out", required_argument, 0, 'O'},     {"help", no_argument, 0, 'h'},
-        {"timeout", required_argument, 0, 't'},
+        {"timeout", required_argument, 0, 't'}, {"rounds", required_argument, 0, 'R'},
         {0, 0, 0, 0}};
-    *o = (struct run_opts){.app = "lbm", .reps = 5, .warmup = 1, .timeout_s = 600};
+    *o = (struct run_opts){.app = "lbm", .reps = 5, .warmup = 1, .rounds = 1, .timeout_s = 600};
     optind = 1;
     int c;
     char *end;
@@ -93,6 +96,11 @@ static int parse_opts(int argc, char **argv, struct run_opts *o) {
             o->warmup = (int)strtol(optarg, &end, 10);
             if (*end || o->warmup < 0) return fprintf(stderr, "harness: --warmup %s: need 0 or more\n", optarg), EXIT_USAGE;
             break;
+        case 'R':
+            o->rounds = (int)strtol(optarg, &end, 10);
+            if (*end || o->rounds < 1 || o->rounds > 10000)
+                return fprintf(stderr, "harness: --rounds %s: need a whole number in 1..10000\n", optarg), EXIT_USAGE;
+            break;
         case 'b': o->db = optarg; break;
         case 'O': o->out = optarg; break;
         case 't':
@@ -104,6 +112,9 @@ static int parse_opts(int argc, char **argv, struct run_opts *o) {
         }
     }
     if (optind < argc) return fprintf(stderr, "harness: unexpected argument '%s'\n", argv[optind]), EXIT_USAGE;
+    if (o->out && o->rounds > 1)
+        return fprintf(stderr, "harness: --out runs in this process: it takes one round, not --rounds %d\n", o->rounds),
+               EXIT_USAGE;
     return 0;
 }
 
@@ -178,7 +189,126 @@ static void write_out(const struct run_opts *o, const struct app *app, const str
     if (app->write_output(in, res, dir, err, sizeof err) != 0) fprintf(stderr, "harness: --out: %s\n", err);
 }
 
+/* --out: the device's result is needed here, so these configs run in this
+ * process, one after another (no watchdog). */
+static int run_in_process(const struct run_opts *o, const struct app *app, const struct app_input *in,
+                          const struct variant_list *vars, const struct device_pick *pick, unsigned wgs[][2], int nwg,
+                          struct store *store, const char *command, struct ref_holder *refs) {
+    char err[2048];
+    int failures = 0, many = pick->count * vars->n * nwg > 1;
+    for (int di = 0; di < pick->count; di++) {
+        const struct device_info *info = &pick->all[pick->idx[di]];
+        struct dev *d = backend_by_name(info->backend)->open(info, err, sizeof err);
+        if (!d) {
+            fprintf(stderr, "harness: %s: %s\n", info->spec, err);
+            failures++;
+            continue;
+        }
+        int64_t run_id = store_run_begin(store, info, command, err, sizeof err);
+        if (run_id < 0) fprintf(stderr, "harness: %s\n", err);
+        const double peak = runner_peak(store, info);
+        for (int v = 0; v < vars->n; v++)
+            for (int w = 0; w < nwg; w++) {
+                struct config c = {.app = app, .in = in, .knobs = vars->v[v].knobs, .wg = {wgs[w][0], wgs[w][1]}};
+                str_copy(c.variant, sizeof c.variant, vars->v[v].name);
+                if (!o->wg) tuned_shape(store, app, in, info, &vars->v[v], c.wg);
+                struct measurement m = {0};
+                struct app_result *res = NULL;
+                c.source = &o->in;
+                runner_measure(d, &c, refs, o->warmup, o->reps, &m, &res);
+                runner_print(stdout, info, &m, peak);
+                fflush(stdout);
+                if (run_id >= 0 && store_measurement(store, run_id, &m, err, sizeof err) != 0)
+                    fprintf(stderr, "harness: %s\n", err);
+                if (res) {
+                    write_out(o, app, in, res, &m, info->spec, many);
+                    app->result_free(res);
+                }
+                failures += m.status != ST_OK && m.status != ST_UNVERIFIED;
+                measurement_free(&m);
+            }
+        if (run_id >= 0) store_run_end(store, run_id);
+        d->ops->close(d);
+    }
+    return failures;
+}
+
+struct run_ctx {
+    struct store *store;
+    struct round_job *jobs;
+    const struct device_info **dev; /* per job */
+    int failures;
+};
+
+static void run_result(void *ctx, struct round_job *j, int round, int first_sample) {
+    struct run_ctx *c = ctx;
+    (void)round;
+    char err[1024];
+    int rc = j->mid > 0 ? store_measurement_more(c->store, j->mid, &j->m, first_sample, err, sizeof err)
+             : j->run_id >= 0 ? store_measurement_id(c->store, j->run_id, &j->m, &j->mid, err, sizeof err)
+                              : 0;
+    if (rc != 0) fprintf(stderr, "harness: %s\n", err);
+    if (!j->done) return;
+    const struct device_info *dev = c->dev[j - c->jobs];
+    runner_print(stdout, dev, &j->m, runner_peak(c->store, dev));
+    fflush(stdout);
+    c->failures += j->m.status != ST_OK && j->m.status != ST_UNVERIFIED;
+}
+
+static void run_round_end(void *ctx, const struct round_state *st) {
+    (void)ctx;
+    if (st->disturbed)
+        fprintf(stderr, "note: round %d was disturbed: other processes kept %.1f cores busy\n", st->round + 1,
+                st->foreign_cores);
+}
+
+/* Every config in a worker process under a watchdog, in rounds (rounds.h). */
+static int run_in_rounds(const struct run_opts *o, const struct app *app, const struct app_input *in,
+                         const struct variant_list *vars, const struct device_pick *pick, unsigned wgs[][2], int nwg,
+                         struct store *store, const char *command, struct ref_holder *refs) {
+    char err[2048];
+    int n = pick->count * vars->n * nwg, k = 0;
+    struct round_job *jobs = xcalloc((size_t)n + 1, sizeof *jobs);
+    const struct device_info **devs = xcalloc((size_t)n + 1, sizeof *devs);
+    int64_t *runs = xcalloc((size_t)pick->count + 1, sizeof *runs);
+    for (int di = 0; di < pick->count; di++) {
+        const struct device_info *info = &pick->all[pick->idx[di]];
+        runs[di] = store_run_begin(store, info, command, err, sizeof err);
+        if (runs[di] < 0) fprintf(stderr, "harness: %s\n", err);
+        for (int v = 0; v < vars->n; v++)
+            for (int w = 0; w < nwg; w++) {
+                struct config c = {.app = app, .in = in, .knobs = vars->v[v].knobs, .wg = {wgs[w][0], wgs[w][1]},
+                                   .source = &o->in};
+                str_copy(c.variant, sizeof c.variant, vars->v[v].name);
+                if (!o->wg) tuned_shape(store, app, in, info, &vars->v[v], c.wg);
+                struct round_job *j = &jobs[k];
+                devs[k++] = info;
+                j->group = -1;
+                j->run_id = runs[di];
+                j->timeout_s = o->timeout_s;
+                j->bytes_per_cell = app->bytes_per_cell(&c.knobs);
+                runner_describe(&c, &j->m);
+                j->m.warmup = o->warmup;
+                j->m.rounds = o->rounds;
+                runner_job(&c, info, o->warmup, rounds_reps_each(o->reps, o->rounds), &j->job);
+            }
+    }
+    if (!refs->ref) refs->ref = app->reference(in, err, sizeof err); /* once, outside every watchdog */
+    struct run_ctx ctx = {.store = store, .jobs = jobs, .dev = devs};
+    struct rounds_opts ro = {.seed = (unsigned)(clock_now() * 1e3), .on_result = run_result,
+                             .on_round = run_round_end, .ctx = &ctx, .what = "run"};
+    rounds_run(jobs, k, &ro);
+    for (int di = 0; di < pick->count; di++)
+        if (runs[di] >= 0) store_run_end(store, runs[di]);
+    for (int i = 0; i < k; i++) measurement_free(&jobs[i].m);
+    free(jobs);
+    free(devs);
+    free(runs);
+    return ctx.failures;
+}
+
 int cmd_run(int argc, char **argv) {
+
     struct run_opts o;
     int rc = parse_opts(argc, argv, &o);
     if (rc) return rc < 0 ? EXIT_OK : rc;
@@ -211,46 +341,8 @@ int cmd_run(int argc, char **argv) {
     char command[1024];
     cli_command_line(argc, argv, command, sizeof command);
     struct ref_holder refs = {app, in, NULL};
-    int failures = 0, many = pick.count * vars.n * nwg > 1;
-    struct worker_pool *pool = pool_open();
-    for (int di = 0; di < pick.count; di++) {
-        const struct device_info *info = &pick.all[pick.idx[di]];
-        /* --out needs the device's result here, so that path runs in this
-         * process; every other run is isolated in a worker under a watchdog. */
-        struct dev *d = o.out ? backend_by_name(info->backend)->open(info, err, sizeof err) : NULL;
-        if (o.out && !d) {
-            fprintf(stderr, "harness: %s: %s\n", info->spec, err);
-            failures++;
-            continue;
-        }
-        int64_t run_id = store_run_begin(store, info, command, err, sizeof err);
-        if (run_id < 0) fprintf(stderr, "harness: %s\n", err);
-        const double peak = runner_peak(store, info);
-        for (int v = 0; v < vars.n; v++)
-            for (int w = 0; w < nwg; w++) {
-                struct config c = {.app = app, .in = in, .knobs = vars.v[v].knobs, .wg = {wgs[w][0], wgs[w][1]}};
-                str_copy(c.variant, sizeof c.variant, vars.v[v].name);
-                if (!o.wg) tuned_shape(store, app, in, info, &vars.v[v], c.wg);
-                struct measurement m = {0};
-                struct app_result *res = NULL;
-                c.source = &o.in;
-                if (d) runner_measure(d, &c, &refs, o.warmup, o.reps, &m, &res);
-                else runner_measure_isolated(pool, info, &c, &refs, o.warmup, o.reps, o.timeout_s, &m);
-                runner_print(stdout, info, &m, peak);
-                fflush(stdout);
-                if (run_id >= 0 && store_measurement(store, run_id, &m, err, sizeof err) != 0)
-                    fprintf(stderr, "harness: %s\n", err);
-                if (res) {
-                    write_out(&o, app, in, res, &m, info->spec, many);
-                    app->result_free(res);
-                }
-                failures += m.status != ST_OK && m.status != ST_UNVERIFIED;
-                measurement_free(&m);
-            }
-        if (run_id >= 0) store_run_end(store, run_id);
-        if (d) d->ops->close(d);
-    }
-    pool_close(pool);
+    int failures = o.out ? run_in_process(&o, app, in, &vars, &pick, wgs, nwg, store, command, &refs)
+                         : run_in_rounds(&o, app, in, &vars, &pick, wgs, nwg, store, command, &refs);
     store_close(store);
     if (refs.ref) app->ref_free(refs.ref);
     variants_free(&vars);

@@ -1,8 +1,11 @@
-/* harness sweep FILE: expand a sweep file into configs, record the invalid
- * ones with their reason, run every other one isolated in a worker under a
- * watchdog, verify it and store every sample, one transaction per config.
- * A re-run skips configs already measured for the same build and device
- * (--force redoes them); Ctrl-C leaves every finished config stored. */
+/* harness sweep FILE...: expand sweep files into configs, record the
+ * invalid ones with their reason, and run every other one in rounds
+ * (rounds.h): each round a fresh worker process per device, the configs of
+ * all the files in a shuffled order, every round's samples stored as it
+ * finishes (one transaction per config and round). A re-run skips configs
+ * already measured for the same build and device and finishes the rounds of
+ * a config a killed sweep left short (--force measures everything again);
+ * Ctrl-C leaves every finished round stored. */
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -15,28 +18,57 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "rounds.h"
 #include "runner.h"
 #include "store.h"
 #include "sweep_file.h"
 #include "util.h"
 #include "worker.h"
 
-struct point {
-    int dev, input, variant;
-    unsigned wg[2];
-    char key[768];     /* canonical: device, app, input, knobs, shape */
-    char invalid[256]; /* the app's reason, or "" */
-};
+#define SWEEP_MAX_FILES 64
 
-struct sweep_run {
+/* One sweep file, loaded: its app, inputs, variants and devices. */
+struct sweep_part {
     struct sweep_spec spec;
     const struct app *app;
     struct app_input *inputs[SWEEP_MAX_LIST];
     struct variant_list variants;
     struct device_pick devices;
+};
+
+struct point {
+    int part, dev, input, variant;
+    unsigned wg[2];
+    long iters;        /* two files may run one config at two step counts */
+    char key[768];     /* canonical: device, app, input, knobs, shape (as merge reads it) */
+    char invalid[256]; /* the app's reason, or "" */
+};
+
+struct sweep_run {
+    struct sweep_part parts[SWEEP_MAX_FILES];
+    int nparts;
     struct point *points;
     int npoints, filtered;
-    int shard, shards, force;
+    int shard, shards, force, rounds; /* rounds: --rounds, 0 for each file's own */
+    unsigned seed;
+};
+
+/* A run (one command on one device) per device spec, begun on first use. */
+struct run_ids {
+    int n;
+    char spec[64][32];
+    int64_t id[64];
+};
+
+struct tally { int measured, skipped, invalid, failed, resumed; };
+
+/* What the rounds callbacks need. */
+struct sweep_ctx {
+    struct sweep_run *r;
+    struct store *store;
+    struct tally *t;
+    int64_t touched[128]; /* runs with a result in the current round */
+    int ntouched;
 };
 
 static void on_signal(int sig) {
@@ -45,15 +77,25 @@ static void on_signal(int sig) {
 }
 
 static void usage(FILE *out) {
-    fprintf(out, "usage: harness sweep FILE [--db PATH] [--force] [--shard I/N] [--dry-run]\n"
-                 "  Runs every config of a sweep file (format: sweeps/README.md), isolated,\n"
-                 "  verified and stored; configs already measured for this build and device are\n"
-                 "  skipped unless --force. --shard I/N keeps the configs whose position in the\n"
-                 "  canonical order is I mod N (default: SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT).\n");
+    fprintf(out, "usage: harness sweep FILE... [--db PATH] [--rounds R] [--seed S] [--force] [--shard I/N]\n"
+                 "                     [--dry-run]\n"
+                 "  Runs every config of the sweep files (format: sweeps/README.md), isolated,\n"
+                 "  verified and stored. A config's repetitions are spread over R rounds (each file's\n"
+                 "  `rounds`, default %d; --rounds overrides): every round starts a fresh worker\n"
+                 "  process per device and runs the configs of all the files in a shuffled order\n"
+                 "  (--seed makes the order repeatable; default: from the clock). Configs already\n"
+                 "  measured for this build and device are skipped, and a config a killed sweep left\n"
+                 "  with fewer rounds than planned gets its missing rounds, unless --force.\n"
+                 "  --shard I/N keeps the configs whose position in the canonical order is I mod N\n"
+                 "  (default: SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT).\n"
+                 "Exit status: 0 all verified, 1 a config failed, 2 bad input (nothing run).\n",
+            SWEEP_DEFAULT_ROUNDS);
 }
 
 static int cmp_points(const void *a, const void *b) {
-    return strcmp(((const struct point *)a)->key, ((const struct point *)b)->key);
+    const struct point *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : (x->iters > y->iters) - (x->iters < y->iters);
 }
 
 static char *join(char list[][64], int n) {
@@ -62,62 +104,78 @@ static char *join(char list[][64], int n) {
     return b.s ? b.s : xstrdup("all");
 }
 
-/* Loads everything the sweep names; any problem is bad input (exit 2). */
-static int sweep_load(struct sweep_run *r, const char *path) {
+/* Loads everything one file names; any problem is bad input (exit 2). */
+static int part_load(struct sweep_part *p, const char *path) {
     char err[2048];
-    if (sweep_parse(path, &r->spec, err, sizeof err) != 0) return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
-    if (!(r->app = cli_app(r->spec.app))) return EXIT_USAGE;
-    for (int i = 0; i < r->spec.ninputs; i++) {
-        struct app_opts o = {.input = r->spec.inputs[i], .iters = r->spec.iters};
-        if (!(r->inputs[i] = r->app->input_load(&o, err, sizeof err)))
-            return fprintf(stderr, "harness: %s:%d: input: %s\n", path, r->spec.input_lines[i], err), EXIT_USAGE;
+    if (sweep_parse(path, &p->spec, err, sizeof err) != 0) return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
+    if (!(p->app = cli_app(p->spec.app))) return EXIT_USAGE;
+    for (int i = 0; i < p->spec.ninputs; i++) {
+        struct app_opts o = {.input = p->spec.inputs[i], .iters = p->spec.iters};
+        if (!(p->inputs[i] = p->app->input_load(&o, err, sizeof err)))
+            return fprintf(stderr, "harness: %s:%d: input: %s\n", path, p->spec.input_lines[i], err), EXIT_USAGE;
     }
     struct variant_list named;
-    if (variants_load_app(r->app->name, r->app->knobs, &named, err, sizeof err) != 0)
+    if (variants_load_app(p->app->name, p->app->knobs, &named, err, sizeof err) != 0)
         return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
-    int rc = sweep_variants(&r->spec, r->app->knobs, &named, &r->variants, err, sizeof err);
+    int rc = sweep_variants(&p->spec, p->app->knobs, &named, &p->variants, err, sizeof err);
     variants_free(&named);
     if (rc) return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
-    char *devs = r->spec.ndevices ? join(r->spec.devices, r->spec.ndevices) : xstrdup("all");
-    rc = cli_devices(devs, &r->devices);
+    char *devs = p->spec.ndevices ? join(p->spec.devices, p->spec.ndevices) : xstrdup("all");
+    rc = cli_devices(devs, &p->devices);
     free(devs);
     return rc;
 }
 
-/* Every device x input x variant x shape that passes the sweep's own
+static const struct device_info *point_device(const struct sweep_run *r, const struct point *p) {
+    const struct device_pick *d = &r->parts[p->part].devices;
+    return &d->all[d->idx[p->dev]];
+}
+
+/* Every device x input x variant x shape of one file that passes its own
  * constraints; the app's verdict on each is kept for the invalid rows. */
-static void sweep_expand(struct sweep_run *r) {
-    for (int d = 0; d < r->devices.count; d++) {
-        const struct device_info *dev = &r->devices.all[r->devices.idx[d]];
-        for (int i = 0; i < r->spec.ninputs; i++) {
+static void part_expand(struct sweep_run *r, int part) {
+    struct sweep_part *sp = &r->parts[part];
+    for (int d = 0; d < sp->devices.count; d++) {
+        const struct device_info *dev = &sp->devices.all[sp->devices.idx[d]];
+        for (int i = 0; i < sp->spec.ninputs; i++) {
             size_t grid[2];
-            r->app->grid(r->inputs[i], grid);
-            for (int v = 0; v < r->variants.n; v++)
-                for (int s = 0; s < r->spec.nshapes; s++) {
+            sp->app->grid(sp->inputs[i], grid);
+            for (int v = 0; v < sp->variants.n; v++)
+                for (int s = 0; s < sp->spec.nshapes; s++) {
                     char why[256];
-                    if (!sweep_constraints_ok(&r->spec, r->spec.shapes[s], dev, grid, why, sizeof why)) {
+                    if (!sweep_constraints_ok(&sp->spec, sp->spec.shapes[s], dev, grid, why, sizeof why)) {
                         r->filtered++;
                         continue;
                     }
-                    r->points = realloc(r->points, sizeof *r->points * (size_t)(r->npoints + 1));
-                    if (!r->points) abort();
+                    r->points = xrealloc(r->points, sizeof *r->points * (size_t)(r->npoints + 1));
                     struct point *p = &r->points[r->npoints++];
                     memset(p, 0, sizeof *p);
+                    p->part = part;
                     p->dev = d;
                     p->input = i;
                     p->variant = v;
-                    p->wg[0] = r->spec.shapes[s][0];
-                    p->wg[1] = r->spec.shapes[s][1];
+                    p->wg[0] = sp->spec.shapes[s][0];
+                    p->wg[1] = sp->spec.shapes[s][1];
                     char knobs[512];
-                    knobs_canonical(&r->variants.v[v].knobs, knobs, sizeof knobs);
-                    str_fmt(p->key, sizeof p->key, "%s|%s|%s|%s|%05ux%05u", dev->fingerprint, r->app->name,
-                            r->app->input_name(r->inputs[i]), knobs, p->wg[0], p->wg[1]);
-                    const char *bad = r->app->invalid(&r->variants.v[v].knobs, r->inputs[i], dev, p->wg);
+                    knobs_canonical(&sp->variants.v[v].knobs, knobs, sizeof knobs);
+                    str_fmt(p->key, sizeof p->key, "%s|%s|%s|%s|%05ux%05u", dev->fingerprint, sp->app->name,
+                            sp->app->input_name(sp->inputs[i]), knobs, p->wg[0], p->wg[1]);
+                    p->iters = sp->app->input_iters(sp->inputs[i]);
+                    const char *bad = sp->app->invalid(&sp->variants.v[v].knobs, sp->inputs[i], dev, p->wg);
                     if (bad) str_copy(p->invalid, sizeof p->invalid, bad);
                 }
         }
     }
+}
+
+/* Sorted by key, one point per key: two files naming one config run it once. */
+static void sweep_expand(struct sweep_run *r) {
+    for (int i = 0; i < r->nparts; i++) part_expand(r, i);
     qsort(r->points, (size_t)r->npoints, sizeof *r->points, cmp_points);
+    int kept = 0;
+    for (int i = 0; i < r->npoints; i++)
+        if (!kept || cmp_points(&r->points[kept - 1], &r->points[i])) r->points[kept++] = r->points[i];
+    r->npoints = kept;
 }
 
 /* Keeps the points whose position is shard mod shards. */
@@ -129,13 +187,20 @@ static void sweep_shard(struct sweep_run *r) {
     r->npoints = kept;
 }
 
-/* Already measured with this build on this device (any status: a config
- * that crashed is not retried unless --force). */
-static int already_measured(struct store *s, int64_t run_id, const struct measurement *m) {
+/* The newest measurement of this config with this build on this device, and
+ * how far its rounds got. 0 none, 1 found. */
+struct earlier {
+    int64_t mid, run_id;
+    int rounds, rounds_done, ok;
+};
+static int already_measured(struct store *s, const struct device_info *dev, const struct measurement *m,
+                            struct earlier *e) {
     static const char *sql =
-        "SELECT 1 FROM measurement m JOIN config c ON c.id = m.config_id JOIN run r ON r.id = m.run_id "
-        "WHERE c.app = ?1 AND c.input = ?2 AND c.knobs = ?3 AND c.wg_x = ?4 AND c.wg_y = ?5 "
-        "AND r.device_id = ?6 AND r.build_id = ?7 AND m.iters = ?8 LIMIT 1";
+        "SELECT m.id, m.run_id, m.rounds, m.rounds_done, m.status IN ('ok', 'unverified')"
+        " FROM measurement m JOIN config c ON c.id = m.config_id JOIN run r ON r.id = m.run_id"
+        " JOIN device d ON d.id = r.device_id JOIN build b ON b.id = r.build_id"
+        " WHERE c.app = ?1 AND c.input = ?2 AND c.knobs = ?3 AND c.wg_x = ?4 AND c.wg_y = ?5"
+        " AND d.fingerprint = ?6 AND b.id = ?7 AND m.iters = ?8 ORDER BY m.id DESC LIMIT 1";
     sqlite3_stmt *st = NULL;
     int found = 0;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return 0;
@@ -144,96 +209,172 @@ static int already_measured(struct store *s, int64_t run_id, const struct measur
     sqlite3_bind_text(st, 3, m->knobs, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 4, (int)m->wg[0]);
     sqlite3_bind_int(st, 5, (int)m->wg[1]);
-    sqlite3_bind_int64(st, 6, store_device_id(s, run_id));
-    sqlite3_bind_int64(st, 7, store_build_id(s, run_id));
+    sqlite3_bind_text(st, 6, dev->fingerprint, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 7, store_build_this(s));
     sqlite3_bind_int64(st, 8, m->iters);
-    found = sqlite3_step(st) == SQLITE_ROW;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        found = 1;
+        e->mid = sqlite3_column_int64(st, 0);
+        e->run_id = sqlite3_column_int64(st, 1);
+        e->rounds = sqlite3_column_int(st, 2);
+        e->rounds_done = sqlite3_column_int(st, 3);
+        e->ok = sqlite3_column_int(st, 4);
+    }
     sqlite3_finalize(st);
     return found;
 }
 
-static void progress(int done, int total, double started, const char *what) {
-    if (!isatty(2)) return; /* quiet in logs */
-    double per = done ? (clock_now() - started) / done : 0;
-    int eta = (int)(per * (total - done));
-    fprintf(stderr, "\r\033[K[%d/%d] ETA %d:%02d  %.60s", done, total, eta / 60, eta % 60, what);
-    if (done == total) fputc('\n', stderr);
-    fflush(stderr);
+static int64_t run_for(struct run_ids *ids, struct store *store, const struct device_info *dev, const char *command) {
+    for (int i = 0; i < ids->n; i++)
+        if (!strcmp(ids->spec[i], dev->spec)) return ids->id[i];
+    if (ids->n == 64) return -1;
+    char err[1024];
+    int64_t id = store_run_begin(store, dev, command, err, sizeof err);
+    if (id < 0) fprintf(stderr, "harness: %s\n", err);
+    str_copy(ids->spec[ids->n], sizeof ids->spec[0], dev->spec);
+    ids->id[ids->n++] = id;
+    return id;
 }
 
-static void job_of(const struct sweep_run *r, const struct point *p, struct job *j) {
+static void job_of(const struct sweep_run *r, const struct point *p, int rounds, struct job *j) {
+    const struct sweep_part *sp = &r->parts[p->part];
     memset(j, 0, sizeof *j);
-    str_copy(j->app, sizeof j->app, r->app->name);
-    str_copy(j->input, sizeof j->input, r->spec.inputs[p->input]);
-    j->iters = r->spec.iters;
-    str_copy(j->variant, sizeof j->variant, r->variants.v[p->variant].name);
-    knobs_canonical(&r->variants.v[p->variant].knobs, j->knobs, sizeof j->knobs);
+    str_copy(j->app, sizeof j->app, sp->app->name);
+    str_copy(j->input, sizeof j->input, sp->spec.inputs[p->input]);
+    j->iters = sp->spec.iters;
+    str_copy(j->variant, sizeof j->variant, sp->variants.v[p->variant].name);
+    knobs_canonical(&sp->variants.v[p->variant].knobs, j->knobs, sizeof j->knobs);
     j->wg[0] = p->wg[0];
     j->wg[1] = p->wg[1];
-    str_copy(j->device, sizeof j->device, r->devices.all[r->devices.idx[p->dev]].spec);
-    j->warmup = r->spec.warmup;
-    j->reps = r->spec.reps;
+    str_copy(j->device, sizeof j->device, point_device(r, p)->spec);
+    j->warmup = sp->spec.warmup;
+    j->reps = rounds_reps_each(sp->spec.reps, rounds);
 }
 
-struct tally { int measured, skipped, invalid, failed; };
+static void touch(struct sweep_ctx *c, int64_t run_id) {
+    for (int i = 0; i < c->ntouched; i++)
+        if (c->touched[i] == run_id) return;
+    if (c->ntouched < 128) c->touched[c->ntouched++] = run_id;
+}
 
-static int sweep_execute(struct sweep_run *r, struct store *store, const char *command, struct tally *t) {
+static void on_result(void *ctx, struct round_job *j, int round, int first_sample) {
+    struct sweep_ctx *c = ctx;
+    (void)round;
     char err[1024];
-    int64_t run_ids[CLI_MAX_DEVICES];
-    for (int d = 0; d < CLI_MAX_DEVICES; d++) run_ids[d] = -1;
-    struct worker_pool *pool = pool_open();
-    int refs_ready[SWEEP_MAX_LIST] = {0};
-    double started = clock_now();
-    for (int i = 0; i < r->npoints && !harness_interrupted; i++) {
-        const struct point *p = &r->points[i];
-        const struct device_info *dev = &r->devices.all[r->devices.idx[p->dev]];
-        if (run_ids[p->dev] < 0 && (run_ids[p->dev] = store_run_begin(store, dev, command, err, sizeof err)) < 0) {
+    const struct point *p = j->user;
+    const struct device_info *dev = point_device(c->r, p);
+    int rc = j->mid > 0 ? store_measurement_more(c->store, j->mid, &j->m, first_sample, err, sizeof err)
+                        : store_measurement_id(c->store, j->run_id, &j->m, &j->mid, err, sizeof err);
+    if (rc != 0) fprintf(stderr, "harness: %s\n", err);
+    touch(c, j->run_id);
+    if (!j->done) return;
+    c->t->measured++;
+    c->t->failed += j->m.status != ST_OK && j->m.status != ST_UNVERIFIED;
+    if (isatty(2)) fprintf(stderr, "\r\033[K");
+    runner_print(stdout, dev, &j->m, runner_peak(c->store, dev));
+    fflush(stdout);
+}
+
+static void on_round(void *ctx, const struct round_state *st) {
+    struct sweep_ctx *c = ctx;
+    char err[1024];
+    for (int i = 0; i < c->ntouched; i++)
+        if (c->touched[i] > 0 && store_round_state(c->store, c->touched[i], st, err, sizeof err) != 0)
             fprintf(stderr, "harness: %s\n", err);
-            pool_close(pool);
-            return -1;
-        }
-        struct config c = {.app = r->app, .in = r->inputs[p->input], .knobs = r->variants.v[p->variant].knobs,
+    if (st->disturbed)
+        fprintf(stderr, "note: round %d was disturbed: other processes kept %.1f cores busy\n", st->round + 1,
+                st->foreign_cores);
+    c->ntouched = 0;
+}
+
+/* Invalid configs are stored at once (nothing runs); the others become jobs,
+ * a resumed one with the rounds it has loaded. Returns the number of jobs. */
+static int plan_jobs(struct sweep_run *r, struct store *store, const char *command, struct run_ids *ids,
+                     struct round_job *jobs, struct tally *t) {
+    char err[1024];
+    int n = 0;
+    for (int i = 0; i < r->npoints && !harness_interrupted; i++) {
+        struct point *p = &r->points[i];
+        const struct sweep_part *sp = &r->parts[p->part];
+        const struct device_info *dev = point_device(r, p);
+        struct config c = {.app = sp->app, .in = sp->inputs[p->input], .knobs = sp->variants.v[p->variant].knobs,
                            .wg = {p->wg[0], p->wg[1]}};
-        str_copy(c.variant, sizeof c.variant, r->variants.v[p->variant].name);
-        struct measurement m = {0};
-        runner_describe(&c, &m);
-        if (!r->force && already_measured(store, run_ids[p->dev], &m)) {
-            t->skipped++;
-            progress(i + 1, r->npoints, started, "skipped (already measured)");
+        str_copy(c.variant, sizeof c.variant, sp->variants.v[p->variant].name);
+        struct round_job *j = &jobs[n];
+        memset(j, 0, sizeof *j);
+        j->group = -1;
+        runner_describe(&c, &j->m);
+        j->m.warmup = sp->spec.warmup;
+        int rounds = r->rounds ? r->rounds : sp->spec.rounds;
+        struct earlier e;
+        if (!r->force && already_measured(store, dev, &j->m, &e)) {
+            if (!e.ok || e.rounds_done >= e.rounds) {
+                t->skipped++;
+                continue;
+            }
+            /* A killed sweep's row: its missing rounds, appended to it. */
+            if (store_measurement_samples(store, e.mid, &j->m, err, sizeof err) != 0) {
+                fprintf(stderr, "harness: %s\n", err);
+                continue;
+            }
+            j->mid = e.mid;
+            j->run_id = e.run_id;
+            j->first = e.rounds_done;
+            rounds = e.rounds;
+            t->resumed++;
+        } else {
+            j->run_id = run_for(ids, store, dev, command);
+        }
+        j->m.rounds = rounds;
+        j->m.rounds_done = j->first;
+        if (p->invalid[0]) {
+            j->m.status = ST_INVALID;
+            str_copy(j->m.reason, sizeof j->m.reason, p->invalid);
+            if (store_measurement(store, j->run_id, &j->m, err, sizeof err) != 0) fprintf(stderr, "harness: %s\n", err);
+            runner_print(stdout, dev, &j->m, 0);
+            measurement_free(&j->m);
+            t->invalid++;
             continue;
         }
-        if (p->invalid[0]) {
-            m.status = ST_INVALID;
-            str_copy(m.reason, sizeof m.reason, p->invalid);
-            t->invalid++;
-        } else {
-            if (!refs_ready[p->input]) {
-                /* Computed here, once, so no worker spends its watchdog on it. */
-                struct app_ref *ref = r->app->reference(r->inputs[p->input], err, sizeof err);
-                if (ref) r->app->ref_free(ref);
-                refs_ready[p->input] = 1;
-            }
-            struct job j;
-            job_of(r, p, &j);
-            pool_run(pool, &j, r->spec.timeout_s, &m);
-            if (harness_interrupted) {
-                measurement_free(&m);
-                break; /* the config in flight is not stored */
-            }
-            measurement_summarise(&m, r->app->bytes_per_cell(&c.knobs));
-            t->measured++;
-            t->failed += m.status != ST_OK && m.status != ST_UNVERIFIED;
-        }
-        if (store_measurement(store, run_ids[p->dev], &m, err, sizeof err) != 0) fprintf(stderr, "harness: %s\n", err);
-        if (isatty(2)) fprintf(stderr, "\r\033[K");
-        runner_print(stdout, dev, &m, runner_peak(store, dev));
-        fflush(stdout);
-        progress(i + 1, r->npoints, started, m.variant);
-        measurement_free(&m);
+        job_of(r, p, rounds, &j->job);
+        j->timeout_s = sp->spec.timeout_s;
+        j->bytes_per_cell = sp->app->bytes_per_cell(&c.knobs);
+        j->user = p;
+        n++;
     }
-    for (int d = 0; d < r->devices.count; d++)
-        if (run_ids[d] >= 0) store_run_end(store, run_ids[d]);
-    pool_close(pool);
+    return n;
+}
+
+/* Every reference is computed here, once, so no worker spends its watchdog
+ * on it (the apps keep them on disk for the workers). */
+static void references(struct sweep_run *r, const struct round_job *jobs, int n) {
+    char err[1024];
+    for (int pi = 0; pi < r->nparts; pi++)
+        for (int in = 0; in < r->parts[pi].spec.ninputs; in++) {
+            int used = 0;
+            for (int i = 0; i < n && !used; i++) {
+                const struct point *p = jobs[i].user;
+                used = p->part == pi && p->input == in;
+            }
+            if (!used) continue;
+            struct app_ref *ref = r->parts[pi].app->reference(r->parts[pi].inputs[in], err, sizeof err);
+            if (ref) r->parts[pi].app->ref_free(ref);
+        }
+}
+
+static int sweep_execute(struct sweep_run *r, struct store *store, const char *command, struct tally *t) {
+    struct run_ids ids = {0};
+    struct round_job *jobs = xcalloc((size_t)r->npoints + 1, sizeof *jobs);
+    int n = plan_jobs(r, store, command, &ids, jobs, t);
+    references(r, jobs, n);
+    struct sweep_ctx ctx = {.r = r, .store = store, .t = t};
+    struct rounds_opts o = {.seed = r->seed, .on_result = on_result, .on_round = on_round, .ctx = &ctx,
+                            .what = "sweep"};
+    rounds_run(jobs, n, &o);
+    for (int i = 0; i < n; i++) measurement_free(&jobs[i].m);
+    free(jobs);
+    for (int d = 0; d < ids.n; d++)
+        if (ids.id[d] >= 0) store_run_end(store, ids.id[d]);
     return 0;
 }
 
@@ -245,31 +386,62 @@ static int parse_shard(const char *text, int *shard, int *shards) {
 }
 
 static void sweep_free_all(struct sweep_run *r) {
-    for (int i = 0; i < r->spec.ninputs; i++)
-        if (r->inputs[i]) r->app->input_free(r->inputs[i]);
-    variants_free(&r->variants);
-    cli_devices_free(&r->devices);
+    for (int p = 0; p < r->nparts; p++) {
+        struct sweep_part *sp = &r->parts[p];
+        for (int i = 0; i < sp->spec.ninputs; i++)
+            if (sp->inputs[i]) sp->app->input_free(sp->inputs[i]);
+        variants_free(&sp->variants);
+        cli_devices_free(&sp->devices);
+        sweep_free(&sp->spec);
+    }
     free(r->points);
-    sweep_free(&r->spec);
+}
+
+static void dry_run(const struct sweep_run *r) {
+    for (int i = 0; i < r->npoints; i++) {
+        const struct point *p = &r->points[i];
+        const struct sweep_part *sp = &r->parts[p->part];
+        (void)sp;
+        printf("%s%s%s\n", p->key, p->invalid[0] ? "  invalid: " : "", p->invalid);
+    }
 }
 
 int cmd_sweep(int argc, char **argv) {
-    static const struct option longopts[] = {{"db", required_argument, 0, 'b'}, {"force", no_argument, 0, 'f'},
+    static const struct option longopts[] = {{"db", required_argument, 0, 'b'},    {"force", no_argument, 0, 'f'},
                                              {"shard", required_argument, 0, 's'}, {"dry-run", no_argument, 0, 'n'},
-                                             {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+                                             {"rounds", required_argument, 0, 'R'}, {"seed", required_argument, 0, 'S'},
+                                             {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
     const char *db = NULL, *shard = NULL;
-    int dry = 0, c;
-    struct sweep_run r = {.shards = 1};
+    int dry = 0, c, seeded = 0;
+    static struct sweep_run r;
+    memset(&r, 0, sizeof r);
+    r.shards = 1;
     optind = 1;
+    char *end;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         if (c == 'b') db = optarg;
         else if (c == 'f') r.force = 1;
         else if (c == 's') shard = optarg;
         else if (c == 'n') dry = 1;
-        else if (c == 'h') return usage(stdout), EXIT_OK;
+        else if (c == 'R') {
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 10000)
+                return fprintf(stderr, "harness: sweep --rounds %s: want a whole number in 1..10000\n", optarg),
+                       EXIT_USAGE;
+            r.rounds = (int)v;
+        } else if (c == 'S') {
+            long long v = strtoll(optarg, &end, 10);
+            if (*end || v < 0 || v > 0xffffffffLL)
+                return fprintf(stderr, "harness: sweep --seed %s: want a whole number >= 0\n", optarg), EXIT_USAGE;
+            r.seed = (unsigned)v;
+            seeded = 1;
+        } else if (c == 'h') return usage(stdout), EXIT_OK;
         else return usage(stderr), EXIT_USAGE;
     }
-    if (optind != argc - 1) return usage(stderr), EXIT_USAGE;
+    if (optind >= argc) return usage(stderr), EXIT_USAGE;
+    if (argc - optind > SWEEP_MAX_FILES)
+        return fprintf(stderr, "harness: sweep: at most %d files at once\n", SWEEP_MAX_FILES), EXIT_USAGE;
+    if (!seeded) r.seed = (unsigned)(clock_now() * 1e3) ^ (unsigned)getpid();
     char env_shard[64];
     if (!shard && getenv("SLURM_ARRAY_TASK_ID") && getenv("SLURM_ARRAY_TASK_COUNT")) {
         str_fmt(env_shard, sizeof env_shard, "%s/%s", getenv("SLURM_ARRAY_TASK_ID"), getenv("SLURM_ARRAY_TASK_COUNT"));
@@ -277,7 +449,8 @@ int cmd_sweep(int argc, char **argv) {
     }
     if (shard && parse_shard(shard, &r.shard, &r.shards) != 0)
         return fprintf(stderr, "harness: --shard %s: expected I/N with 0 <= I < N\n", shard), EXIT_USAGE;
-    int rc = sweep_load(&r, argv[optind]);
+    int rc = 0;
+    for (int i = optind; i < argc && !rc; i++) rc = part_load(&r.parts[r.nparts++], argv[i]);
     if (rc) {
         sweep_free_all(&r);
         return rc;
@@ -285,10 +458,10 @@ int cmd_sweep(int argc, char **argv) {
     sweep_expand(&r);
     int total = r.npoints;
     sweep_shard(&r);
-    fprintf(stderr, "sweep %s: %d configs (%d outside the constraints)%s; this shard: %d\n", r.spec.path, total,
-            r.filtered, r.shards > 1 ? "" : "", r.npoints);
+    fprintf(stderr, "sweep %s%s: %d configs (%d outside the constraints); this shard: %d\n", r.parts[0].spec.path,
+            r.nparts > 1 ? " and more" : "", total, r.filtered, r.npoints);
     if (dry) {
-        for (int i = 0; i < r.npoints; i++) printf("%s%s%s\n", r.points[i].key, r.points[i].invalid[0] ? "  invalid: " : "", r.points[i].invalid);
+        dry_run(&r);
         sweep_free_all(&r);
         return EXIT_OK;
     }
@@ -305,8 +478,10 @@ int cmd_sweep(int argc, char **argv) {
     struct tally t = {0};
     rc = sweep_execute(&r, store, command, &t);
     store_close(store);
-    fprintf(stderr, "sweep %s: %d measured (%d failed), %d invalid, %d skipped as already measured%s\n",
-            r.spec.path, t.measured, t.failed, t.invalid, t.skipped, harness_interrupted ? "; interrupted" : "");
+    fprintf(stderr, "sweep: %d measured (%d failed), %d invalid, %d skipped as already measured", t.measured,
+            t.failed, t.invalid, t.skipped);
+    if (t.resumed) fprintf(stderr, ", %d resumed (rounds a killed sweep left)", t.resumed);
+    fprintf(stderr, "%s\n", harness_interrupted ? "; interrupted" : "");
     sweep_free_all(&r);
     if (harness_interrupted) return 130;
     return rc ? EXIT_FOUND : t.failed ? EXIT_FOUND : EXIT_OK;

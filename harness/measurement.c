@@ -1,9 +1,12 @@
 #include "measurement.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "stats.h"
+#include "util.h"
 
 const char *status_name(enum status s) {
     static const char *names[] = {"ok",            "wrong",   "invalid", "compile-error",
@@ -28,6 +31,53 @@ void measurement_summarise(struct measurement *m, double bytes_per_cell) {
 void measurement_free(struct measurement *m) {
     free(m->samples);
     free(m->device_samples);
+    free(m->sample_round);
     m->samples = m->device_samples = NULL;
+    m->sample_round = NULL;
     m->nsamples = 0;
+}
+
+static double worse(double a, double b) { return isnan(a) ? b : isnan(b) ? a : fmax(a, b); }
+
+void measurement_add_round(struct measurement *acc, const struct measurement *r, int round) {
+    int n = acc->nsamples + r->nsamples;
+    acc->samples = xrealloc(acc->samples, (size_t)(n ? n : 1) * sizeof *acc->samples);
+    acc->device_samples = xrealloc(acc->device_samples, (size_t)(n ? n : 1) * sizeof *acc->device_samples);
+    acc->sample_round = xrealloc(acc->sample_round, (size_t)(n ? n : 1) * sizeof *acc->sample_round);
+    for (int i = 0; i < r->nsamples; i++) {
+        acc->samples[acc->nsamples + i] = r->samples ? r->samples[i] : NAN;
+        acc->device_samples[acc->nsamples + i] = r->device_samples ? r->device_samples[i] : NAN;
+        acc->sample_round[acc->nsamples + i] = round;
+    }
+    acc->nsamples = n;
+    acc->rounds_done = round + 1;
+    acc->max_abs_err = worse(acc->max_abs_err, r->max_abs_err);
+    acc->max_rel_err = worse(acc->max_rel_err, r->max_rel_err);
+    if (!isnan(r->tolerance)) acc->tolerance = r->tolerance;
+    if (!isnan(r->result)) acc->result = r->result;
+    if (r->iters > 0) acc->iters = r->iters, acc->iters_full = r->iters_full;
+    /* The first failure decides: a config that went wrong in one round is
+     * wrong, whatever the other rounds said. */
+    if (acc->status == ST_OK || acc->status == ST_UNVERIFIED) {
+        acc->status = r->status;
+        if (r->reason[0] && acc->rounds > 1)
+            str_fmt(acc->reason, sizeof acc->reason, "round %d of %d: %s", round + 1, acc->rounds, r->reason);
+        else
+            str_copy(acc->reason, sizeof acc->reason, r->reason);
+    }
+}
+
+int measurement_round_medians(const struct measurement *m, double *out) {
+    int nr = 0;
+    double *tmp = xcalloc((size_t)(m->nsamples ? m->nsamples : 1), sizeof *tmp);
+    for (int i = 0; i < m->nsamples;) {
+        int round = m->sample_round ? m->sample_round[i] : 0, k = 0;
+        while (i < m->nsamples && (m->sample_round ? m->sample_round[i] : 0) == round) {
+            if (!isnan(m->samples[i])) tmp[k++] = m->samples[i];
+            i++;
+        }
+        if (k) out[nr++] = stats_median(tmp, (size_t)k);
+    }
+    free(tmp);
+    return nr;
 }

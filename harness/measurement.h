@@ -26,6 +26,9 @@ struct measurement {
     int nsamples;
     double *samples;        /* end-to-end seconds per repetition (host clock after finish) */
     double *device_samples; /* device-event seconds per repetition */
+    int *sample_round;      /* the round each sample came from; NULL: all from round 0 */
+    int rounds;             /* rounds planned (each a fresh worker process); 0 counts as 1 */
+    int rounds_done;        /* rounds whose samples are in; 0 counts as 1 */
     double median, q1, q3, device_median;
     double cell_updates;    /* per repetition */
     double mlups, gbs;      /* from the median and the app's cost model */
@@ -36,4 +39,13 @@ struct measurement {
  * bytes_per_cell comes from the app's cost model. */
 void measurement_summarise(struct measurement *m, double bytes_per_cell);
 void measurement_free(struct measurement *m);
+
+/* Adds one round's outcome (r, as a worker returned it) to acc, the config's
+ * measurement over all its rounds: the samples, tagged with `round`; the
+ * largest errors; the status when the round failed (its reason prefixed with
+ * the round). acc->rounds_done becomes round + 1. */
+void measurement_add_round(struct measurement *acc, const struct measurement *r, int round);
+/* The median of each round's samples, in round order, into out (room for
+ * m->nsamples values); returns how many rounds had samples. */
+int measurement_round_medians(const struct measurement *m, double *out);
 #endif

@@ -48,6 +48,19 @@ void runner_measure(struct dev *d, const struct config *c, struct ref_holder *re
     else if (res) app->result_free(res);
 }
 
+void runner_job(const struct config *c, const struct device_info *dev, int warmup, int reps, struct job *j) {
+    memset(j, 0, sizeof *j);
+    *j = (struct job){.iters = c->source ? c->source->iters : 0, .warmup = warmup, .reps = reps,
+                      .wg = {c->wg[0], c->wg[1]}};
+    str_copy(j->app, sizeof j->app, c->app->name);
+    if (c->source && c->source->input) str_copy(j->input, sizeof j->input, c->source->input);
+    if (c->source && c->source->params) str_copy(j->params, sizeof j->params, c->source->params);
+    if (c->source && c->source->obstacles) str_copy(j->obstacles, sizeof j->obstacles, c->source->obstacles);
+    str_copy(j->variant, sizeof j->variant, c->variant);
+    knobs_canonical(&c->knobs, j->knobs, sizeof j->knobs);
+    str_copy(j->device, sizeof j->device, dev->spec);
+}
+
 void runner_measure_isolated(struct worker_pool *pool, const struct device_info *dev, const struct config *c,
                              struct ref_holder *refs, int warmup, int reps, double timeout_s,
                              struct measurement *m) {
@@ -63,15 +76,8 @@ void runner_measure_isolated(struct worker_pool *pool, const struct device_info 
         char err[512] = "";
         refs->ref = app->reference(c->in, err, sizeof err);
     }
-    struct job j = {.iters = c->source ? c->source->iters : 0, .warmup = warmup, .reps = reps,
-                    .wg = {c->wg[0], c->wg[1]}};
-    str_copy(j.app, sizeof j.app, app->name);
-    if (c->source && c->source->input) str_copy(j.input, sizeof j.input, c->source->input);
-    if (c->source && c->source->params) str_copy(j.params, sizeof j.params, c->source->params);
-    if (c->source && c->source->obstacles) str_copy(j.obstacles, sizeof j.obstacles, c->source->obstacles);
-    str_copy(j.variant, sizeof j.variant, c->variant);
-    str_copy(j.knobs, sizeof j.knobs, m->knobs);
-    str_copy(j.device, sizeof j.device, dev->spec);
+    struct job j;
+    runner_job(c, dev, warmup, reps, &j);
     pool_run(pool, &j, timeout_s, m);
     measurement_summarise(m, app->bytes_per_cell(&c->knobs));
 }

@@ -12,6 +12,7 @@
 #include "variants.h"
 
 struct worker_pool;
+struct job;
 
 struct config {
     const struct app *app;
@@ -39,6 +40,8 @@ void runner_measure(struct dev *d, const struct config *c, struct ref_holder *re
 void runner_measure_isolated(struct worker_pool *pool, const struct device_info *dev, const struct config *c,
                              struct ref_holder *refs, int warmup, int reps, double timeout_s,
                              struct measurement *m);
+/* The worker's job for a config on a device (reps per worker process). */
+void runner_job(const struct config *c, const struct device_info *dev, int warmup, int reps, struct job *j);
 /* Describes the config in m (app, input, variant, knobs, wg). */
 void runner_describe(const struct config *c, struct measurement *m);
 /* One line: device, variant, shape, status, median, spread, MLUPS, GB/s and

@@ -109,7 +109,12 @@ CREATE TABLE IF NOT EXISTS measurement (
     created_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
     -- The variant name this run used (config.variant keeps the first name
     -- seen for these knobs; `final` and `t-bitmask` share one config).
-    variant         TEXT
+    variant         TEXT,
+    -- The repetitions are spread over rounds, each a fresh worker process
+    -- (runner.h): rounds planned and rounds whose samples are stored. A
+    -- measurement from before rounds existed is one round.
+    rounds          INTEGER NOT NULL DEFAULT 1,
+    rounds_done     INTEGER NOT NULL DEFAULT 1
 );
 CREATE INDEX IF NOT EXISTS measurement_config ON measurement (config_id);
 CREATE INDEX IF NOT EXISTS measurement_run ON measurement (run_id);
@@ -119,9 +124,24 @@ CREATE TABLE IF NOT EXISTS sample (
     measurement_id INTEGER NOT NULL REFERENCES measurement (id) ON DELETE CASCADE,
     rep            INTEGER NOT NULL,
     seconds        REAL,  -- end-to-end, host clock after a full finish
-    device_seconds REAL   -- from device events; NULL when unavailable
+    device_seconds REAL,  -- from device events; NULL when unavailable
+    round          INTEGER NOT NULL DEFAULT 0  -- the round (worker process) it ran in
 );
 CREATE INDEX IF NOT EXISTS sample_measurement ON sample (measurement_id);
+
+-- One round of a measuring command on one run: every config's round r ran
+-- in a fresh worker process, configs in a shuffled order. What the rest of
+-- the host did meanwhile: CPU time of processes outside the harness over
+-- the round's wall time (foreign_cores), and whether that disturbed it.
+CREATE TABLE IF NOT EXISTS round_state (
+    run_id        INTEGER NOT NULL REFERENCES run (id),
+    round         INTEGER NOT NULL,
+    started_at    TEXT NOT NULL,
+    wall_s        REAL,
+    foreign_cores REAL,
+    disturbed     INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (run_id, round)
+);
 
 -- Measured device ceilings (copy bandwidth, FP32 rate); the latest wins.
 CREATE TABLE IF NOT EXISTS peak (

@@ -32,6 +32,11 @@ static const struct migration migrations[] = {
     {2, "ALTER TABLE measurement ADD COLUMN variant TEXT"},
     {3, NULL}, /* launch_cost tables: new, so schema.sql alone creates them */
     {4, NULL}, /* report_note: new */
+    /* Rounds: a sample's round (an old run is one round, round 0), the rounds
+     * a measurement planned and finished; round_state is new. */
+    {5, "ALTER TABLE sample ADD COLUMN round INTEGER NOT NULL DEFAULT 0;"
+        "ALTER TABLE measurement ADD COLUMN rounds INTEGER NOT NULL DEFAULT 1;"
+        "ALTER TABLE measurement ADD COLUMN rounds_done INTEGER NOT NULL DEFAULT 1;"},
 };
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 #define SCHEMA_VERSION (migrations[MIGRATION_COUNT - 1].version)
@@ -54,7 +59,10 @@ enum stmt {
     Q_CONFIG_INS,
     Q_CONFIG_SEL,
     Q_MEAS_INS,
+    Q_MEAS_UPD,
     Q_SAMPLE_INS,
+    Q_SAMPLE_SEL,
+    Q_ROUND_INS,
     Q_PEAK_INS,
     Q_PEAK_SEL,
     Q_RECENT,
@@ -88,11 +96,22 @@ static const char *const stmt_sql[Q_COUNT] = {
                      " AND wg_x = ?4 AND wg_y = ?5",
     [Q_MEAS_INS] = "INSERT INTO measurement(run_id, config_id, status, reason, iters, iters_full,"
                    " scaled, warmup, reps, max_abs_err, max_rel_err, tolerance, median_s, q1_s,"
-                   " q3_s, device_median_s, cell_updates, mlups, gbs, result, variant, created_at)"
+                   " q3_s, device_median_s, cell_updates, mlups, gbs, result, variant, rounds, rounds_done,"
+                   " created_at)"
                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,"
-                   " ?16, ?17, ?18, ?19, ?20, ?21, " NOW ")",
-    [Q_SAMPLE_INS] = "INSERT INTO sample(measurement_id, rep, seconds, device_seconds)"
-                     " VALUES (?1, ?2, ?3, ?4)",
+                   " ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, " NOW ")",
+    /* A later round of a stored measurement: the insert's columns but the
+     * run and the config (?1 is the row's id; ?2 is bound and unused). */
+    [Q_MEAS_UPD] = "UPDATE measurement SET status = ?3, reason = ?4, iters = ?5, iters_full = ?6, scaled = ?7,"
+                   " warmup = ?8, reps = ?9, max_abs_err = ?10, max_rel_err = ?11, tolerance = ?12,"
+                   " median_s = ?13, q1_s = ?14, q3_s = ?15, device_median_s = ?16, cell_updates = ?17,"
+                   " mlups = ?18, gbs = ?19, result = ?20, variant = ?21, rounds = ?22, rounds_done = ?23"
+                   " WHERE id = ?1 AND ?2 IS NOT NULL",
+    [Q_SAMPLE_INS] = "INSERT INTO sample(measurement_id, rep, seconds, device_seconds, round)"
+                     " VALUES (?1, ?2, ?3, ?4, ?5)",
+    [Q_SAMPLE_SEL] = "SELECT seconds, device_seconds, round FROM sample WHERE measurement_id = ?1 ORDER BY rep",
+    [Q_ROUND_INS] = "INSERT OR REPLACE INTO round_state(run_id, round, started_at, wall_s, foreign_cores, disturbed)"
+                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [Q_PEAK_INS] = "INSERT INTO peak(device_id, copy_gbs, fp32_gflops, measured_at)"
                    " VALUES (?1, ?2, ?3, " NOW ")",
     [Q_PEAK_SEL] = "SELECT p.copy_gbs, p.fp32_gflops FROM peak p JOIN device d ON d.id = p.device_id"
@@ -454,33 +473,42 @@ static int config_upsert(struct store *s, const struct measurement *m, int64_t *
     return step_id(s, sel, id, err, errn);
 }
 
+/* The columns of a measurement row, bound for the insert (?1 the run, ?2
+ * the config) or for a later round's update (?1 the row's id). */
+static int bind_measurement(sqlite3_stmt *st, int64_t first, int64_t second, const struct measurement *m) {
+    return bind_int(st, 1, first) || bind_int(st, 2, second) ||
+           bind_text(st, 3, status_name(m->status)) || bind_text_or_null(st, 4, m->reason) ||
+           bind_int(st, 5, m->iters) || bind_int(st, 6, m->iters_full) ||
+           bind_int(st, 7, m->iters < m->iters_full) || bind_int(st, 8, m->warmup) ||
+           bind_int(st, 9, m->nsamples) || bind_real(st, 10, m->max_abs_err) ||
+           bind_real(st, 11, m->max_rel_err) || bind_real(st, 12, m->tolerance) ||
+           bind_real(st, 13, m->median) || bind_real(st, 14, m->q1) || bind_real(st, 15, m->q3) ||
+           bind_real(st, 16, m->device_median) || bind_real(st, 17, m->cell_updates) ||
+           bind_real(st, 18, m->mlups) || bind_real(st, 19, m->gbs) || bind_real(st, 20, m->result) ||
+           bind_text(st, 21, m->variant) || bind_int(st, 22, m->rounds > 0 ? m->rounds : 1) ||
+           bind_int(st, 23, m->rounds_done > 0 ? m->rounds_done : 1);
+}
+
 static int measurement_insert(struct store *s, int64_t run_id, int64_t config_id,
                               const struct measurement *m, int64_t *id, char *err, size_t errn) {
     sqlite3_stmt *st = s->q[Q_MEAS_INS];
-    if (bind_int(st, 1, run_id) || bind_int(st, 2, config_id) ||
-        bind_text(st, 3, status_name(m->status)) || bind_text_or_null(st, 4, m->reason) ||
-        bind_int(st, 5, m->iters) || bind_int(st, 6, m->iters_full) ||
-        bind_int(st, 7, m->iters < m->iters_full) || bind_int(st, 8, m->warmup) ||
-        bind_int(st, 9, m->nsamples) || bind_real(st, 10, m->max_abs_err) ||
-        bind_real(st, 11, m->max_rel_err) || bind_real(st, 12, m->tolerance) ||
-        bind_real(st, 13, m->median) || bind_real(st, 14, m->q1) || bind_real(st, 15, m->q3) ||
-        bind_real(st, 16, m->device_median) || bind_real(st, 17, m->cell_updates) ||
-        bind_real(st, 18, m->mlups) || bind_real(st, 19, m->gbs) || bind_real(st, 20, m->result) || bind_text(st, 21, m->variant))
-        return bind_fail(s, st, err, errn);
+    if (bind_measurement(st, run_id, config_id, m)) return bind_fail(s, st, err, errn);
     if (step_exec(s, st, err, errn) != 0) return -1;
     *id = sqlite3_last_insert_rowid(s->db);
     return 0;
 }
 
-/* Either array may be absent (a config that never ran, a backend without
- * device timers); absent or NaN values are stored as NULL. */
-static int samples_insert(struct store *s, int64_t mid, const struct measurement *m, char *err,
+/* Samples [from, m->nsamples). Either array may be absent (a config that
+ * never ran, a backend without device timers); absent or NaN values are
+ * stored as NULL. */
+static int samples_insert(struct store *s, int64_t mid, const struct measurement *m, int from, char *err,
                           size_t errn) {
     sqlite3_stmt *st = s->q[Q_SAMPLE_INS];
-    for (int i = 0; i < m->nsamples; i++) {
+    for (int i = from; i < m->nsamples; i++) {
         if (bind_int(st, 1, mid) || bind_int(st, 2, i) ||
             bind_real(st, 3, m->samples ? m->samples[i] : NAN) ||
-            bind_real(st, 4, m->device_samples ? m->device_samples[i] : NAN))
+            bind_real(st, 4, m->device_samples ? m->device_samples[i] : NAN) ||
+            bind_int(st, 5, m->sample_round ? m->sample_round[i] : 0))
             return bind_fail(s, st, err, errn);
         if (step_exec(s, st, err, errn) != 0) return -1;
     }
@@ -489,17 +517,72 @@ static int samples_insert(struct store *s, int64_t mid, const struct measurement
 
 /* One transaction per measurement: a killed sweep loses at most the config
  * in flight, and a measurement never appears without its samples. */
-int store_measurement(struct store *s, int64_t run_id, const struct measurement *m, char *err,
-                      size_t errn) {
+int store_measurement_id(struct store *s, int64_t run_id, const struct measurement *m, int64_t *id, char *err,
+                         size_t errn) {
     int64_t config = 0, mid = 0;
     if (tx_begin(s, err, errn) != 0) return -1;
     if (config_upsert(s, m, &config, err, errn) != 0 ||
         measurement_insert(s, run_id, config, m, &mid, err, errn) != 0 ||
-        samples_insert(s, mid, m, err, errn) != 0 || tx_commit(s, err, errn) != 0) {
+        samples_insert(s, mid, m, 0, err, errn) != 0 || tx_commit(s, err, errn) != 0) {
         tx_rollback(s);
         return -1;
     }
+    if (id) *id = mid;
     return 0;
+}
+
+int store_measurement(struct store *s, int64_t run_id, const struct measurement *m, char *err, size_t errn) {
+    return store_measurement_id(s, run_id, m, NULL, err, errn);
+}
+
+int store_measurement_more(struct store *s, int64_t mid, const struct measurement *m, int from, char *err,
+                           size_t errn) {
+    sqlite3_stmt *st = s->q[Q_MEAS_UPD];
+    if (tx_begin(s, err, errn) != 0) return -1;
+    if (bind_measurement(st, mid, 0, m)) {
+        bind_fail(s, st, err, errn);
+        goto fail;
+    }
+    if (step_exec(s, st, err, errn) != 0) goto fail;
+    if (sqlite3_changes(s->db) != 1) {
+        err_set(err, errn, "%s: measurement %lld is gone", s->path, (long long)mid);
+        goto fail;
+    }
+    if (samples_insert(s, mid, m, from, err, errn) != 0 || tx_commit(s, err, errn) != 0) goto fail;
+    return 0;
+fail:
+    tx_rollback(s);
+    return -1;
+}
+
+int store_measurement_samples(struct store *s, int64_t mid, struct measurement *m, char *err, size_t errn) {
+    sqlite3_stmt *st = s->q[Q_SAMPLE_SEL];
+    measurement_free(m);
+    if (bind_int(st, 1, mid)) return bind_fail(s, st, err, errn);
+    int rc, cap = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (m->nsamples == cap) {
+            cap = cap ? 2 * cap : 16;
+            m->samples = xrealloc(m->samples, (size_t)cap * sizeof *m->samples);
+            m->device_samples = xrealloc(m->device_samples, (size_t)cap * sizeof *m->device_samples);
+            m->sample_round = xrealloc(m->sample_round, (size_t)cap * sizeof *m->sample_round);
+        }
+        int i = m->nsamples++;
+        m->samples[i] = sqlite3_column_type(st, 0) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 0);
+        m->device_samples[i] = sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 1);
+        m->sample_round[i] = sqlite3_column_int(st, 2);
+    }
+    int ret = rc == SQLITE_DONE ? 0 : store_fail(s, err, errn);
+    stmt_done(st);
+    return ret;
+}
+
+int store_round_state(struct store *s, int64_t run_id, const struct round_state *r, char *err, size_t errn) {
+    sqlite3_stmt *st = s->q[Q_ROUND_INS];
+    if (bind_int(st, 1, run_id) || bind_int(st, 2, r->round) || bind_text(st, 3, r->started_at) ||
+        bind_real(st, 4, r->wall_s) || bind_real(st, 5, r->foreign_cores) || bind_int(st, 6, r->disturbed))
+        return bind_fail(s, st, err, errn);
+    return step_exec(s, st, err, errn);
 }
 
 /* ---- peaks ------------------------------------------------------------ */
@@ -724,6 +807,12 @@ static int64_t run_column(struct store *s, int64_t run_id, const char *column) {
 
 int64_t store_device_id(struct store *s, int64_t run_id) { return run_column(s, run_id, "device_id"); }
 int64_t store_build_id(struct store *s, int64_t run_id) { return run_column(s, run_id, "build_id"); }
+
+int64_t store_build_this(struct store *s) {
+    int64_t id = -1;
+    char err[512];
+    return build_upsert(s, &id, err, sizeof err) == 0 ? id : -1;
+}
 
 struct sqlite3 *store_open_readonly(const char *cmd, const char *path) {
     /* SQLite alone would only say "unable to open" for a missing file. */

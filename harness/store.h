@@ -27,6 +27,26 @@ int store_run_end(struct store *s, int64_t run_id);
 /* Stores one measurement and every sample in a single transaction. */
 int store_measurement(struct store *s, int64_t run_id, const struct measurement *m, char *err,
                       size_t errn);
+/* The same, giving the new row's id (for its later rounds). */
+int store_measurement_id(struct store *s, int64_t run_id, const struct measurement *m, int64_t *id, char *err,
+                         size_t errn);
+/* A later round of measurement mid: stores samples [from, m->nsamples) and
+ * refreshes the row's summary, status and rounds_done, in one transaction. */
+int store_measurement_more(struct store *s, int64_t mid, const struct measurement *m, int from, char *err,
+                           size_t errn);
+/* Loads measurement mid's samples (with their rounds) into m, replacing
+ * what m held: a resumed sweep continues the rounds of a stored row. */
+int store_measurement_samples(struct store *s, int64_t mid, struct measurement *m, char *err, size_t errn);
+
+/* One round of a measuring command (rounds.h) as seen on one run. */
+struct round_state {
+    int round;
+    char started_at[32];  /* ISO 8601 UTC */
+    double wall_s;
+    double foreign_cores; /* CPU seconds of other processes per second of the round */
+    int disturbed;        /* foreign_cores at or above the disturbed line (rounds.h) */
+};
+int store_round_state(struct store *s, int64_t run_id, const struct round_state *r, char *err, size_t errn);
 
 /* Device ceilings, keyed by fingerprint (the latest wins). */
 int store_peak_put(struct store *s, const struct device_info *dev, double copy_gbs,
@@ -46,6 +66,8 @@ struct sqlite3 *store_db(struct store *s);
 /* The ids the last store_run_begin recorded for host, device and build. */
 int64_t store_device_id(struct store *s, int64_t run_id);
 int64_t store_build_id(struct store *s, int64_t run_id);
+/* This binary's build row (created when missing), or -1. */
+int64_t store_build_this(struct store *s);
 
 /* `harness results`: the most recent measurements as a table or CSV. */
 int store_print_recent(struct store *s, int limit, int csv, FILE *out);

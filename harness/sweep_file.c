@@ -567,6 +567,14 @@ static int kw_reps(struct sweep_spec *s, char *args, int line, char *msg, size_t
     return 0;
 }
 
+static int kw_rounds(struct sweep_spec *s, char *args, int line, char *msg, size_t msgn) {
+    (void)line;
+    long v = 0;
+    if (one_word(args, msg, msgn) || parse_long(args, 1, 10000, &v, msg, msgn)) return -1;
+    s->rounds = (int)v;
+    return 0;
+}
+
 static int kw_warmup(struct sweep_spec *s, char *args, int line, char *msg, size_t msgn) {
     (void)line;
     long v = 0;
@@ -599,7 +607,7 @@ static const struct {
 } keywords[] = {
     {"app", kw_app},       {"input", kw_input},   {"variant", kw_variant},       {"knobs", kw_knobs},
     {"device", kw_device}, {"wg", kw_wg},         {"constraint", kw_constraint}, {"reps", kw_reps},
-    {"warmup", kw_warmup}, {"iters", kw_iters},   {"timeout", kw_timeout},
+    {"warmup", kw_warmup}, {"iters", kw_iters},   {"timeout", kw_timeout},   {"rounds", kw_rounds},
 };
 #define NKEYWORDS ((int)(sizeof keywords / sizeof keywords[0]))
 
@@ -646,6 +654,7 @@ int sweep_parse(const char *path, struct sweep_spec *s, char *err, size_t errn) 
     memset(s, 0, sizeof *s);
     str_copy(s->path, sizeof s->path, path);
     s->reps = 5;
+    s->rounds = SWEEP_DEFAULT_ROUNDS;
     s->warmup = 1;
     s->timeout_s = 300;
     char *text = file_read_all(path, NULL, err, errn);

@@ -14,6 +14,7 @@
 #define SWEEP_MAX_SHAPES 4096     /* distinct shapes over all wg lines */
 #define SWEEP_MAX_EXTENT 1048576  /* the largest size one dimension may name */
 #define SWEEP_MAX_EXPANSIONS 4096 /* variants from all knobs patterns together */
+#define SWEEP_DEFAULT_ROUNDS 3    /* rounds.h: the fewest that show a spread between processes */
 
 struct sweep_pattern {
     char base[64];   /* a named variant to start from, or "" for the app's defaults */
@@ -44,7 +45,8 @@ struct sweep_spec {
     unsigned (*shapes)[2];               /* every shape of every wg line, deduplicated, in order */
     int nconstraints;
     struct sweep_constraint constraints[SWEEP_MAX_CONSTRAINTS];
-    int reps, warmup;                    /* defaults 5 and 1 */
+    int reps, warmup;                    /* defaults 5 and 1; reps in all, over the rounds */
+    int rounds;                          /* fresh worker processes the reps are spread over */
     long iters;                          /* 0: each input's own step count */
     double timeout_s;                    /* per config; default 300 */
 };

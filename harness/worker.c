@@ -3,6 +3,7 @@
 #include "worker.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -129,9 +130,34 @@ static int measurement_receive(FILE *f, struct measurement *m, int *retire) {
 struct worker_pool {
     pid_t pid;
     FILE *to, *from; /* the worker's stdin and its protocol output */
+    char bin[4096];  /* "" : this binary */
+    char root[4096]; /* "" : HARNESS_ROOT as inherited */
 };
 
 struct worker_pool *pool_open(void) { return xcalloc(1, sizeof(struct worker_pool)); }
+
+struct worker_pool *pool_open_exec(const char *bin, const char *root) {
+    struct worker_pool *p = pool_open();
+    if (bin) str_copy(p->bin, sizeof p->bin, bin);
+    if (root) str_copy(p->root, sizeof p->root, root);
+    return p;
+}
+
+/* environ with HARNESS_ROOT replaced by root: a malloc'd array whose strings
+ * are environ's but for the one made here (freed by the caller: env[0..]). */
+static char **env_with_root(const char *root, char **made) {
+    size_t n = 0;
+    while (environ[n]) n++;
+    char **env = xcalloc(n + 2, sizeof *env);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "HARNESS_ROOT=", 13)) env[k++] = environ[i];
+    size_t len = strlen(root) + 14;
+    *made = xcalloc(1, len);
+    snprintf(*made, len, "HARNESS_ROOT=%s", root);
+    env[k] = *made;
+    return env;
+}
 
 static void pool_stop(struct worker_pool *p, int sig) {
     if (!p->pid) return;
@@ -146,7 +172,9 @@ static void pool_stop(struct worker_pool *p, int sig) {
 
 static int pool_start(struct worker_pool *p, char *err, size_t errn) {
     int in[2], out[2];
-    if (pipe(in) || pipe(out)) return err_set(err, errn, "pipe: %s", strerror(errno));
+    /* Close-on-exec: a second worker (another device, another build) must not
+     * inherit this one's pipes, or closing our end would never end it. */
+    if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) return err_set(err, errn, "pipe: %s", strerror(errno));
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, in[0], 0);
@@ -154,7 +182,10 @@ static int pool_start(struct worker_pool *p, char *err, size_t errn) {
     posix_spawn_file_actions_addclose(&fa, in[1]);
     posix_spawn_file_actions_addclose(&fa, out[0]);
     char *argv[] = {"harness", "worker", NULL};
-    int rc = posix_spawn(&p->pid, "/proc/self/exe", &fa, NULL, argv, environ);
+    char *made = NULL, **env = p->root[0] ? env_with_root(p->root, &made) : environ;
+    int rc = posix_spawn(&p->pid, p->bin[0] ? p->bin : "/proc/self/exe", &fa, NULL, argv, env);
+    if (env != environ) free(env);
+    free(made);
     posix_spawn_file_actions_destroy(&fa);
     close(in[0]);
     close(out[1]);

@@ -31,6 +31,12 @@ struct job {
 struct worker_pool;
 
 struct worker_pool *pool_open(void);
+/* A pool whose workers are another harness: `bin` (NULL: this binary) with
+ * HARNESS_ROOT set to `root` (NULL: inherited). A kept build's workers run
+ * its own binary on its own kernel tree, so a confirmation measures the old
+ * and the new build side by side in the same minutes. The job protocol is
+ * shared by every build that speaks it. */
+struct worker_pool *pool_open_exec(const char *bin, const char *root);
 /* Runs the job in the worker (starting one if needed) and waits at most
  * timeout_s. On a crash or a timeout the worker is replaced and m says so.
  * m arrives described by the caller (runner_describe); pool_run fills the
