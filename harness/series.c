@@ -51,11 +51,13 @@ int series_load_runs(sqlite3 *db, const char *table, struct series_list *out, ch
     memset(out, 0, sizeof *out);
     char sql[2048];
     str_fmt(sql, sizeof sql,
-            "SELECT " ID_COLUMNS ", s.seconds, m.run_id FROM measurement m JOIN config c ON c.id = m.config_id"
+            "SELECT " ID_COLUMNS ", s.seconds, m.run_id, m.id, s.round, COALESCE(rs.disturbed, 0)"
+            " FROM measurement m JOIN config c ON c.id = m.config_id"
             " JOIN run r ON r.id = m.run_id JOIN device d ON d.id = r.device_id"
             " JOIN sample s ON s.measurement_id = m.id"
-            " WHERE m.status = 'ok' AND s.seconds IS NOT NULL AND m.run_id IN (SELECT run_id FROM temp.%s)"
-            " ORDER BY 1, m.id, s.rep",
+            " LEFT JOIN round_state rs ON rs.run_id = m.run_id AND rs.round = s.round"
+            " WHERE m.status = 'ok' AND s.seconds > 0 AND m.run_id IN (SELECT run_id FROM temp.%s)"
+            " ORDER BY 1, m.run_id, m.id, s.round, s.rep",
             table);
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return err_set(err, errn, "%s", sqlite3_errmsg(db));
@@ -71,10 +73,17 @@ int series_load_runs(sqlite3 *db, const char *table, struct series_list *out, ch
         if (cur->n == cur->cap) {
             int cap = cur->cap;
             grow((void **)&cur->v, &cur->cap, cur->n + 1, sizeof *cur->v);
+            int c2 = cap, c3 = cap, c4 = cap;
             grow((void **)&cur->run, &cap, cur->n + 1, sizeof *cur->run);
+            grow((void **)&cur->meas, &c2, cur->n + 1, sizeof *cur->meas);
+            grow((void **)&cur->round, &c3, cur->n + 1, sizeof *cur->round);
+            grow((void **)&cur->disturbed, &c4, cur->n + 1, sizeof *cur->disturbed);
         }
         cur->v[cur->n] = sqlite3_column_double(st, ID_NCOL);
-        cur->run[cur->n++] = sqlite3_column_int64(st, ID_NCOL + 1);
+        cur->run[cur->n] = sqlite3_column_int64(st, ID_NCOL + 1);
+        cur->meas[cur->n] = sqlite3_column_int64(st, ID_NCOL + 2);
+        cur->round[cur->n] = sqlite3_column_int(st, ID_NCOL + 3);
+        cur->disturbed[cur->n++] = sqlite3_column_int(st, ID_NCOL + 4);
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -88,17 +97,94 @@ void series_list_free(struct series_list *l) {
     for (int i = 0; i < l->n; i++) {
         free(l->s[i].v);
         free(l->s[i].run);
+        free(l->s[i].meas);
+        free(l->s[i].round);
+        free(l->s[i].disturbed);
     }
     free(l->s);
     memset(l, 0, sizeof *l);
 }
 
-/* Closes the night being gathered: median and quartiles of its samples. */
-static void night_close(struct night_point *p, double *v, int n) {
-    p->n = n;
-    p->median = stats_median(v, (size_t)n);
-    p->q1 = stats_quantile(v, (size_t)n, 0.25);
-    p->q3 = stats_quantile(v, (size_t)n, 0.75);
+/* Samples in (measurement, round) order into the log medians of their
+ * rounds: a round is a run of equal (meas, round) keys. Returns the count. */
+static int round_medians(const double *v, const int64_t *meas, const int *round, const int *disturbed, int n,
+                         double *log_med, int *dist) {
+    double *tmp = xcalloc((size_t)n + 1, sizeof *tmp);
+    int k = 0;
+    for (int i = 0; i < n;) {
+        int m = 0, j = i;
+        while (j < n && meas[j] == meas[i] && round[j] == round[i]) tmp[m++] = v[j++];
+        log_med[k] = log(stats_median(tmp, (size_t)m));
+        dist[k++] = disturbed ? disturbed[i] : 0;
+        i = j;
+    }
+    free(tmp);
+    return k;
+}
+
+int series_nights(const struct series_samples *x, struct night_value **out, int64_t **runs) {
+    *out = xcalloc((size_t)x->n + 1, sizeof **out);
+    if (runs) *runs = xcalloc((size_t)x->n + 1, sizeof **runs);
+    double *lm = xcalloc((size_t)x->n + 1, sizeof *lm);
+    int *dist = xcalloc((size_t)x->n + 1, sizeof *dist), k = 0;
+    for (int i = 0; i < x->n;) {
+        int j = i;
+        while (j < x->n && x->run[j] == x->run[i]) j++;
+        int nr = round_medians(x->v + i, x->meas + i, x->round + i, x->disturbed + i, j - i, lm, dist);
+        if (night_from_rounds(lm, dist, nr, &(*out)[k]) == 0) {
+            if (runs) (*runs)[k] = x->run[i];
+            k++;
+        }
+        i = j;
+    }
+    free(lm);
+    free(dist);
+    return k;
+}
+
+/* A night's samples (in measurement, round order) into its value and, for
+ * plots, the geometric mean and quartiles of its round medians. */
+struct gather {
+    double *v;
+    int64_t *meas;
+    int *round, *dist;
+    int n, cap;
+};
+
+static void gather_add(struct gather *g, double v, int64_t meas, int round, int dist) {
+    if (g->n == g->cap) {
+        int c = g->cap, c2 = c, c3 = c;
+        grow((void **)&g->v, &g->cap, g->n + 1, sizeof *g->v);
+        grow((void **)&g->meas, &c, g->n + 1, sizeof *g->meas);
+        grow((void **)&g->round, &c2, g->n + 1, sizeof *g->round);
+        grow((void **)&g->dist, &c3, g->n + 1, sizeof *g->dist);
+    }
+    g->v[g->n] = v;
+    g->meas[g->n] = meas;
+    g->round[g->n] = round;
+    g->dist[g->n++] = dist;
+}
+
+static void night_close(struct night_point *p, struct gather *g) {
+    p->n = g->n;
+    double *lm = xcalloc((size_t)g->n + 1, sizeof *lm);
+    int *dist = xcalloc((size_t)g->n + 1, sizeof *dist);
+    int nr = round_medians(g->v, g->meas, g->round, g->dist, g->n, lm, dist);
+    if (night_from_rounds(lm, dist, nr, &p->nv) != 0) p->nv = (struct night_value){0, NAN, NAN, 0};
+    for (int i = 0; i < nr; i++) lm[i] = exp(lm[i]);
+    p->median = exp(p->nv.mean);
+    p->q1 = stats_quantile(lm, (size_t)nr, 0.25);
+    p->q3 = stats_quantile(lm, (size_t)nr, 0.75);
+    free(lm);
+    free(dist);
+    g->n = 0;
+}
+
+static void gather_free(struct gather *g) {
+    free(g->v);
+    free(g->meas);
+    free(g->round);
+    free(g->dist);
 }
 
 static struct history *history_add(struct history_list *out) {
@@ -115,46 +201,52 @@ static struct night_point *point_add(struct history *h) {
     return p;
 }
 
-/* Samples of every series per nightly, in key then time order. */
+/* Samples of every series per nightly, in key then time order. A night's
+ * build is its kept build's content hash (nightly.build_hash) when it has
+ * one, else the commit with "+dirty" for a dirty tree. */
 static int load_timings(sqlite3 *db, struct history_list *out, char *err, size_t errn) {
     static const char sql[] =
-        "SELECT " ID_COLUMNS ", n.id, n.started_at, r.id, b.git_commit, b.dirty, s.seconds"
+        "SELECT " ID_COLUMNS ", n.id, n.started_at, r.id, b.git_commit, b.dirty, s.seconds,"
+        " COALESCE(n.build_hash, b.git_commit || CASE WHEN b.dirty THEN '+dirty' ELSE '' END),"
+        " COALESCE(n.quality, 'ok') != 'ok', m.id, s.round, COALESCE(rs.disturbed, 0)"
         " FROM nightly n JOIN nightly_run nr ON nr.nightly_id = n.id JOIN run r ON r.id = nr.run_id"
         " JOIN build b ON b.id = r.build_id JOIN device d ON d.id = r.device_id"
         " JOIN measurement m ON m.run_id = r.id JOIN config c ON c.id = m.config_id"
         " JOIN sample s ON s.measurement_id = m.id"
-        " WHERE m.status = 'ok' AND s.seconds IS NOT NULL"
+        " LEFT JOIN round_state rs ON rs.run_id = m.run_id AND rs.round = s.round"
+        " WHERE m.status = 'ok' AND s.seconds > 0"
         " AND r.id NOT IN (SELECT run_id FROM run_exclusion)"
-        " ORDER BY 1, n.started_at, n.id, r.id, m.id, s.rep";
+        " ORDER BY 1, n.started_at, n.id, r.id, m.id, s.round, s.rep";
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return err_set(err, errn, "%s", sqlite3_errmsg(db));
-    double *v = NULL;
-    int nv = 0, capv = 0, rc;
+    struct gather g = {0};
+    int rc;
     struct history *h = NULL;
     struct night_point *p = NULL;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t nightly = sqlite3_column_int64(st, ID_NCOL);
         if (!h || strcmp(h->id.key, text(st, 0))) {
-            if (p) night_close(p, v, nv);
+            if (p) night_close(p, &g);
             h = history_add(out);
             id_fill(st, &h->id);
             p = NULL;
         }
         if (!p || p->nightly_id != nightly) {
-            if (p) night_close(p, v, nv);
-            nv = 0;
+            if (p) night_close(p, &g);
             p = point_add(h);
             p->nightly_id = nightly;
             str_copy(p->when, sizeof p->when, text(st, ID_NCOL + 1));
             p->run_id = sqlite3_column_int64(st, ID_NCOL + 2);
             str_copy(p->commit, sizeof p->commit, text(st, ID_NCOL + 3));
             p->dirty = sqlite3_column_int(st, ID_NCOL + 4);
+            str_copy(p->build, sizeof p->build, text(st, ID_NCOL + 6));
+            p->bad = sqlite3_column_int(st, ID_NCOL + 7);
         }
-        grow((void **)&v, &capv, nv + 1, sizeof *v);
-        v[nv++] = sqlite3_column_double(st, ID_NCOL + 5);
+        gather_add(&g, sqlite3_column_double(st, ID_NCOL + 5), sqlite3_column_int64(st, ID_NCOL + 8),
+                   sqlite3_column_int(st, ID_NCOL + 9), sqlite3_column_int(st, ID_NCOL + 10));
     }
-    if (p) night_close(p, v, nv);
-    free(v);
+    if (p) night_close(p, &g);
+    gather_free(&g);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : err_set(err, errn, "%s", sqlite3_errmsg(db));
 }
@@ -195,6 +287,7 @@ static int load_canary(sqlite3 *db, struct history_list *out, char *err, size_t 
         p->dirty = sqlite3_column_int(st, 7);
         p->n = 1;
         p->median = p->q1 = p->q3 = sqlite3_column_double(st, 5);
+        p->nv = (struct night_value){1, log(p->median), NAN, 0};
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : err_set(err, errn, "%s", sqlite3_errmsg(db));

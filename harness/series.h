@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stddef.h>
 
+#include "round_stats.h"
+
 struct sqlite3;
 
 struct series_id {
@@ -23,14 +25,23 @@ struct series_id {
     int higher_better; /* the canary: a drop is the regression */
 };
 
-/* A series' samples within one set of runs (compare), with the run each
- * came from (samples of one run share its machine state). */
+/* A series' samples within one set of runs (compare), with the run and the
+ * round each came from (samples of one run share its machine state, those of
+ * one round its worker process) and whether that round was disturbed. */
 struct series_samples {
     struct series_id id;
     int n, cap;
     double *v;
     int64_t *run;
+    int64_t *meas;   /* the measurement: two of one run are two sets of rounds */
+    int *round;
+    int *disturbed;
 };
+
+/* The nights (one per run) of a series' samples, in run order: each from
+ * the medians of its rounds, disturbed rounds left out (round_stats.h).
+ * Returns how many; *out and *runs (when non-NULL) are malloc'd. */
+int series_nights(const struct series_samples *x, struct night_value **out, int64_t **runs);
 
 struct series_list {
     int n, cap;
@@ -41,13 +52,17 @@ struct series_list {
 int series_load_runs(struct sqlite3 *db, const char *table, struct series_list *out, char *err, size_t errn);
 void series_list_free(struct series_list *l);
 
-/* One night of a series: the median and quartiles of its samples. */
+/* One night of a series: its value from the rounds (round_stats.h), and for
+ * plots the geometric mean and quartiles of the round medians. */
 struct night_point {
     int64_t nightly_id, run_id; /* run_id: the (first) run the samples came from */
     char when[32];              /* the nightly's start, ISO 8601 UTC */
     char commit[48];
     int dirty;
-    int n;
+    char build[72];             /* the kept build's content hash, else commit(+dirty) */
+    int bad;                    /* the night was marked disturbed (nightly.quality) */
+    int n;                      /* samples */
+    struct night_value nv;
     double median, q1, q3;
 };
 

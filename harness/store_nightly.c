@@ -40,17 +40,56 @@ static const char nightly_sql[] =
     "CREATE TABLE IF NOT EXISTS run_exclusion ("
     " run_id INTEGER PRIMARY KEY REFERENCES run (id),"
     " reason TEXT NOT NULL,"
-    " excluded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));";
+    " excluded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));"
+    /* A flagged change measured again: the kept builds A and B interleaved on
+     * the device (confirm.h), and what that said. source: nightly, compare,
+     * regressions; verdict: confirmed, rejected (noise), failed. */
+    "CREATE TABLE IF NOT EXISTS confirmation ("
+    " id INTEGER PRIMARY KEY,"
+    " series TEXT NOT NULL,"
+    " nightly_id INTEGER,"          /* the night whose flag it judged */
+    " change_point_id INTEGER,"     /* or the change point */
+    " source TEXT NOT NULL,"
+    " build_a TEXT NOT NULL, build_b TEXT NOT NULL,"
+    " flagged_ratio REAL,"          /* what the flag said (B/A) */
+    " rounds INTEGER, ratio REAL, p REAL, sd REAL,"
+    " verdict TEXT NOT NULL,"
+    " reason TEXT,"
+    " run_a INTEGER, run_b INTEGER,"
+    " created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));"
+    "CREATE INDEX IF NOT EXISTS confirmation_series ON confirmation (series);"
+    "CREATE TABLE IF NOT EXISTS confirmation_sample ("
+    " confirmation_id INTEGER NOT NULL REFERENCES confirmation (id),"
+    " side TEXT NOT NULL,"             /* A or B */
+    " round INTEGER NOT NULL,"
+    " seconds REAL);"
+    /* Each series' noise model (round_stats.h) as `harness noise` last
+     * learned it: its own estimate and the one used after shrinking towards
+     * the device's. */
+    "CREATE TABLE IF NOT EXISTS noise_model ("
+    " series TEXT PRIMARY KEY,"
+    " fingerprint TEXT NOT NULL, label TEXT NOT NULL DEFAULT '',"
+    " nights INTEGER, builds INTEGER,"
+    " own_sigma_night REAL, own_df_night REAL,"
+    " sigma_night REAL, df_night REAL, sigma_round REAL, df_round REAL,"
+    " updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));";
 
-/* Columns change_point needs beyond schema.sql's: the run where the new
- * level starts, the device, the step's direction and when it was found. */
+/* Columns added to tables that already exist: change_point's beyond
+ * schema.sql's (the run where the new level starts, the device, the step's
+ * direction and when it was found; the confirmation's verdict), and
+ * nightly's (the kept build, how many rounds, and whether the night was
+ * disturbed). */
 static const struct {
-    const char *name, *decl;
-} cp_columns[] = {
-    {"run_id", "INTEGER"},
-    {"device_fingerprint", "TEXT"},
-    {"direction", "TEXT"}, /* 'regression' (slower) or 'improvement' */
-    {"detected_at", "TEXT"},
+    const char *table, *name, *decl;
+} added_columns[] = {
+    {"change_point", "run_id", "INTEGER"},
+    {"change_point", "device_fingerprint", "TEXT"},
+    {"change_point", "direction", "TEXT"}, /* 'regression' (slower) or 'improvement' */
+    {"change_point", "detected_at", "TEXT"},
+    {"change_point", "confirmation", "TEXT"}, /* confirmed, rejected, unconfirmed (why) */
+    {"nightly", "build_hash", "TEXT"},        /* results/builds/<hash> (kept_build.h) */
+    {"nightly", "rounds", "INTEGER"},
+    {"nightly", "quality", "TEXT"},           /* 'ok', or 'disturbed: why' */
 };
 
 int db_exec(sqlite3 *db, const char *sql, char *err, size_t errn) {
@@ -85,11 +124,11 @@ int nightly_schema(sqlite3 *db, char *err, size_t errn) {
      * both add a column. */
     if (db_exec(db, "BEGIN IMMEDIATE", err, errn) != 0) return -1;
     if (db_exec(db, nightly_sql, err, errn) != 0) goto fail;
-    for (size_t i = 0; i < sizeof cp_columns / sizeof cp_columns[0]; i++) {
-        if (has_column(db, "change_point", cp_columns[i].name)) continue;
+    for (size_t i = 0; i < sizeof added_columns / sizeof added_columns[0]; i++) {
+        if (has_column(db, added_columns[i].table, added_columns[i].name)) continue;
         char sql[256];
-        str_fmt(sql, sizeof sql, "ALTER TABLE change_point ADD COLUMN %s %s", cp_columns[i].name,
-                cp_columns[i].decl);
+        str_fmt(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN %s %s", added_columns[i].table, added_columns[i].name,
+                added_columns[i].decl);
         if (db_exec(db, sql, err, errn) != 0) goto fail;
     }
     if (db_exec(db, "CREATE UNIQUE INDEX IF NOT EXISTS change_point_key ON change_point (series, night)",

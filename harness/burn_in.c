@@ -1,0 +1,65 @@
+/* burn_in.h. */
+#include "burn_in.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "peak.h"
+#include "stats.h"
+#include "util.h"
+
+int burn_in(const struct device_info *dev, double min_s, double max_s, struct burn_result *out, char *err, size_t errn) {
+    memset(out, 0, sizeof *out);
+    double start = clock_now(), last[3] = {0};
+    struct dev *d = backend_by_name(dev->backend)->open(dev, err, errn);
+    if (!d) return -1;
+    int rc = 0;
+    for (;;) {
+        double gbs = 0;
+        if (peak_copy_gbs(d, &gbs) != 0) {
+            rc = err_set(err, errn, "%s", d->err);
+            break;
+        }
+        last[out->canaries++ % 3] = gbs;
+        out->gbs = gbs;
+        out->seconds = clock_now() - start;
+        if (out->canaries >= 3) {
+            double sorted[3] = {last[0], last[1], last[2]};
+            double med = stats_median(sorted, 3);
+            double lo = fmin(last[0], fmin(last[1], last[2])), hi = fmax(last[0], fmax(last[1], last[2]));
+            out->spread = med > 0 ? (hi - lo) / med : INFINITY;
+            out->stable = out->spread <= BURN_STABLE;
+            if (out->stable && out->seconds >= min_s) break;
+        }
+        if (out->seconds >= max_s) {
+            out->stable = 0;
+            break;
+        }
+    }
+    d->ops->close(d);
+    return rc;
+}
+
+int burn_in_devices(const char *specs, double min_s, double max_s, FILE *log) {
+    struct device_pick pick;
+    if (cli_devices(specs, &pick) != 0) return 1;
+    int unsettled = 0;
+    for (int i = 0; i < pick.count; i++) {
+        const struct device_info *dev = &pick.all[pick.idx[i]];
+        struct burn_result b;
+        char err[512];
+        if (burn_in(dev, min_s, max_s, &b, err, sizeof err) != 0) {
+            if (log) fprintf(log, "burn-in %s: %s\n", dev->spec, err);
+            unsettled++;
+            continue;
+        }
+        unsettled += !b.stable;
+        if (log)
+            fprintf(log, "burn-in %s: %d canaries in %.1f s, %s at %.1f GB/s (last three within %.1f %%)\n", dev->spec,
+                    b.canaries, b.seconds, b.stable ? "steady" : "NOT steady", b.gbs, 100 * b.spread);
+    }
+    cli_devices_free(&pick);
+    return unsettled;
+}

@@ -1,0 +1,197 @@
+/* confirm.h. */
+#include "confirm.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "backend.h"
+#include "stats.h"
+#include "store_nightly.h"
+#include "util.h"
+
+struct side_job {
+    int series, side; /* side 0: A, 1: B */
+};
+
+/* The job for one series on one side, or a reason it cannot run here. */
+static const char *job_for(const struct confirm_series *c, const struct device_info *all, int nall,
+                           struct round_job *j, int side, const struct confirm_opts *o) {
+    const struct app *app = app_find(c->id.app);
+    if (!app) return "its app is not in this harness";
+    int idx = -1;
+    if (devices_match(all, nall, c->id.spec, &idx, 1) != 1 || strcmp(all[idx].fingerprint, c->id.fp))
+        return "its device (that fingerprint) is not on this machine";
+    memset(j, 0, sizeof *j);
+    struct job *w = &j->job;
+    str_copy(w->app, sizeof w->app, c->id.app);
+    if (!strncmp(c->id.input, "gen-", 4)) str_fmt(w->input, sizeof w->input, "gen:%s", c->id.input + 4);
+    else str_copy(w->input, sizeof w->input, c->id.input);
+    w->iters = c->id.iters;
+    str_copy(w->variant, sizeof w->variant, c->id.variant);
+    str_copy(w->knobs, sizeof w->knobs, c->id.knobs);
+    w->wg[0] = c->id.wg[0];
+    w->wg[1] = c->id.wg[1];
+    str_copy(w->device, sizeof w->device, c->id.spec);
+    w->warmup = c->warmup;
+    w->reps = c->reps > 0 ? c->reps : 1;
+    struct knob_set k;
+    char err[256];
+    knobs_init(&k, app->knobs);
+    if (knobs_apply(&k, c->id.knobs, err, sizeof err) != 0) return "its knobs are not this harness's";
+    j->bytes_per_cell = app->bytes_per_cell(&k);
+    str_copy(j->m.app, sizeof j->m.app, c->id.app);
+    str_copy(j->m.variant, sizeof j->m.variant, c->id.variant);
+    j->m.rounds = o->rounds;
+    j->m.max_abs_err = j->m.max_rel_err = j->m.tolerance = j->m.result = NAN;
+    j->exec = side;
+    j->timeout_s = o->timeout_s;
+    return NULL;
+}
+
+/* The log median of each round of a job's samples, by round number. */
+static void round_logs(const struct measurement *m, double *out, int rounds) {
+    for (int r = 0; r < rounds; r++) out[r] = NAN;
+    double *tmp = xcalloc((size_t)m->nsamples + 1, sizeof *tmp);
+    for (int r = 0; r < rounds; r++) {
+        int k = 0;
+        for (int i = 0; i < m->nsamples; i++)
+            if (m->sample_round[i] == r && m->samples[i] > 0) tmp[k++] = m->samples[i];
+        if (k) out[r] = log(stats_median(tmp, (size_t)k));
+    }
+    free(tmp);
+}
+
+static void judge(struct confirm_series *c, const struct round_job *a, const struct round_job *b,
+                  const struct confirm_opts *o) {
+    if (a->m.status != ST_OK || b->m.status != ST_OK) {
+        const struct round_job *bad = a->m.status != ST_OK ? a : b;
+        str_copy(c->verdict, sizeof c->verdict, "failed");
+        str_fmt(c->reason, sizeof c->reason, "build %s: %s: %s", bad == a ? "A" : "B", status_name(bad->m.status),
+                bad->m.reason);
+        return;
+    }
+    double *la = xcalloc((size_t)o->rounds, sizeof *la), *lb = xcalloc((size_t)o->rounds, sizeof *lb);
+    double *pa = xcalloc((size_t)o->rounds, sizeof *pa), *pb = xcalloc((size_t)o->rounds, sizeof *pb);
+    round_logs(&a->m, la, o->rounds);
+    round_logs(&b->m, lb, o->rounds);
+    int n = 0;
+    for (int r = 0; r < o->rounds; r++)
+        if (!isnan(la[r]) && !isnan(lb[r])) pa[n] = la[r], pb[n++] = lb[r];
+    if (rc_paired(pa, pb, n, &c->r) != 0) {
+        str_copy(c->verdict, sizeof c->verdict, "failed");
+        str_fmt(c->reason, sizeof c->reason, "only %d complete pair%s of rounds", n, n == 1 ? "" : "s");
+    } else {
+        int same_way = (c->r.ratio > 1) == (c->flagged_ratio > 1);
+        int big = fabs(log(c->r.ratio)) >= log1p(o->min_effect);
+        int sure = c->r.p <= o->alpha;
+        str_copy(c->verdict, sizeof c->verdict, same_way && big && sure ? "confirmed" : "rejected");
+        if (!sure) str_fmt(c->reason, sizeof c->reason, "p %.2g > %.2g", c->r.p, o->alpha);
+        else if (!big) str_fmt(c->reason, sizeof c->reason, "%+.1f %% is under the %.0f %% that counts",
+                               100 * (c->r.ratio - 1), 100 * o->min_effect);
+        else if (!same_way) str_copy(c->reason, sizeof c->reason, "the rerun moved the other way");
+        else c->reason[0] = '\0';
+    }
+    free(la);
+    free(lb);
+    free(pa);
+    free(pb);
+}
+
+static int64_t record(sqlite3 *db, const struct confirm_series *c, const struct confirm_opts *o,
+                      const struct round_job *a, const struct round_job *b) {
+    sqlite3_stmt *st = NULL;
+    const char *sql = "INSERT INTO confirmation(series, nightly_id, change_point_id, source, build_a, build_b,"
+                      " flagged_ratio, rounds, ratio, p, sd, verdict, reason)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
+    sqlite3_bind_text(st, 1, c->id.key, -1, SQLITE_STATIC);
+    if (c->nightly_id > 0) sqlite3_bind_int64(st, 2, c->nightly_id);
+    if (c->change_point_id > 0) sqlite3_bind_int64(st, 3, c->change_point_id);
+    sqlite3_bind_text(st, 4, o->source ? o->source : "", -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, o->build_a ? o->build_a : "", -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, o->build_b ? o->build_b : "", -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 7, c->flagged_ratio);
+    sqlite3_bind_int(st, 8, c->r.n);
+    if (c->r.n) {
+        sqlite3_bind_double(st, 9, c->r.ratio);
+        sqlite3_bind_double(st, 10, c->r.p);
+        sqlite3_bind_double(st, 11, c->r.sd);
+    }
+    sqlite3_bind_text(st, 12, c->verdict, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 13, c->reason, -1, SQLITE_STATIC);
+    int ok = sqlite3_step(st) == SQLITE_DONE;
+    sqlite3_finalize(st);
+    if (!ok) return -1;
+    int64_t id = sqlite3_last_insert_rowid(db);
+    /* Every sample of both sides, with its round, so a verdict can be re-read. */
+    if (sqlite3_prepare_v2(db, "INSERT INTO confirmation_sample(confirmation_id, side, round, seconds)"
+                               " VALUES (?1, ?2, ?3, ?4)", -1, &st, NULL) != SQLITE_OK)
+        return id;
+    for (int side = 0; side < 2; side++) {
+        const struct measurement *m = side ? &b->m : &a->m;
+        for (int i = 0; i < m->nsamples; i++) {
+            sqlite3_bind_int64(st, 1, id);
+            sqlite3_bind_text(st, 2, side ? "B" : "A", -1, SQLITE_STATIC);
+            sqlite3_bind_int(st, 3, m->sample_round ? m->sample_round[i] : 0);
+            sqlite3_bind_double(st, 4, m->samples[i]);
+            sqlite3_step(st);
+            sqlite3_reset(st);
+        }
+    }
+    sqlite3_finalize(st);
+    return id;
+}
+
+int confirm_run(struct store *store, struct confirm_series *s, int n, const struct confirm_opts *opts) {
+    struct confirm_opts o = *opts;
+    if (o.rounds < 2) o.rounds = CONFIRM_ROUNDS;
+    if (!(o.alpha > 0)) o.alpha = CONFIRM_ALPHA;
+    if (!(o.min_effect > 0)) o.min_effect = 0.03;
+    if (!(o.timeout_s > 0)) o.timeout_s = 300;
+    struct device_info *all = NULL;
+    char notes[8][256];
+    int nnotes = 0, nall = devices_all(&all, notes, 8, &nnotes);
+    struct round_job *jobs = xcalloc((size_t)(2 * n) + 1, sizeof *jobs);
+    for (int i = 0; i < n; i++)
+        for (int side = 0; side < 2; side++) {
+            struct round_job *j = &jobs[2 * i + side];
+            const char *why = job_for(&s[i], all, nall, j, side, &o);
+            j->group = i;
+            if (why) {
+                j->skip = 1;
+                str_copy(s[i].verdict, sizeof s[i].verdict, "failed");
+                str_fmt(s[i].reason, sizeof s[i].reason, "cannot measure it again here: %s", why);
+            }
+        }
+    free(all);
+    struct round_exec execs[2] = {o.a, o.b};
+    struct rounds_opts ro = {.seed = o.seed, .execs = execs, .nexecs = 2, .what = "confirm"};
+    int rc = rounds_run(jobs, 2 * n, &ro), confirmed = 0;
+    sqlite3 *db = store_db(store);
+    for (int i = 0; i < n && rc >= 0; i++) {
+        if (jobs[2 * i].skip || jobs[2 * i + 1].skip) {
+            s[i].r = (struct paired_result){0};
+        } else {
+            judge(&s[i], &jobs[2 * i], &jobs[2 * i + 1], &o);
+        }
+        confirmed += !strcmp(s[i].verdict, "confirmed");
+        if (record(db, &s[i], &o, &jobs[2 * i], &jobs[2 * i + 1]) < 0)
+            fprintf(stderr, "harness: storing the confirmation: %s\n", sqlite3_errmsg(db));
+    }
+    for (int i = 0; i < 2 * n; i++) measurement_free(&jobs[i].m);
+    free(jobs);
+    return rc < 0 ? -1 : confirmed;
+}
+
+void confirm_describe(const struct confirm_series *c, char *buf, size_t n) {
+    if (!strcmp(c->verdict, "failed") || !c->r.n) {
+        str_fmt(buf, n, "%s: %s", c->verdict, c->reason);
+        return;
+    }
+    str_fmt(buf, n, "%s: B/A %.3f over %d pairs of rounds, p %.2g%s%s", c->verdict, c->r.ratio, c->r.n, c->r.p,
+            c->reason[0] ? "; " : "", c->reason);
+}

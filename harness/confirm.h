@@ -1,0 +1,48 @@
+/* Confirmation before an alarm: a series that looks changed is measured
+ * again at once, the previous build (A) and this one (B) interleaved on the
+ * same device: every round starts a fresh worker process of each build and
+ * runs A then B (B then A the next round), with the warm-up and repetitions
+ * the night used, so both builds see the same minutes of the host. The test
+ * is on the rounds' paired differences (round_stats.h rc_paired): what the
+ * session shares cancels, the night's mood included. Only a confirmed
+ * change is a regression; a rejected one is noise, listed with its figures.
+ * Each verdict is stored in the confirmation table with its rounds. */
+#ifndef HARNESS_CONFIRM_H
+#define HARNESS_CONFIRM_H
+#include <stdint.h>
+
+#include "round_stats.h"
+#include "rounds.h"
+#include "series.h"
+#include "store.h"
+
+#define CONFIRM_ROUNDS 6       /* pairs of rounds */
+#define CONFIRM_ALPHA 0.01     /* the paired t-test's significance */
+
+struct confirm_series {
+    struct series_id id;   /* what to measure again (device, app, input, knobs, shape, steps) */
+    double flagged_ratio;  /* B/A as the flag saw it: the direction to confirm */
+    int reps, warmup;      /* per round, as the compared nights ran it */
+    int64_t nightly_id, change_point_id; /* what it judges, for the record (0: none) */
+    /* the outcome */
+    struct paired_result r;
+    char verdict[16];      /* "confirmed", "rejected", "failed" */
+    char reason[512];
+};
+
+struct confirm_opts {
+    struct round_exec a, b;      /* the two builds' binaries and roots */
+    const char *build_a, *build_b; /* their names, for the record */
+    int rounds;                  /* default CONFIRM_ROUNDS */
+    double alpha, min_effect;    /* defaults CONFIRM_ALPHA and 0.03 */
+    double timeout_s;            /* per round and side; default 300 */
+    const char *source;          /* "nightly", "compare", "regressions" */
+    unsigned seed;
+};
+
+/* Measures and judges every series, storing each verdict. Returns how many
+ * were confirmed, or -1 when interrupted. */
+int confirm_run(struct store *store, struct confirm_series *s, int n, const struct confirm_opts *o);
+/* One line for a table: "confirmed: B/A 1.052 over 6 pairs, p 0.0004". */
+void confirm_describe(const struct confirm_series *c, char *buf, size_t n);
+#endif

@@ -1,0 +1,93 @@
+/* Statistics on the right unit (rounds.h): pure functions, no database.
+ *
+ * A timing is modelled on the log scale as
+ *     log t = level(build) + night + round + repetition
+ * where "night" is what one session shares (the host's state that hour, a
+ * driver's mood, memory placement that survives processes), "round" what one
+ * worker process shares (JIT, allocation, clocks at its start), and
+ * "repetition" the rest. Repetitions of one process are not independent
+ * samples of the build; rounds of one night are independent of each other
+ * but not of the night; only nights (or an interleaved A B A B session, in
+ * which the night cancels) say whether the build changed.
+ *
+ * So a night is summarised by its rounds: the mean of the log round medians
+ * (each round's median of its repetitions) and their spread. Comparing two
+ * sets of nights (compare), the variance of the difference has a night part
+ * (sigma_night^2 per night a side) and a round part (the rounds' spread
+ * over their count); sigma_night comes from the sides themselves when they
+ * hold several nights and, always, from the series' noise model: what
+ * nights of one build (nothing changed) spread by, learned from history and
+ * shrunk towards the device's and a default prior while history is short. */
+#ifndef HARNESS_ROUND_STATS_H
+#define HARNESS_ROUND_STATS_H
+
+/* One night (a run) of a series, from its rounds. */
+struct night_value {
+    int rounds;    /* rounds counted */
+    double mean;   /* mean of the log round medians */
+    double var;    /* their sample variance; NaN with one round */
+    int dropped;   /* disturbed rounds left out */
+};
+
+/* The round medians of one run (log_med[i] = log of round i's median) and
+ * which rounds were disturbed (NULL: none). Disturbed rounds are left out
+ * while at least two clean ones remain. 0, or -1 when there is no round. */
+int night_from_rounds(const double *log_med, const int *disturbed, int n, struct night_value *out);
+
+/* A series' noise: the spread of a night beyond its rounds (sigma_night) and
+ * of a round within a night (sigma_round), both on the log scale (0.01 is
+ * about 1 %), each with the degrees of freedom behind it. */
+struct noise_model {
+    double sigma_night, df_night;
+    double sigma_round, df_round;
+    int nights, builds; /* what it was learned from */
+};
+
+/* What is assumed before any history: 1 % a night with 3 degrees of freedom
+ * (so a new series needs a large change to be flagged), 1 % a round. */
+#define NOISE_PRIOR ((struct noise_model){.sigma_night = 0.01, .df_night = 3, .sigma_round = 0.01, .df_round = 3})
+/* The most weight a prior gets, in degrees of freedom. */
+#define NOISE_PRIOR_MAX_DF 10
+
+/* Learns from nights grouped by build (group[i]: nights with one value were
+ * of one build, where nothing changed). Only groups of two or more nights
+ * speak of the night effect. */
+void noise_learn(const struct night_value *nights, const int *group, int n, struct noise_model *out);
+/* Pools several series' models (a device's): sums of squares and df add up. */
+void noise_pool(const struct noise_model *models, int n, struct noise_model *out);
+/* A series' model shrunk towards a prior (the device's pooled model when it
+ * has degrees of freedom, else NOISE_PRIOR), weighing each by its df, the
+ * prior's capped at NOISE_PRIOR_MAX_DF. */
+void noise_moderate(const struct noise_model *own, const struct noise_model *prior, struct noise_model *out);
+/* The relative spread of one night's value with `rounds` rounds, as an
+ * IQR-sized fraction (1.349 standard deviations): the "noise" shown. */
+double noise_night_spread(const struct noise_model *m, int rounds);
+
+/* Two sets of nights of one series compared (A before, B after). */
+struct rc_result {
+    int nights_a, nights_b, rounds_a, rounds_b;
+    double ratio;       /* exp(mean B - mean A): > 1 slower for times */
+    double se, df, t, p;
+    double sigma_night; /* the night sd the test used */
+    double noise;       /* one night's spread (noise_night_spread) */
+    double threshold;   /* max(min_effect, noise): the smallest change that counts */
+};
+/* 0, or -1 when nothing can be said (a side empty, no variance anywhere). */
+int rc_compare(const struct night_value *a, int ka, const struct night_value *b, int kb,
+               const struct noise_model *model, double min_effect, struct rc_result *out);
+
+/* An interleaved A B session (a confirmation, tune's final rounds): the log
+ * round medians of A and B round by round; the test is on their
+ * differences, so whatever the session shares cancels. */
+struct paired_result {
+    int n;
+    double ratio; /* exp(mean of log B - log A) */
+    double sd;    /* of the differences, log scale */
+    double t, df, p;
+};
+int rc_paired(const double *log_a, const double *log_b, int n, struct paired_result *out);
+
+/* Welch's two-sample t-test on log values (rounds of two configs measured
+ * in the same rounds but not paired). */
+int rc_welch(const double *log_a, int na, const double *log_b, int nb, struct paired_result *out);
+#endif
