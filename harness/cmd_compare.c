@@ -1,14 +1,14 @@
-/* harness compare A B: the gate between two builds or two runs (compare.h
- * for the statistics). A and B name sets of runs: a run id, build:COMMIT
- * (every run of that build) or nightly:N (every run of that nightly;
- * nightly:-1 is the latest). Exit 1 when a series regressed.
+/* harness compare A B: the gate between two builds or two sets of runs
+ * (compare.h for the statistics). A and B name sets of runs: a run id,
+ * build:COMMIT (every run of that build) or nightly:N (every run of that
+ * nightly; nightly:-1 is the latest). Exit 1 when a series regressed and no
+ * confirmation called it noise.
  *
- * --rerun confirms: every flagged series is measured again on its device,
- * A and B interleaved (A B A B ...), so a drift of the machine between the
- * two original runs cannot masquerade as a regression; the rerun's verdict
- * is the one that counts. A build other than this binary's needs its
- * binary (--a-bin/--b-bin); kernels from another tree need its root
- * (--a-root/--b-root, passed as HARNESS_ROOT). */
+ * A flag on stored nights is a candidate: it says "unconfirmed" until a
+ * confirmation (confirm.h: both builds interleaved on the device) judged
+ * it; nightly confirms its own flags at once, and --rerun does it here. The
+ * builds come from the kept builds (kept_build.h) of the sides' nights, or
+ * from --a-bin/--b-bin and --a-root/--b-root. */
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -16,12 +16,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "buildinfo.h"
+#include "burn_in.h"
 #include "commands.h"
 #include "compare.h"
+#include "confirm.h"
+#include "host_check.h"
+#include "kept_build.h"
+#include "noise.h"
 #include "store.h"
 #include "store_nightly.h"
 #include "util.h"
@@ -30,28 +34,32 @@ struct side {
     const char *spec, *bin, *root;
     char table[16];
     struct series_list list;
+    /* the build that measured it, when it is one */
+    char build[80];     /* a kept build's hash, else the commit (+dirty) */
+    char kept_bin[PATH_MAX], kept_root[PATH_MAX];
 };
 
 struct compare_opts {
     struct compare_params p;
     const char *db;
-    int csv, rerun, rounds, reps;
+    int csv, rerun, rounds, burn;
     struct side a, b;
 };
 
 static void usage(FILE *out) {
     fprintf(out,
             "usage: harness compare A B [--db PATH] [--alpha P] [--min-effect F] [--csv]\n"
-            "                       [--rerun [--rounds N] [--reps N] [--a-bin PATH] [--b-bin PATH]\n"
-            "                                [--a-root DIR] [--b-root DIR]]\n"
+            "                       [--rerun [--rounds N] [--a-bin PATH] [--b-bin PATH]\n"
+            "                                [--a-root DIR] [--b-root DIR] [--burn-in SECONDS]]\n"
             "\n"
             "Per series (device fingerprint, app, input, knobs, work-group, steps) in both A\n"
-            "and B: medians, B/A, a two-sided Mann-Whitney U test. A series regressed when\n"
-            "p <= alpha and B is slower by at least max(min effect, noise), noise being the\n"
-            "larger relative IQR of the two sides. With one run a side the repetitions are\n"
-            "tested; with several, one median per run (\"9r\" in the n column), since\n"
-            "repetitions of one run share its machine state. With too few values for p to\n"
-            "reach alpha at all (3 against 3 cannot go below 0.1) it says so, never flags.\n"
+            "and B. Each run is one night; its value comes from its rounds (the medians of its\n"
+            "worker processes), never from repetitions pooled across one process. The test is a\n"
+            "t-test on the night values with the variance of the series' noise model (learned\n"
+            "from nights of one build: `harness noise`) and of the rounds. A series changed when\n"
+            "p <= alpha and B differs by at least max(min effect, one night's spread).\n"
+            "A flag on stored runs is unconfirmed until a confirmation measured both builds\n"
+            "again, interleaved (nightly does it at once; --rerun does it here).\n"
             "\n"
             "  A, B          a run id; build:COMMIT-PREFIX (all runs of that build);\n"
             "                nightly:N (all runs of nightly N; -1 the latest, -2 the one before);\n"
@@ -59,13 +67,19 @@ static void usage(FILE *out) {
             "  --alpha P     significance (default 0.002)\n"
             "  --min-effect F  smallest relative change that counts (default 0.03)\n"
             "  --csv         CSV instead of the table\n"
-            "  --rerun       measure each flagged series again, A B A B ...: --rounds runs a\n"
-            "                side (default 9) of --reps repetitions (default 1), so each run is\n"
-            "                one value; the rerun decides. A build other than this binary's\n"
-            "                needs --a-bin or --b-bin; another kernel tree --a-root or --b-root\n"
-            "                (passed as HARNESS_ROOT)\n"
+            "  --rerun       confirm each flagged series: A's and B's builds measured again on\n"
+            "                the device, interleaved, --rounds pairs of rounds (default %d), each\n"
+            "                round a fresh worker process of each build with the nights' warm-up\n"
+            "                and repetitions; the paired test decides (p <= %g and the min effect).\n"
+            "                The builds are the sides' kept builds (results/builds), or this\n"
+            "                binary when a side was measured by it; --a-bin/--b-bin name another\n"
+            "                binary, --a-root/--b-root another kernel tree (as HARNESS_ROOT).\n"
+            "                The host is checked before and after; a burn-in (--burn-in, default\n"
+            "                30 s at most) brings the devices to a steady state first\n"
             "\n"
-            "Exit status: 0 no regression, 1 a regression, 2 bad usage or no such runs.\n");
+            "Exit status: 0 no regression (or every one rejected by a confirmation), 1 a\n"
+            "regression, 2 bad usage, no such runs, or a build --rerun cannot find.\n",
+            CONFIRM_ROUNDS, CONFIRM_ALPHA);
 }
 
 static int parse_args(int argc, char **argv, struct compare_opts *o) {
@@ -75,12 +89,12 @@ static int parse_args(int argc, char **argv, struct compare_opts *o) {
         {"rerun", no_argument, 0, 'r'},        {"rounds", required_argument, 0, 'n'},
         {"reps", required_argument, 0, 'R'},   {"a-bin", required_argument, 0, 'A'},
         {"b-bin", required_argument, 0, 'B'},  {"a-root", required_argument, 0, 'X'},
-        {"b-root", required_argument, 0, 'Y'}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"b-root", required_argument, 0, 'Y'}, {"burn-in", required_argument, 0, 'u'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->p = COMPARE_DEFAULTS;
-    o->rounds = 9; /* 9 runs a side can reach p = 4e-5 */
-    o->reps = 1;
+    o->rounds = CONFIRM_ROUNDS;
+    o->burn = 30;
     optind = 1;
     int c;
     char *end;
@@ -101,12 +115,16 @@ static int parse_args(int argc, char **argv, struct compare_opts *o) {
         case 'c': o->csv = 1; break;
         case 'r': o->rerun = 1; break;
         case 'n':
-        case 'R': {
+        case 'R': /* --reps: the nights' own repetitions per round are used; kept for old scripts */
+        case 'u': {
             long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 1000)
-                return fprintf(stderr, "harness compare: --%s %s: want 1..1000\n", c == 'n' ? "rounds" : "reps", optarg),
+            long lo = c == 'u' ? 0 : c == 'n' ? 2 : 1;
+            if (*end || v < lo || v > 1000)
+                return fprintf(stderr, "harness compare: --%s %s: want %ld..1000\n",
+                               c == 'n' ? "rounds" : c == 'u' ? "burn-in" : "reps", optarg, lo),
                        EXIT_USAGE;
-            *(c == 'n' ? &o->rounds : &o->reps) = (int)v;
+            if (c == 'n') o->rounds = (int)v;
+            if (c == 'u') o->burn = (int)v;
             break;
         }
         case 'A': o->a.bin = optarg; break;
@@ -130,133 +148,172 @@ static int parse_args(int argc, char **argv, struct compare_opts *o) {
     return 0;
 }
 
-/* ---- --rerun ---------------------------------------------------------- */
+/* ---- the sides' builds ---------------------------------------------------- */
 
-/* Refuses to rerun a side with this binary when its runs came from another
- * build: the rerun would measure this build twice. */
-static int check_build(sqlite3 *db, const struct side *s, const char *name) {
-    if (s->bin) return 0;
-    const struct build_info *me = build_info_get();
-    char sql[256];
+/* The one build a side's runs came from: its kept hash when its nights were
+ * kept, else the commit (+dirty). -1 (message on stderr) when the side
+ * mixes builds. */
+static int side_build(sqlite3 *db, struct side *s, const char *name) {
+    char sql[512];
     str_fmt(sql, sizeof sql,
-            "SELECT b.git_commit, b.dirty FROM run r JOIN build b ON b.id = r.build_id"
-            " WHERE r.id IN (SELECT run_id FROM temp.%s) GROUP BY 1, 2",
+            "SELECT DISTINCT COALESCE(n.build_hash, b.git_commit || CASE WHEN b.dirty THEN '+dirty' ELSE '' END)"
+            " FROM temp.%s t JOIN run r ON r.id = t.run_id JOIN build b ON b.id = r.build_id"
+            " LEFT JOIN nightly_run nr ON nr.run_id = r.id LEFT JOIN nightly n ON n.id = nr.nightly_id",
             s->table);
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
-    int bad = 0;
+    int k = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *commit = (const char *)sqlite3_column_text(st, 0);
-        if (!commit || strcmp(commit, me->commit)) {
-            fprintf(stderr, "harness compare: --rerun: %s was measured with build %.12s, this binary is %.12s;"
-                            " give --%c-bin with that build's bin/harness\n",
-                    name, commit ? commit : "?", me->commit, name[0] == 'A' ? 'a' : 'b');
-            bad = 1;
-        }
+        if (k++ == 0) str_copy(s->build, sizeof s->build, (const char *)sqlite3_column_text(st, 0));
+        else if (k == 2)
+            fprintf(stderr, "harness compare: %s (%s) holds runs of several builds (%s, %s, ...)\n", name, s->spec,
+                    s->build, sqlite3_column_text(st, 0));
     }
     sqlite3_finalize(st);
-    return bad ? -1 : 0;
+    return k == 1 ? 0 : -1;
 }
 
-/* One `run` of one series with one side's binary and root, its output sent
- * to stderr so that stdout keeps the tables. */
-static int rerun_child(const struct side *s, const struct series_id *id, int reps, const char *db) {
-    char input[80], iters[24], wg[32], reps_s[16], warm[16];
-    if (!strncmp(id->input, "gen-", 4)) str_fmt(input, sizeof input, "gen:%s", id->input + 4);
-    else str_copy(input, sizeof input, id->input);
-    str_fmt(iters, sizeof iters, "%ld", id->iters);
-    str_fmt(wg, sizeof wg, "%ux%u", id->wg[0], id->wg[1]);
-    str_fmt(reps_s, sizeof reps_s, "%d", reps);
-    str_fmt(warm, sizeof warm, "%d", id->warmup);
-    const char *bin = s->bin ? s->bin : "/proc/self/exe";
-    char *argv[] = {"harness", "run", "--app", (char *)id->app, "--input", input, "--iters", iters,
-                    "--device", (char *)id->spec, "--knobs", (char *)id->knobs, "--wg", wg,
-                    "--reps", reps_s, "--warmup", warm, "--db", (char *)db, NULL};
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        dup2(2, 1);
-        if (s->root) setenv("HARNESS_ROOT", s->root, 1);
-        execv(bin, argv);
-        perror(bin);
-        _exit(127);
+/* Which binary and root measure a side again. EXIT_USAGE with the reason
+ * when the build is not at hand. */
+static int side_exec(const struct side *s, const char *name, struct round_exec *e, struct side *mut) {
+    char flag = name[0] == 'A' ? 'a' : 'b';
+    if (s->bin || s->root) {
+        e->bin = s->bin;
+        e->root = s->root;
+        return 0;
     }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0) {
+    char err[512];
+    if (strlen(s->build) == KEPT_HASH_LEN && strspn(s->build, "0123456789abcdef") == KEPT_HASH_LEN) {
+        if (kept_build_find(s->build, mut->kept_root, sizeof mut->kept_root, mut->kept_bin, sizeof mut->kept_bin, err,
+                            sizeof err) != 0) {
+            fprintf(stderr, "harness compare: --rerun: %s: %s; give --%c-bin (and --%c-root)\n", name, err, flag, flag);
+            return EXIT_USAGE;
+        }
+        e->bin = mut->kept_bin;
+        e->root = mut->kept_root;
+        return 0;
     }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    const struct build_info *me = build_info_get();
+    char mine[80];
+    str_fmt(mine, sizeof mine, "%s%s", me->commit, me->dirty ? "+dirty" : "");
+    if (!strcmp(s->build, mine) && !me->dirty) {
+        e->bin = e->root = NULL; /* this very build */
+        return 0;
+    }
+    fprintf(stderr,
+            "harness compare: --rerun: %s was measured with build %.20s, which is not kept%s; this binary is"
+            " %.20s: give --%c-bin with that build's bin/harness\n",
+            name, s->build, me->dirty ? " (and a dirty tree cannot be told apart)" : "", mine, flag);
+    return EXIT_USAGE;
 }
 
-static int64_t max_run(sqlite3 *db) {
-    int64_t v = 0;
-    db_int(db, "SELECT max(id) FROM run", 0, &v, NULL, 0);
-    return v;
+/* ---- confirmations already made ------------------------------------------- */
+
+/* A flag that a confirmation of these two builds already judged says so. */
+static void attach_confirmations(sqlite3 *db, const struct compare_opts *o, struct compare_row *rows, int n) {
+    sqlite3_stmt *st = NULL;
+    const char *sql = "SELECT verdict, ratio, rounds, p, COALESCE(reason, '') FROM confirmation"
+                      " WHERE series = ?1 AND build_a = ?2 AND build_b = ?3 ORDER BY id DESC LIMIT 1";
+    if (!o->a.build[0] || !o->b.build[0] || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return;
+    for (int i = 0; i < n; i++) {
+        struct compare_row *r = &rows[i];
+        if (r->v != V_REGRESSION && r->v != V_IMPROVEMENT) continue;
+        sqlite3_bind_text(st, 1, r->a->id.key, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, o->a.build, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, o->b.build, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            const char *v = (const char *)sqlite3_column_text(st, 0);
+            if (sqlite3_column_type(st, 1) == SQLITE_NULL)
+                str_fmt(r->confirmation, sizeof r->confirmation, "%s: %s", v, sqlite3_column_text(st, 4));
+            else
+                str_fmt(r->confirmation, sizeof r->confirmation, "%s: B/A %.3f over %d pairs, p %.2g", v,
+                        sqlite3_column_double(st, 1), sqlite3_column_int(st, 2), sqlite3_column_double(st, 3));
+            r->rejected = !strcmp(v, "rejected");
+        }
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
 }
 
-/* Measures each regressed series again, A B A B..., and judges the rerun. */
-static int rerun(sqlite3 *db, struct compare_opts *o, const struct compare_row *rows, int n) {
-    if (check_build(db, &o->a, "A") || check_build(db, &o->b, "B")) return EXIT_USAGE;
-    if (db_exec(db, "DROP TABLE IF EXISTS temp.rerun_a; CREATE TEMP TABLE rerun_a (run_id INTEGER PRIMARY KEY);"
-                    "DROP TABLE IF EXISTS temp.rerun_b; CREATE TEMP TABLE rerun_b (run_id INTEGER PRIMARY KEY);",
-                NULL, 0) != 0)
-        return EXIT_FOUND;
-    int todo = 0;
-    for (int i = 0; i < n; i++) todo += rows[i].v == V_REGRESSION;
-    if (!todo) {
+/* ---- --rerun ---------------------------------------------------------------- */
+
+static int rerun(struct store *store, struct compare_opts *o, struct compare_row *rows, int n) {
+    sqlite3 *db = store_db(store);
+    struct round_exec ea = {0}, eb = {0};
+    if (side_exec(&o->a, "A", &ea, &o->a) || side_exec(&o->b, "B", &eb, &o->b)) return EXIT_USAGE;
+    struct confirm_series *cs = xcalloc((size_t)n + 1, sizeof *cs);
+    int k = 0;
+    struct strbuf devs = {0};
+    for (int i = 0; i < n; i++) {
+        if (rows[i].v != V_REGRESSION && rows[i].v != V_IMPROVEMENT) continue;
+        struct confirm_series *c = &cs[k++];
+        c->id = rows[i].a->id;
+        c->flagged_ratio = rows[i].r.ratio;
+        c->warmup = rows[i].b->id.warmup;
+        /* The nights' own repetitions per round: the rerun measures what they measured. */
+        c->reps = rows[i].r.rounds_b > 0 ? (int)lround((double)rows[i].b->n / rows[i].r.rounds_b) : 1;
+        if (c->reps < 1) c->reps = 1;
+        if (!strstr(devs.s ? devs.s : "", c->id.spec)) sb_printf(&devs, "%s%s", devs.len ? "," : "", c->id.spec);
+    }
+    if (!k) {
         printf("rerun: nothing flagged, nothing to confirm\n");
+        free(cs);
         return EXIT_OK;
     }
-    printf("rerun: %d series, %d rounds of A B with %d repetition%s each\n", todo, o->rounds, o->reps, o->reps == 1 ? "" : "s");
-    for (int i = 0; i < n; i++) {
-        if (rows[i].v != V_REGRESSION) continue;
-        for (int r = 0; r < o->rounds; r++)
-            for (int side = 0; side < 2; side++) {
-                const struct side *s = side ? &o->b : &o->a;
-                int64_t before = max_run(db);
-                int rc = rerun_child(s, &rows[i].a->id, o->reps, o->db);
-                if (rc != 0) fprintf(stderr, "harness compare: rerun of %s side %c exited %d\n", rows[i].a->id.key,
-                                     side ? 'B' : 'A', rc);
-                char sql[160];
-                str_fmt(sql, sizeof sql, "INSERT OR IGNORE INTO temp.rerun_%c SELECT id FROM run WHERE id > %lld",
-                        side ? 'b' : 'a', (long long)before);
-                db_exec(db, sql, NULL, 0);
-            }
+    struct host_check before, after;
+    host_check(store, devs.s, 1, &before);
+    host_check_print(stdout, "before", &before);
+    if (o->burn > 0) burn_in_devices(devs.s, 3, o->burn, stdout);
+    printf("rerun: %d series, %d pairs of rounds, A = %s, B = %s\n", k, o->rounds,
+           ea.bin ? ea.bin : "this binary", eb.bin ? eb.bin : eb.root ? eb.root : "this binary");
+    fflush(stdout);
+    struct confirm_opts co = {.a = ea, .b = eb, .build_a = o->a.build, .build_b = o->b.build, .rounds = o->rounds,
+                              .min_effect = o->p.min_effect, .source = "compare",
+                              .seed = (unsigned)(clock_now() * 1e3)};
+    int confirmed = confirm_run(store, cs, k, &co), regressions = 0;
+    host_check(store, devs.s, 1, &after);
+    host_check_print(stdout, "after", &after);
+    printf("\nrerun (A and B interleaved, paired by round):\n");
+    for (int i = 0, j = 0; i < n && confirmed >= 0; i++) {
+        if (rows[i].v != V_REGRESSION && rows[i].v != V_IMPROVEMENT) continue;
+        confirm_describe(&cs[j], rows[i].confirmation, sizeof rows[i].confirmation);
+        rows[i].rejected = !strcmp(cs[j].verdict, "rejected");
+        regressions += rows[i].v == V_REGRESSION && !strcmp(cs[j].verdict, "confirmed");
+        j++;
     }
-    struct series_list la, lb;
-    char err[512];
-    if (series_load_runs(db, "rerun_a", &la, err, sizeof err) != 0 ||
-        series_load_runs(db, "rerun_b", &lb, err, sizeof err) != 0) {
-        fprintf(stderr, "harness compare: %s\n", err);
-        return EXIT_FOUND;
-    }
-    /* The reruns ran under --knobs ("custom"): show the original names. */
-    for (int side = 0; side < 2; side++) {
-        struct series_list *l = side ? &lb : &la;
-        for (int j = 0; j < l->n; j++)
-            for (int i = 0; i < n; i++)
-                if (!strcmp(l->s[j].id.key, rows[i].a->id.key))
-                    str_copy(l->s[j].id.variant, sizeof l->s[j].id.variant, rows[i].a->id.variant);
-    }
-    struct compare_row *rr = NULL;
-    int oa, ob, m = compare_lists(&la, &lb, &o->p, &rr, &oa, &ob), confirmed = 0;
-    printf("\nrerun (interleaved):\n");
-    compare_print(stdout, rr, m, o->csv);
-    for (int i = 0; i < m; i++) confirmed += rr[i].v == V_REGRESSION;
-    if (m < todo) printf("rerun: %d of %d series gave no samples on both sides\n", todo - m, todo);
-    printf("rerun: %d of %d regressions confirmed\n", confirmed, todo);
-    free(rr);
-    series_list_free(&la);
-    series_list_free(&lb);
-    return confirmed ? EXIT_FOUND : EXIT_OK;
+    compare_print(stdout, rows, n, 0);
+    if (confirmed < 0) printf("rerun: interrupted\n");
+    else printf("rerun: %d of %d flags confirmed (%d regression%s)%s\n", confirmed, k, regressions,
+                regressions == 1 ? "" : "s",
+                before.disturbed || after.disturbed ? "; the host was DISTURBED (above): read the verdicts with care" : "");
+    (void)db;
+    sb_free(&devs);
+    free(cs);
+    return confirmed < 0 ? EXIT_FOUND : regressions ? EXIT_FOUND : EXIT_OK;
 }
 
-/* ---- the command -------------------------------------------------------- */
+/* ---- the command ------------------------------------------------------------ */
 
 static int load_side(sqlite3 *db, struct side *s, char *err, size_t errn) {
     int n = runset_resolve(db, s->spec, s->table, err, errn);
     if (n <= 0) return -1;
     return series_load_runs(db, s->table, &s->list, err, errn);
+}
+
+/* The start of the earliest nightly among B's runs: the noise model learns
+ * from the nights before it ("" when B holds no nightly: all history). */
+static void b_start(sqlite3 *db, const struct side *b, char *buf, size_t n) {
+    char sql[256];
+    str_fmt(sql, sizeof sql,
+            "SELECT min(n.started_at) FROM temp.%s t JOIN nightly_run nr ON nr.run_id = t.run_id"
+            " JOIN nightly n ON n.id = nr.nightly_id",
+            b->table);
+    sqlite3_stmt *st = NULL;
+    buf[0] = '\0';
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+        sqlite3_column_type(st, 0) != SQLITE_NULL)
+        str_copy(buf, n, (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
 }
 
 int cmd_compare(int argc, char **argv) {
@@ -265,7 +322,8 @@ int cmd_compare(int argc, char **argv) {
     if (rc) return rc < 0 ? EXIT_OK : rc;
     struct store *store = nightly_store_open("compare", o.db, 1, &rc);
     if (!store) return rc;
-    char err[1024];
+    kept_builds_for_db(o.db);
+    char err[1024], before[40];
     sqlite3 *db = store_db(store);
     if (load_side(db, &o.a, err, sizeof err) != 0 || load_side(db, &o.b, err, sizeof err) != 0) {
         fprintf(stderr, "harness compare: %s\n", err);
@@ -273,24 +331,52 @@ int cmd_compare(int argc, char **argv) {
         store_close(store);
         return EXIT_USAGE;
     }
+    int builds_ok = side_build(db, &o.a, "A") == 0 && side_build(db, &o.b, "B") == 0;
+    if (!builds_ok) o.a.build[0] = o.b.build[0] = '\0';
+    b_start(db, &o.b, before, sizeof before);
+    struct noise_set ns;
+    if (noise_set_load(db, before, &ns, err, sizeof err) != 0) {
+        fprintf(stderr, "harness compare: %s\n", err);
+        store_close(store);
+        return EXIT_FOUND;
+    }
+    o.p.noise = &ns;
     struct compare_row *rows = NULL;
     int only_a, only_b, n = compare_lists(&o.a.list, &o.b.list, &o.p, &rows, &only_a, &only_b);
-    int counts[4] = {0};
-    for (int i = 0; i < n; i++) counts[rows[i].v]++;
-    if (!o.csv) printf("A = %s, B = %s: Mann-Whitney U, two-sided, flag at p <= %g and |B/A - 1| >= max(%.0f %%, noise)\n",
-                       o.a.spec, o.b.spec, o.p.alpha, 100 * o.p.min_effect);
-    compare_print(stdout, rows, n, o.csv);
+    attach_confirmations(db, &o, rows, n);
+    if (!o.csv)
+        printf("A = %s, B = %s: nights from their rounds; a change when p <= %g and |B/A - 1| >= max(%.0f %%, a"
+               " night's spread)\n",
+               o.a.spec, o.b.spec, o.p.alpha, 100 * o.p.min_effect);
+    if (o.rerun && !builds_ok) {
+        fprintf(stderr, "harness compare: --rerun needs each side to be one build (or --a-bin/--b-bin)\n");
+        if (!o.a.bin && !o.b.bin) rc = EXIT_USAGE;
+    }
+    if (!rc) compare_print(stdout, rows, n, o.csv);
+    int counts[4] = {0}, open = 0, unconfirmed = 0;
+    for (int i = 0; i < n; i++) {
+        counts[rows[i].v]++;
+        open += rows[i].v == V_REGRESSION && !rows[i].rejected;
+        unconfirmed += (rows[i].v == V_REGRESSION || rows[i].v == V_IMPROVEMENT) && !rows[i].confirmation[0];
+    }
     if (!o.csv) {
-        printf("%d series compared: %d regression%s, %d improvement%s, %d same, %d with too few samples",
-               n, counts[V_REGRESSION], counts[V_REGRESSION] == 1 ? "" : "s", counts[V_IMPROVEMENT],
+        printf("%d series compared: %d regression%s, %d improvement%s, %d same, %d that cannot be told", n,
+               counts[V_REGRESSION], counts[V_REGRESSION] == 1 ? "" : "s", counts[V_IMPROVEMENT],
                counts[V_IMPROVEMENT] == 1 ? "" : "s", counts[V_SAME], counts[V_FEW]);
         if (only_a || only_b) printf("; %d only in A, %d only in B", only_a, only_b);
         printf("\n");
+        if (unconfirmed && !o.rerun)
+            printf("%d flag%s unconfirmed: no confirmation measured these builds again (harness compare %s %s"
+                   " --rerun)\n",
+                   unconfirmed, unconfirmed == 1 ? " is" : "s are", o.a.spec, o.b.spec);
         if (n == 0) printf("no series in common: A and B measured different devices, configs or step counts\n");
     }
-    rc = counts[V_REGRESSION] ? EXIT_FOUND : EXIT_OK;
-    if (o.rerun) rc = rerun(db, &o, rows, n);
+    if (!rc) rc = open ? EXIT_FOUND : EXIT_OK;
+    if (!rc || rc == EXIT_FOUND) {
+        if (o.rerun) rc = rerun(store, &o, rows, n);
+    }
     free(rows);
+    noise_set_free(&ns);
     series_list_free(&o.a.list);
     series_list_free(&o.b.list);
     store_close(store);

@@ -1,19 +1,21 @@
 /* harness nightly: the fixed suite every night on every device, so that
- * `harness regressions` has one point per series per night and `harness
- * compare nightly:-2 nightly:-1` can gate two builds.
+ * `harness regressions` has one point per series per night, gated at once
+ * against the night before.
  *
- * The work is done by the harness's own commands, run as child processes of
- * this binary (/proc/self/exe) on the same database:
- *   1. `peak` (the canary: each device's copy bandwidth, a measure of how
- *      noisy the machine is tonight),
- *   2. `sweep SUITE --force` for each suite (build metadata and drivers are
- *      recorded by the sweep in build, device and run),
- *   3. one small generated sweep per tuned work-group (`harness tune`'s
- *      winner for a device, input and variant of the suite) that the suite's
- *      own shapes do not already cover, so the tuned best is tracked too.
- * The nightly row then links the runs and peaks created in between (ids
- * above the largest before; another command writing the same database at
- * the same time would be linked too) and the telemetry at start and end. */
+ *   1. The build is kept (kept_build.h: the binary and its kernel tree,
+ *      content-addressed beside the database), so a later night can
+ *      measure it again.
+ *   2. Burn-in (burn_in.h): every device runs its canary until it is steady.
+ *   3. `peak` (the canary: each device's copy bandwidth, how the machine is
+ *      tonight) and one `sweep` of every suite file plus one generated file
+ *      per tuned work-group (`harness tune`'s winner) the suites lack, with
+ *      --rounds R: each round a fresh worker per device, all configs
+ *      shuffled (rounds.h). These are child processes of this binary on the
+ *      same database; the nightly row links the runs and peaks they made.
+ *   4. The night's quality (night_quality.h): canary, throttling, load.
+ *   5. The gate (nightly_gate.h): against the previous night of this host
+ *      and suite, flags confirmed with both kept builds interleaved.
+ * Exit 1 only for a confirmed regression or a step that failed. */
 #include <getopt.h>
 #include <limits.h>
 #include <sqlite3.h>
@@ -24,11 +26,16 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "burn_in.h"
 #include "commands.h"
+#include "kept_build.h"
+#include "night_quality.h"
+#include "nightly_gate.h"
 #include "store.h"
 #include "store_nightly.h"
 #include "store_tuned.h"
 #include "sweep_file.h"
+#include "confirm.h"
 #include "telemetry.h"
 #include "util.h"
 
@@ -36,23 +43,45 @@
 #define MAX_TUNED 64
 #define NIGHTLY_MAX_DEVICES 64
 
+#define NIGHTLY_DEFAULT_ROUNDS 6
+
+struct nightly_opts {
+    const char *suites[MAX_SUITES], *db;
+    int nsuites, rounds, confirm, confirm_rounds;
+    double burn_in_s, keep_days;
+    long long seed;
+};
+
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: harness nightly [--suite FILE]... [--db PATH]\n"
+            "usage: harness nightly [--suite FILE]... [--db PATH] [--rounds R] [--burn-in SECONDS]\n"
+            "                       [--no-confirm] [--confirm-rounds N] [--keep-days D] [--seed S]\n"
             "\n"
-            "Runs the nightly suite on every device it names: the canary (harness peak),\n"
-            "then each suite with `harness sweep FILE --force`, then the tuned work-group of\n"
-            "each of its variants where `harness tune` stored one the suite does not run.\n"
-            "Records a nightly row linking the runs it made, with telemetry (CPU governor\n"
-            "and load; GPU clocks, temperature and throttle reasons through NVML).\n"
+            "Runs the nightly suite on every device it names and gates it against the night\n"
+            "before. The build is kept (beside the database, in builds/); the devices are\n"
+            "burnt in until their canary is steady; the canary (harness peak) is stored; the\n"
+            "suites (and the tuned work-group of each variant that `harness tune` stored and\n"
+            "the suites lack) run in R rounds, each a fresh worker per device with every config\n"
+            "in a shuffled order. The night's quality is judged (canary, GPU throttling, load);\n"
+            "then every series is compared with the previous night of this host and suite on\n"
+            "its rounds and noise model, and each flag is confirmed at once: last night's kept\n"
+            "build and tonight's measured again, interleaved, on the device.\n"
             "\n"
-            "  --suite FILE  a sweep file (default sweeps/nightly.sweep); may repeat\n"
-            "  --db PATH     results database (default %s; HARNESS_DB overrides)\n"
+            "  --suite FILE        a sweep file (default sweeps/nightly.sweep); may repeat\n"
+            "  --db PATH           results database (default %s; HARNESS_DB overrides)\n"
+            "  --rounds R          rounds per config, at least 2 (default %d)\n"
+            "  --burn-in SECONDS   the most each device's burn-in may take (default 60; 0: none)\n"
+            "  --no-confirm        leave flags unconfirmed (no second measurement)\n"
+            "  --confirm-rounds N  pairs of rounds a confirmation runs (default %d)\n"
+            "  --keep-days D       prune kept builds unused for D days (default 30)\n"
+            "  --seed S            the shuffles' seed (default: from the clock)\n"
             "\n"
-            "Then: harness compare nightly:-2 nightly:-1    (the last two nights)\n"
+            "Then: harness compare nightly:-2 nightly:-1    (the last two nights, again)\n"
             "      harness regressions                      (change points over all nights)\n"
-            "Exit status: 0 when every step succeeded, 1 when one failed (its runs are kept).\n",
-            store_default_path());
+            "      harness noise                            (the per-series noise model)\n"
+            "Exit status: 0 no confirmed regression; 1 a confirmed regression, or a step failed\n"
+            "(its runs are kept); 2 bad usage or a bad suite file (nothing run).\n",
+            store_default_path(), NIGHTLY_DEFAULT_ROUNDS, CONFIRM_ROUNDS);
 }
 
 /* Runs this binary with args (NULL-terminated, args[0] the command) and waits. */
@@ -169,16 +198,19 @@ static int64_t max_id(sqlite3 *db, const char *table) {
     return v;
 }
 
-static int nightly_begin(sqlite3 *db, const char *suites, const char *telemetry, int64_t *id) {
+static int nightly_begin(sqlite3 *db, const char *suites, const char *telemetry, const char *hash, int rounds,
+                         int64_t *id) {
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     sqlite3_stmt *st = NULL;
-    const char *sql = "INSERT INTO nightly(host, suite, started_at, telemetry)"
-                      " VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?3)";
+    const char *sql = "INSERT INTO nightly(host, suite, started_at, telemetry, build_hash, rounds)"
+                      " VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?3, ?4, ?5)";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
     sqlite3_bind_text(st, 1, host, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, suites, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 3, telemetry, -1, SQLITE_TRANSIENT);
+    if (hash && hash[0]) sqlite3_bind_text(st, 4, hash, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 5, rounds);
     int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
     sqlite3_finalize(st);
     *id = sqlite3_last_insert_rowid(db);
@@ -211,48 +243,146 @@ static int nightly_end(sqlite3 *db, int64_t id, int status, const char *telemetr
     return -1;
 }
 
-int cmd_nightly(int argc, char **argv) {
+static int parse_opts(int argc, char **argv, struct nightly_opts *o) {
     static const struct option longopts[] = {{"suite", required_argument, 0, 's'},
                                              {"db", required_argument, 0, 'b'},
+                                             {"rounds", required_argument, 0, 'r'},
+                                             {"burn-in", required_argument, 0, 'B'},
+                                             {"no-confirm", no_argument, 0, 'N'},
+                                             {"confirm-rounds", required_argument, 0, 'c'},
+                                             {"keep-days", required_argument, 0, 'k'},
+                                             {"seed", required_argument, 0, 'S'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
-    const char *suites[MAX_SUITES], *db_path = NULL;
-    int nsuites = 0, c;
+    memset(o, 0, sizeof *o);
+    o->rounds = NIGHTLY_DEFAULT_ROUNDS;
+    o->confirm = 1;
+    o->confirm_rounds = CONFIRM_ROUNDS;
+    o->burn_in_s = 60;
+    o->keep_days = 30;
+    o->seed = -1;
     optind = 1;
+    int c;
+    char *end;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        if (c == 's' && nsuites < MAX_SUITES) suites[nsuites++] = optarg;
-        else if (c == 'b') db_path = optarg;
-        else if (c == 'h') return usage(stdout), EXIT_OK;
-        else return usage(stderr), EXIT_USAGE;
+        switch (c) {
+        case 's':
+            if (o->nsuites == MAX_SUITES)
+                return fprintf(stderr, "harness nightly: at most %d --suite files\n", MAX_SUITES), EXIT_USAGE;
+            o->suites[o->nsuites++] = optarg;
+            break;
+        case 'b': o->db = optarg; break;
+        case 'r':
+        case 'c': {
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 2 || v > 1000)
+                return fprintf(stderr, "harness nightly: --%s %s: want a whole number in 2..1000 (rounds are what"
+                                       " a night is judged on: one round has no spread)\n",
+                               c == 'r' ? "rounds" : "confirm-rounds", optarg),
+                       EXIT_USAGE;
+            *(c == 'r' ? &o->rounds : &o->confirm_rounds) = (int)v;
+            break;
+        }
+        case 'B':
+        case 'k': {
+            double v = strtod(optarg, &end);
+            if (*end || !(v >= 0) || v > 1e6)
+                return fprintf(stderr, "harness nightly: --%s %s: want a number >= 0\n",
+                               c == 'B' ? "burn-in" : "keep-days", optarg),
+                       EXIT_USAGE;
+            *(c == 'B' ? &o->burn_in_s : &o->keep_days) = v;
+            break;
+        }
+        case 'N': o->confirm = 0; break;
+        case 'S':
+            o->seed = strtoll(optarg, &end, 10);
+            if (*end || o->seed < 0 || o->seed > 0xffffffffLL)
+                return fprintf(stderr, "harness nightly: --seed %s: want a whole number >= 0\n", optarg), EXIT_USAGE;
+            break;
+        case 'h': usage(stdout); return -1;
+        default: usage(stderr); return EXIT_USAGE;
+        }
     }
     if (optind != argc) return fprintf(stderr, "harness nightly: unexpected '%s'\n", argv[optind]), usage(stderr), EXIT_USAGE;
     static char default_suite[PATH_MAX];
-    if (!nsuites) suites[nsuites++] = repo_path(default_suite, sizeof default_suite, "sweeps/nightly.sweep");
-    if (!db_path) db_path = store_default_path();
+    if (!o->nsuites) o->suites[o->nsuites++] = repo_path(default_suite, sizeof default_suite, "sweeps/nightly.sweep");
+    if (!o->db) o->db = store_default_path();
+    return 0;
+}
+
+/* This binary and the tree it reads, kept; "" (and a note) when it cannot be. */
+static void keep_this_build(char *hash, size_t n) {
+    char exe[PATH_MAX], dir[PATH_MAX], err[512];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    hash[0] = '\0';
+    if (len <= 0) return;
+    exe[len] = '\0';
+    char h[KEPT_HASH_LEN + 1];
+    if (kept_build_keep(repo_root(), exe, h, dir, sizeof dir, err, sizeof err) != 0) {
+        fprintf(stderr, "nightly: the build is not kept (%s): tonight's flags cannot be confirmed tomorrow\n", err);
+        return;
+    }
+    str_copy(hash, n, h);
+    fprintf(stderr, "nightly: build kept as %s\n", dir);
+}
+
+/* The sweep child's arguments: every suite and tuned file, the rounds. */
+static int run_sweeps(const struct nightly_opts *o, char files[][PATH_MAX], int nfiles) {
+    char *args[MAX_SUITES + MAX_TUNED + 16];
+    char rounds[16], seed[24];
+    int k = 0;
+    args[k++] = "sweep";
+    for (int i = 0; i < o->nsuites; i++) args[k++] = (char *)o->suites[i];
+    for (int i = 0; i < nfiles; i++) args[k++] = files[i];
+    str_fmt(rounds, sizeof rounds, "%d", o->rounds);
+    args[k++] = "--db";
+    args[k++] = (char *)o->db;
+    args[k++] = "--force";
+    /* --shard 0/1: a nightly is the whole suite even inside a Slurm array. */
+    args[k++] = "--shard";
+    args[k++] = "0/1";
+    args[k++] = "--rounds";
+    args[k++] = rounds;
+    if (o->seed >= 0) {
+        str_fmt(seed, sizeof seed, "%lld", o->seed);
+        args[k++] = "--seed";
+        args[k++] = seed;
+    }
+    args[k] = NULL;
+    return run_child(args);
+}
+
+int cmd_nightly(int argc, char **argv) {
+    struct nightly_opts o;
+    int rc = parse_opts(argc, argv, &o);
+    if (rc) return rc < 0 ? EXIT_OK : rc;
 
     /* Every suite is read first: a bad file stops the night before anything runs. */
     struct sweep_spec specs[MAX_SUITES];
     char err[1024];
-    for (int i = 0; i < nsuites; i++)
-        if (sweep_parse(suites[i], &specs[i], err, sizeof err) != 0) {
+    for (int i = 0; i < o.nsuites; i++)
+        if (sweep_parse(o.suites[i], &specs[i], err, sizeof err) != 0) {
             fprintf(stderr, "%s\n", err);
             for (int j = 0; j < i; j++) sweep_free(&specs[j]);
             return EXIT_USAGE;
         }
-    struct store *store = store_open(db_path, err, sizeof err);
+    struct store *store = store_open(o.db, err, sizeof err);
     if (!store || nightly_schema(store_db(store), err, sizeof err) != 0) {
         fprintf(stderr, "harness nightly: %s\n", err);
         store_close(store);
-        for (int j = 0; j < nsuites; j++) sweep_free(&specs[j]);
+        for (int j = 0; j < o.nsuites; j++) sweep_free(&specs[j]);
         return EXIT_FOUND;
     }
+    kept_builds_for_db(o.db);
     sqlite3 *db = store_db(store);
+    char hash[KEPT_HASH_LEN + 1];
+    keep_this_build(hash, sizeof hash);
     struct strbuf tel = {0}, names = {0};
     sb_printf(&tel, "[start]\n");
     telemetry_collect(&tel);
-    for (int i = 0; i < nsuites; i++) sb_printf(&names, "%s%s", i ? " " : "", suites[i]);
+    for (int i = 0; i < o.nsuites; i++) sb_printf(&names, "%s%s", i ? " " : "", o.suites[i]);
     int64_t id = 0, run0 = max_id(db, "run"), peak0 = max_id(db, "peak");
-    if (nightly_begin(db, names.s, tel.s, &id) != 0) {
+    if (nightly_begin(db, names.s, tel.s, hash, o.rounds, &id) != 0) {
         fprintf(stderr, "harness nightly: %s\n", sqlite3_errmsg(db));
         store_close(store);
         return EXIT_FOUND;
@@ -260,40 +390,59 @@ int cmd_nightly(int argc, char **argv) {
     fprintf(stderr, "nightly %lld: %s\n%s", (long long)id, names.s, tel.s);
 
     int failed = 0;
-    char *devs = peak_devices(specs, nsuites);
-    char *peak_args[] = {"peak", "--db", (char *)db_path, devs ? "--device" : NULL, devs, NULL};
+    char *devs = peak_devices(specs, o.nsuites);
+    if (o.burn_in_s > 0) burn_in_devices(devs, 5, o.burn_in_s, stderr);
+    char *peak_args[] = {"peak", "--db", (char *)o.db, devs ? "--device" : NULL, devs, NULL};
     failed += run_child(peak_args) != 0;
     free(devs);
-    /* --shard 0/1: a nightly is the whole suite even inside a Slurm array. */
-    for (int i = 0; i < nsuites; i++) {
-        char *args[] = {"sweep", (char *)suites[i], "--db", (char *)db_path, "--force", "--shard", "0/1", NULL};
-        failed += run_child(args) != 0;
-    }
     char tmp[] = "/tmp/harness-nightly-XXXXXX";
-    if (mkdtemp(tmp)) {
-        static char files[MAX_TUNED][PATH_MAX];
-        int n = 0;
-        for (int i = 0; i < nsuites; i++) n += tuned_sweeps(store, &specs[i], tmp, files + n, MAX_TUNED - n);
-        for (int i = 0; i < n; i++) {
-            char *args[] = {"sweep", files[i], "--db", (char *)db_path, "--force", "--shard", "0/1", NULL};
-            failed += run_child(args) != 0;
-            unlink(files[i]);
-        }
-        rmdir(tmp);
-    }
+    static char files[MAX_TUNED][PATH_MAX];
+    int nfiles = 0;
+    if (mkdtemp(tmp))
+        for (int i = 0; i < o.nsuites; i++) nfiles += tuned_sweeps(store, &specs[i], tmp, files + nfiles, MAX_TUNED - nfiles);
+    failed += run_sweeps(&o, files, nfiles) != 0;
+    for (int i = 0; i < nfiles; i++) unlink(files[i]);
+    rmdir(tmp);
 
     sb_free(&tel);
     sb_printf(&tel, "[end]\n");
     telemetry_collect(&tel);
     int64_t run1 = max_id(db, "run"), peak1 = max_id(db, "peak");
-    int rc = nightly_end(db, id, failed ? 1 : 0, tel.s, run0, run1, peak0, peak1, err, sizeof err);
+    rc = nightly_end(db, id, failed ? 1 : 0, tel.s, run0, run1, peak0, peak1, err, sizeof err);
     if (rc != 0) fprintf(stderr, "harness nightly: %s\n", err);
-    printf("nightly %lld: runs %lld..%lld, %d step%s failed\n", (long long)id, (long long)run0 + 1, (long long)run1,
-           failed, failed == 1 ? "" : "s");
-    printf("compare with the night before: harness compare nightly:-2 nightly:-1 --db %s\n", db_path);
+    char quality[1024];
+    int bad = night_quality(db, id, quality, sizeof quality);
+    printf("nightly %lld: runs %lld..%lld, %d step%s failed; quality: %s\n", (long long)id, (long long)run0 + 1,
+           (long long)run1, failed, failed == 1 ? "" : "s", quality);
+
+    int64_t prev = nightly_previous(db, id);
+    struct gate_result g = {0};
+    if (prev > 0) {
+        struct gate_opts go = {.confirm = o.confirm, .confirm_rounds = o.confirm_rounds,
+                               .burn_in_s = o.burn_in_s > 30 ? 30 : o.burn_in_s, .disturbed = bad > 0};
+        fflush(stdout);
+        if (nightly_gate(store, prev, id, &go, &g, stdout, err, sizeof err) != 0) {
+            fprintf(stderr, "harness nightly: the gate: %s\n", err);
+            failed++;
+        }
+    } else {
+        printf("nightly %lld: the first night of this host and suite: nothing to compare with yet\n", (long long)id);
+    }
+    char prev_hash[KEPT_HASH_LEN + 8] = "";
+    if (prev > 0) {
+        char sql[128];
+        str_fmt(sql, sizeof sql, "SELECT COALESCE(build_hash, '') FROM nightly WHERE id = %lld", (long long)prev);
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+            str_copy(prev_hash, sizeof prev_hash, (const char *)sqlite3_column_text(st, 0));
+        sqlite3_finalize(st);
+    }
+    const char *keep[2] = {hash, prev_hash};
+    kept_build_prune(o.keep_days, keep, 2, stderr);
+    printf("again: harness compare nightly:-2 nightly:-1 --db %s\n", o.db);
     sb_free(&tel);
     sb_free(&names);
     store_close(store);
-    for (int j = 0; j < nsuites; j++) sweep_free(&specs[j]);
-    return failed || rc ? EXIT_FOUND : EXIT_OK;
+    for (int j = 0; j < o.nsuites; j++) sweep_free(&specs[j]);
+    return failed || rc || g.confirmed_regressions ? EXIT_FOUND : EXIT_OK;
 }

@@ -1,65 +1,19 @@
-/* compare.h. A series is a regression when B's samples are larger than A's
- * by a two-sided Mann-Whitney U test at p <= alpha AND the medians differ by
- * at least max(min_effect, noise), noise being the larger relative IQR of the
- * two: a shift within the spread of either sample is not worth an alarm
- * however significant. When the sizes cannot reach p <= alpha at all (3
- * against 3 gives p >= 0.1), the verdict is "too few samples", never "same". */
+/* compare.h. */
 #include "compare.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mwu.h"
-#include "stats.h"
 #include "util.h"
 
 const char *verdict_name(enum verdict v) {
     switch (v) {
     case V_REGRESSION: return "REGRESSION";
     case V_IMPROVEMENT: return "improvement";
-    case V_FEW: return "too few samples";
+    case V_FEW: return "cannot tell";
     default: return "same";
     }
-}
-
-static double rel_iqr(const double *v, int n, double med) {
-    if (n < 2 || !(med > 0)) return 0;
-    return (stats_quantile(v, (size_t)n, 0.75) - stats_quantile(v, (size_t)n, 0.25)) / med;
-}
-
-/* The values a side contributes: every sample, or one median per run. */
-static int side_values(const struct series_samples *x, int by_run, double *out) {
-    if (!by_run) {
-        for (int i = 0; i < x->n; i++) out[i] = x->v[i];
-        return x->n;
-    }
-    int n = 0;
-    double *tmp = xcalloc((size_t)x->n, sizeof *tmp);
-    char *done = xcalloc((size_t)x->n, 1);
-    for (int i = 0; i < x->n; i++) {
-        if (done[i]) continue;
-        int k = 0;
-        for (int j = i; j < x->n; j++)
-            if (x->run[j] == x->run[i]) {
-                tmp[k++] = x->v[j];
-                done[j] = 1;
-            }
-        out[n++] = stats_median(tmp, (size_t)k);
-    }
-    free(done);
-    free(tmp);
-    return n;
-}
-
-static int runs_of(const struct series_samples *x) {
-    int n = 0;
-    for (int i = 0; i < x->n; i++) {
-        int seen = 0;
-        for (int j = 0; j < i && !seen; j++) seen = x->run[j] == x->run[i];
-        n += !seen;
-    }
-    return n;
 }
 
 void compare_series(const struct series_samples *a, const struct series_samples *b, const struct compare_params *p,
@@ -67,24 +21,24 @@ void compare_series(const struct series_samples *a, const struct series_samples 
     memset(r, 0, sizeof *r);
     r->a = a;
     r->b = b;
-    r->by_run = runs_of(a) > 1 || runs_of(b) > 1;
-    double *va = xcalloc((size_t)a->n, sizeof *va), *vb = xcalloc((size_t)b->n, sizeof *vb);
-    r->na = side_values(a, r->by_run, va);
-    r->nb = side_values(b, r->by_run, vb);
-    r->med_a = stats_median(va, (size_t)r->na);
-    r->med_b = stats_median(vb, (size_t)r->nb);
-    r->ratio = r->med_b / r->med_a;
-    r->noise = fmax(rel_iqr(va, r->na, r->med_a), rel_iqr(vb, r->nb, r->med_b));
-    r->threshold = fmax(p->min_effect, r->noise);
-    struct mwu m;
-    mwu_test(va, (size_t)r->na, vb, (size_t)r->nb, &m);
-    free(va);
-    free(vb);
-    r->p = m.p;
-    r->p_min = m.p_min;
-    if (m.p_min > p->alpha) r->v = V_FEW;
-    else if (m.p > p->alpha || fabs(log(r->ratio)) < log1p(r->threshold)) r->v = V_SAME;
-    else r->v = r->ratio > 1 ? V_REGRESSION : V_IMPROVEMENT;
+    noise_set_find(p->noise, a->id.key, a->id.fp, &r->model);
+    struct night_value *na, *nb;
+    int ka = series_nights(a, &na, NULL), kb = series_nights(b, &nb, NULL);
+    if (rc_compare(na, ka, nb, kb, &r->model, p->min_effect, &r->r) != 0) {
+        r->v = V_FEW;
+        r->med_a = r->med_b = r->r.ratio = NAN;
+    } else {
+        double ma = 0, mb = 0;
+        for (int i = 0; i < ka; i++) ma += na[i].mean / ka;
+        for (int i = 0; i < kb; i++) mb += nb[i].mean / kb;
+        r->med_a = exp(ma);
+        r->med_b = exp(mb);
+        int big = fabs(log(r->r.ratio)) >= log1p(r->r.threshold);
+        if (r->r.p > p->alpha || !big) r->v = V_SAME;
+        else r->v = (r->r.ratio > 1) != (a->id.higher_better != 0) ? V_REGRESSION : V_IMPROVEMENT;
+    }
+    free(na);
+    free(nb);
 }
 
 int compare_lists(const struct series_list *a, const struct series_list *b, const struct compare_params *p,
@@ -108,40 +62,50 @@ int compare_lists(const struct series_list *a, const struct series_list *b, cons
 }
 
 static void fmt_time(char *buf, size_t n, double s) {
-    if (s >= 1) str_fmt(buf, n, "%.3f s", s);
+    if (isnan(s)) str_fmt(buf, n, "-");
+    else if (s >= 1) str_fmt(buf, n, "%.3f s", s);
     else if (s >= 1e-3) str_fmt(buf, n, "%.3f ms", s * 1e3);
     else str_fmt(buf, n, "%.1f us", s * 1e6);
 }
 
+/* "REGRESSION (unconfirmed)": a flag no confirmation has judged yet. */
+static void verdict_text(const struct compare_row *r, char *buf, size_t n) {
+    const char *v = verdict_name(r->v);
+    if (r->v != V_REGRESSION && r->v != V_IMPROVEMENT) str_copy(buf, n, v);
+    else if (!r->confirmation[0]) str_fmt(buf, n, "%s (unconfirmed)", v);
+    else str_fmt(buf, n, "%s (%s)", v, r->confirmation);
+}
+
 void compare_print(FILE *out, const struct compare_row *rows, int n, int csv) {
+    char verdict[256];
     if (csv) {
-        fprintf(out, "device,fingerprint,app,input,variant,knobs,wg,iters,unit,n_a,n_b,median_a_s,median_b_s,ratio,p,"
-                     "p_min,noise,threshold,verdict\n");
+        fprintf(out, "device,fingerprint,app,input,variant,knobs,wg,iters,nights_a,rounds_a,nights_b,rounds_b,"
+                     "median_a_s,median_b_s,ratio,p,df,sigma_night,noise,threshold,model_df_night,verdict\n");
         for (int i = 0; i < n; i++) {
             const struct compare_row *r = &rows[i];
             const struct series_id *id = &r->a->id;
-            fprintf(out, "%s,%s,%s,%s,%s,\"%s\",%ux%u,%ld,%s,%d,%d,%.9g,%.9g,%.6f,%.3g,%.3g,%.4f,%.4f,%s\n", id->spec,
-                    id->fp, id->app, id->input, id->variant, id->knobs, id->wg[0], id->wg[1], id->iters,
-                    r->by_run ? "runs" : "samples", r->na, r->nb, r->med_a, r->med_b, r->ratio, r->p, r->p_min, r->noise, r->threshold,
-                    verdict_name(r->v));
+            verdict_text(r, verdict, sizeof verdict);
+            fprintf(out, "%s,%s,%s,%s,%s,\"%s\",%ux%u,%ld,%d,%d,%d,%d,%.9g,%.9g,%.6f,%.3g,%.1f,%.4f,%.4f,%.4f,%.0f,",
+                    id->spec, id->fp, id->app, id->input, id->variant, id->knobs, id->wg[0], id->wg[1], id->iters,
+                    r->r.nights_a, r->r.rounds_a, r->r.nights_b, r->r.rounds_b, r->med_a, r->med_b, r->r.ratio, r->r.p,
+                    r->r.df, r->r.sigma_night, r->r.noise, r->r.threshold, r->model.df_night);
+            csv_field(out, verdict);
+            fputc('\n', out);
         }
         return;
     }
-    fprintf(out, "%-11s %-6s %-10s %-22s %-7s %7s %12s %12s %8s %9s %7s  %s\n", "device", "app", "input", "variant",
-            "wg", "n", "median A", "median B", "B/A", "p", "min eff", "verdict");
+    fprintf(out, "%-11s %-6s %-10s %-22s %-7s %-13s %11s %11s %7s %8s %7s  %s\n", "device", "app", "input", "variant",
+            "wg", "nights/rnds", "A", "B", "B/A", "p", "min eff", "verdict");
     for (int i = 0; i < n; i++) {
         const struct compare_row *r = &rows[i];
         const struct series_id *id = &r->a->id;
-        char ma[32], mb[32], wg[24], nn[24];
+        char ma[32], mb[32], wg[24], nn[32];
         fmt_time(ma, sizeof ma, r->med_a);
         fmt_time(mb, sizeof mb, r->med_b);
         str_fmt(wg, sizeof wg, "%ux%u", id->wg[0], id->wg[1]);
-        str_fmt(nn, sizeof nn, r->by_run ? "%dr/%dr" : "%d/%d", r->na, r->nb);
-        fprintf(out, "%-11.11s %-6.6s %-10.10s %-22.22s %-7s %7s %12s %12s %8.3f %9.2g %6.1f%%  %s\n", id->spec,
-                id->app, id->input, id->variant, wg, nn, ma, mb, r->ratio, r->p, 100 * r->threshold,
-                verdict_name(r->v));
-        if (r->v == V_FEW)
-            fprintf(out, "%-11s   (with %d and %d %s p cannot go below %.2g)\n", "", r->na, r->nb,
-                    r->by_run ? "runs (several runs a side: their medians are tested)" : "samples", r->p_min);
+        str_fmt(nn, sizeof nn, "%d/%d %d/%d", r->r.nights_a, r->r.rounds_a, r->r.nights_b, r->r.rounds_b);
+        verdict_text(r, verdict, sizeof verdict);
+        fprintf(out, "%-11.11s %-6.6s %-10.10s %-22.22s %-7s %-13s %11s %11s %7.3f %8.2g %6.1f%%  %s\n", id->spec,
+                id->app, id->input, id->variant, wg, nn, ma, mb, r->r.ratio, r->r.p, 100 * r->r.threshold, verdict);
     }
 }

@@ -1,38 +1,40 @@
-/* The gate between two builds (`harness compare`): per series, a two-sided
- * Mann-Whitney U test and a minimum effect, so that only a change that is
- * both unlikely under noise and large enough to matter is a regression.
- *
- * The unit of replication: repetitions within one run share that run's
- * machine state (clock, load, placement), and on a busy machine runs of one
- * build differ by more than repetitions within a run do. Testing 3 runs of 3
- * repetitions as 9 independent samples is pseudo-replication: measured here,
- * two builds that are the same were "separated" at p = 4e-5. So when either
- * side holds several runs of a series, the test is on the run medians (one
- * value per run); with one run a side, on the repetitions. A B A B
- * interleaving with one repetition per run (compare --rerun) gives both. */
+/* The gate between two sets of runs (`harness compare`), on the right unit
+ * (round_stats.h): each run of a series is one night, its value the mean of
+ * its rounds' log medians; the variance of the difference has a night part
+ * (from the series' noise model, learned from nights of one build, and from
+ * the sides' own nights when they hold several) and a round part (the
+ * rounds' own spread). A series changed when a t-test on that gives
+ * p <= alpha AND the change is at least max(min_effect, one night's spread)
+ * — a shift within a night's own wobble is not worth an alarm however
+ * significant. Repetitions of one process are never counted as independent:
+ * measured on an H200 host, doing so flagged 18 of 48 comparisons of one
+ * build at p <= 0.002. */
 #ifndef HARNESS_COMPARE_H
 #define HARNESS_COMPARE_H
 #include <stdio.h>
 
+#include "noise.h"
+#include "round_stats.h"
 #include "series.h"
 
 enum verdict { V_SAME, V_REGRESSION, V_IMPROVEMENT, V_FEW };
 
 struct compare_params {
-    double alpha;      /* default 0.002 */
-    double min_effect; /* default 0.03; the series' noise when larger */
+    double alpha;                  /* default 0.002 */
+    double min_effect;             /* default 0.03; one night's spread when larger */
+    const struct noise_set *noise; /* the series' models; NULL: the default prior only */
 };
 #define COMPARE_DEFAULTS ((struct compare_params){.alpha = 0.002, .min_effect = 0.03})
 
 struct compare_row {
     const struct series_samples *a, *b;
-    int by_run;       /* 1: tested on run medians (a side had several runs) */
-    int na, nb;       /* the values tested: samples, or runs when by_run */
-    double med_a, med_b, ratio; /* ratio = med_b / med_a: > 1 is slower */
-    double p, p_min;
-    double noise;     /* the larger relative IQR of the two sides' values */
-    double threshold; /* max(min_effect, noise) */
+    struct noise_model model; /* the series' model as used */
+    struct rc_result r;
+    double med_a, med_b;      /* geometric means of the round medians */
     enum verdict v;
+    /* What a confirmation (confirm.h) said of this change, when one did. */
+    char confirmation[200];
+    int rejected;             /* a confirmation called it noise */
 };
 
 /* Judges one series present in both. */

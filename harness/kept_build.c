@@ -17,12 +17,22 @@
 static const char *const tree[] = {"kernels", "variants", "harness/omp_kernel.h", "harness/peak"};
 #define NTREE ((int)(sizeof tree / sizeof tree[0]))
 
+static char builds_dir[PATH_MAX];
+
+void kept_builds_for_db(const char *db_path) {
+    char dir[PATH_MAX];
+    str_copy(dir, sizeof dir, db_path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    else str_copy(dir, sizeof dir, ".");
+    str_fmt(builds_dir, sizeof builds_dir, "%s/builds", dir);
+}
+
 const char *kept_builds_dir(void) {
-    static char dir[PATH_MAX];
     const char *env = getenv("HARNESS_BUILDS");
     if (env && *env) return env;
-    if (!dir[0]) repo_path(dir, sizeof dir, "results/builds");
-    return dir;
+    if (!builds_dir[0]) repo_path(builds_dir, sizeof builds_dir, "results/builds");
+    return builds_dir;
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }

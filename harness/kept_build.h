@@ -1,6 +1,6 @@
 /* Kept builds: every night's build (the binary and the kernel tree it reads
- * at run time), content-addressed under results/builds/<hash>/ with the
- * layout of a checkout, so that a change seen tonight can be measured again
+ * at run time), content-addressed under results/builds/<hash>/ (beside the
+ * database) with the layout of a checkout, so that a change seen tonight can be measured again
  * at once beside last night's build, interleaved on the same device
  * (confirm.h): the kept binary runs with HARNESS_ROOT at its own folder.
  * The hash covers the binary and every file it reads (kernels/, variants/,
@@ -13,8 +13,12 @@
 
 #define KEPT_HASH_LEN 16
 
-/* Where builds are kept: HARNESS_BUILDS, else ROOT/results/builds. */
+/* Where builds are kept: HARNESS_BUILDS, else beside the database the
+ * command uses (kept_builds_for_db: DIR/builds for DIR/results.db), else
+ * ROOT/results/builds. Beside the database, because its nights name them:
+ * a night run on another kernel tree (HARNESS_ROOT) keeps its build there too. */
 const char *kept_builds_dir(void);
+void kept_builds_for_db(const char *db_path);
 /* The content hash of a build: the binary exe and the tree under root. */
 int kept_build_hash(const char *root, const char *exe, char hash[KEPT_HASH_LEN + 1], char *err, size_t errn);
 /* Keeps this build (exe and root's tree) unless a build of that hash is

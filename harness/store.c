@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "buildinfo.h"
+#include "stats.h"
 #include "util.h"
 
 extern const char schema_sql[]; /* harness/schema.sql, generated into build/gen */
@@ -620,6 +621,21 @@ int store_peak_get(struct store *s, const char *fingerprint, double *copy_gbs, d
     }
     stmt_done(st);
     return ret;
+}
+
+int store_peak_usual(struct store *s, const char *fingerprint, double *copy_gbs) {
+    sqlite3_stmt *st = NULL;
+    const char *sql = "SELECT p.copy_gbs FROM peak p JOIN device d ON d.id = p.device_id"
+                      " WHERE d.fingerprint = ?1 AND p.copy_gbs > 0 ORDER BY p.id DESC LIMIT 9";
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
+    sqlite3_bind_text(st, 1, fingerprint, -1, SQLITE_TRANSIENT);
+    double v[9];
+    int n = 0;
+    while (n < 9 && sqlite3_step(st) == SQLITE_ROW) v[n++] = sqlite3_column_double(st, 0);
+    sqlite3_finalize(st);
+    if (!n) return -1;
+    *copy_gbs = stats_median(v, (size_t)n);
+    return 0;
 }
 
 /* ---- printing --------------------------------------------------------- */

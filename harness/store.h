@@ -53,6 +53,9 @@ int store_peak_put(struct store *s, const struct device_info *dev, double copy_g
                    double fp32_gflops, char *err, size_t errn);
 /* 0 and the values when known; -1 when the device has none yet. */
 int store_peak_get(struct store *s, const char *fingerprint, double *copy_gbs, double *fp32_gflops);
+/* The median of the device's last nine copy bandwidths: what it usually
+ * measures. 0, or -1 when it has none. */
+int store_peak_usual(struct store *s, const char *fingerprint, double *copy_gbs);
 
 /* Opens an existing database read-only, for commands that must not create
  * or migrate anything (export, plot): "harness CMD: no database at PATH"

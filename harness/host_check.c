@@ -1,0 +1,57 @@
+/* host_check.h. */
+#include "host_check.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "cli.h"
+#include "hostload.h"
+#include "peak.h"
+#include "util.h"
+
+void host_check(struct store *s, const char *specs, int canaries, struct host_check *out) {
+    memset(out, 0, sizeof *out);
+    out->foreign_cores = hostload_sample(1.0);
+    struct strbuf why = {0};
+    if (out->foreign_cores >= HOSTLOAD_DISTURBED_CORES)
+        sb_printf(&why, "other processes kept %.1f cores busy", out->foreign_cores);
+    struct device_pick pick;
+    if (canaries && cli_devices(specs, &pick) == 0) {
+        for (int i = 0; i < pick.count && out->ndev < HOST_CHECK_MAX_DEVICES; i++) {
+            const struct device_info *info = &pick.all[pick.idx[i]];
+            char err[512];
+            struct dev *d = backend_by_name(info->backend)->open(info, err, sizeof err);
+            double gbs = 0;
+            if (!d || peak_copy_gbs(d, &gbs) != 0) {
+                if (d) d->ops->close(d);
+                continue;
+            }
+            d->ops->close(d);
+            int k = out->ndev++;
+            str_copy(out->dev[k].spec, sizeof out->dev[k].spec, info->spec);
+            out->dev[k].gbs = gbs;
+            if (!s || store_peak_usual(s, info->fingerprint, &out->dev[k].usual) != 0) out->dev[k].usual = 0;
+            if (out->dev[k].usual > 0 && gbs < (1 - HOST_CHECK_CANARY_DROP) * out->dev[k].usual)
+                sb_printf(&why, "%s%s copy %.1f GB/s, %.0f %% of its usual %.1f", why.len ? "; " : "", info->spec,
+                          gbs, 100 * gbs / out->dev[k].usual, out->dev[k].usual);
+        }
+        cli_devices_free(&pick);
+    }
+    out->disturbed = why.len > 0;
+    str_copy(out->why, sizeof out->why, why.s ? why.s : "");
+    sb_free(&why);
+}
+
+void host_check_print(FILE *out, const char *when, const struct host_check *h) {
+    fprintf(out, "host %s: %s", when, h->disturbed ? "DISTURBED: " : "quiet (");
+    if (h->disturbed) {
+        fprintf(out, "%s\n", h->why);
+        return;
+    }
+    fprintf(out, "other processes %.2f cores", isnan(h->foreign_cores) ? 0.0 : h->foreign_cores);
+    for (int i = 0; i < h->ndev; i++) {
+        fprintf(out, "; %s copy %.1f GB/s", h->dev[i].spec, h->dev[i].gbs);
+        if (h->dev[i].usual > 0) fprintf(out, " (%.0f %% of usual)", 100 * h->dev[i].gbs / h->dev[i].usual);
+    }
+    fprintf(out, ")\n");
+}

@@ -1,0 +1,152 @@
+/* nightly_gate.h. */
+#include "nightly_gate.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "burn_in.h"
+#include "compare.h"
+#include "confirm.h"
+#include "kept_build.h"
+#include "noise.h"
+#include "store_nightly.h"
+#include "util.h"
+
+int64_t nightly_previous(sqlite3 *db, int64_t id) {
+    char sql[512];
+    str_fmt(sql, sizeof sql,
+            "SELECT p.id FROM nightly p JOIN nightly n ON n.id = %lld WHERE p.id < n.id AND p.host = n.host"
+            " AND p.suite = n.suite AND p.ended_at IS NOT NULL ORDER BY p.started_at DESC, p.id DESC LIMIT 1",
+            (long long)id);
+    int64_t prev = 0;
+    db_int(db, sql, 0, &prev, NULL, 0);
+    return prev;
+}
+
+/* A nightly's kept build and start time. */
+static void night_of(sqlite3 *db, int64_t id, char *hash, size_t hn, char *start, size_t sn) {
+    sqlite3_stmt *st = NULL;
+    hash[0] = start[0] = '\0';
+    if (sqlite3_prepare_v2(db, "SELECT COALESCE(build_hash, ''), started_at FROM nightly WHERE id = ?1", -1, &st,
+                           NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(st, 1, id);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        str_copy(hash, hn, (const char *)sqlite3_column_text(st, 0));
+        str_copy(start, sn, (const char *)sqlite3_column_text(st, 1));
+    }
+    sqlite3_finalize(st);
+}
+
+static int load_night(sqlite3 *db, int64_t id, const char *table, struct series_list *l, char *err, size_t errn) {
+    char spec[48];
+    str_fmt(spec, sizeof spec, "nightly:%lld", (long long)id);
+    if (runset_resolve(db, spec, table, err, errn) <= 0) return -1;
+    return series_load_runs(db, table, l, err, errn);
+}
+
+static int is_flag(const struct compare_row *r) { return r->v == V_REGRESSION || r->v == V_IMPROVEMENT; }
+
+/* Confirms every flagged row with both nights' kept builds. */
+static void confirm_flags(struct store *store, int64_t id, const char *hash_a, const char *hash_b,
+                          struct compare_row *rows, int n, const struct gate_opts *o, FILE *out) {
+    char dir_a[4096], bin_a[4096], dir_b[4096], bin_b[4096], err[512];
+    if (kept_build_find(hash_a, dir_a, sizeof dir_a, bin_a, sizeof bin_a, err, sizeof err) != 0 ||
+        kept_build_find(hash_b, dir_b, sizeof dir_b, bin_b, sizeof bin_b, err, sizeof err) != 0) {
+        for (int i = 0; i < n; i++)
+            if (is_flag(&rows[i])) str_fmt(rows[i].confirmation, sizeof rows[i].confirmation, "unconfirmed: %s", err);
+        return;
+    }
+    struct confirm_series *cs = xcalloc((size_t)n + 1, sizeof *cs);
+    struct strbuf devs = {0};
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (!is_flag(&rows[i])) continue;
+        struct confirm_series *c = &cs[k++];
+        c->id = rows[i].b->id;
+        c->flagged_ratio = rows[i].r.ratio;
+        c->warmup = rows[i].b->id.warmup;
+        c->reps = rows[i].r.rounds_b > 0 ? (int)lround((double)rows[i].b->n / rows[i].r.rounds_b) : 1;
+        if (c->reps < 1) c->reps = 1;
+        c->nightly_id = id;
+        if (!strstr(devs.s ? devs.s : "", c->id.spec)) sb_printf(&devs, "%s%s", devs.len ? "," : "", c->id.spec);
+    }
+    if (o->burn_in_s > 0) burn_in_devices(devs.s, 2, o->burn_in_s, out);
+    fprintf(out, "nightly: confirming %d flag%s: build %s (last night) and %s (tonight), %d pairs of rounds\n", k,
+            k == 1 ? "" : "s", hash_a, hash_b, o->confirm_rounds);
+    fflush(out);
+    struct confirm_opts co = {.a = {bin_a, dir_a}, .b = {bin_b, dir_b}, .build_a = hash_a, .build_b = hash_b,
+                              .rounds = o->confirm_rounds, .source = "nightly",
+                              .seed = (unsigned)(clock_now() * 1e3) ^ (unsigned)id};
+    confirm_run(store, cs, k, &co);
+    for (int i = 0, j = 0; i < n; i++) {
+        if (!is_flag(&rows[i])) continue;
+        confirm_describe(&cs[j], rows[i].confirmation, sizeof rows[i].confirmation);
+        rows[i].rejected = strcmp(cs[j].verdict, "confirmed") != 0;
+        j++;
+    }
+    sb_free(&devs);
+    free(cs);
+}
+
+int nightly_gate(struct store *store, int64_t prev, int64_t id, const struct gate_opts *o, struct gate_result *res,
+                 FILE *out, char *err, size_t errn) {
+    sqlite3 *db = store_db(store);
+    memset(res, 0, sizeof *res);
+    char hash_a[40], hash_b[40], start_a[40], start_b[40];
+    night_of(db, prev, hash_a, sizeof hash_a, start_a, sizeof start_a);
+    night_of(db, id, hash_b, sizeof hash_b, start_b, sizeof start_b);
+    struct series_list la = {0}, lb = {0};
+    if (load_night(db, prev, "gate_a", &la, err, errn) != 0 || load_night(db, id, "gate_b", &lb, err, errn) != 0) {
+        series_list_free(&la);
+        return -1;
+    }
+    struct noise_set ns;
+    if (noise_set_load(db, start_b, &ns, err, errn) != 0) {
+        series_list_free(&la);
+        series_list_free(&lb);
+        return -1;
+    }
+    struct compare_params p = COMPARE_DEFAULTS;
+    p.noise = &ns;
+    struct compare_row *rows = NULL;
+    int oa, ob, n = compare_lists(&la, &lb, &p, &rows, &oa, &ob);
+    res->series = n;
+    for (int i = 0; i < n; i++) res->flagged += is_flag(&rows[i]);
+    fprintf(out, "\nnightly %lld against nightly %lld (builds %s and %s): %d series, %d flagged\n", (long long)id,
+            (long long)prev, hash_a[0] ? hash_a : "?", hash_b[0] ? hash_b : "?", n, res->flagged);
+    if (res->flagged && o->confirm && hash_a[0] && hash_b[0]) confirm_flags(store, id, hash_a, hash_b, rows, n, o, out);
+    else if (res->flagged)
+        for (int i = 0; i < n; i++)
+            if (is_flag(&rows[i]))
+                str_fmt(rows[i].confirmation, sizeof rows[i].confirmation, "unconfirmed: %s",
+                        !o->confirm ? "--no-confirm" : "a night without a kept build");
+    compare_print(out, rows, n, 0);
+    for (int i = 0; i < n; i++) {
+        if (!is_flag(&rows[i])) continue;
+        int confirmed = !strncmp(rows[i].confirmation, "confirmed", 9);
+        if (confirmed) {
+            res->confirmed_regressions += rows[i].v == V_REGRESSION;
+            res->confirmed_improvements += rows[i].v == V_IMPROVEMENT;
+        } else if (!strncmp(rows[i].confirmation, "rejected", 8)) {
+            res->rejected++;
+        } else {
+            res->unconfirmed++;
+        }
+    }
+    if (res->rejected) fprintf(out, "noise: %d flag%s rejected by the confirmation (figures above)\n", res->rejected,
+                               res->rejected == 1 ? "" : "s");
+    if (res->unconfirmed)
+        fprintf(out, "%d flag%s unconfirmed%s\n", res->unconfirmed, res->unconfirmed == 1 ? "" : "s",
+                o->disturbed ? "; tonight was disturbed, so they are the host's, not the code's" : "");
+    fprintf(out, "confirmed: %d regression%s, %d improvement%s\n", res->confirmed_regressions,
+            res->confirmed_regressions == 1 ? "" : "s", res->confirmed_improvements,
+            res->confirmed_improvements == 1 ? "" : "s");
+    free(rows);
+    noise_set_free(&ns);
+    series_list_free(&la);
+    series_list_free(&lb);
+    return 0;
+}

@@ -1,0 +1,30 @@
+/* The nightly gate: tonight against the night before (same host and suite),
+ * on the round statistics and the noise model learned before tonight
+ * (compare.h); every series that looks changed is confirmed at once with
+ * both nights' kept builds interleaved on the device (confirm.h). Only a
+ * confirmed change is the code's; a rejected one is listed as noise with its
+ * figures; on a disturbed night an unconfirmed flag is the host's. */
+#ifndef HARNESS_NIGHTLY_GATE_H
+#define HARNESS_NIGHTLY_GATE_H
+#include <stdint.h>
+#include <stdio.h>
+
+#include "store.h"
+
+struct gate_opts {
+    int confirm;          /* 0: flags stay unconfirmed (--no-confirm) */
+    int confirm_rounds;   /* pairs of rounds */
+    double burn_in_s;     /* before a confirmation, at most this per device */
+    int disturbed;        /* tonight's quality is not ok */
+};
+
+struct gate_result {
+    int series, flagged, confirmed_regressions, confirmed_improvements, rejected, unconfirmed;
+};
+
+/* The previous nightly of the same host and suite as `id`, or 0. */
+int64_t nightly_previous(struct sqlite3 *db, int64_t id);
+/* Runs the gate; 0, or -1 with err. */
+int nightly_gate(struct store *store, int64_t prev, int64_t id, const struct gate_opts *o, struct gate_result *res,
+                 FILE *out, char *err, size_t errn);
+#endif
