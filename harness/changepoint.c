@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "pvalue.h"
+#include "round_stats.h"
 #include "stats.h"
 #include "util.h"
 
@@ -183,4 +184,69 @@ double cp_noise(const double *x, int n) {
     double s = 1.4826 * stats_median(d, (size_t)n - 1) / sqrt(2.0);
     free(d);
     return expm1(s);
+}
+
+double cp_min_effect(const double *x, int n, const struct noise_model *m, int rounds, double floor) {
+    double e = fmax(floor, cp_noise(x, n));
+    return m ? fmax(e, noise_night_spread(m, rounds)) : e;
+}
+
+/* The corrected p of a step between n1 nights and n2 with these means and
+ * pooled sd (log scale), in a segment that could split in `splits` places. */
+static double step_p(double d, double sd, int n1, int n2, int splits) {
+    double df = n1 + n2 - 2;
+    if (df < 1) return 1.0;
+    double se = sd * sqrt(1.0 / n1 + 1.0 / n2);
+    double p = se > 0 ? student_t_two_sided(d / se, df) : (d != 0 ? 0.0 : 1.0);
+    return fmin(1.0, p * (splits > 1 ? splits : 1));
+}
+
+int cp_candidate(const double *x, int n, const struct change_point *found, int nfound, const struct cp_params *params,
+                 struct cp_candidate *out) {
+    struct cp_params def = CP_DEFAULTS;
+    if (!params) params = &def;
+    int ms = params->min_segment < 2 ? 2 : params->min_segment;
+    int lo = nfound ? found[nfound - 1].index : 0, best = -1;
+    double best_p = 2;
+    if (n - lo < ms + 1) return 0;
+    double *y = xcalloc((size_t)n, sizeof *y);
+    for (int i = 0; i < n; i++) y[i] = log(x[i]);
+    struct cp_candidate c = {0};
+    for (int tau = lo + ms; tau < n; tau++) {
+        double ratio = exp(stats_median(y + tau, (size_t)(n - tau)) - stats_median(y + lo, (size_t)(tau - lo)));
+        if (fabs(log(ratio)) < log1p(params->min_effect)) continue;
+        struct t_test t;
+        double p = 1;
+        if (t_test_pooled(y + lo, (size_t)(tau - lo), y + tau, (size_t)(n - tau), &t) == 0) {
+            double splits = (n - lo) - 2 * ms + 1;
+            p = fmin(1.0, t.p * (splits > 1 ? splits : 1));
+        }
+        if (p < best_p) {
+            best_p = p;
+            best = tau;
+            c = (struct cp_candidate){tau, n - tau, ratio, p, -1};
+        }
+    }
+    if (best < 0) {
+        free(y);
+        return 0;
+    }
+    /* Nights more at this level: the same means and pooled sd, more nights. */
+    int n1 = best - lo, n2 = n - best;
+    double m1 = 0, m2 = 0, ss = 0;
+    for (int i = lo; i < best; i++) m1 += y[i] / n1;
+    for (int i = best; i < n; i++) m2 += y[i] / n2;
+    for (int i = lo; i < best; i++) ss += (y[i] - m1) * (y[i] - m1);
+    for (int i = best; i < n; i++) ss += (y[i] - m2) * (y[i] - m2);
+    double sd = n1 + n2 > 2 ? sqrt(ss / (n1 + n2 - 2)) : 0;
+    for (int k = 0; k <= 60; k++) {
+        int splits = (n - lo + k) - 2 * ms + 1;
+        if (n2 + k >= ms && step_p(m2 - m1, sd, n1, n2 + k, splits) <= params->alpha) {
+            c.more = k;
+            break;
+        }
+    }
+    free(y);
+    *out = c;
+    return 1;
 }

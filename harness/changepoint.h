@@ -30,4 +30,28 @@ int cp_detect(const double *x, int n, const struct cp_params *p, struct change_p
  * spikes barely move. `harness regressions` takes max(min_effect, this) as
  * the smallest step worth reporting. 0 with fewer than 3 values. */
 double cp_noise(const double *x, int n);
+
+/* A step cp_detect saw but would not call: too few nights at the new
+ * level, or a p-value not yet small enough. regressions says so, with how
+ * many more nights at this level and noise it would need. */
+struct cp_candidate {
+    int index;    /* the first night of the would-be level */
+    int after;    /* nights at that level so far */
+    double ratio; /* median after / median before */
+    double p;     /* corrected as cp_detect's are */
+    int more;     /* nights more it needs to be called; -1: more than 60 */
+};
+/* The strongest uncalled split of the last segment (after the last change
+ * cp_detect found, where new steps appear), allowing fewer than
+ * min_segment nights after it. 1 and *out when one steps by at least
+ * min_effect, else 0. */
+int cp_candidate(const double *x, int n, const struct change_point *found, int nfound, const struct cp_params *p,
+                 struct cp_candidate *out);
+
+struct noise_model;
+/* The smallest step `harness regressions` reports in a series: the floor
+ * (--min-effect), the series' own night-to-night noise (cp_noise) and one
+ * night's spread by its noise model (round_stats.h) with `rounds` rounds,
+ * whichever is largest. */
+double cp_min_effect(const double *x, int n, const struct noise_model *m, int rounds, double floor);
 #endif

@@ -1,14 +1,21 @@
-/* harness regressions: change-point detection over every series' nightly
- * medians (changepoint.h), stored in change_point with a triage state a
- * person sets (harness triage); harness exclude takes a run out of the
- * history with a reason.
+/* harness regressions: change-point detection over every series' nights
+ * (changepoint.h), stored in change_point with a triage state a person sets
+ * (harness triage); harness exclude takes a run out of the history with a
+ * reason.
  *
- * Per series: the nightly medians in order of the nightly's start, runs in
- * run_exclusion left out, and nights the canary vetoes left out too: a night
- * whose copy bandwidth on that device is off by more than max(10 %, 4 x the
- * canary's own noise) from the median of the 3 nights either side measured a
- * disturbed machine, not the code. The smallest step reported is
- * max(--min-effect, the series' night-to-night noise).
+ * Per series: each night's value from its rounds (round_stats.h), in order
+ * of the nightly's start; runs in run_exclusion left out, nights marked
+ * disturbed (night_quality.h) left out, and nights the canary vetoes left
+ * out too: a night whose copy bandwidth on that device is off by more than
+ * max(10 %, 4 x the canary's own noise) from the median of the 3 nights
+ * either side measured a disturbed machine, not the code. The smallest step
+ * reported is the largest of --min-effect, the series' night-to-night noise
+ * and one night's spread by its noise model (noise.h). A step it sees but
+ * will not call yet (too few nights at the new level, p not yet small
+ * enough) is listed as a candidate with the nights it still needs. A new
+ * change point whose builds on either side are both kept is confirmed at
+ * once, the two builds interleaved on the device (confirm.h), unless
+ * --no-confirm; nights are named by number and build.
  * A stored change point still found (within a night of where it was) keeps
  * its id and triage; an untriaged one no longer found (a run was excluded,
  * more nights moved the evidence) is withdrawn. Exit 1 while any untriaged
@@ -23,6 +30,9 @@
 
 #include "changepoint.h"
 #include "commands.h"
+#include "confirm.h"
+#include "kept_build.h"
+#include "noise.h"
 #include "series.h"
 #include "stats.h"
 #include "store.h"
@@ -36,22 +46,27 @@
 struct reg_opts {
     const char *db;
     struct cp_params cp;
-    int csv;
+    int csv, confirm;
 };
 
 static void usage(FILE *out) {
     fprintf(out,
             "usage: harness regressions [--db PATH] [--csv] [--alpha P] [--min-effect F] [--min-segment N]\n"
+            "                           [--no-confirm]\n"
             "\n"
-            "Finds change points in each series' nightly medians (E-divisive means, then a t-test\n"
-            "of the segments either side, corrected for the splits searched: p <= alpha, a step of\n"
-            "at least max(min effect, the series' noise), at least N nights on each side), stores\n"
-            "them and lists every change point with its triage state.\n"
+            "Finds change points in each series' nights (each night's value from its rounds; E-divisive\n"
+            "means, then a t-test of the segments either side, corrected for the splits searched:\n"
+            "p <= alpha, a step of at least max(min effect, the series' noise, one night's spread by\n"
+            "its noise model), at least N nights on each side), stores them and lists every change\n"
+            "point with its triage state; a step it will not call yet is listed as a candidate with\n"
+            "its p-value and the nights it still needs. A new change point whose two builds are both\n"
+            "kept is confirmed at once: both measured again, interleaved, on the device.\n"
             "\n"
             "  --alpha P        default 0.001\n"
             "  --min-effect F   default 0.03 (3 %%)\n"
             "  --min-segment N  default 3 nights\n"
             "  --csv            CSV instead of the table\n"
+            "  --no-confirm     do not measure anything again\n"
             "\n"
             "Exit status: 1 while an untriaged regression (a slower level) exists.\n"
             "Triage: harness triage ID acknowledged|fixed|false-positive [--note TEXT]\n"
@@ -125,10 +140,10 @@ static int64_t cp_store(sqlite3 *db, const struct history *h, const struct night
     if (sqlite3_step(st) == SQLITE_ROW) id = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     const char *sql = id > 0 ? "UPDATE change_point SET night = ?2, run_id = ?3, magnitude = ?4, p_value = ?5,"
-                               " direction = ?6, device_fingerprint = ?7 WHERE id = ?8"
+                               " direction = ?6, device_fingerprint = ?7, nightly_id = ?9 WHERE id = ?8"
                              : "INSERT INTO change_point(series, night, run_id, magnitude, p_value, direction,"
-                               " device_fingerprint, triage, detected_at)"
-                               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'detected', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))";
+                               " device_fingerprint, triage, detected_at, nightly_id)"
+                               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'detected', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?9)";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
     sqlite3_bind_text(st, 1, h->id.key, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, at->when, -1, SQLITE_TRANSIENT);
@@ -139,6 +154,7 @@ static int64_t cp_store(sqlite3 *db, const struct history *h, const struct night
     sqlite3_bind_text(st, 6, regression ? "regression" : "improvement", -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 7, h->id.fp, -1, SQLITE_TRANSIENT);
     if (id > 0) sqlite3_bind_int64(st, 8, id);
+    sqlite3_bind_int64(st, 9, at->nightly_id);
     int ok = sqlite3_step(st) == SQLITE_DONE;
     sqlite3_finalize(st);
     if (!ok) return -1;
@@ -157,33 +173,56 @@ static void label_of(const struct history_list *hl, const char *key, char *buf, 
     str_copy(buf, n, key);
 }
 
+/* "night 12 (build 3f2a9c01)": the nightly's number and its build. */
+static void night_name(sqlite3 *db, int64_t nightly, const char *when, char *buf, size_t n) {
+    sqlite3_stmt *st = NULL;
+    char build[80] = "";
+    if (nightly > 0 &&
+        sqlite3_prepare_v2(db,
+                           "SELECT COALESCE(n.build_hash, (SELECT b.git_commit FROM nightly_run nr JOIN run r ON"
+                           " r.id = nr.run_id JOIN build b ON b.id = r.build_id WHERE nr.nightly_id = n.id LIMIT 1),"
+                           " '?') FROM nightly n WHERE n.id = ?1",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, nightly);
+        if (sqlite3_step(st) == SQLITE_ROW) str_copy(build, sizeof build, (const char *)sqlite3_column_text(st, 0));
+    }
+    sqlite3_finalize(st);
+    if (nightly > 0) str_fmt(buf, n, "night %lld (%.8s)", (long long)nightly, build);
+    else str_fmt(buf, n, "%.16s", when);
+}
+
 static int list_points(sqlite3 *db, const struct history_list *hl, int csv, int *untriaged) {
     static const char sql[] = "SELECT id, series, night, magnitude, p_value, triage, COALESCE(direction, ''),"
-                              " COALESCE(note, ''), run_id FROM change_point ORDER BY night, id";
+                              " COALESCE(note, ''), run_id, COALESCE(nightly_id, 0), COALESCE(confirmation, '')"
+                              " FROM change_point ORDER BY night, id";
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
     *untriaged = 0;
     int rows = 0;
-    if (csv) printf("id,series,label,night,run_id,magnitude,p_value,direction,triage,note\n");
+    if (csv) printf("id,series,label,night,nightly,run_id,magnitude,p_value,direction,triage,confirmation,note\n");
     while (sqlite3_step(st) == SQLITE_ROW) {
-        char label[256];
+        char label[256], name[96];
         const char *series = (const char *)sqlite3_column_text(st, 1), *triage = (const char *)sqlite3_column_text(st, 5);
         const char *dir = (const char *)sqlite3_column_text(st, 6), *note = (const char *)sqlite3_column_text(st, 7);
+        const char *conf = (const char *)sqlite3_column_text(st, 10);
         label_of(hl, series, label, sizeof label);
-        int open = !strcmp(triage, "detected") && !strcmp(dir, "regression");
+        night_name(db, sqlite3_column_int64(st, 9), (const char *)sqlite3_column_text(st, 2), name, sizeof name);
+        /* A change a confirmation measured again and called noise is not open. */
+        int open = !strcmp(triage, "detected") && !strcmp(dir, "regression") && strncmp(conf, "rejected", 8);
         *untriaged += open;
         if (csv) {
-            printf("%lld,\"%s\",\"%s\",%s,%lld,%.6f,%.3g,%s,%s,\"%s\"\n", (long long)sqlite3_column_int64(st, 0), series,
-                   label, sqlite3_column_text(st, 2), (long long)sqlite3_column_int64(st, 8),
-                   sqlite3_column_double(st, 3), sqlite3_column_double(st, 4), dir, triage, note);
+            printf("%lld,\"%s\",\"%s\",%s,%lld,%lld,%.6f,%.3g,%s,%s,\"%s\",\"%s\"\n",
+                   (long long)sqlite3_column_int64(st, 0), series, label, sqlite3_column_text(st, 2),
+                   (long long)sqlite3_column_int64(st, 9), (long long)sqlite3_column_int64(st, 8),
+                   sqlite3_column_double(st, 3), sqlite3_column_double(st, 4), dir, triage, conf, note);
             continue;
         }
         if (!rows++)
-            printf("%4s  %-16s  %-44s %8s %9s  %-11s  %s\n", "id", "night", "series", "worse by", "p", "direction",
-                   "triage");
-        printf("%4lld  %-16.16s  %-44.44s %+7.1f%% %9.2g  %-11s  %s%s%s%s\n", (long long)sqlite3_column_int64(st, 0),
-               sqlite3_column_text(st, 2), label, 100 * sqlite3_column_double(st, 3), sqlite3_column_double(st, 4),
-               dir, triage, open ? "  <- untriaged" : "", note[0] ? "  # " : "", note);
+            printf("%4s  %-21s  %-44s %8s %9s  %-11s  %s\n", "id", "night (build)", "series", "worse by", "p",
+                   "direction", "triage");
+        printf("%4lld  %-21.21s  %-44.44s %+7.1f%% %9.2g  %-11s  %s%s%s%s%s%s%s\n", (long long)sqlite3_column_int64(st, 0),
+               name, label, 100 * sqlite3_column_double(st, 3), sqlite3_column_double(st, 4), dir, triage,
+               open ? "  <- untriaged" : "", conf[0] ? "  [" : "", conf, conf[0] ? "]" : "", note[0] ? "  # " : "", note);
     }
     sqlite3_finalize(st);
     if (!csv && !rows) printf("no change points\n");
@@ -196,9 +235,11 @@ static int parse_args(int argc, char **argv, struct reg_opts *o) {
     static const struct option longopts[] = {{"db", required_argument, 0, 'd'},     {"csv", no_argument, 0, 'c'},
                                              {"alpha", required_argument, 0, 'a'},  {"min-effect", required_argument, 0, 'e'},
                                              {"min-segment", required_argument, 0, 's'}, {"help", no_argument, 0, 'h'},
+                                             {"no-confirm", no_argument, 0, 'N'},
                                              {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->cp = CP_DEFAULTS;
+    o->confirm = 1;
     optind = 1;
     int c;
     char *end;
@@ -222,6 +263,7 @@ static int parse_args(int argc, char **argv, struct reg_opts *o) {
             if (*end || o->cp.min_segment < 2 || o->cp.min_segment > 1000)
                 return fprintf(stderr, "harness regressions: --min-segment %s: want 2..1000\n", optarg), EXIT_USAGE;
             break;
+        case 'N': o->confirm = 0; break;
         case 'h': usage(stdout); return -1;
         default: usage(stderr); return EXIT_USAGE;
         }
@@ -231,24 +273,50 @@ static int parse_args(int argc, char **argv, struct reg_opts *o) {
     return 0;
 }
 
-/* Detects over every series and stores what it finds; marks the ids seen. */
-static int detect_all(sqlite3 *db, const struct history_list *hl, const struct reg_opts *o, int csv) {
+/* The typical rounds of a series' nights (for one night's spread). */
+static int typical_rounds(const struct night_point *pts, int n) {
+    int best = 1;
+    for (int i = 0; i < n; i++)
+        if (pts[i].nv.rounds > best) best = pts[i].nv.rounds;
+    return best;
+}
+
+/* A new change point with kept builds on both sides: both measured again. */
+struct pending {
+    int64_t cp_id;
+    struct series_id id;
+    double ratio;
+    char build_a[72], build_b[72];
+    int reps, warmup;
+};
+
+/* Detects over every series and stores what it finds; marks the ids seen;
+ * collects new, unconfirmed change points whose builds are kept. */
+static int detect_all(sqlite3 *db, const struct history_list *hl, const struct reg_opts *o, int csv,
+                      struct pending **todo, int *ntodo) {
     struct veto *v = NULL;
-    int nv = canary_vetoes(hl, &v, csv ? NULL : stdout), series = 0, found = 0;
+    int nv = canary_vetoes(hl, &v, csv ? NULL : stdout), series = 0, found = 0, candidates = 0;
     if (db_exec(db, "DROP TABLE IF EXISTS temp.cp_seen; CREATE TEMP TABLE cp_seen (id INTEGER PRIMARY KEY)", NULL, 0))
         return -1;
+    struct noise_set ns;
+    noise_set_learn(hl, NULL, &ns);
+    *todo = NULL;
+    *ntodo = 0;
     for (int s = 0; s < hl->n; s++) {
         const struct history *h = &hl->h[s];
         struct night_point *pts = xcalloc((size_t)h->n + 1, sizeof *pts);
         double *x = xcalloc((size_t)h->n + 1, sizeof *x);
         int n = 0;
         for (int i = 0; i < h->n; i++)
-            if (h->p[i].median > 0 && (h->id.higher_better || !vetoed(v, nv, h->id.fp, h->p[i].nightly_id))) {
+            if (h->p[i].median > 0 && !h->p[i].bad &&
+                (h->id.higher_better || !vetoed(v, nv, h->id.fp, h->p[i].nightly_id))) {
                 pts[n] = h->p[i];
                 x[n++] = h->p[i].median;
             }
         struct cp_params p = o->cp;
-        p.min_effect = fmax(p.min_effect, cp_noise(x, n));
+        struct noise_model model;
+        noise_set_find(&ns, h->id.key, h->id.fp, &model);
+        p.min_effect = cp_min_effect(x, n, h->id.higher_better ? NULL : &model, typical_rounds(pts, n), p.min_effect);
         struct change_point cps[MAX_CP];
         int k = cp_detect(x, n, &p, cps, MAX_CP);
         series++;
@@ -258,13 +326,74 @@ static int detect_all(sqlite3 *db, const struct history_list *hl, const struct r
             str_fmt(sql, sizeof sql, "INSERT OR IGNORE INTO temp.cp_seen VALUES (%lld)", (long long)id);
             if (id > 0) db_exec(db, sql, NULL, 0);
             found++;
+            const struct night_point *before = &pts[cps[i].index - 1], *after = &pts[cps[i].index];
+            if (id > 0 && !h->id.higher_better && strcmp(before->build, after->build) && *ntodo < 64) {
+                *todo = xrealloc(*todo, (size_t)(*ntodo + 1) * sizeof **todo);
+                struct pending *t = &(*todo)[(*ntodo)++];
+                *t = (struct pending){.cp_id = id, .id = h->id, .ratio = cps[i].ratio, .warmup = h->id.warmup};
+                t->reps = after->nv.rounds > 0 ? (int)lround((double)after->n / after->nv.rounds) : 1;
+                str_copy(t->build_a, sizeof t->build_a, before->build);
+                str_copy(t->build_b, sizeof t->build_b, after->build);
+            }
+        }
+        struct cp_candidate c;
+        if (!csv && cp_candidate(x, n, cps, k, &p, &c)) {
+            char label[256], name[96];
+            series_label(&h->id, label, sizeof label);
+            night_name(db, pts[c.index].nightly_id, pts[c.index].when, name, sizeof name);
+            printf("candidate, not called: %s from %s: %+.1f %% over %d night%s, p %.2g; ", label, name,
+                   100 * (c.ratio - 1), c.after, c.after == 1 ? "" : "s", c.p);
+            if (c.more >= 0) printf("%d more night%s at this level would call it\n", c.more, c.more == 1 ? "" : "s");
+            else printf("more than 60 more nights at this level and noise would be needed\n");
+            candidates++;
         }
         free(pts);
         free(x);
     }
     free(v);
-    if (!csv) printf("%d series, %d change point%s found\n", series, found, found == 1 ? "" : "s");
+    noise_set_free(&ns);
+    if (!csv)
+        printf("%d series, %d change point%s found, %d candidate%s not called yet\n", series, found,
+               found == 1 ? "" : "s", candidates, candidates == 1 ? "" : "s");
     return 0;
+}
+
+/* Confirms the new change points whose two builds are kept and whose device
+ * is here; stores the verdict on the change point. */
+static void confirm_new(struct store *store, struct pending *t, int n) {
+    sqlite3 *db = store_db(store);
+    for (int i = 0; i < n; i++) {
+        int64_t done = 0;
+        char sql[160];
+        str_fmt(sql, sizeof sql, "SELECT count(*) FROM change_point WHERE id = %lld AND confirmation IS NOT NULL",
+                (long long)t[i].cp_id);
+        db_int(db, sql, 0, &done, NULL, 0);
+        if (done) continue;
+        char da[4096], ba[4096], dbd[4096], bb[4096], err[512], text[300];
+        if (kept_build_find(t[i].build_a, da, sizeof da, ba, sizeof ba, err, sizeof err) != 0 ||
+            kept_build_find(t[i].build_b, dbd, sizeof dbd, bb, sizeof bb, err, sizeof err) != 0)
+            continue; /* not kept: nothing to measure again; it stays as found */
+        struct confirm_series c = {.id = t[i].id, .flagged_ratio = t[i].ratio, .reps = t[i].reps,
+                                   .warmup = t[i].warmup, .change_point_id = t[i].cp_id};
+        struct confirm_opts co = {.a = {ba, da}, .b = {bb, dbd}, .build_a = t[i].build_a, .build_b = t[i].build_b,
+                                  .source = "regressions", .seed = (unsigned)t[i].cp_id};
+        char label[256];
+        series_label(&c.id, label, sizeof label);
+        printf("confirming change point %lld (%s): builds %.8s and %.8s interleaved\n", (long long)t[i].cp_id, label,
+               t[i].build_a, t[i].build_b);
+        fflush(stdout);
+        if (confirm_run(store, &c, 1, &co) < 0) return;
+        confirm_describe(&c, text, sizeof text);
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(db, "UPDATE change_point SET confirmation = ?1 WHERE id = ?2", -1, &st, NULL) ==
+            SQLITE_OK) {
+            sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_int64(st, 2, t[i].cp_id);
+            sqlite3_step(st);
+        }
+        sqlite3_finalize(st);
+        printf("  %s\n", text);
+    }
 }
 
 int cmd_regressions(int argc, char **argv) {
@@ -273,6 +402,7 @@ int cmd_regressions(int argc, char **argv) {
     if (rc) return rc < 0 ? EXIT_OK : rc;
     struct store *store = nightly_store_open("regressions", o.db, 1, &rc);
     if (!store) return rc;
+    kept_builds_for_db(o.db);
     char err[1024];
     sqlite3 *db = store_db(store);
     struct history_list hl;
@@ -282,8 +412,9 @@ int cmd_regressions(int argc, char **argv) {
         return EXIT_FOUND;
     }
     /* One transaction: a reader never sees half the refreshed points. */
-    int untriaged = 0;
-    if (db_exec(db, "BEGIN IMMEDIATE", err, sizeof err) != 0 || detect_all(db, &hl, &o, o.csv) != 0) {
+    int untriaged = 0, ntodo = 0;
+    struct pending *todo = NULL;
+    if (db_exec(db, "BEGIN IMMEDIATE", err, sizeof err) != 0 || detect_all(db, &hl, &o, o.csv, &todo, &ntodo) != 0) {
         fprintf(stderr, "harness regressions: %s\n", err[0] ? err : sqlite3_errmsg(db));
         rc = EXIT_FOUND;
     } else {
@@ -294,7 +425,10 @@ int cmd_regressions(int argc, char **argv) {
                 NULL, 0);
         if (gone && !o.csv) printf("%lld untriaged change point%s no longer found, withdrawn\n", (long long)gone,
                                    gone == 1 ? "" : "s");
-        if (db_exec(db, "COMMIT", err, sizeof err) != 0 || list_points(db, &hl, o.csv, &untriaged) != 0) {
+        int committed = db_exec(db, "COMMIT", err, sizeof err) == 0;
+        /* Outside the transaction: a confirmation measures for minutes. */
+        if (committed && o.confirm && ntodo) confirm_new(store, todo, ntodo);
+        if (!committed || list_points(db, &hl, o.csv, &untriaged) != 0) {
             fprintf(stderr, "harness regressions: %s\n", err[0] ? err : sqlite3_errmsg(db));
             rc = EXIT_FOUND;
         } else {
@@ -305,6 +439,7 @@ int cmd_regressions(int argc, char **argv) {
         }
     }
     if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    free(todo);
     history_list_free(&hl);
     store_close(store);
     return rc;

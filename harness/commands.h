@@ -18,6 +18,7 @@ int cmd_best(int argc, char **argv);
 int cmd_nightly(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_regressions(int argc, char **argv);
+int cmd_noise(int argc, char **argv);
 int cmd_triage(int argc, char **argv);
 int cmd_exclude(int argc, char **argv);
 int cmd_merge(int argc, char **argv);

@@ -20,4 +20,25 @@ struct gen_params {
 /* Fills median[nights] (and iqr_rel[nights], the relative IQR of each
  * night's samples, when non-NULL; 0 when reps is 0). */
 void gen_history(uint64_t seed, const struct gen_params *p, double *median, double *iqr_rel);
+
+/* The noise of rounds (rounds.h) as it is measured, not repetitions alone:
+ * log t = log level + night + round + repetition, each normal with its own
+ * sd. A night's effect is shared by all its rounds, a round's by all its
+ * repetitions; an interleaved A B session shares one night between builds. */
+struct gen_noise {
+    double night, round, rep; /* sds on the log scale (0.01 is about 1 %) */
+    int rounds, reps;         /* per night, per round */
+};
+
+struct gen_rng {
+    uint64_t s[4];
+};
+void gen_rng_seed(struct gen_rng *r, uint64_t seed);
+double gen_rng_normal(struct gen_rng *r);
+/* One night at `level` whose night effect is `night` (log scale; draw it as
+ * gen_rng_normal() * g->night, or share one between builds): each round's
+ * median of its repetitions into round_med[g->rounds], and every sample into
+ * samples[g->rounds * g->reps] when non-NULL. */
+void gen_night(struct gen_rng *r, double level, double night, const struct gen_noise *g, double *round_med,
+               double *samples);
 #endif

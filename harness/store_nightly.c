@@ -87,6 +87,7 @@ static const struct {
     {"change_point", "direction", "TEXT"}, /* 'regression' (slower) or 'improvement' */
     {"change_point", "detected_at", "TEXT"},
     {"change_point", "confirmation", "TEXT"}, /* confirmed, rejected, unconfirmed (why) */
+    {"change_point", "nightly_id", "INTEGER"},  /* the first night of the new level */
     {"nightly", "build_hash", "TEXT"},        /* results/builds/<hash> (kept_build.h) */
     {"nightly", "rounds", "INTEGER"},
     {"nightly", "quality", "TEXT"},           /* 'ok', or 'disturbed: why' */

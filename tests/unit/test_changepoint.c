@@ -20,6 +20,7 @@
 #include "changepoint.h"
 #include "check.h"
 #include "nightly_gen.h"
+#include "round_stats.h"
 
 #define NIGHTS 30
 
@@ -55,6 +56,52 @@ static struct rates experiments(int reps, int seeds_step, int seeds_clean, int s
         struct gen_params g = {NIGHTS, 0.1, 0.03, reps, -1, 0, s % NIGHTS, 0.20};
         gen_history(90000 + (uint64_t)s, &g, x, NULL);
         r.spike += detect(x, NIGHTS, cp, 8) > 0;
+    }
+    return r;
+}
+
+/* Nights as they are measured now (rounds.h): a night effect shared by the
+ * night's rounds, a round effect shared by a worker's repetitions, and
+ * repetition noise; a night's value is the mean of its rounds' log medians,
+ * and the series' noise model is learned from its own nights of each build
+ * (the step is a new build), as `harness regressions` does it. */
+#define R_ROUNDS 6
+#define R_REPS 2
+static struct rates round_experiments(double sigma_night, int seeds_step, int seeds_clean, int seeds_spike) {
+    struct rates r = {0, 0, 0};
+    struct gen_noise g = {sigma_night, 0.01, 0.01, R_ROUNDS, R_REPS};
+    struct gen_rng rng;
+    double x[NIGHTS], med[R_ROUNDS], lm[R_ROUNDS];
+    struct night_value v[NIGHTS];
+    int group[NIGHTS];
+    struct change_point cp[8];
+    for (int kind = 0; kind < 3; kind++) {
+        int seeds = kind == 0 ? seeds_step : kind == 1 ? seeds_clean : seeds_spike;
+        for (int s = 0; s < seeds; s++) {
+            gen_rng_seed(&rng, (uint64_t)(kind * 1000000 + s + 7));
+            for (int i = 0; i < NIGHTS; i++) {
+                double level = 0.1 * (kind == 0 && i >= 20 ? 1.05 : 1.0) * (kind == 2 && i == s % NIGHTS ? 1.2 : 1.0);
+                gen_night(&rng, level, sigma_night * gen_rng_normal(&rng), &g, med, NULL);
+                for (int k = 0; k < R_ROUNDS; k++) lm[k] = log(med[k]);
+                night_from_rounds(lm, NULL, R_ROUNDS, &v[i]);
+                x[i] = exp(v[i].mean);
+                group[i] = kind == 0 && i >= 20;
+            }
+            struct noise_model own, used;
+            noise_learn(v, group, NIGHTS, &own);
+            noise_moderate(&own, NULL, &used);
+            struct cp_params p = CP_DEFAULTS;
+            p.min_effect = cp_min_effect(x, NIGHTS, &used, R_ROUNDS, p.min_effect);
+            int k = cp_detect(x, NIGHTS, &p, cp, 8), hit = 0;
+            if (kind == 0) {
+                for (int i = 0; i < k; i++) hit |= abs(cp[i].index - 20) <= 1 && cp[i].ratio > 1;
+                r.found += hit;
+            } else if (kind == 1) {
+                r.false_alarm += k > 0;
+            } else {
+                r.spike += k > 0;
+            }
+        }
     }
     return r;
 }
@@ -118,5 +165,19 @@ int main(void) {
            h.found, h.false_alarm, h.spike);
     CHECK(h.false_alarm <= 10, "3 %% noise on the medians: false alarms in %d of 1000 series (want <= 1 %%)",
           h.false_alarm);
+
+    /* The measurement issue's numbers, on nights with night and round effects. */
+    const double sigmas[3] = {0.005, 0.010, 0.015};
+    for (int i = 0; i < 3; i++) {
+        struct rates q = round_experiments(sigmas[i], 100, 1000, 100);
+        printf("# night effect %.1f %%, rounds of 2 repetitions, 6 a night: step found %d/100, false alarms %d/1000,"
+               " spike reported %d/100\n", 100 * sigmas[i], q.found, q.false_alarm, q.spike);
+        CHECK(q.found >= 95, "night effect %.1f %%: a 5 %% step at night 20 found (+- 1) in %d of 100 (want >= 95)",
+              100 * sigmas[i], q.found);
+        CHECK(q.false_alarm <= 1, "night effect %.1f %%: clean series with a false alarm: %d of 1000 (want <= 1)",
+              100 * sigmas[i], q.false_alarm);
+        CHECK(q.spike == 0, "night effect %.1f %%: a one-night 20 %% spike reported in %d of 100 (want 0)",
+              100 * sigmas[i], q.spike);
+    }
     CHECK_DONE();
 }
