@@ -81,7 +81,9 @@ struct veto {
 };
 
 /* The nights each device's canary vetoes; each is described on log (or not, NULL). */
-static int canary_vetoes(const struct history_list *hl, struct veto **out, FILE *log) {
+static void night_name(sqlite3 *db, int64_t nightly, const char *when, char *buf, size_t n);
+
+static int canary_vetoes(sqlite3 *db, const struct history_list *hl, struct veto **out, FILE *log) {
     int n = 0, cap = 0;
     *out = NULL;
     for (int s = 0; s < hl->n; s++) {
@@ -96,9 +98,12 @@ static int canary_vetoes(const struct history_list *hl, struct veto **out, FILE 
                 if (j >= 0 && j < h->n && j != i) win[k++] = v[j];
             double ref = stats_median(win, (size_t)k);
             if (fabs(v[i] / ref - 1) <= limit) continue;
-            if (log)
-                fprintf(log, "canary veto: %s night %.16s: copy %.1f GB/s against %.1f around it (limit %.0f %%)\n",
-                        h->id.spec, h->p[i].when, v[i], ref, 100 * limit);
+            if (log) {
+                char name[96];
+                night_name(db, h->p[i].nightly_id, h->p[i].when, name, sizeof name);
+                fprintf(log, "canary veto: %s %s: copy %.1f GB/s against %.1f around it (limit %.0f %%)\n",
+                        h->id.spec, name, v[i], ref, 100 * limit);
+            }
             if (n == cap) {
                 cap = cap ? 2 * cap : 8;
                 *out = realloc(*out, (size_t)cap * sizeof **out);
@@ -295,7 +300,7 @@ struct pending {
 static int detect_all(sqlite3 *db, const struct history_list *hl, const struct reg_opts *o, int csv,
                       struct pending **todo, int *ntodo) {
     struct veto *v = NULL;
-    int nv = canary_vetoes(hl, &v, csv ? NULL : stdout), series = 0, found = 0, candidates = 0;
+    int nv = canary_vetoes(db, hl, &v, csv ? NULL : stdout), series = 0, found = 0, candidates = 0;
     if (db_exec(db, "DROP TABLE IF EXISTS temp.cp_seen; CREATE TEMP TABLE cp_seen (id INTEGER PRIMARY KEY)", NULL, 0))
         return -1;
     struct noise_set ns;

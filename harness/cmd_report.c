@@ -13,6 +13,7 @@
 #include "buildinfo.h"
 #include "cli.h"
 #include "commands.h"
+#include "host_check.h"
 #include "launch_cost.h"
 #include "peak.h"
 #include "report.h"
@@ -21,14 +22,15 @@
 
 struct report_opts {
     const char *app, *device, *db, *out, *def;
-    int quick, reps, warmup, from_db;
+    int quick, reps, warmup, rounds, from_db;
     double budget_s, timeout_s;
 };
 
 static void usage(FILE *out) {
     fprintf(out,
             "usage: harness report APP [--device SPEC[,SPEC...]] [--quick] [--db PATH] [--out DIR]\n"
-            "                          [--reps N] [--warmup N] [--budget SECONDS] [--timeout SECONDS] [--def FILE]\n"
+            "                          [--reps N] [--warmup N] [--rounds R] [--budget SECONDS] [--timeout SECONDS]\n"
+            "                          [--def FILE]\n"
             "  Measures the tables and figures of the app's published report (kernels/APP/report.def,\n"
             "  or FILE in that format)\n"
             "  and writes DIR/report-<device>.md (default DIR: results/) with PNG figures and a CSV.\n"
@@ -37,6 +39,10 @@ static void usage(FILE *out) {
             "  --budget: the longest one repetition may run (default 0.4 s; --quick 0.02 s); a longer\n"
             "  row runs the input's steps divided by a power of two and is scaled and marked.\n"
             "  --quick: also only the definition's quick inputs and a shorter launch-cost probe.\n"
+            "  --rounds: each cell's repetitions spread over R rounds (default 3, --quick 2): the first\n"
+            "  in table order (it sets the step counts), the others with every cell shuffled, each\n"
+            "  round a fresh worker per device; the direction column is judged on the rounds. The host\n"
+            "  is checked before and after (load, copy canaries); a disturbed host is said so.\n"
             "  --from-db: measure nothing; write the latest report stored in --db again (its devices,\n"
             "  cells and ceilings), e.g. on a machine with gnuplot after a run on a GPU host without.\n");
 }
@@ -51,7 +57,7 @@ static int parse(int argc, char **argv, struct report_opts *o) {
         {"device", required_argument, 0, 'd'}, {"quick", no_argument, 0, 'q'},       {"db", required_argument, 0, 'b'},
         {"out", required_argument, 0, 'o'},    {"reps", required_argument, 0, 'r'},  {"warmup", required_argument, 0, 'w'},
         {"budget", required_argument, 0, 's'}, {"timeout", required_argument, 0, 't'}, {"help", no_argument, 0, 'h'},
-        {"def", required_argument, 0, 'f'},    {"from-db", no_argument, 0, 'F'},
+        {"def", required_argument, 0, 'f'},    {"from-db", no_argument, 0, 'F'}, {"rounds", required_argument, 0, 'R'},
         {0, 0, 0, 0}};
     *o = (struct report_opts){.reps = 3, .warmup = 1, .timeout_s = 300};
     int c;
@@ -67,6 +73,7 @@ static int parse(int argc, char **argv, struct report_opts *o) {
         case 'F': o->from_db = 1; break;
         case 'r': o->reps = (int)strtol(optarg, &end, 10); break;
         case 'w': o->warmup = (int)strtol(optarg, &end, 10); break;
+        case 'R': o->rounds = (int)strtol(optarg, &end, 10); break;
         case 's': o->budget_s = strtod(optarg, &end); break;
         case 't': o->timeout_s = strtod(optarg, &end); break;
         case 'h': usage(stdout); return -1;
@@ -77,8 +84,8 @@ static int parse(int argc, char **argv, struct report_opts *o) {
             return EXIT_USAGE;
         }
     }
-    if (o->reps < 1 || o->warmup < 0 || o->budget_s < 0 || !(o->timeout_s > 0)) {
-        fprintf(stderr, "harness report: --reps >= 1, --warmup >= 0, --budget >= 0 and --timeout > 0\n");
+    if (o->reps < 1 || o->warmup < 0 || o->budget_s < 0 || !(o->timeout_s > 0) || o->rounds < 0 || o->rounds > 1000) {
+        fprintf(stderr, "harness report: --reps >= 1, --warmup >= 0, --rounds 1..1000, --budget >= 0 and --timeout > 0\n");
         return EXIT_USAGE;
     }
     if (optind != argc - 1) {
@@ -87,6 +94,7 @@ static int parse(int argc, char **argv, struct report_opts *o) {
     }
     o->app = argv[optind];
     if (!o->budget_s) o->budget_s = o->quick ? 0.02 : 0.4;
+    if (!o->rounds) o->rounds = o->quick ? 2 : 3;
     return 0;
 }
 
@@ -271,7 +279,8 @@ int cmd_report(int argc, char **argv) {
         return EXIT_USAGE;
     }
     struct report r = {.def = &def, .app = app, .quick = o.quick, .target_s = o.budget_s,
-                       .min_steps = o.quick ? 32 : 64, .warmup = o.warmup, .reps = o.reps, .timeout_s = o.timeout_s};
+                       .min_steps = o.quick ? 32 : 64, .warmup = o.warmup, .reps = o.reps, .rounds = o.rounds,
+                       .timeout_s = o.timeout_s};
     if (cli_variants(app, "all", NULL, &r.vars) != 0) return EXIT_USAGE;
     if (check_variants(&r, err, sizeof err) != 0 || full_step_counts(&r) != 0) {
         if (err[0]) fprintf(stderr, "harness report: %s\n", err);
@@ -327,9 +336,19 @@ int cmd_report(int argc, char **argv) {
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     const time_t start = time(NULL);
+    struct host_check hc;
+    host_check(r.store, o.device, 0, &hc); /* the ceilings below are the canaries */
+    host_check_words(&hc, r.host[0], sizeof r.host[0]);
+    r.disturbed |= hc.disturbed;
+    host_check_print(stdout, "before", &hc);
     ceilings(&r);
     launch_costs(&r);
     r.pool = pool_open();
+    report_measure(&r);
+    host_check(r.store, o.device, 1, &hc);
+    host_check_words(&hc, r.host[1], sizeof r.host[1]);
+    r.disturbed |= hc.disturbed;
+    host_check_print(stdout, "after", &hc);
     rc = report_write_markdown(&r);
     pool_close(r.pool);
     write_csv(&r);

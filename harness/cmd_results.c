@@ -14,13 +14,15 @@
 
 static void results_usage(FILE *out) {
     fprintf(out,
-            "usage: harness results [--db PATH] [--limit N] [--csv] [--help]\n"
+            "usage: harness results [--db PATH] [--limit N] [--csv] [--rounds] [--help]\n"
             "\n"
             "Prints the most recent measurements, newest last.\n"
             "\n"
             "  --db PATH   results database (default %s; HARNESS_DB overrides)\n"
             "  --limit N   how many measurements (default 20; 0 = all)\n"
             "  --csv       CSV with a header row instead of a table\n"
+            "  --rounds    each measurement's rounds (fresh worker processes) and the median of\n"
+            "              each, in the order they ran (CSV: one row per round)\n"
             "  --help      this text\n",
             store_default_path());
 }
@@ -40,11 +42,12 @@ int cmd_results(int argc, char **argv) {
         {"db", required_argument, NULL, 'd'},
         {"limit", required_argument, NULL, 'n'},
         {"csv", no_argument, NULL, 'c'},
+        {"rounds", no_argument, NULL, 'r'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *db = NULL;
-    int limit = 20, csv = 0, c;
+    int limit = 20, csv = 0, rounds = 0, c;
     /* argv[0] is "results", so parsing starts at 1; the dispatcher or an
      * earlier command may have moved optind. */
     optind = 1;
@@ -60,6 +63,7 @@ int cmd_results(int argc, char **argv) {
             }
             break;
         case 'c': csv = 1; break;
+        case 'r': rounds = 1; break;
         case 'h': results_usage(stdout); return EXIT_OK;
         default: results_usage(stderr); return EXIT_USAGE; /* getopt named the option */
         }
@@ -81,7 +85,7 @@ int cmd_results(int argc, char **argv) {
         fprintf(stderr, "harness results: %s\n", err);
         return EXIT_FOUND;
     }
-    int rc = store_print_recent(s, limit, csv, stdout);
+    int rc = rounds ? store_print_rounds(s, limit, csv, stdout) : store_print_recent(s, limit, csv, stdout);
     store_close(s);
     return rc == 0 ? EXIT_OK : EXIT_FOUND;
 }

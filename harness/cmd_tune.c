@@ -19,6 +19,9 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "host_check.h"
+#include "round_stats.h"
+#include "rounds.h"
 #include "runner.h"
 #include "store.h"
 #include "store_tuned.h"
@@ -27,11 +30,15 @@
 #include "worker.h"
 
 #define POW2_STEPS 11 /* 1, 2, 4, ..., 1024 per dimension */
+#define VERDICT_SHAPES 4     /* shapes measured again for the verdict */
+#define VERDICT_CLOSE 0.05   /* ... those within this of the best */
+#define VERDICT_ALPHA 0.05
+#define VERDICT_FLOOR 0.005
 
 struct tune_opts {
     const char *app, *device, *variant, *strategy, *db;
     struct app_opts in;
-    int budget, reps, warmup, replay, store;
+    int budget, reps, warmup, replay, store, rounds;
     unsigned seed;
     long wg_max;
     double timeout_s;
@@ -54,11 +61,17 @@ static void usage(FILE *out) {
             "              shape is stored for the input, so tune at a step count that keeps the\n"
             "              per-step time representative)\n"
             "  --reps/--warmup  per shape (default 5 and 1); --timeout per shape (default 300)\n"
+            "  --rounds    the verdict: the best shapes found (the best, the runner-up, and any\n"
+            "              within 5 %% of the best, at most %d) measured again in R rounds (default 5),\n"
+            "              each a fresh worker process with the shapes shuffled; the best is a\n"
+            "              winner only when it beats the runner-up round for round (paired t-test\n"
+            "              on the rounds' medians, p <= 0.05, by at least 0.5 %%), else a TIE.\n"
+            "              1: judge on the search's own measurements (the IQR rule below)\n"
             "  --replay    run the strategy over the latest ok measurements already in the\n"
             "              database (nothing runs; --device may be a fingerprint), all at one step\n"
             "              count: --iters, else the newest row's; stored only with --store\n"
-            "  Prints the best shape and the runner-up; a margin within the noise (the larger\n"
-            "  relative IQR of the two, at least 0.5%%) is reported as a TIE, not a winner.\n");
+            "  Prints the best shape and the runner-up and whether the best is a winner or a TIE;\n"
+            "  the host is checked before and after the search (load, copy canary).\n", VERDICT_SHAPES);
 }
 
 static int parse_int(const char *opt, const char *text, long lo, long hi, long *v) {
@@ -79,10 +92,11 @@ static int parse_opts(int argc, char **argv, struct tune_opts *o) {
         {"reps", required_argument, 0, 'r'},     {"warmup", required_argument, 0, 'u'},
         {"wg-max", required_argument, 0, 'W'},   {"timeout", required_argument, 0, 't'},
         {"replay", no_argument, 0, 'R'},         {"store", no_argument, 0, 'T'},
+        {"rounds", required_argument, 0, 'O'},
         {"db", required_argument, 0, 'b'},       {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     *o = (struct tune_opts){.app = "lbm", .variant = "final", .reps = 5, .warmup = 1, .seed = 1,
-                            .wg_max = 1024, .timeout_s = 300};
+                            .wg_max = 1024, .timeout_s = 300, .rounds = 5};
     optind = 1;
     int c, rc = 0;
     long v;
@@ -101,6 +115,7 @@ static int parse_opts(int argc, char **argv, struct tune_opts *o) {
         case 'S': rc = parse_int("seed", optarg, 0, 0xffffffffL, &v), o->seed = (unsigned)v; break;
         case 'r': rc = parse_int("reps", optarg, 1, 1 << 20, &v), o->reps = (int)v; break;
         case 'u': rc = parse_int("warmup", optarg, 0, 1 << 20, &v), o->warmup = (int)v; break;
+        case 'O': rc = parse_int("rounds", optarg, 1, 1000, &v), o->rounds = (int)v; break;
         case 'W': rc = parse_int("wg-max", optarg, 1, 1 << 20, &o->wg_max); break;
         case 't':
             o->timeout_s = strtod(optarg, &end);
@@ -168,6 +183,9 @@ struct live {
     struct store *store;
     int64_t run_id;
     int *measured; /* shapes actually run (an interrupt ends the running) */
+    int nseen;     /* every shape the search measured ok, with its median */
+    unsigned seen_wg[POW2_STEPS * POW2_STEPS][2];
+    double seen_s[POW2_STEPS * POW2_STEPS];
 };
 
 static void on_signal(int sig) {
@@ -193,6 +211,11 @@ static double live_eval(void *ctx, const unsigned wg[2], double *noise) {
         if (m.status == ST_OK && m.median > 0) {
             t = m.median;
             *noise = (m.q3 - m.q1) / m.median;
+            if (l->nseen < POW2_STEPS * POW2_STEPS) {
+                l->seen_wg[l->nseen][0] = wg[0];
+                l->seen_wg[l->nseen][1] = wg[1];
+                l->seen_s[l->nseen++] = t;
+            }
         }
     }
     measurement_free(&m);
@@ -204,6 +227,107 @@ static const char *secs(char *buf, size_t n, double s) {
     else if (s >= 1e-3) snprintf(buf, n, "%.4f ms", s * 1e3);
     else snprintf(buf, n, "%.2f us", s * 1e6);
     return buf;
+}
+
+/* ---- the verdict on rounds -------------------------------------------- */
+
+struct verdict_ctx {
+    struct live *l;
+};
+
+static void verdict_result(void *ctx, struct round_job *j, int round, int first_sample) {
+    struct verdict_ctx *v = ctx;
+    (void)round;
+    char err[512];
+    int rc = j->mid > 0 ? store_measurement_more(v->l->store, j->mid, &j->m, first_sample, err, sizeof err)
+             : v->l->run_id >= 0 ? store_measurement_id(v->l->store, v->l->run_id, &j->m, &j->mid, err, sizeof err)
+                                 : 0;
+    if (rc != 0) fprintf(stderr, "harness: %s\n", err);
+    if (j->done) runner_print(stdout, v->l->dev, &j->m, v->l->peak);
+}
+
+/* The log median of each round of a job, by round; NaN where it has none. */
+static void round_logs(const struct measurement *m, double *out, int rounds) {
+    double med[1024];
+    for (int r = 0; r < rounds; r++) out[r] = NAN;
+    int k = measurement_round_medians(m, med);
+    /* rounds are numbered from 0 and a job runs every round, so the k-th
+     * median is round k's unless the job failed early */
+    for (int r = 0; r < k && r < rounds; r++) out[r] = log(med[r]);
+}
+
+/* The best shapes the search found, measured again in o->rounds rounds;
+ * the result rewritten from the rounds. 0, or -1 when fewer than two
+ * shapes are left to judge (the search's verdict stands). */
+static int verdict_rounds(const struct tune_opts *o, struct live *l, struct tune_result *r) {
+    if (o->rounds < 2 || l->nseen < 2) return -1;
+    int pick[VERDICT_SHAPES], n = 0;
+    double best = INFINITY;
+    for (int i = 0; i < l->nseen; i++) best = fmin(best, l->seen_s[i]);
+    for (int k = 0; k < VERDICT_SHAPES; k++) { /* the fastest first, close ones and always the runner-up */
+        int b = -1;
+        for (int i = 0; i < l->nseen; i++) {
+            int used = 0;
+            for (int q = 0; q < n; q++) used |= pick[q] == i;
+            if (!used && (b < 0 || l->seen_s[i] < l->seen_s[b])) b = i;
+        }
+        if (b < 0 || (n >= 2 && l->seen_s[b] > best * (1 + VERDICT_CLOSE))) break;
+        pick[n++] = b;
+    }
+    struct round_job jobs[VERDICT_SHAPES];
+    memset(jobs, 0, sizeof jobs);
+    for (int k = 0; k < n; k++) {
+        struct round_job *j = &jobs[k];
+        l->cfg.wg[0] = l->seen_wg[pick[k]][0];
+        l->cfg.wg[1] = l->seen_wg[pick[k]][1];
+        runner_describe(&l->cfg, &j->m);
+        j->m.warmup = l->warmup;
+        j->m.rounds = o->rounds;
+        runner_job(&l->cfg, l->dev, l->warmup, rounds_reps_each(l->reps, o->rounds), &j->job);
+        j->group = -1;
+        j->timeout_s = l->timeout_s;
+        j->bytes_per_cell = l->cfg.app->bytes_per_cell(&l->cfg.knobs);
+    }
+    printf("\nverdict: the %d best shapes again, %d rounds (a fresh worker each, shapes shuffled)\n", n, o->rounds);
+    fflush(stdout);
+    struct verdict_ctx vc = {l};
+    struct rounds_opts ro = {.seed = o->seed, .on_result = verdict_result, .ctx = &vc, .what = "tune verdict"};
+    int ran = rounds_run(jobs, n, &ro);
+    double logs[VERDICT_SHAPES][1000], mean[VERDICT_SHAPES];
+    int order[VERDICT_SHAPES], ok = 0;
+    for (int k = 0; k < n; k++) {
+        round_logs(&jobs[k].m, logs[k], o->rounds);
+        int c = 0;
+        mean[k] = 0;
+        for (int q = 0; q < o->rounds; q++)
+            if (!isnan(logs[k][q])) mean[k] += logs[k][q], c++;
+        mean[k] = jobs[k].m.status == ST_OK && c == o->rounds ? mean[k] / c : INFINITY;
+        if (isfinite(mean[k])) order[ok++] = k;
+    }
+    for (int a = 1; a < ok; a++) /* fastest first by the rounds */
+        for (int b = a; b > 0 && mean[order[b]] < mean[order[b - 1]]; b--) {
+            int t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    int rc = -1;
+    if (ran >= 0 && ok >= 2) {
+        int b = order[0], u = order[1];
+        struct paired_result p;
+        rc_paired(logs[b], logs[u], o->rounds, &p); /* ratio: runner-up over best */
+        r->best[0] = jobs[b].job.wg[0], r->best[1] = jobs[b].job.wg[1];
+        r->runner_up[0] = jobs[u].job.wg[0], r->runner_up[1] = jobs[u].job.wg[1];
+        r->best_s = exp(mean[b]);
+        r->runner_up_s = exp(mean[u]);
+        r->margin = p.ratio - 1;
+        r->noise = expm1(p.sd);
+        r->tie = !(p.p <= VERDICT_ALPHA && r->margin >= VERDICT_FLOOR);
+        printf("rounds       %ux%u against %ux%u round for round: %+.2f %%, sd of the differences %.2f %%, p %.2g\n",
+               r->best[0], r->best[1], r->runner_up[0], r->runner_up[1], 100 * r->margin, 100 * r->noise, p.p);
+        rc = 0;
+    }
+    for (int k = 0; k < n; k++) measurement_free(&jobs[k].m);
+    return rc;
 }
 
 /* ---- replay evaluation: the table, with a line per evaluation ----------- */
@@ -226,7 +350,7 @@ static double replay_eval_print(void *ctx, const unsigned wg[2], double *noise) 
 /* ---- report -------------------------------------------------------------- */
 
 
-static void report(const struct tune_opts *o, const struct tune_result *r, int nspace) {
+static void report(const struct tune_opts *o, const struct tune_result *r, int nspace, int by_rounds) {
     printf("\nstrategy     %s", o->strategy);
     if (strcmp(o->strategy, "exhaustive")) printf(" (seed %u, budget %d)", o->seed, o->budget);
     printf("\nevaluations  %d of %d shapes\n", r->evaluations, nspace);
@@ -239,10 +363,15 @@ static void report(const struct tune_opts *o, const struct tune_result *r, int n
     }
     printf("runner-up    %ux%u  median %s  margin %+.2f%%\n", r->runner_up[0], r->runner_up[1],
            secs(b, sizeof b, r->runner_up_s), 100 * r->margin);
-    printf("noise        %.2f%% (the larger relative IQR of the two; never below 0.5%%)\n", 100 * r->noise);
+    if (by_rounds)
+        printf("noise        %.2f%% (the sd of their round-for-round differences over %d rounds)\n", 100 * r->noise,
+               o->rounds);
+    else
+        printf("noise        %.2f%% (the larger relative IQR of the two; never below 0.5%%)\n", 100 * r->noise);
     if (r->tie)
-        printf("verdict      TIE (within noise): %ux%u and %ux%u cannot be told apart; either will do\n",
-               r->best[0], r->best[1], r->runner_up[0], r->runner_up[1]);
+        printf("verdict      TIE (%s): %ux%u and %ux%u cannot be told apart; either will do\n",
+               by_rounds ? "not ahead round for round" : "within noise", r->best[0], r->best[1], r->runner_up[0],
+               r->runner_up[1]);
     else
         printf("verdict      winner: %ux%u\n", r->best[0], r->best[1]);
 }
@@ -332,7 +461,7 @@ int cmd_tune(int argc, char **argv) {
 
     struct tune_space space = {nspace, (const unsigned (*)[2])shapes};
     struct tune_result r;
-    int samples = o.reps, found, measured = 0;
+    int samples = o.reps, found, measured = 0, by_rounds = 0, disturbed = 0;
     if (o.replay) {
         struct replay_ctx ctx = {&table, 0};
         found = tune_search(o.strategy, &space, o.budget, o.seed, replay_eval_print, &ctx, &r) == 0;
@@ -351,7 +480,18 @@ int cmd_tune(int argc, char **argv) {
         struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
         sigaction(SIGINT, &sa, &old_int);
         sigaction(SIGTERM, &sa, &old_term);
+        struct host_check hc;
+        host_check(store, dev->spec, 1, &hc);
+        host_check_print(stdout, "before", &hc);
+        disturbed |= hc.disturbed;
         found = tune_search(o.strategy, &space, o.budget, o.seed, live_eval, &l, &r) == 0;
+        if (found && !harness_interrupted && verdict_rounds(&o, &l, &r) == 0) {
+            by_rounds = 1;
+            samples = o.rounds * rounds_reps_each(o.reps, o.rounds);
+        }
+        host_check(store, dev->spec, 1, &hc);
+        host_check_print(stdout, "after", &hc);
+        disturbed |= hc.disturbed;
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
         if (l.run_id >= 0) store_run_end(store, l.run_id);
@@ -368,7 +508,9 @@ int cmd_tune(int argc, char **argv) {
         rc = EXIT_FOUND;
         goto done;
     }
-    report(&o, &r, nspace);
+    report(&o, &r, nspace, by_rounds);
+    if (disturbed)
+        printf("host         DISTURBED while tuning (above): the verdict may be the host's; tune again when it is quiet\n");
     if (o.replay) replay_regret(&table, &r);
     if (!o.replay || o.store) {
         if (store_tuned_put(store, fp, app->name, app->input_name(in), vars.v[0].name, &r, samples, err, sizeof err) != 0) {

@@ -42,16 +42,24 @@ void host_check(struct store *s, const char *specs, int canaries, struct host_ch
     sb_free(&why);
 }
 
-void host_check_print(FILE *out, const char *when, const struct host_check *h) {
-    fprintf(out, "host %s: %s", when, h->disturbed ? "DISTURBED: " : "quiet (");
+void host_check_words(const struct host_check *h, char *buf, size_t n) {
+    struct strbuf b = {0};
     if (h->disturbed) {
-        fprintf(out, "%s\n", h->why);
-        return;
+        sb_printf(&b, "DISTURBED: %s", h->why);
+    } else {
+        sb_printf(&b, "quiet (other processes %.2f cores", isnan(h->foreign_cores) ? 0.0 : h->foreign_cores);
+        for (int i = 0; i < h->ndev; i++) {
+            sb_printf(&b, "; %s copy %.1f GB/s", h->dev[i].spec, h->dev[i].gbs);
+            if (h->dev[i].usual > 0) sb_printf(&b, " (%.0f %% of usual)", 100 * h->dev[i].gbs / h->dev[i].usual);
+        }
+        sb_printf(&b, ")");
     }
-    fprintf(out, "other processes %.2f cores", isnan(h->foreign_cores) ? 0.0 : h->foreign_cores);
-    for (int i = 0; i < h->ndev; i++) {
-        fprintf(out, "; %s copy %.1f GB/s", h->dev[i].spec, h->dev[i].gbs);
-        if (h->dev[i].usual > 0) fprintf(out, " (%.0f %% of usual)", 100 * h->dev[i].gbs / h->dev[i].usual);
-    }
-    fprintf(out, ")\n");
+    str_copy(buf, n, b.s);
+    sb_free(&b);
+}
+
+void host_check_print(FILE *out, const char *when, const struct host_check *h) {
+    char words[1024];
+    host_check_words(h, words, sizeof words);
+    fprintf(out, "host %s: %s\n", when, words);
 }

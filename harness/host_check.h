@@ -28,6 +28,9 @@ struct host_check {
 /* Measures: specs is a comma-separated device list (NULL: every device);
  * canaries = 0 checks the load alone. */
 void host_check(struct store *s, const char *specs, int canaries, struct host_check *out);
-/* "host before: quiet (...)" or "host before: DISTURBED: ..." */
+/* "quiet (other processes 0.02 cores; openmp copy 21.3 GB/s (99 % of usual))"
+ * or "DISTURBED: ...". */
+void host_check_words(const struct host_check *h, char *buf, size_t n);
+/* "host before: " and the words, on a line. */
 void host_check_print(FILE *out, const char *when, const struct host_check *h);
 #endif

@@ -41,6 +41,8 @@ static double worse(double a, double b) { return isnan(a) ? b : isnan(b) ? a : f
 
 void measurement_add_round(struct measurement *acc, const struct measurement *r, int round) {
     int n = acc->nsamples + r->nsamples;
+    if (!acc->sample_round && acc->nsamples) /* samples of one round, taken before rounds were counted */
+        acc->sample_round = xcalloc((size_t)acc->nsamples, sizeof *acc->sample_round);
     acc->samples = xrealloc(acc->samples, (size_t)(n ? n : 1) * sizeof *acc->samples);
     acc->device_samples = xrealloc(acc->device_samples, (size_t)(n ? n : 1) * sizeof *acc->device_samples);
     acc->sample_round = xrealloc(acc->sample_round, (size_t)(n ? n : 1) * sizeof *acc->sample_round);

@@ -20,7 +20,8 @@ struct report_cell {
     int device, input;
     char variant[64];
     unsigned wg[2];
-    struct measurement m;
+    struct measurement m; /* every round's samples (rounds.h) */
+    int64_t mid;          /* its stored row, for the later rounds */
 };
 
 /* What a cell's time means in a table: the median scaled to the input's
@@ -49,6 +50,7 @@ struct report {
     double target_s;  /* the longest one repetition should take */
     long min_steps;   /* never fewer steps than this (or the input's own count) */
     int warmup, reps;
+    int rounds;       /* each cell's rounds: the first in table order, the rest shuffled */
     double timeout_s;
     int ndev;
     struct report_device dev[REPORT_MAX_DEVICES];
@@ -68,9 +70,12 @@ struct report {
     long full_iters[REPORT_MAX_INPUTS];
     int measured, failed;
     int drawing;      /* 0 on the pass that measures every cell, 1 on the pass that writes */
+    int measured_all; /* report_measure ran */
     int from_db;      /* --from-db: cells come from the database; nothing is measured */
     char commit[48], compiler[128], when[64]; /* the build that measured, and when */
     int dirty;
+    char host[2][600]; /* the host checks before and after (host_check.h), in words */
+    int disturbed;     /* either found the host disturbed */
     int nnotes;       /* what the probes found (report_note), by key */
     char notes[8][2][512];
     double started;
@@ -87,6 +92,12 @@ const struct report_cell *report_find(const struct report *r, int device, int in
                                       const unsigned wg[2]);
 int report_input_runs(const struct report *r, int input);
 struct report_time report_time_of(const struct report *r, const struct report_cell *c);
+/* The rounds after the first for every measured cell, all cells shuffled in
+ * each round (rounds.h), appended to the cells and their stored rows. */
+void report_more_rounds(struct report *r);
+/* The log of each round's median of a cell, scaled to the input's full step
+ * count; returns how many (at most max). */
+int report_round_logs(const struct report_cell *c, double *out, int max);
 void report_run_free(struct report *r);
 
 /* report_load.c: the latest `harness report APP` of r->db_path as cells
@@ -105,7 +116,9 @@ int report_figure_roofline(struct report *r, int device, char *rel, size_t reln,
 int report_figure_launch_cost(struct report *r, const char *db_path, char *rel, size_t reln, char *why,
                               size_t whyn);
 
-/* report_md.c: the markdown file (tables, then figures drawn on the way). */
+/* report_md.c: every cell measured (report_measure), then the markdown file
+ * (tables, then figures drawn on the way). */
+void report_measure(struct report *r);
 int report_write_markdown(struct report *r);
 /* report_explain.c: where our speedup of `variant` over `from` goes the other
  * way from the report's, the measurements that say why, as one paragraph. */

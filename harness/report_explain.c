@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "round_stats.h"
 
 static double per_step_us(const struct report_cell *c) {
     return c && (c->m.status == ST_OK || c->m.status == ST_UNVERIFIED) ? 1e6 * c->m.median / (double)c->m.iters
@@ -33,13 +34,14 @@ void report_explain(struct report *r, struct strbuf *out, int device, int input,
         sb_printf(out, "; %.0f %% and %.0f %% of the measured copy bandwidth (%.0f GB/s)", 100 * pf, 100 * pv,
                   d->copy_gbs);
     sb_printf(out, ".");
-    /* Noise first: a difference inside the rows' own spread has no direction. */
-    const double nv = cv ? (cv->m.q3 - cv->m.q1) / cv->m.median : NAN, nf = cf ? (cf->m.q3 - cf->m.q1) / cf->m.median : NAN;
-    const double noise = nv > nf ? nv : nf;
-    if (!isnan(noise) && fabs(ours - 1) <= noise)
-        sb_printf(out, " The %.1f %% difference is inside the rows' own spread (IQR %.1f %% and %.1f %% of the"
-                       " median): this measurement does not resolve a direction.",
-                  100 * fabs(ours - 1), 100 * nf, 100 * nv);
+    /* Noise first: rows whose rounds do not separate have no direction. */
+    double lv[64], lf[64];
+    const int nv = cv ? report_round_logs(cv, lv, 64) : 0, nf = cf ? report_round_logs(cf, lf, 64) : 0;
+    struct paired_result w;
+    if (nv >= 2 && nf >= 2 && rc_welch(lf, nf, lv, nv, &w) == 0 && w.p > 0.05)
+        sb_printf(out, " The %.1f %% difference does not separate across the rows' rounds (%d and %d, p %.2f):"
+                       " this measurement does not resolve a direction.",
+                  100 * fabs(ours - 1), nf, nv, w.p);
     /* The host's share at this size: the empty twin keeps every launch and
      * read of its full variant but does no work. It speaks for rows with the
      * same host work per step, which shows as a per-step time of the same order. */

@@ -10,11 +10,16 @@
 #include <time.h>
 
 #include "report.h"
+#include "round_stats.h"
 
-/* A speedup within this of 1 counts as no change: two runs of one build
- * differ by a few percent on a busy host, and the report's own 1.01x steps
- * are within it too. */
+/* The report's published speedups come without their spread: one within
+ * this of 1 counts as no change (its own 1.01x steps are within it). Ours
+ * are judged by their rounds (same_across_rounds). */
 #define SAME_BAND 0.05
+/* Ours: a step is "same" unless the two rows' round medians separate at
+ * this significance, and by at least SAME_FLOOR. */
+#define SAME_ALPHA 0.05
+#define SAME_FLOOR 0.01
 /* --quick draws the work-group figures from the first shapes listed only. */
 #define REPORT_QUICK_SHAPES 8
 
@@ -36,6 +41,22 @@ static void number_cell(struct strbuf *b, double v, const char *fmt) {
 static int direction(double speedup) {
     if (isnan(speedup)) return 2;
     return speedup > 1 + SAME_BAND ? 1 : speedup < 1 - SAME_BAND ? -1 : 0;
+}
+
+/* Our step from `from` to `variant`: faster, slower, or the same when the
+ * rows' rounds (each a fresh worker process) do not separate; with one
+ * round each, the published band. */
+static int our_direction(const struct report *r, int device, int input, const char *variant, const char *from,
+                         double speedup) {
+    if (isnan(speedup)) return 2;
+    const struct report_cell *cv = report_find(r, device, input, variant, r->def->wg);
+    const struct report_cell *cf = report_find(r, device, input, from, r->def->wg);
+    double lv[64], lf[64];
+    int nv = cv ? report_round_logs(cv, lv, 64) : 0, nf = cf ? report_round_logs(cf, lf, 64) : 0;
+    struct paired_result w;
+    if (nv < 2 || nf < 2 || rc_welch(lf, nf, lv, nv, &w) != 0) return direction(speedup);
+    if (w.p > SAME_ALPHA || fabs(log(speedup)) < log1p(SAME_FLOOR)) return 0;
+    return speedup > 1 ? 1 : -1;
 }
 
 static const char *direction_word(int d) { return d > 0 ? "faster" : d < 0 ? "slower" : "same"; }
@@ -88,7 +109,7 @@ static void step_table(struct report *r, const struct report_table *t, struct st
                     snprintf(ratios + l, sizeof ratios - l, "%s%.2f", l ? " / " : "", pub / tv.seconds);
                 }
                 if (!isnan(ours) && !isnan(pub_speedup)) {
-                    const int a = direction(ours), c = direction(pub_speedup);
+                    const int a = our_direction(r, d, in, row->variant, row->from, ours), c = direction(pub_speedup);
                     size_t l = strlen(dirs);
                     if (a == c) {
                         tl->agree++;
@@ -299,14 +320,22 @@ static void preamble(struct report *r, struct strbuf *b) {
               r->commit, r->dirty ? " (with uncommitted changes)" : "", r->compiler, r->db_path,
               r->from_db ? " (tables and figures drawn again from its rows by `harness report --from-db`)" : "");
     sb_printf(b, "- Report numbers: %s, from `%s`.\n", def->reference, def->path);
-    sb_printf(b, "- Every time is the median end-to-end seconds of %d repetitions after %d warm-up, work-group"
+    sb_printf(b, "- Every time is the median end-to-end seconds of %d repetitions in %d round%s (each round a fresh"
+                 " worker process per device, the cells in a shuffled order; %d warm-up a round), work-group"
                  " %ux%u, verified against the app's reference; a cell that failed shows its status, never a time."
                  " ‡: ran fewer steps than the input's own count (at most %.2f s a repetition) and scaled to"
                  " all of them. †: not verified by design (the kernels are emptied).\n",
-              r->reps, r->warmup, def->wg[0], def->wg[1], r->target_s);
+              r->reps, r->rounds, r->rounds == 1 ? "" : "s", r->warmup, def->wg[0], def->wg[1], r->target_s);
     sb_printf(b, "- Speedup: over the step a row builds on (the report's \"speedup over the previous step\")."
-                 " Direction: faster, slower, or the same within %.0f %%; \"differs\" rows are explained"
-                 " below their table from this run's measurements.\n\n", 100 * SAME_BAND);
+                 " Direction: ours is faster or slower only when the two rows' round medians separate (Welch's"
+                 " t-test on the rounds, p <= %.2g, and at least %.0f %%), else the same; the report's within"
+                 " %.0f %%. \"differs\" rows are explained below their table from this run's measurements.\n",
+              SAME_ALPHA, 100 * SAME_FLOOR, 100 * SAME_BAND);
+    if (r->host[0][0] || r->host[1][0])
+        sb_printf(b, "- The host%s: before, %s; after, %s.\n", r->disturbed ? " WAS DISTURBED while this was measured"
+                                                                             " (read the times with that in mind)" : "",
+                  r->host[0][0] ? r->host[0] : "not checked", r->host[1][0] ? r->host[1] : "not checked");
+    sb_printf(b, "\n");
     sb_printf(b, "| device | name | driver | role | copy GB/s | FP32 GFLOP/s |\n|---|---|---|---|---|---|\n");
     for (int d = 0; d < r->ndev; d++)
         sb_printf(b, "| %s | %s | %s | %s | %.0f | %.0f |\n", r->dev[d].info.spec, r->dev[d].info.name,
@@ -331,18 +360,25 @@ static void body_of(struct report *r, struct strbuf *body, struct tally *tl) {
     figures(r, body);
 }
 
+/* Two passes: the first measures every cell (in table order, which is the
+ * order the step budget learns from; then the later rounds of every cell,
+ * shuffled), the second writes, so a table's explanations can quote cells
+ * of later tables (the empty kernels of Table 6) and no figure is drawn
+ * from half the data. */
+void report_measure(struct report *r) {
+    struct strbuf body = {0};
+    struct tally tl = {0, 0};
+    r->drawing = 0;
+    body_of(r, &body, &tl);
+    if (!r->from_db) report_more_rounds(r);
+    sb_free(&body);
+    r->measured_all = 1;
+}
+
 int report_write_markdown(struct report *r) {
     struct strbuf b = {0}, body = {0};
     struct tally tl = {0, 0};
-    /* Two passes: the first measures every cell (in table order, which is
-     * the order the step budget learns from), the second writes, so a
-     * table's explanations can quote cells of later tables (the empty
-     * kernels of Table 6) and no figure is drawn from half the data. */
-    r->drawing = 0;
-    body_of(r, &body, &tl);
-    sb_free(&body);
-    body = (struct strbuf){0};
-    tl = (struct tally){0, 0};
+    if (!r->measured_all) report_measure(r);
     r->drawing = 1;
     body_of(r, &body, &tl);
     preamble(r, &b);

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "report.h"
+#include "rounds.h"
 #include "util.h"
 #include "worker.h"
 
@@ -120,11 +121,14 @@ static void measure(struct report *r, struct report_cell *c, long iters) {
     struct config cfg = {.app = r->app, .in = l->in, .source = &l->opts, .knobs = v->knobs,
                          .wg = {c->wg[0], c->wg[1]}};
     str_copy(cfg.variant, sizeof cfg.variant, v->name);
-    runner_measure_isolated(r->pool, &dv->info, &cfg, &l->refs, r->warmup, r->reps, r->timeout_s, &c->m);
+    runner_measure_isolated(r->pool, &dv->info, &cfg, &l->refs, r->warmup, rounds_reps_each(r->reps, r->rounds),
+                            r->timeout_s, &c->m);
+    c->m.rounds = r->rounds > 1 && (c->m.status == ST_OK || c->m.status == ST_UNVERIFIED) ? r->rounds : 1;
+    c->m.rounds_done = 1;
     runner_print(stdout, &dv->info, &c->m, dv->copy_gbs);
     fflush(stdout);
     char err[512];
-    if (dv->run_id >= 0 && store_measurement(r->store, dv->run_id, &c->m, err, sizeof err) != 0)
+    if (dv->run_id >= 0 && store_measurement_id(r->store, dv->run_id, &c->m, &c->mid, err, sizeof err) != 0)
         fprintf(stderr, "harness report: %s\n", err);
 }
 
@@ -192,4 +196,80 @@ void report_run_free(struct report *r) {
     }
     free(r->loaded);
     variants_free(&r->vars);
+}
+
+/* ---- the rounds after the first ---------------------------------------- */
+
+struct more_ctx {
+    struct report *r;
+    struct report_cell **cells; /* per job */
+    struct round_job *jobs;
+};
+
+static void more_result(void *ctx, struct round_job *j, int round, int first_sample) {
+    struct more_ctx *c = ctx;
+    (void)round;
+    struct report_cell *cell = c->cells[j - c->jobs];
+    char err[512];
+    if (cell->mid > 0 && store_measurement_more(c->r->store, cell->mid, &j->m, first_sample, err, sizeof err) != 0)
+        fprintf(stderr, "harness report: %s\n", err);
+    if (j->m.status != ST_OK && j->m.status != ST_UNVERIFIED) c->r->failed++;
+}
+
+static void more_round_end(void *ctx, const struct round_state *st) {
+    struct more_ctx *c = ctx;
+    char err[512];
+    for (int d = 0; d < c->r->ndev; d++)
+        if (c->r->dev[d].run_id >= 0) store_round_state(c->r->store, c->r->dev[d].run_id, st, err, sizeof err);
+    if (st->disturbed)
+        fprintf(stderr, "note: report round %d was disturbed: other processes kept %.1f cores busy\n", st->round + 1,
+                st->foreign_cores);
+}
+
+void report_more_rounds(struct report *r) {
+    if (r->rounds < 2 || harness_interrupted) return;
+    struct round_job *jobs = xcalloc((size_t)r->ncells + 1, sizeof *jobs);
+    struct report_cell **cells = xcalloc((size_t)r->ncells + 1, sizeof *cells);
+    int n = 0;
+    for (int i = 0; i < r->ncells; i++) {
+        struct report_cell *c = &r->cells[i];
+        if (c->m.status != ST_OK && c->m.status != ST_UNVERIFIED) continue;
+        struct report_loaded *l = load(r, c->input, c->m.iters);
+        const struct variant *v = variant_find(&r->vars, c->variant);
+        if (!l || !v) continue;
+        struct config cfg = {.app = r->app, .in = l->in, .source = &l->opts, .knobs = v->knobs,
+                             .wg = {c->wg[0], c->wg[1]}};
+        str_copy(cfg.variant, sizeof cfg.variant, v->name);
+        struct round_job *j = &jobs[n];
+        runner_job(&cfg, &r->dev[c->device].info, r->warmup, rounds_reps_each(r->reps, r->rounds), &j->job);
+        j->group = -1;
+        j->timeout_s = r->timeout_s;
+        j->bytes_per_cell = r->app->bytes_per_cell(&v->knobs);
+        j->first = 1;
+        j->m = c->m; /* the cell's measurement, with its first round; handed back below */
+        j->m.rounds = r->rounds;
+        cells[n++] = c;
+    }
+    printf("report: rounds 2..%d of %d cells, each round a fresh worker per device, cells shuffled\n", r->rounds, n);
+    fflush(stdout);
+    struct more_ctx ctx = {r, cells, jobs};
+    struct rounds_opts o = {.seed = (unsigned)(clock_now() * 1e3), .on_result = more_result,
+                            .on_round = more_round_end, .ctx = &ctx, .what = "report"};
+    rounds_run(jobs, n, &o);
+    for (int i = 0; i < n; i++) cells[i]->m = jobs[i].m;
+    free(jobs);
+    free(cells);
+}
+
+int report_round_logs(const struct report_cell *c, double *out, int max) {
+    const struct measurement *m = &c->m;
+    if (m->status != ST_OK && m->status != ST_UNVERIFIED) return 0;
+    double *med = xcalloc((size_t)m->nsamples + 1, sizeof *med);
+    int k = measurement_round_medians(m, med);
+    const double scale = (double)m->iters_full / (double)m->iters;
+    int n = 0;
+    for (int i = 0; i < k && n < max; i++)
+        if (med[i] > 0) out[n++] = log(med[i] * scale);
+    free(med);
+    return n;
 }

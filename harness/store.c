@@ -26,18 +26,18 @@ extern const char schema_sql[]; /* harness/schema.sql, generated into build/gen 
  * Append entries; never edit or reorder old ones. */
 struct migration {
     int version;
-    const char *sql; /* NULL: nothing to change beyond schema.sql */
+    const char *sql;      /* NULL: nothing to change beyond schema.sql */
+    const char *columns;  /* "table column decl;..." added where missing */
 };
 static const struct migration migrations[] = {
-    {1, NULL}, /* the initial schema */
-    {2, "ALTER TABLE measurement ADD COLUMN variant TEXT"},
-    {3, NULL}, /* launch_cost tables: new, so schema.sql alone creates them */
-    {4, NULL}, /* report_note: new */
+    {1, NULL, NULL}, /* the initial schema */
+    {2, "ALTER TABLE measurement ADD COLUMN variant TEXT", NULL},
+    {3, NULL, NULL}, /* launch_cost tables: new, so schema.sql alone creates them */
+    {4, NULL, NULL}, /* report_note: new */
     /* Rounds: a sample's round (an old run is one round, round 0), the rounds
      * a measurement planned and finished; round_state is new. */
-    {5, "ALTER TABLE sample ADD COLUMN round INTEGER NOT NULL DEFAULT 0;"
-        "ALTER TABLE measurement ADD COLUMN rounds INTEGER NOT NULL DEFAULT 1;"
-        "ALTER TABLE measurement ADD COLUMN rounds_done INTEGER NOT NULL DEFAULT 1;"},
+    {5, NULL, "sample round INTEGER NOT NULL DEFAULT 0;measurement rounds INTEGER NOT NULL DEFAULT 1;"
+              "measurement rounds_done INTEGER NOT NULL DEFAULT 1"},
 };
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 #define SCHEMA_VERSION (migrations[MIGRATION_COUNT - 1].version)
@@ -262,6 +262,26 @@ static int store_pragmas(struct store *s, char *err, size_t errn) {
     return store_exec(s, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", err, errn);
 }
 
+/* "table column decl;...": each column added unless the table has it (a
+ * file another tool already extended, a test's hand-made old file). */
+static int add_columns(struct store *s, const char *list, char *err, size_t errn) {
+    char *copy = xstrdup(list), *save = NULL;
+    int rc = 0;
+    for (char *item = strtok_r(copy, ";", &save); item && !rc; item = strtok_r(NULL, ";", &save)) {
+        char table[64], column[64];
+        int used = 0;
+        if (sscanf(item, "%63s %63s %n", table, column, &used) != 2) continue;
+        char sql[512];
+        int64_t have = 0;
+        str_fmt(sql, sizeof sql, "SELECT count(*) FROM pragma_table_info('%s') WHERE name = '%s'", table, column);
+        if ((rc = query_int(s, sql, &have, err, errn)) != 0 || have) continue;
+        str_fmt(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN %s %s", table, column, item + used);
+        rc = store_exec(s, sql, err, errn);
+    }
+    free(copy);
+    return rc;
+}
+
 /* Brings the file to SCHEMA_VERSION inside one write transaction, so two
  * harnesses opening an old file at once do not both migrate it. */
 static int store_migrate(struct store *s, char *err, size_t errn) {
@@ -278,8 +298,9 @@ static int store_migrate(struct store *s, char *err, size_t errn) {
     }
     /* A file from before versioning (tables but version 0) is version 1. */
     for (int i = 0; existing && i < MIGRATION_COUNT; i++)
-        if (migrations[i].version > version && migrations[i].sql &&
-            store_exec(s, migrations[i].sql, err, errn) != 0)
+        if (migrations[i].version > version &&
+            ((migrations[i].sql && store_exec(s, migrations[i].sql, err, errn) != 0) ||
+             (migrations[i].columns && add_columns(s, migrations[i].columns, err, errn) != 0)))
             goto fail;
     if (store_exec(s, schema_sql, err, errn) != 0) goto fail;
     if (version != SCHEMA_VERSION) {
@@ -844,4 +865,67 @@ struct sqlite3 *store_open_readonly(const char *cmd, const char *path) {
     }
     sqlite3_busy_timeout(db, 10000);
     return db;
+}
+
+/* Closes the round being gathered: its median onto the line (a CSV row). */
+static void round_close(FILE *out, int csv, const char *line, int round, const double *v, int *k) {
+    if (*k) {
+        if (csv) fprintf(out, "%s,%d,%.9g,%d\n", line, round, stats_median(v, (size_t)*k), *k);
+        else fprintf(out, " %.4g", stats_median(v, (size_t)*k));
+    }
+    *k = 0;
+}
+
+int store_print_rounds(struct store *s, int limit, int csv, FILE *out) {
+    const char *sql =
+        "SELECT m.id, d.spec, c.app, c.input, COALESCE(m.variant, c.variant), c.wg_x, c.wg_y, m.status,"
+        " m.rounds_done, m.rounds, s.round, s.seconds"
+        " FROM (SELECT * FROM measurement ORDER BY id DESC LIMIT ?1) m JOIN config c ON c.id = m.config_id"
+        " JOIN run r ON r.id = m.run_id JOIN device d ON d.id = r.device_id"
+        " LEFT JOIN sample s ON s.measurement_id = m.id AND s.seconds IS NOT NULL ORDER BY m.id, s.round, s.rep";
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        fprintf(stderr, "%s: %s\n", s->path, sqlite3_errmsg(s->db));
+        return -1;
+    }
+    sqlite3_bind_int(st, 1, limit > 0 ? limit : -1);
+    if (csv) fprintf(out, "id,device,app,input,variant,wg,status,rounds_done,rounds,round,median_s,reps\n");
+    else fprintf(out, "%6s  %-11s %-10s %-22s %-9s %-8s %-7s  %s\n", "id", "device", "input", "variant", "wg",
+                 "status", "rounds", "median of each round");
+    int64_t cur = -1;
+    int round = -1, k = 0, rc;
+    double v[4096];
+    struct strbuf line = {0};
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        int r = sqlite3_column_int(st, 10);
+        if (id != cur) {
+            round_close(out, csv, line.s, round, v, &k);
+            if (cur >= 0 && !csv) fputc('\n', out);
+            cur = id;
+            sb_free(&line);
+            line = (struct strbuf){0};
+            char wg[32];
+            snprintf(wg, sizeof wg, "%dx%d", sqlite3_column_int(st, 5), sqlite3_column_int(st, 6));
+            if (csv)
+                sb_printf(&line, "%lld,%s,%s,%s,%s,%s,%s,%d,%d", (long long)id, col_text(st, 1), col_text(st, 2),
+                          col_text(st, 3), col_text(st, 4), wg, col_text(st, 7), sqlite3_column_int(st, 8),
+                          sqlite3_column_int(st, 9));
+            else
+                fprintf(out, "%6lld  %-11.11s %-10.10s %-22.22s %-9s %-8s %3d/%-3d ", (long long)id, col_text(st, 1),
+                        col_text(st, 3), col_text(st, 4), wg, col_text(st, 7), sqlite3_column_int(st, 8),
+                        sqlite3_column_int(st, 9));
+            round = r;
+        }
+        if (r != round) {
+            round_close(out, csv, line.s, round, v, &k);
+            round = r;
+        }
+        if (sqlite3_column_type(st, 11) != SQLITE_NULL && k < 4096) v[k++] = sqlite3_column_double(st, 11);
+    }
+    round_close(out, csv, line.s, round, v, &k);
+    if (cur >= 0 && !csv) fputc('\n', out);
+    sb_free(&line);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
 }

@@ -74,4 +74,7 @@ int64_t store_build_this(struct store *s);
 
 /* `harness results`: the most recent measurements as a table or CSV. */
 int store_print_recent(struct store *s, int limit, int csv, FILE *out);
+/* `harness results --rounds`: the same measurements with each round's
+ * median (a round: one worker process, rounds.h). */
+int store_print_rounds(struct store *s, int limit, int csv, FILE *out);
 #endif
