@@ -56,7 +56,10 @@ int burn_in_devices(const char *specs, double min_s, double max_s, FILE *log) {
             continue;
         }
         unsettled += !b.stable;
-        if (log)
+        if (log && b.canaries < 3)
+            fprintf(log, "burn-in %s: %d canar%s in %.1f s (the bound), too few to call it steady; last %.1f GB/s\n",
+                    dev->spec, b.canaries, b.canaries == 1 ? "y" : "ies", b.seconds, b.gbs);
+        else if (log)
             fprintf(log, "burn-in %s: %d canaries in %.1f s, %s at %.1f GB/s (last three within %.1f %%)\n", dev->spec,
                     b.canaries, b.seconds, b.stable ? "steady" : "NOT steady", b.gbs, 100 * b.spread);
     }

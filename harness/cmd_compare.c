@@ -67,6 +67,9 @@ static void usage(FILE *out) {
             "  --alpha P     significance (default 0.002)\n"
             "  --min-effect F  smallest relative change that counts (default 0.03)\n"
             "  --csv         CSV instead of the table\n"
+            "  --pooled      the statistic used before rounds, to see what it says of the same runs:\n"
+            "                every repetition pooled as if independent, Mann-Whitney U, a change at\n"
+            "                p <= alpha beyond max(min effect, the larger relative IQR); never --rerun\n"
             "  --rerun       confirm each flagged series: A's and B's builds measured again on\n"
             "                the device, interleaved, --rounds pairs of rounds (default %d), each\n"
             "                round a fresh worker process of each build with the nights' warm-up\n"
@@ -90,6 +93,7 @@ static int parse_args(int argc, char **argv, struct compare_opts *o) {
         {"reps", required_argument, 0, 'R'},   {"a-bin", required_argument, 0, 'A'},
         {"b-bin", required_argument, 0, 'B'},  {"a-root", required_argument, 0, 'X'},
         {"b-root", required_argument, 0, 'Y'}, {"burn-in", required_argument, 0, 'u'},
+        {"pooled", no_argument, 0, 'P'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->p = COMPARE_DEFAULTS;
@@ -113,6 +117,7 @@ static int parse_args(int argc, char **argv, struct compare_opts *o) {
                        EXIT_USAGE;
             break;
         case 'c': o->csv = 1; break;
+        case 'P': o->p.pooled = 1; break;
         case 'r': o->rerun = 1; break;
         case 'n':
         case 'R': /* --reps: the nights' own repetitions per round are used; kept for old scripts */
@@ -344,10 +349,18 @@ int cmd_compare(int argc, char **argv) {
     struct compare_row *rows = NULL;
     int only_a, only_b, n = compare_lists(&o.a.list, &o.b.list, &o.p, &rows, &only_a, &only_b);
     attach_confirmations(db, &o, rows, n);
-    if (!o.csv)
+    if (!o.csv && o.p.pooled)
+        printf("A = %s, B = %s: THE OLD STATISTIC (every repetition pooled, Mann-Whitney U; the nights/rnds column"
+               " counts repetitions): a change when p <= %g and |B/A - 1| >= max(%.0f %%, the larger IQR)\n",
+               o.a.spec, o.b.spec, o.p.alpha, 100 * o.p.min_effect);
+    else if (!o.csv)
         printf("A = %s, B = %s: nights from their rounds; a change when p <= %g and |B/A - 1| >= max(%.0f %%, a"
                " night's spread)\n",
                o.a.spec, o.b.spec, o.p.alpha, 100 * o.p.min_effect);
+    if (o.rerun && o.p.pooled) {
+        fprintf(stderr, "harness compare: --pooled shows the old statistic; it does not confirm (drop --rerun)\n");
+        rc = EXIT_USAGE;
+    }
     if (o.rerun && !builds_ok) {
         fprintf(stderr, "harness compare: --rerun needs each side to be one build (or --a-bin/--b-bin)\n");
         if (!o.a.bin && !o.b.bin) rc = EXIT_USAGE;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mwu.h"
+#include "stats.h"
 #include "util.h"
 
 const char *verdict_name(enum verdict v) {
@@ -16,8 +18,35 @@ const char *verdict_name(enum verdict v) {
     }
 }
 
+static double rel_iqr(const double *v, int n) {
+    double med = stats_median(v, (size_t)n);
+    return n >= 2 && med > 0 ? (stats_quantile(v, (size_t)n, 0.75) - stats_quantile(v, (size_t)n, 0.25)) / med : 0;
+}
+
+void compare_series_pooled(const struct series_samples *a, const struct series_samples *b,
+                           const struct compare_params *p, struct compare_row *r) {
+    memset(r, 0, sizeof *r);
+    r->a = a;
+    r->b = b;
+    struct mwu m;
+    mwu_test(a->v, (size_t)a->n, b->v, (size_t)b->n, &m);
+    r->med_a = stats_median(a->v, (size_t)a->n);
+    r->med_b = stats_median(b->v, (size_t)b->n);
+    r->r = (struct rc_result){.nights_a = 1, .nights_b = 1, .rounds_a = a->n, .rounds_b = b->n,
+                              .ratio = r->med_b / r->med_a, .p = m.p};
+    r->r.noise = fmax(rel_iqr(a->v, a->n), rel_iqr(b->v, b->n));
+    r->r.threshold = fmax(p->min_effect, r->r.noise);
+    if (m.p_min > p->alpha) r->v = V_FEW;
+    else if (m.p > p->alpha || fabs(log(r->r.ratio)) < log1p(r->r.threshold)) r->v = V_SAME;
+    else r->v = (r->r.ratio > 1) != (a->id.higher_better != 0) ? V_REGRESSION : V_IMPROVEMENT;
+}
+
 void compare_series(const struct series_samples *a, const struct series_samples *b, const struct compare_params *p,
                     struct compare_row *r) {
+    if (p->pooled) {
+        compare_series_pooled(a, b, p, r);
+        return;
+    }
     memset(r, 0, sizeof *r);
     r->a = a;
     r->b = b;

@@ -23,6 +23,7 @@ struct compare_params {
     double alpha;                  /* default 0.002 */
     double min_effect;             /* default 0.03; one night's spread when larger */
     const struct noise_set *noise; /* the series' models; NULL: the default prior only */
+    int pooled;                    /* the old statistic, for comparison only (compare_series_pooled) */
 };
 #define COMPARE_DEFAULTS ((struct compare_params){.alpha = 0.002, .min_effect = 0.03})
 
@@ -37,7 +38,13 @@ struct compare_row {
     int rejected;             /* a confirmation called it noise */
 };
 
-/* Judges one series present in both. */
+/* The statistic this harness used before rounds, kept to show what it did
+ * on the same nights: every repetition of a side pooled as if independent,
+ * a two-sided Mann-Whitney U test, a change when p <= alpha and the medians
+ * differ by at least max(min_effect, the larger relative IQR). */
+void compare_series_pooled(const struct series_samples *a, const struct series_samples *b,
+                           const struct compare_params *p, struct compare_row *out);
+/* Judges one series present in both (by p->pooled's statistic). */
 void compare_series(const struct series_samples *a, const struct series_samples *b, const struct compare_params *p,
                     struct compare_row *out);
 const char *verdict_name(enum verdict v);

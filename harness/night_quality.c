@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "changepoint.h"
 #include "stats.h"
 #include "util.h"
 
@@ -31,8 +32,11 @@ static void canaries(sqlite3 *db, int64_t id, struct strbuf *why) {
             if (*p == ',') p++;
         }
         if (k < 2) continue; /* no history to be off from */
+        /* As regressions' veto: 10 %, or four times the canary's own
+         * night-to-night noise where it is noisier than that. */
         double usual = stats_median(v, (size_t)k), now = sqlite3_column_double(st, 1);
-        if (fabs(now / usual - 1) > NIGHT_CANARY_OFF)
+        double limit = fmax(NIGHT_CANARY_OFF, 4 * cp_noise(v, k));
+        if (fabs(now / usual - 1) > limit)
             sb_printf(why, "%s%s canary %.1f GB/s against its usual %.1f", why->len ? "; " : "",
                       sqlite3_column_text(st, 0), now, usual);
     }

@@ -11,7 +11,7 @@
 
 struct sqlite3;
 
-#define NIGHT_CANARY_OFF 0.10      /* a canary this far from its usual */
+#define NIGHT_CANARY_OFF 0.10      /* a canary this far from its usual (or 4x its noise) */
 #define NIGHT_LOADED_SHARE 0.5     /* this share of disturbed rounds */
 
 /* Judges nightly `id` against the nights before it and stores the verdict.

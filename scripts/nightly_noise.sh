@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# The measurement issue's benchmark (results/published/<gpu>/nightly-noise.md):
+#   1. NIGHTS nights of one build back to back with the default suite on every
+#      device present (the first on the host as it comes), each gated against
+#      the one before by `harness nightly` itself (flags confirmed at once);
+#      then every consecutive pair compared again (`compare nightly:K
+#      nightly:K+1`, and the old statistic, `--pooled`, on the same nights).
+#   2. Power: a fixture tree in which one backend's fused kernel does SLOW_N
+#      more dependent multiply-adds per cell (more arithmetic in one kernel,
+#      not a sleep), SLOW_N calibrated here to slow `final` by about 5 % and
+#      2 %; a night on each tree (HARNESS_ROOT), gated against the clean night
+#      before it, with a clean night between them.
+#   3. HOG=1: one more clean night during half of which a CPU hog keeps one
+#      core busy (this machine's acceptance).
+# Usage: scripts/nightly_noise.sh OUTDIR [NIGHTS]
+#   env: BACKEND=cuda|openmp (the slowed backend; default cuda when a CUDA
+#        device is listed, else openmp), SUITE (default sweeps/nightly.sweep),
+#        ROUNDS (6), BURN (burn-in seconds, 60), SLOW_LIST (calibration values),
+#        HOG=1, SKIP_POWER=1
+# Writes OUTDIR/n.db (with builds/ beside it), night-K.log, pairs.txt,
+# pairs-pooled.txt, calibration.txt, noise.txt, summary.txt.
+set -u
+out=${1:?usage: scripts/nightly_noise.sh OUTDIR [NIGHTS]}
+nights=${2:-8}
+cd "$(dirname "$0")/.."
+H=$PWD/bin/harness
+mkdir -p "$out"
+db=$out/n.db
+suite=${SUITE:-sweeps/nightly.sweep}
+rounds=${ROUNDS:-6}
+burn=${BURN:-60}
+if [ -z "${BACKEND:-}" ]; then
+    if $H devices 2>/dev/null | grep -q '^cuda:0'; then BACKEND=cuda; else BACKEND=openmp; fi
+fi
+case $BACKEND in
+cuda) device=cuda:0 file=kernels/lbm/lbm_gpu.h anchor='lbm_rebound(r);' guard='defined(__CUDACC_RTC__) || defined(__CUDACC__)'
+      list=${SLOW_LIST:-0 8 16 32 64 128 256} ;;
+openmp) device=openmp file=kernels/lbm/lbm_omp.c anchor='lbm_rebound(r);' guard='1'
+        list=${SLOW_LIST:-0 2 4 8 16 32 64} ;;
+*) echo "BACKEND must be cuda or openmp" >&2; exit 2 ;;
+esac
+night() { # LABEL [ROOT]: one nightly; its log; echoes nothing
+    local label=$1 root=${2:-}
+    local t0=$(date +%s.%N)
+    if [ -n "$root" ]; then HARNESS_ROOT=$root $H nightly --suite "$suite" --db "$db" --rounds "$rounds" --burn-in "$burn" >"$out/night-$label.log" 2>&1
+    else $H nightly --suite "$suite" --db "$db" --rounds "$rounds" --burn-in "$burn" >"$out/night-$label.log" 2>&1; fi
+    local rc=$?
+    printf 'night %-8s exit %d  %5.0f s  %s\n' "$label" $rc "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {print b - a}')" \
+        "$(grep -h '^confirmed:\|quality:\|flagged' "$out/night-$label.log" | tr '\n' ' ' | cut -c1-200)" | tee -a "$out/summary.txt"
+}
+# A copy of the tree whose `final` kernel on BACKEND does N more dependent
+# multiply-adds a cell after the masked rebound (every cell runs it), folded
+# back at 1e-30 so the compiler keeps them and the answer does not change.
+fixture() { # N DIR
+    local n=$1 dir=$2
+    rm -rf "$dir"
+    mkdir -p "$dir/harness"
+    cp -r kernels variants "$dir/"
+    cp harness/omp_kernel.h "$dir/harness/"
+    cp -r harness/peak "$dir/harness/"
+    [ "$n" = 0 ] && return 0
+    sed -i "s|$anchor|$anchor NOISE_FIXTURE_SLOW(r);|" "$dir/$file"
+    grep -q NOISE_FIXTURE_SLOW "$dir/$file" || { echo "fixture: $file has no '$anchor'" >&2; exit 1; }
+    cat >>"$dir/kernels/lbm/lbm_physics.h" <<C
+
+/* scripts/nightly_noise.sh: $n dependent multiply-adds a cell on one backend. */
+#if $guard
+#define NOISE_FIXTURE_SLOW(r_)                                              \\
+    do {                                                                    \\
+        float z_ = r_[0];                                                   \\
+        for (int q_ = 0; q_ < $n; q_++) z_ = z_ * 0.99999994f + 1e-9f;      \\
+        r_[0] += z_ * 1e-30f;                                               \\
+    } while (0)
+#else
+#define NOISE_FIXTURE_SLOW(r_) do { } while (0)
+#endif
+C
+}
+
+echo "# $(date -u +%FT%TZ) $(hostname): $nights nights of one build, suite $suite, $rounds rounds; slowed backend $BACKEND" | tee "$out/summary.txt"
+for k in $(seq 1 "$nights"); do night "$k"; done
+last=$(sqlite3 "$db" "SELECT max(id) FROM nightly")
+: >"$out/pairs.txt"
+: >"$out/pairs-pooled.txt"
+for k in $(seq 1 $((last - 1))); do
+    echo "== nightly:$k nightly:$((k + 1))" >>"$out/pairs.txt"
+    $H compare "nightly:$k" "nightly:$((k + 1))" --db "$db" >>"$out/pairs.txt" 2>&1
+    echo "== nightly:$k nightly:$((k + 1))" >>"$out/pairs-pooled.txt"
+    $H compare "nightly:$k" "nightly:$((k + 1))" --db "$db" --pooled >>"$out/pairs-pooled.txt" 2>&1
+done
+rows() { grep -E '^[a-z][a-z0-9:.]* +lbm ' "$1"; }
+series=$(rows "$out/pairs.txt" | wc -l)
+flags=$(rows "$out/pairs.txt" | grep -c 'REGRESSION\|improvement')
+confirmed=$(rows "$out/pairs.txt" | grep -c '(confirmed')
+old=$(rows "$out/pairs-pooled.txt" | grep -c 'REGRESSION\|improvement')
+echo "clean pairs: $series series comparisons; flagged $flags (confirmed $confirmed); the old statistic flagged $old" | tee -a "$out/summary.txt"
+$H noise --db "$db" >"$out/noise.txt" 2>&1
+
+if [ -z "${SKIP_POWER:-}" ]; then
+    # Calibration: every N of the list interleaved, 3 rounds of 4 repetitions.
+    : >"$out/calibration.txt"
+    for n in $list; do fixture "$n" "$out/tree-$n"; done
+    for r in 1 2 3; do
+        for n in $list; do
+            HARNESS_ROOT=$out/tree-$n $H run --app lbm --input 128x128 --iters 1000 --device "$device" --variant final \
+                --wg 32x1 --reps 4 --warmup 1 --db "$out/cal-$n.db" >/dev/null 2>&1
+        done
+    done
+    base=$(sqlite3 "$out/cal-0.db" "SELECT median_s FROM measurement" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+    n5="" n2=""
+    for n in $list; do
+        med=$(sqlite3 "$out/cal-$n.db" "SELECT median_s FROM measurement" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+        ratio=$(awk -v a="$med" -v b="$base" 'BEGIN {printf "%.6f", a / b}')
+        printf 'N %4d  final on %s  %.6f s  x%.4f\n' "$n" "$device" "$med" "$ratio" | tee -a "$out/calibration.txt"
+        [ -z "$n2" ] && awk -v r="$ratio" 'BEGIN {exit !(r >= 1.015)}' && n2=$n
+        [ -z "$n5" ] && awk -v r="$ratio" 'BEGIN {exit !(r >= 1.045)}' && n5=$n
+    done
+    echo "calibrated: about 5 % at N=${n5:-none}, about 2 % at N=${n2:-none}" | tee -a "$out/summary.txt"
+    [ -n "$n5" ] && night "slow5-N$n5" "$out/tree-$n5"
+    night "clean"
+    [ -n "$n2" ] && night "slow2-N$n2" "$out/tree-$n2"
+fi
+if [ -n "${HOG:-}" ]; then
+    # The hog starts with the night and stops half-way (timed from the last night).
+    half=$(sqlite3 "$db" "SELECT CAST((julianday(ended_at) - julianday(started_at)) * 86400 / 2 AS INTEGER) FROM nightly ORDER BY id DESC LIMIT 1")
+    (timeout "${half:-30}" sh -c 'while :; do :; done') &
+    night "hog"
+fi
+$H regressions --db "$db" --no-confirm >"$out/regressions.txt" 2>&1
+echo "# done $(date -u +%FT%TZ)" >>"$out/summary.txt"
