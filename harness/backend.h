@@ -169,7 +169,8 @@ extern const int backend_count;
  * none. Caller frees *out. */
 int devices_all(struct device_info **out, char notes[][256], int max_notes, int *nnotes);
 /* Finds devices matching a spec ("cuda:0", "opencl:0.1", "openmp", "all",
- * "opencl", or a name substring). Returns the count (0 = no match). */
+ * "opencl", a kind: "gpu" or "cpu", or a name substring). Returns the count
+ * (0 = no match). */
 int devices_match(const struct device_info *all, int n, const char *spec, int *idx, int max);
 const struct backend_ops *backend_by_name(const char *name);
 /* Fills info->fingerprint from the identifying fields. */

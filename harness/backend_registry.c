@@ -72,7 +72,8 @@ int devices_match(const struct device_info *all, int n, const char *spec, int *i
     for (int i = 0; i < n && found < max; i++) {
         const struct device_info *d = &all[i];
         int hit = strcmp(spec, "all") == 0 || strcmp(spec, d->spec) == 0 ||
-                  strcmp(spec, d->backend) == 0 || strcmp(spec, d->fingerprint) == 0;
+                  strcmp(spec, d->backend) == 0 || strcmp(spec, d->fingerprint) == 0 ||
+                  (d->kind[0] && strcmp(spec, d->kind) == 0); /* "gpu", "cpu": every device of that kind */
         /* "cuda:0" style specs are exact; only a spec without ':' may match a name. */
         if (!hit && !strchr(spec, ':')) hit = contains_icase(d->name, spec);
         if (hit) idx[found++] = i;

@@ -50,7 +50,9 @@ int burn_in_devices(const char *specs, double min_s, double max_s, FILE *log) {
         const struct device_info *dev = &pick.all[pick.idx[i]];
         struct burn_result b;
         char err[512];
-        if (burn_in(dev, min_s, max_s, &b, err, sizeof err) != 0) {
+        /* The bound is the whole burn-in's: each device gets its share. */
+        double share = max_s / pick.count;
+        if (burn_in(dev, min_s < share ? min_s : share, share, &b, err, sizeof err) != 0) {
             if (log) fprintf(log, "burn-in %s: %s\n", dev->spec, err);
             unsettled++;
             continue;

@@ -6,7 +6,7 @@
 
 #include "util.h"
 
-int cli_devices(const char *specs, struct device_pick *out) {
+static int devices_pick(const char *specs, struct device_pick *out, int kinds_optional) {
     memset(out, 0, sizeof *out);
     char notes[8][256];
     int nnotes = 0;
@@ -17,6 +17,7 @@ int cli_devices(const char *specs, struct device_pick *out) {
     for (char *save = NULL, *spec = strtok_r(list, ",", &save); spec; spec = strtok_r(NULL, ",", &save)) {
         int idx[CLI_MAX_DEVICES];
         int found = devices_match(out->all, out->n, spec, idx, CLI_MAX_DEVICES);
+        if (!found && kinds_optional && (!strcmp(spec, "gpu") || !strcmp(spec, "cpu"))) continue;
         if (!found) {
             fprintf(stderr, "harness: no device matches '%s'; present:", spec);
             for (int i = 0; i < out->n; i++) fprintf(stderr, " %s", out->all[i].spec);
@@ -31,12 +32,15 @@ int cli_devices(const char *specs, struct device_pick *out) {
         }
     }
     free(list);
-    if (!rc && !out->count) {
+    if (!rc && !out->count && !kinds_optional) {
         fprintf(stderr, "harness: no devices present\n");
         rc = EXIT_USAGE;
     }
     return rc;
 }
+
+int cli_devices(const char *specs, struct device_pick *out) { return devices_pick(specs, out, 0); }
+int cli_devices_kinds_optional(const char *specs, struct device_pick *out) { return devices_pick(specs, out, 1); }
 
 void cli_devices_free(struct device_pick *p) {
     free(p->all);

@@ -18,6 +18,9 @@ struct device_pick {
 
 /* Resolves a comma-separated list of --device specs ("all" when NULL). */
 int cli_devices(const char *specs, struct device_pick *out);
+/* The same, but a kind ("gpu", "cpu") that matches nothing here is no
+ * error: a sweep of the GPUs on a machine without one runs nothing. */
+int cli_devices_kinds_optional(const char *specs, struct device_pick *out);
 void cli_devices_free(struct device_pick *p);
 
 const struct app *cli_app(const char *name);

@@ -35,8 +35,8 @@ static void usage(FILE *out) {
 /* The smallest |B/A - 1| one night against one night flags, both with R rounds. */
 static double min_change(const struct noise_model *m, int rounds) {
     for (double e = 0.001; e < 10; e *= 1.02) {
-        struct night_value a = {rounds, 0, m->sigma_round * m->sigma_round, 0};
-        struct night_value b = {rounds, log1p(e), a.var, 0};
+        struct night_value a = {.rounds = rounds, .mean = 0, .var = m->sigma_round * m->sigma_round};
+        struct night_value b = {.rounds = rounds, .mean = log1p(e), .var = a.var};
         struct rc_result r;
         if (rc_compare(&a, 1, &b, 1, m, 0.03, &r) == 0 && r.p <= 0.002 && e >= r.threshold) return e;
     }

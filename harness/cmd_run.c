@@ -257,9 +257,7 @@ static void run_result(void *ctx, struct round_job *j, int round, int first_samp
 
 static void run_round_end(void *ctx, const struct round_state *st) {
     (void)ctx;
-    if (st->disturbed)
-        fprintf(stderr, "note: round %d was disturbed: other processes kept %.1f cores busy\n", st->round + 1,
-                st->foreign_cores);
+    rounds_note(stderr, "run", st);
 }
 
 /* Every config in a worker process under a watchdog, in rounds (rounds.h). */

@@ -121,7 +121,9 @@ static int part_load(struct sweep_part *p, const char *path) {
     variants_free(&named);
     if (rc) return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
     char *devs = p->spec.ndevices ? join(p->spec.devices, p->spec.ndevices) : xstrdup("all");
-    rc = cli_devices(devs, &p->devices);
+    rc = cli_devices_kinds_optional(devs, &p->devices);
+    if (!rc && !p->devices.count)
+        fprintf(stderr, "note: %s: no device of the kinds it names (%s) here; it runs nothing\n", path, devs);
     free(devs);
     return rc;
 }
@@ -281,9 +283,7 @@ static void on_round(void *ctx, const struct round_state *st) {
     for (int i = 0; i < c->ntouched; i++)
         if (c->touched[i] > 0 && store_round_state(c->store, c->touched[i], st, err, sizeof err) != 0)
             fprintf(stderr, "harness: %s\n", err);
-    if (st->disturbed)
-        fprintf(stderr, "note: round %d was disturbed: other processes kept %.1f cores busy\n", st->round + 1,
-                st->foreign_cores);
+    rounds_note(stderr, "sweep", st);
     c->ntouched = 0;
 }
 

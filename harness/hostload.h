@@ -7,11 +7,13 @@
 #ifndef HARNESS_HOSTLOAD_H
 #define HARNESS_HOSTLOAD_H
 
-/* Foreign CPU at or above this many cores marks a round disturbed. */
+/* Foreign CPU (or stolen CPU) at or above this many cores marks a round
+ * disturbed. */
 #define HOSTLOAD_DISTURBED_CORES 0.5
 
 struct cpu_meter {
     double busy_s; /* the whole machine's busy CPU seconds (/proc/stat) */
+    double steal_s; /* time the hypervisor gave this machine's CPUs to others */
     double own_s;  /* this process's and its waited-for children's */
     double wall;   /* monotonic seconds */
 };
@@ -21,6 +23,9 @@ void cpu_meter_start(struct cpu_meter *m);
  * /proc/stat cannot be read. Children still running are not yet counted as
  * our own, so read it after they were waited for. */
 double cpu_meter_foreign(const struct cpu_meter *m);
+/* CPU seconds per wall second the hypervisor took from this virtual
+ * machine since the start (steal); 0 on bare metal, NaN when unreadable. */
+double cpu_meter_steal(const struct cpu_meter *m);
 /* An idle window of `seconds` in which nothing of ours runs: what the rest
  * of the machine does on its own. */
 double hostload_sample(double seconds);

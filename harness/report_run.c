@@ -221,9 +221,7 @@ static void more_round_end(void *ctx, const struct round_state *st) {
     char err[512];
     for (int d = 0; d < c->r->ndev; d++)
         if (c->r->dev[d].run_id >= 0) store_round_state(c->r->store, c->r->dev[d].run_id, st, err, sizeof err);
-    if (st->disturbed)
-        fprintf(stderr, "note: report round %d was disturbed: other processes kept %.1f cores busy\n", st->round + 1,
-                st->foreign_cores);
+    rounds_note(stderr, "report", st);
 }
 
 void report_more_rounds(struct report *r) {

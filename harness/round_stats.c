@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "pvalue.h"
+#include "stats.h"
 #include "util.h"
 
 #define IQR_PER_SD 1.349 /* the IQR of a normal distribution, in standard deviations */
@@ -15,22 +16,40 @@ int night_from_rounds(const double *log_med, const int *disturbed, int n, struct
     int clean = 0;
     for (int i = 0; i < n; i++) clean += !(disturbed && disturbed[i]);
     int drop = clean >= 2 && clean < n; /* keep all when too few would be left */
-    double sum = 0, ss = 0;
+    double *kept = xcalloc((size_t)n + 1, sizeof *kept), *dev = xcalloc((size_t)n + 1, sizeof *dev);
     int k = 0;
-    for (int i = 0; i < n; i++) {
-        if (drop && disturbed[i]) continue;
-        sum += log_med[i];
-        k++;
+    for (int i = 0; i < n; i++)
+        if (!(drop && disturbed[i])) kept[k++] = log_med[i];
+    if (!k) {
+        free(kept);
+        free(dev);
+        return -1;
     }
-    if (!k) return -1;
+    int outliers = 0;
+    if (k >= 4) {
+        double med = stats_median(kept, (size_t)k);
+        for (int i = 0; i < k; i++) dev[i] = fabs(kept[i] - med);
+        double limit = fmax(ROUND_OUTLIER_SDS * 1.4826 * stats_median(dev, (size_t)k), log1p(ROUND_OUTLIER_MIN));
+        int m = 0;
+        for (int i = 0; i < k; i++) m += fabs(kept[i] - med) <= limit;
+        if (m >= 3 && m < k) {
+            int w = 0;
+            for (int i = 0; i < k; i++)
+                if (fabs(kept[i] - med) <= limit) kept[w++] = kept[i];
+            outliers = k - m;
+            k = m;
+        }
+    }
+    double sum = 0, ss = 0;
+    for (int i = 0; i < k; i++) sum += kept[i];
     out->rounds = k;
     out->mean = sum / k;
-    for (int i = 0; i < n; i++) {
-        if (drop && disturbed[i]) continue;
-        ss += sq(log_med[i] - out->mean);
-    }
+    for (int i = 0; i < k; i++) ss += sq(kept[i] - out->mean);
     out->var = k >= 2 ? ss / (k - 1) : NAN;
     out->dropped = drop ? n - clean : 0;
+    out->outliers = outliers;
+    free(kept);
+    free(dev);
     return 0;
 }
 

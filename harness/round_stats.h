@@ -27,11 +27,21 @@ struct night_value {
     double mean;   /* mean of the log round medians */
     double var;    /* their sample variance; NaN with one round */
     int dropped;   /* disturbed rounds left out */
+    int outliers;  /* rounds left out as outliers */
 };
+
+/* A round this far from the night's median round, in robust standard
+ * deviations (1.4826 MAD) and at least ROUND_OUTLIER_MIN, is an outlier:
+ * seen on an H100 host, one round in a few dozen ran 2-4x slow with no load
+ * anyone could see (the VM's host). With four rounds or more, outliers are
+ * left out while three remain. */
+#define ROUND_OUTLIER_SDS 5.0
+#define ROUND_OUTLIER_MIN 0.10
 
 /* The round medians of one run (log_med[i] = log of round i's median) and
  * which rounds were disturbed (NULL: none). Disturbed rounds are left out
- * while at least two clean ones remain. 0, or -1 when there is no round. */
+ * while at least two clean ones remain, then outliers as above. 0, or -1
+ * when there is no round. */
 int night_from_rounds(const double *log_med, const int *disturbed, int n, struct night_value *out);
 
 /* A series' noise: the spread of a night beyond its rounds (sigma_night) and

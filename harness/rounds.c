@@ -9,6 +9,12 @@
 #include "hostload.h"
 #include "util.h"
 
+void rounds_note(FILE *out, const char *what, const struct round_state *st) {
+    if (!st->disturbed) return;
+    fprintf(out, "note: %s round %d was disturbed: other processes kept %.1f cores busy, the hypervisor took %.1f\n",
+            what, st->round + 1, st->foreign_cores, st->steal_cores);
+}
+
 int rounds_reps_each(int reps, int rounds) {
     if (rounds < 1) rounds = 1;
     int each = (reps + rounds - 1) / rounds;
@@ -184,7 +190,8 @@ int rounds_run(struct round_job *jobs, int n, const struct rounds_opts *o) {
         pools_close(&ps); /* every worker of this round exits: the next round starts fresh */
         st.wall_s = clock_now() - meter.wall;
         st.foreign_cores = cpu_meter_foreign(&meter);
-        st.disturbed = st.foreign_cores >= HOSTLOAD_DISTURBED_CORES;
+        st.steal_cores = cpu_meter_steal(&meter);
+        st.disturbed = st.foreign_cores >= HOSTLOAD_DISTURBED_CORES || st.steal_cores >= HOSTLOAD_DISTURBED_CORES;
         if (o->on_round && !harness_interrupted) o->on_round(o->ctx, &st);
     }
     if (isatty(2)) fprintf(stderr, "\r\033[K");

@@ -65,6 +65,9 @@ struct rounds_opts {
  * results of jobs already finished in that round stay delivered. */
 int rounds_run(struct round_job *jobs, int n, const struct rounds_opts *o);
 
+/* "note: sweep round 3 was disturbed: ..." on out when it was; else nothing. */
+void rounds_note(FILE *out, const char *what, const struct round_state *st);
+
 /* Repetitions per round when `reps` are spread over `rounds`: at least one. */
 int rounds_reps_each(int reps, int rounds);
 

@@ -139,6 +139,7 @@ CREATE TABLE IF NOT EXISTS round_state (
     started_at    TEXT NOT NULL,
     wall_s        REAL,
     foreign_cores REAL,
+    steal_cores   REAL,   -- CPU time the hypervisor gave to other machines
     disturbed     INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (run_id, round)
 );

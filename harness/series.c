@@ -170,7 +170,7 @@ static void night_close(struct night_point *p, struct gather *g) {
     double *lm = xcalloc((size_t)g->n + 1, sizeof *lm);
     int *dist = xcalloc((size_t)g->n + 1, sizeof *dist);
     int nr = round_medians(g->v, g->meas, g->round, g->dist, g->n, lm, dist);
-    if (night_from_rounds(lm, dist, nr, &p->nv) != 0) p->nv = (struct night_value){0, NAN, NAN, 0};
+    if (night_from_rounds(lm, dist, nr, &p->nv) != 0) p->nv = (struct night_value){.mean = NAN, .var = NAN};
     for (int i = 0; i < nr; i++) lm[i] = exp(lm[i]);
     p->median = exp(p->nv.mean);
     p->q1 = stats_quantile(lm, (size_t)nr, 0.25);
@@ -287,7 +287,7 @@ static int load_canary(sqlite3 *db, struct history_list *out, char *err, size_t 
         p->dirty = sqlite3_column_int(st, 7);
         p->n = 1;
         p->median = p->q1 = p->q3 = sqlite3_column_double(st, 5);
-        p->nv = (struct night_value){1, log(p->median), NAN, 0};
+        p->nv = (struct night_value){.rounds = 1, .mean = log(p->median), .var = NAN};
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : err_set(err, errn, "%s", sqlite3_errmsg(db));

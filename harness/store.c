@@ -111,8 +111,8 @@ static const char *const stmt_sql[Q_COUNT] = {
     [Q_SAMPLE_INS] = "INSERT INTO sample(measurement_id, rep, seconds, device_seconds, round)"
                      " VALUES (?1, ?2, ?3, ?4, ?5)",
     [Q_SAMPLE_SEL] = "SELECT seconds, device_seconds, round FROM sample WHERE measurement_id = ?1 ORDER BY rep",
-    [Q_ROUND_INS] = "INSERT OR REPLACE INTO round_state(run_id, round, started_at, wall_s, foreign_cores, disturbed)"
-                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [Q_ROUND_INS] = "INSERT OR REPLACE INTO round_state(run_id, round, started_at, wall_s, foreign_cores, disturbed,"
+                    " steal_cores) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     [Q_PEAK_INS] = "INSERT INTO peak(device_id, copy_gbs, fp32_gflops, measured_at)"
                    " VALUES (?1, ?2, ?3, " NOW ")",
     [Q_PEAK_SEL] = "SELECT p.copy_gbs, p.fp32_gflops FROM peak p JOIN device d ON d.id = p.device_id"
@@ -602,7 +602,8 @@ int store_measurement_samples(struct store *s, int64_t mid, struct measurement *
 int store_round_state(struct store *s, int64_t run_id, const struct round_state *r, char *err, size_t errn) {
     sqlite3_stmt *st = s->q[Q_ROUND_INS];
     if (bind_int(st, 1, run_id) || bind_int(st, 2, r->round) || bind_text(st, 3, r->started_at) ||
-        bind_real(st, 4, r->wall_s) || bind_real(st, 5, r->foreign_cores) || bind_int(st, 6, r->disturbed))
+        bind_real(st, 4, r->wall_s) || bind_real(st, 5, r->foreign_cores) || bind_int(st, 6, r->disturbed) ||
+        bind_real(st, 7, r->steal_cores))
         return bind_fail(s, st, err, errn);
     return step_exec(s, st, err, errn);
 }

@@ -44,7 +44,8 @@ struct round_state {
     char started_at[32];  /* ISO 8601 UTC */
     double wall_s;
     double foreign_cores; /* CPU seconds of other processes per second of the round */
-    int disturbed;        /* foreign_cores at or above the disturbed line (rounds.h) */
+    double steal_cores;   /* CPU seconds the hypervisor took, per second */
+    int disturbed;        /* either at or above the disturbed line (hostload.h) */
 };
 int store_round_state(struct store *s, int64_t run_id, const struct round_state *r, char *err, size_t errn);
 

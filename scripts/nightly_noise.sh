@@ -14,9 +14,10 @@
 #      core busy (this machine's acceptance).
 # Usage: scripts/nightly_noise.sh OUTDIR [NIGHTS]
 #   env: BACKEND=cuda|openmp (the slowed backend; default cuda when a CUDA
-#        device is listed, else openmp), SUITE (default sweeps/nightly.sweep),
-#        ROUNDS (6), BURN (burn-in seconds, 60), SLOW_LIST (calibration values),
-#        HOG=1, SKIP_POWER=1
+#        device is listed, else openmp), SUITE (one file; default: nightly's own
+#        suites), ROUNDS (6), BURN (burn-in seconds, 40), SLOW_LIST (calibration
+#        values), CAL (the calibration's input:steps; cuda 1024x1024:300, openmp
+#        128x128:1000), HOG=1, SKIP_POWER=1
 # Writes OUTDIR/n.db (with builds/ beside it), night-K.log, pairs.txt,
 # pairs-pooled.txt, calibration.txt, noise.txt, summary.txt.
 set -u
@@ -26,24 +27,26 @@ cd "$(dirname "$0")/.."
 H=$PWD/bin/harness
 mkdir -p "$out"
 db=$out/n.db
-suite=${SUITE:-sweeps/nightly.sweep}
+suites=""
+[ -n "${SUITE:-}" ] && suites="--suite $SUITE"
 rounds=${ROUNDS:-6}
-burn=${BURN:-60}
+burn=${BURN:-40}
 if [ -z "${BACKEND:-}" ]; then
     if $H devices 2>/dev/null | grep -q '^cuda:0'; then BACKEND=cuda; else BACKEND=openmp; fi
 fi
 case $BACKEND in
 cuda) device=cuda:0 file=kernels/lbm/lbm_gpu.h anchor='lbm_rebound(r);' guard='defined(__CUDACC_RTC__) || defined(__CUDACC__)'
-      list=${SLOW_LIST:-0 8 16 32 64 128 256} ;;
+      list=${SLOW_LIST:-0 16 32 64 96 128 192 256 384 512} cal=${CAL:-1024x1024:300} ;;
 openmp) device=openmp file=kernels/lbm/lbm_omp.c anchor='lbm_rebound(r);' guard='1'
-        list=${SLOW_LIST:-0 2 4 8 16 32 64} ;;
+        list=${SLOW_LIST:-0 2 4 8 16 32 64} cal=${CAL:-128x128:1000} ;;
 *) echo "BACKEND must be cuda or openmp" >&2; exit 2 ;;
 esac
 night() { # LABEL [ROOT]: one nightly; its log; echoes nothing
     local label=$1 root=${2:-}
     local t0=$(date +%s.%N)
-    if [ -n "$root" ]; then HARNESS_ROOT=$root $H nightly --suite "$suite" --db "$db" --rounds "$rounds" --burn-in "$burn" >"$out/night-$label.log" 2>&1
-    else $H nightly --suite "$suite" --db "$db" --rounds "$rounds" --burn-in "$burn" >"$out/night-$label.log" 2>&1; fi
+    # $suites unquoted on purpose: empty, or "--suite FILE"
+    if [ -n "$root" ]; then HARNESS_ROOT=$root $H nightly $suites --db "$db" --rounds "$rounds" --burn-in "$burn" >"$out/night-$label.log" 2>&1
+    else $H nightly $suites --db "$db" --rounds "$rounds" --burn-in "$burn" >"$out/night-$label.log" 2>&1; fi
     local rc=$?
     printf 'night %-8s exit %d  %5.0f s  %s\n' "$label" $rc "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {print b - a}')" \
         "$(grep -h '^confirmed:\|quality:\|flagged' "$out/night-$label.log" | tr '\n' ' ' | cut -c1-200)" | tee -a "$out/summary.txt"
@@ -77,7 +80,7 @@ fixture() { # N DIR
 C
 }
 
-echo "# $(date -u +%FT%TZ) $(hostname): $nights nights of one build, suite $suite, $rounds rounds; slowed backend $BACKEND" | tee "$out/summary.txt"
+echo "# $(date -u +%FT%TZ) $(hostname): $nights nights of one build, suites ${SUITE:-the nightly default}, $rounds rounds; slowed backend $BACKEND" | tee "$out/summary.txt"
 for k in $(seq 1 "$nights"); do night "$k"; done
 last=$(sqlite3 "$db" "SELECT max(id) FROM nightly")
 : >"$out/pairs.txt"
@@ -102,7 +105,7 @@ if [ -z "${SKIP_POWER:-}" ]; then
     for n in $list; do fixture "$n" "$out/tree-$n"; done
     for r in 1 2 3; do
         for n in $list; do
-            HARNESS_ROOT=$out/tree-$n $H run --app lbm --input 128x128 --iters 1000 --device "$device" --variant final \
+            HARNESS_ROOT=$out/tree-$n $H run --app lbm --input "${cal%:*}" --iters "${cal#*:}" --device "$device" --variant final \
                 --wg 32x1 --reps 4 --warmup 1 --db "$out/cal-$n.db" >/dev/null 2>&1
         done
     done

@@ -38,18 +38,23 @@ rc=$?
 check "tune --strategy random --budget 6 exits 0 (got $rc)" [ $rc -eq 0 ]
 check "tune reports 6 evaluations" grep -q '^evaluations  6 of ' "$T/tune.out"
 check "tune prints a best shape and a runner-up" bash -c "grep -q '^best ' '$T/tune.out' && grep -q '^runner-up ' '$T/tune.out'"
-check "tune gives a verdict (winner or TIE)" grep -Eq '^verdict +(winner|TIE \(within noise\))' "$T/tune.out"
-n=$(q "select count(*) from measurement m join config c on c.id = m.config_id where c.input = 'gen-64x64' and m.iters = 200")
-check "tune stored one measurement per evaluated shape ($n)" [ "$n" = 6 ]
-n=$(q "select count(distinct c.wg_x || 'x' || c.wg_y) from measurement m join config c on c.id = m.config_id")
+check "tune gives a verdict on rounds (winner, or TIE: not ahead round for round)" \
+    grep -Eq '^verdict +(winner|TIE \(not ahead round for round\))' "$T/tune.out"
+check "tune checks the host before and after" bash -c "grep -q '^host before: ' '$T/tune.out' && grep -q '^host after: ' '$T/tune.out'"
+n=$(q "select count(*) from measurement m join config c on c.id = m.config_id where c.input = 'gen-64x64' and m.iters = 200 and m.rounds = 1")
+check "tune stored one one-round measurement per evaluated shape ($n)" [ "$n" = 6 ]
+n=$(q "select count(distinct c.wg_x || 'x' || c.wg_y) from measurement m join config c on c.id = m.config_id where m.rounds = 1")
 check "the six measurements are six distinct shapes ($n)" [ "$n" = 6 ]
-row=$(q "select wg_x || 'x' || wg_y, tie, samples, margin >= 0, noise >= 0.005 from tuned where app = 'lbm' and input = 'gen-64x64' and variant = 'final'")
+v=$(q "select count(*), min(rounds_done), count(distinct config_id) from measurement where rounds = 5")
+check "the verdict measured 2 to 4 of the best shapes again, 5 rounds each ($v)" bash -c "[[ '$v' =~ ^[234]\\|5\\|[234]$ ]]"
+row=$(q "select wg_x || 'x' || wg_y, tie, samples, margin >= 0, noise >= 0 from tuned where app = 'lbm' and input = 'gen-64x64' and variant = 'final'")
 wg=${row%%|*}
-check "tune stored a tuned row ($row)" bash -c "[[ '$row' =~ ^[0-9]+x[0-9]+\\|[01]\\|3\\|1\\|1$ ]]"
+check "tune stored a tuned row from the verdict's 5 rounds of 1 repetition ($row)" bash -c "[[ '$row' =~ ^[0-9]+x[0-9]+\\|[01]\\|5\\|1\\|1$ ]]"
 check "the tuned shape is the one reported best ($wg)" grep -q "^best  *$wg " "$T/tune.out"
 best_med=$(q "select median_s from tuned")
-min_med=$(q "select min(median_s) from measurement where status = 'ok'")
-check "the tuned median is the smallest measured ($best_med)" [ "$best_med" = "$min_med" ]
+row_med=$(q "select m.median_s from measurement m join config c on c.id = m.config_id where m.rounds = 5 and c.wg_x || 'x' || c.wg_y = '$wg'")
+check "the tuned time is its verdict rounds' ($best_med against the row's median $row_med)" \
+    awk -v a="$best_med" -v b="$row_med" 'BEGIN {exit !(a > 0 && b > 0 && a / b < 1.1 && b / a < 1.1)}'
 fp=$(q "select device_fingerprint from tuned")
 check "the tuned row is keyed by the openmp fingerprint ($fp)" \
     bash -c "[ -n '$fp' ] && [ \"\$(sqlite3 '$DB' \"select backend from device where fingerprint = '$fp'\")\" = openmp ]"

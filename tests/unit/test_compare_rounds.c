@@ -151,7 +151,7 @@ int main(void) {
     rc_paired(a, b2, 3, &p);
     CHECK(fabs(log(p.ratio) - 1.0 / 300) < 1e-12 && p.p > 0.5, "paired: differences of 1, -1, 1 %% say nothing (p %.2f)", p.p);
     struct noise_model none = {0, 0, 0, 0, 0, 0};
-    struct night_value n1 = {6, 0, 1e-4, 0}, n2 = {6, log(1.10), 1e-4, 0};
+    struct night_value n1 = {.rounds = 6, .var = 1e-4}, n2 = {.rounds = 6, .mean = log(1.10), .var = 1e-4};
     struct rc_result x;
     CHECK(rc_compare(&n1, 1, &n2, 1, &none, MIN_EFFECT, &x) != 0,
           "one night a side and no model: nothing can be said about the night effect (refused)");
