@@ -59,7 +59,8 @@ static void throttling(sqlite3 *db, int64_t id, struct strbuf *why) {
 }
 
 static void loaded(sqlite3 *db, int64_t id, struct strbuf *why) {
-    const char *sql = "SELECT count(*), COALESCE(sum(rs.disturbed), 0), COALESCE(max(rs.foreign_cores), 0)"
+    const char *sql = "SELECT count(*), COALESCE(sum(rs.disturbed), 0), COALESCE(max(rs.foreign_cores), 0),"
+                      " COALESCE(max(rs.steal_cores), 0)"
                       " FROM round_state rs JOIN nightly_run nr ON nr.run_id = rs.run_id WHERE nr.nightly_id = ?1";
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return;
@@ -67,8 +68,9 @@ static void loaded(sqlite3 *db, int64_t id, struct strbuf *why) {
     if (sqlite3_step(st) == SQLITE_ROW) {
         int n = sqlite3_column_int(st, 0), d = sqlite3_column_int(st, 1);
         if (n > 0 && d >= NIGHT_LOADED_SHARE * n)
-            sb_printf(why, "%sother processes busy in %d of %d rounds (up to %.1f cores)", why->len ? "; " : "", d,
-                      n, sqlite3_column_double(st, 2));
+            sb_printf(why, "%sthe host busy in %d of %d rounds (other processes up to %.1f cores, the hypervisor"
+                           " took up to %.1f)", why->len ? "; " : "", d, n, sqlite3_column_double(st, 2),
+                      sqlite3_column_double(st, 3));
     }
     sqlite3_finalize(st);
 }

@@ -134,8 +134,9 @@ void noise_pool(const struct noise_model *models, int n, struct noise_model *out
                                 .nights = nights, .builds = builds};
 }
 
-static void shrink(double own_sd, double own_df, double prior_sd, double prior_df, double *sd, double *df) {
-    double w0 = prior_df > NOISE_PRIOR_MAX_DF ? NOISE_PRIOR_MAX_DF : prior_df;
+static void shrink(double own_sd, double own_df, double prior_sd, double prior_df, double cap, double *sd,
+                   double *df) {
+    double w0 = prior_df > cap ? cap : prior_df;
     double total = w0 + own_df;
     *df = total;
     *sd = total > 0 ? sqrt((w0 * sq(prior_sd) + own_df * sq(own_sd)) / total) : prior_sd;
@@ -144,10 +145,15 @@ static void shrink(double own_sd, double own_df, double prior_sd, double prior_d
 void noise_moderate(const struct noise_model *own, const struct noise_model *prior, struct noise_model *out) {
     struct noise_model def = NOISE_PRIOR;
     const struct noise_model *pn = prior && prior->df_night >= 2 ? prior : &def;
-    const struct noise_model *pr = prior && prior->df_round >= 2 ? prior : &def;
+    /* Round noise is the series' own (see NOISE_PRIOR_MAX_DF_ROUND): a
+     * device's pooled round noise is its noisiest series'; only the default
+     * stands behind a series with few rounds of its own. */
+    const struct noise_model *pr = &def;
     *out = *own;
-    shrink(own->sigma_night, own->df_night, pn->sigma_night, pn->df_night, &out->sigma_night, &out->df_night);
-    shrink(own->sigma_round, own->df_round, pr->sigma_round, pr->df_round, &out->sigma_round, &out->df_round);
+    shrink(own->sigma_night, own->df_night, pn->sigma_night, pn->df_night, NOISE_PRIOR_MAX_DF, &out->sigma_night,
+           &out->df_night);
+    shrink(own->sigma_round, own->df_round, pr->sigma_round, pr->df_round, NOISE_PRIOR_MAX_DF_ROUND, &out->sigma_round,
+           &out->df_round);
 }
 
 double noise_night_spread(const struct noise_model *m, int rounds) {

@@ -56,8 +56,13 @@ struct noise_model {
 /* What is assumed before any history: 1 % a night with 3 degrees of freedom
  * (so a new series needs a large change to be flagged), 1 % a round. */
 #define NOISE_PRIOR ((struct noise_model){.sigma_night = 0.01, .df_night = 3, .sigma_round = 0.01, .df_round = 3})
-/* The most weight a prior gets, in degrees of freedom. */
+/* The most weight a prior gets, in degrees of freedom: a night's noise
+ * borrows up to 10 from the device (a new series' nights are few), a
+ * round's only 2, since round noise is the series' own: on an H100 host a
+ * launch-bound 128x128 series moved 10-15 % between processes and a
+ * bandwidth-bound 1024x1024 one 0.3 % on the same device. */
 #define NOISE_PRIOR_MAX_DF 10
+#define NOISE_PRIOR_MAX_DF_ROUND 2
 
 /* Learns from nights grouped by build (group[i]: nights with one value were
  * of one build, where nothing changed). Only groups of two or more nights
@@ -65,9 +70,10 @@ struct noise_model {
 void noise_learn(const struct night_value *nights, const int *group, int n, struct noise_model *out);
 /* Pools several series' models (a device's): sums of squares and df add up. */
 void noise_pool(const struct noise_model *models, int n, struct noise_model *out);
-/* A series' model shrunk towards a prior (the device's pooled model when it
- * has degrees of freedom, else NOISE_PRIOR), weighing each by its df, the
- * prior's capped at NOISE_PRIOR_MAX_DF. */
+/* A series' model shrunk towards a prior, weighing each by its df: the
+ * night noise towards the device's pooled model when it has degrees of
+ * freedom (else NOISE_PRIOR), its weight capped at NOISE_PRIOR_MAX_DF; the
+ * round noise towards NOISE_PRIOR only, capped at NOISE_PRIOR_MAX_DF_ROUND. */
 void noise_moderate(const struct noise_model *own, const struct noise_model *prior, struct noise_model *out);
 /* The relative spread of one night's value with `rounds` rounds, as an
  * IQR-sized fraction (1.349 standard deviations): the "noise" shown. */
