@@ -119,19 +119,25 @@ void noise_learn(const struct night_value *nights, const int *group, int n, stru
 }
 
 void noise_pool(const struct noise_model *models, int n, struct noise_model *out) {
-    double ssn = 0, dfn = 0, ssr = 0, dfr = 0;
-    int nights = 0, builds = 0;
+    double ssr = 0, dfn = 0, dfr = 0;
+    double *night = xcalloc((size_t)n + 1, sizeof *night);
+    int nights = 0, builds = 0, k = 0;
     for (int i = 0; i < n; i++) {
-        ssn += models[i].df_night * sq(models[i].sigma_night);
+        if (models[i].df_night > 0) night[k++] = models[i].sigma_night;
         dfn += models[i].df_night;
         ssr += models[i].df_round * sq(models[i].sigma_round);
         dfr += models[i].df_round;
         nights += models[i].nights;
         builds += models[i].builds;
     }
-    *out = (struct noise_model){.sigma_night = dfn > 0 ? sqrt(ssn / dfn) : 0, .df_night = dfn,
+    /* The median series' night noise, not the pooled mean square: a device's
+     * launch-bound series wobble by percents where its bandwidth-bound ones
+     * wobble by tenths, and the prior must not drown the quiet ones (the
+     * noisy ones carry their own round spread into every test). */
+    *out = (struct noise_model){.sigma_night = k ? stats_median(night, (size_t)k) : 0, .df_night = dfn,
                                 .sigma_round = dfr > 0 ? sqrt(ssr / dfr) : 0, .df_round = dfr,
                                 .nights = nights, .builds = builds};
+    free(night);
 }
 
 static void shrink(double own_sd, double own_df, double prior_sd, double prior_df, double cap, double *sd,

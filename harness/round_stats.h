@@ -68,7 +68,8 @@ struct noise_model {
  * of one build, where nothing changed). Only groups of two or more nights
  * speak of the night effect. */
 void noise_learn(const struct night_value *nights, const int *group, int n, struct noise_model *out);
-/* Pools several series' models (a device's): sums of squares and df add up. */
+/* Pools several series' models (a device's): the median series' night
+ * noise with all their degrees of freedom; the round noise's mean square. */
 void noise_pool(const struct noise_model *models, int n, struct noise_model *out);
 /* A series' model shrunk towards a prior, weighing each by its df: the
  * night noise towards the device's pooled model when it has degrees of
