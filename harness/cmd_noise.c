@@ -23,8 +23,9 @@ static void usage(FILE *out) {
             "changed between them; disturbed nights and excluded runs left out), stores it and\n"
             "lists it. sigma night: how a night's value (the mean of its rounds) moves beyond its\n"
             "rounds; sigma round: how one round (a worker process) moves within a night; df: the\n"
-            "degrees of freedom behind each after shrinking towards the device's pooled model\n"
-            "(and that towards a default of 1 %% with 3). min change: the smallest change one\n"
+            "degrees of freedom behind each with the priors every test adds (a round: 1 %% with\n"
+            "the weight of 2; a night: as much as the series' round, with the weight of 3). min\n"
+            "change: the smallest change one\n"
             "night against the night before can flag at p <= 0.002 with %d rounds a night.\n"
             "`harness compare`, `regressions` and `nightly` use the same model.\n"
             "\n"
@@ -32,13 +33,14 @@ static void usage(FILE *out) {
             6);
 }
 
-/* The smallest |B/A - 1| one night against one night flags, both with R rounds. */
-static double min_change(const struct noise_model *m, int rounds) {
+/* The smallest |B/A - 1| one night against one night flags, both with R
+ * rounds as spread as the series' rounds usually are. */
+static double min_change(const struct noise_model *own, const struct noise_model *m, int rounds) {
     for (double e = 0.001; e < 10; e *= 1.02) {
         struct night_value a = {.rounds = rounds, .mean = 0, .var = m->sigma_round * m->sigma_round};
         struct night_value b = {.rounds = rounds, .mean = log1p(e), .var = a.var};
         struct rc_result r;
-        if (rc_compare(&a, 1, &b, 1, m, 0.03, &r) == 0 && r.p <= 0.002 && e >= r.threshold) return e;
+        if (rc_compare(&a, 1, &b, 1, own, 0.03, &r) == 0 && r.p <= 0.002 && e >= r.threshold) return e;
     }
     return INFINITY;
 }
@@ -79,7 +81,7 @@ int cmd_noise(int argc, char **argv) {
     for (int i = 0; i < ns.n; i++) {
         const struct noise_entry *e = &ns.e[i];
         if (device && strcmp(device, e->fp) && strncmp(e->label, device, strlen(device))) continue;
-        double mc = min_change(&e->used, 6);
+        double mc = min_change(&e->own, &e->used, 6);
         shown++;
         if (csv) {
             csv_field(stdout, e->key);
@@ -93,13 +95,7 @@ int cmd_noise(int argc, char **argv) {
                    100 * e->used.sigma_round, 100 * mc);
         }
     }
-    if (!csv) {
-        for (int d = 0; d < ns.ndev; d++)
-            printf("device %s pooled: sigma night %.2f %% (%.0f df), sigma round %.2f %% (%.0f df)\n", ns.dev[d].fp,
-                   100 * ns.dev[d].pooled.sigma_night, ns.dev[d].pooled.df_night, 100 * ns.dev[d].pooled.sigma_round,
-                   ns.dev[d].pooled.df_round);
-        if (!shown) printf("no nightly history yet: every series uses the default prior (1 %% a night, 3 df)\n");
-    }
+    if (!csv && !shown) printf("no nightly history yet: every series stands on the priors alone\n");
     noise_set_free(&ns);
     store_close(store);
     return EXIT_OK;

@@ -320,7 +320,7 @@ static int detect_all(sqlite3 *db, const struct history_list *hl, const struct r
             }
         struct cp_params p = o->cp;
         struct noise_model model;
-        noise_set_find(&ns, h->id.key, h->id.fp, &model);
+        noise_set_find(&ns, h->id.key, &model);
         p.min_effect = cp_min_effect(x, n, h->id.higher_better ? NULL : &model, typical_rounds(pts, n), p.min_effect);
         struct change_point cps[MAX_CP];
         int k = cp_detect(x, n, &p, cps, MAX_CP);

@@ -50,7 +50,7 @@ void compare_series(const struct series_samples *a, const struct series_samples 
     memset(r, 0, sizeof *r);
     r->a = a;
     r->b = b;
-    noise_set_find(p->noise, a->id.key, a->id.fp, &r->model);
+    noise_set_find(p->noise, a->id.key, &r->model);
     struct night_value *na, *nb;
     int ka = series_nights(a, &na, NULL), kb = series_nights(b, &nb, NULL);
     if (rc_compare(na, ka, nb, kb, &r->model, p->min_effect, &r->r) != 0) {

@@ -29,7 +29,6 @@ static void learn_series(const struct history *h, const char *before, struct noi
 void noise_set_learn(const struct history_list *hl, const char *before, struct noise_set *out) {
     memset(out, 0, sizeof *out);
     out->e = xcalloc((size_t)hl->n + 1, sizeof *out->e);
-    out->dev = xcalloc((size_t)hl->n + 1, sizeof *out->dev);
     for (int i = 0; i < hl->n; i++) {
         const struct history *h = &hl->h[i];
         if (h->id.higher_better) continue; /* the canary has its own veto */
@@ -39,24 +38,7 @@ void noise_set_learn(const struct history_list *hl, const char *before, struct n
         series_label(&h->id, e->label, sizeof e->label);
         learn_series(h, before, &e->own);
     }
-    /* Each device's series pooled: the prior its series shrink towards. */
-    for (int i = 0; i < out->n; i++) {
-        int d = 0;
-        while (d < out->ndev && strcmp(out->dev[d].fp, out->e[i].fp)) d++;
-        if (d < out->ndev) continue;
-        struct noise_model *ms = xcalloc((size_t)out->n, sizeof *ms);
-        int k = 0;
-        for (int j = 0; j < out->n; j++)
-            if (!strcmp(out->e[j].fp, out->e[i].fp)) ms[k++] = out->e[j].own;
-        str_copy(out->dev[out->ndev].fp, sizeof out->dev[0].fp, out->e[i].fp);
-        noise_pool(ms, k, &out->dev[out->ndev++].pooled);
-        free(ms);
-    }
-    for (int i = 0; i < out->n; i++) {
-        struct noise_model prior;
-        noise_set_find(out, "", out->e[i].fp, &prior); /* the device's, moderated */
-        noise_moderate(&out->e[i].own, &prior, &out->e[i].used);
-    }
+    for (int i = 0; i < out->n; i++) noise_effective(&out->e[i].own, &out->e[i].used);
 }
 
 int noise_set_load(sqlite3 *db, const char *before, struct noise_set *out, char *err, size_t errn) {
@@ -67,18 +49,13 @@ int noise_set_load(sqlite3 *db, const char *before, struct noise_set *out, char 
     return 0;
 }
 
-void noise_set_find(const struct noise_set *s, const char *key, const char *fp, struct noise_model *out) {
-    for (int i = 0; s && key[0] && i < s->n; i++)
+void noise_set_find(const struct noise_set *s, const char *key, struct noise_model *out) {
+    for (int i = 0; s && i < s->n; i++)
         if (!strcmp(s->e[i].key, key)) {
-            *out = s->e[i].used;
+            *out = s->e[i].own;
             return;
         }
-    struct noise_model none = {0};
-    const struct noise_model *dev = NULL;
-    for (int d = 0; s && d < s->ndev && !dev; d++)
-        if (!strcmp(s->dev[d].fp, fp)) dev = &s->dev[d].pooled;
-    /* A device's pooled model, itself shrunk towards the default prior. */
-    noise_moderate(dev ? dev : &none, NULL, out);
+    *out = (struct noise_model){0}; /* no history: the priors alone (round_stats.h) */
 }
 
 int noise_set_store(sqlite3 *db, const struct noise_set *s, char *err, size_t errn) {
@@ -113,6 +90,5 @@ int noise_set_store(sqlite3 *db, const struct noise_set *s, char *err, size_t er
 
 void noise_set_free(struct noise_set *s) {
     free(s->e);
-    free(s->dev);
     memset(s, 0, sizeof *s);
 }

@@ -1,10 +1,8 @@
 /* The per-series noise model, learned from history (round_stats.h has the
- * arithmetic): for every series, the nights of each build (where nothing
- * changed: same build, and the fingerprint keeps the driver and device the
- * same), bad nights and excluded runs left out. A series' own estimate is
- * shrunk towards its device's pooled one, and that towards NOISE_PRIOR, so a
- * new series borrows from its neighbours and nothing is trusted that three
- * nights said. `harness noise` shows and stores it; compare, regressions and
+ * arithmetic and the priors every test adds): for every series, the nights
+ * of each build (where nothing changed: same build, and the fingerprint
+ * keeps the driver and device the same), bad nights and excluded runs left
+ * out. `harness noise` shows and stores it; compare, regressions and
  * nightly use it. */
 #ifndef HARNESS_NOISE_H
 #define HARNESS_NOISE_H
@@ -18,18 +16,12 @@ struct sqlite3;
 struct noise_entry {
     char key[1024], fp[24], label[256];
     struct noise_model own;  /* from this series' nights alone */
-    struct noise_model used; /* shrunk towards the device's */
-};
-
-struct noise_device {
-    char fp[24];
-    struct noise_model pooled;
+    struct noise_model used; /* with the priors (noise_effective), as shown */
 };
 
 struct noise_set {
-    int n, ndev;
+    int n;
     struct noise_entry *e;
-    struct noise_device *dev;
 };
 
 /* Learns from the loaded history, counting only nights that started before
@@ -37,9 +29,9 @@ struct noise_set {
 void noise_set_learn(const struct history_list *hl, const char *before, struct noise_set *out);
 /* The same from the database. 0, or -1 with err. */
 int noise_set_load(struct sqlite3 *db, const char *before, struct noise_set *out, char *err, size_t errn);
-/* The model for a series key on device fp: its own entry, else the device's
- * pooled model moderated, else NOISE_PRIOR. Copied into *out. */
-void noise_set_find(const struct noise_set *s, const char *key, const char *fp, struct noise_model *out);
+/* A series' own model (zeros when it has no history); the tests add the
+ * priors. */
+void noise_set_find(const struct noise_set *s, const char *key, struct noise_model *out);
 /* Replaces the noise_model table's rows with these. 0, or -1 with err. */
 int noise_set_store(struct sqlite3 *db, const struct noise_set *s, char *err, size_t errn);
 void noise_set_free(struct noise_set *s);

@@ -118,52 +118,32 @@ void noise_learn(const struct night_value *nights, const int *group, int n, stru
                                 .nights = n, .builds = builds};
 }
 
-void noise_pool(const struct noise_model *models, int n, struct noise_model *out) {
-    double ssr = 0, dfn = 0, dfr = 0;
-    double *night = xcalloc((size_t)n + 1, sizeof *night);
-    int nights = 0, builds = 0, k = 0;
-    for (int i = 0; i < n; i++) {
-        if (models[i].df_night > 0) night[k++] = models[i].sigma_night;
-        dfn += models[i].df_night;
-        ssr += models[i].df_round * sq(models[i].sigma_round);
-        dfr += models[i].df_round;
-        nights += models[i].nights;
-        builds += models[i].builds;
-    }
-    /* The median series' night noise, not the pooled mean square: a device's
-     * launch-bound series wobble by percents where its bandwidth-bound ones
-     * wobble by tenths, and the prior must not drown the quiet ones (the
-     * noisy ones carry their own round spread into every test). */
-    *out = (struct noise_model){.sigma_night = k ? stats_median(night, (size_t)k) : 0, .df_night = dfn,
-                                .sigma_round = dfr > 0 ? sqrt(ssr / dfr) : 0, .df_round = dfr,
-                                .nights = nights, .builds = builds};
-    free(night);
+/* Folds the priors into the history's sums: the round variance first, then
+ * the night's, whose prior is scaled by the round spread. */
+static void with_priors(double ss_r, double df_r, double ss_n, double df_n, double *var_r, double *dfr, double *var_n,
+                        double *dfn) {
+    *dfr = NOISE_ROUND_PRIOR_DF + df_r;
+    *var_r = (NOISE_ROUND_PRIOR_DF * sq(NOISE_ROUND_PRIOR) + ss_r) / *dfr;
+    double prior_n = fmax(sq(NOISE_NIGHT_PER_ROUND) * *var_r, sq(NOISE_NIGHT_FLOOR));
+    *dfn = NOISE_NIGHT_PRIOR_DF + df_n;
+    *var_n = (NOISE_NIGHT_PRIOR_DF * prior_n + ss_n) / *dfn;
 }
 
-static void shrink(double own_sd, double own_df, double prior_sd, double prior_df, double cap, double *sd,
-                   double *df) {
-    double w0 = prior_df > cap ? cap : prior_df;
-    double total = w0 + own_df;
-    *df = total;
-    *sd = total > 0 ? sqrt((w0 * sq(prior_sd) + own_df * sq(own_sd)) / total) : prior_sd;
-}
-
-void noise_moderate(const struct noise_model *own, const struct noise_model *prior, struct noise_model *out) {
-    struct noise_model def = NOISE_PRIOR;
-    const struct noise_model *pn = prior && prior->df_night >= 2 ? prior : &def;
-    /* Round noise is the series' own (see NOISE_PRIOR_MAX_DF_ROUND): a
-     * device's pooled round noise is its noisiest series'; only the default
-     * stands behind a series with few rounds of its own. */
-    const struct noise_model *pr = &def;
+void noise_effective(const struct noise_model *own, struct noise_model *out) {
+    double var_r, dfr, var_n, dfn;
+    with_priors(own->df_round * sq(own->sigma_round), own->df_round, own->df_night * sq(own->sigma_night),
+                own->df_night, &var_r, &dfr, &var_n, &dfn);
     *out = *own;
-    shrink(own->sigma_night, own->df_night, pn->sigma_night, pn->df_night, NOISE_PRIOR_MAX_DF, &out->sigma_night,
-           &out->df_night);
-    shrink(own->sigma_round, own->df_round, pr->sigma_round, pr->df_round, NOISE_PRIOR_MAX_DF_ROUND, &out->sigma_round,
-           &out->df_round);
+    out->sigma_round = sqrt(var_r);
+    out->df_round = dfr;
+    out->sigma_night = sqrt(var_n);
+    out->df_night = dfn;
 }
 
-double noise_night_spread(const struct noise_model *m, int rounds) {
-    double v = sq(m->sigma_night) + sq(m->sigma_round) / (rounds > 0 ? rounds : 1);
+double noise_night_spread(const struct noise_model *own, int rounds) {
+    struct noise_model m;
+    noise_effective(own, &m);
+    double v = sq(m.sigma_night) + sq(m.sigma_round) / (rounds > 0 ? rounds : 1);
     return expm1(IQR_PER_SD * sqrt(v));
 }
 
@@ -189,15 +169,13 @@ int rc_compare(const struct night_value *a, int ka, const struct night_value *b,
     sums_add_rounds(&s, b, kb);
     sums_add_side(&s, a, ka);
     sums_add_side(&s, b, kb);
-    /* The round variance: these nights' own, with the model's behind it. */
-    double df_r = model->df_round + s.df_round;
-    double var_r = df_r > 0 ? (model->df_round * sq(model->sigma_round) + s.ss_round) / df_r : NAN;
-    /* The night variance: the model's, with what the sides' own nights add. */
-    double own_night = night_excess(&s, var_r);
-    double df_n = model->df_night + (isnan(own_night) ? 0 : s.df_night);
-    double var_n = df_n > 0 ? (model->df_night * sq(model->sigma_night) + (isnan(own_night) ? 0 : s.df_night * own_night)) / df_n
-                            : NAN;
-    if (isnan(var_r) || isnan(var_n)) return -1;
+    /* History and these nights together, with the priors behind them. */
+    double own_r = s.df_round > 0 ? s.ss_round / s.df_round : NAN;
+    double own_night = night_excess(&s, isnan(own_r) ? (model->df_round > 0 ? sq(model->sigma_round) : NAN) : own_r);
+    double var_r, df_r, var_n, df_n;
+    with_priors(model->df_round * sq(model->sigma_round) + s.ss_round, model->df_round + s.df_round,
+                model->df_night * sq(model->sigma_night) + (isnan(own_night) ? 0 : s.df_night * own_night),
+                model->df_night + (isnan(own_night) ? 0 : s.df_night), &var_r, &df_r, &var_n, &df_n);
     double inv_a, inv_b;
     int ra, rb;
     double ma = side_mean(a, ka, &inv_a, &ra), mb = side_mean(b, kb, &inv_b, &rb);

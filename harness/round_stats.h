@@ -53,32 +53,34 @@ struct noise_model {
     int nights, builds; /* what it was learned from */
 };
 
-/* What is assumed before any history: 1 % a night with 3 degrees of freedom
- * (so a new series needs a large change to be flagged), 1 % a round. */
-#define NOISE_PRIOR ((struct noise_model){.sigma_night = 0.01, .df_night = 3, .sigma_round = 0.01, .df_round = 3})
-/* The most weight a prior gets, in degrees of freedom: a night's noise
- * borrows up to 10 from the device (a new series' nights are few), a
- * round's only 2, since round noise is the series' own: on an H100 host a
- * launch-bound 128x128 series moved 10-15 % between processes and a
- * bandwidth-bound 1024x1024 one 0.3 % on the same device. */
-#define NOISE_PRIOR_MAX_DF 10
-#define NOISE_PRIOR_MAX_DF_ROUND 2
+/* What stands behind a series' own history, in every test (rc_compare):
+ *   - a round's noise: 1 % with the weight of NOISE_ROUND_PRIOR_DF degrees
+ *     of freedom; the rounds themselves soon outweigh it;
+ *   - a night's noise: as large as a round's of this very series (a night
+ *     moves what its processes move, or less) and never below
+ *     NOISE_NIGHT_FLOOR, with the weight of NOISE_NIGHT_PRIOR_DF.
+ * Scaled to the series, not borrowed from its device: on an H100 host a
+ * launch-bound 128x128 series moved 5-15 % between processes and a
+ * bandwidth-bound 1024x1024 one 0.3 % on the same GPU; a prior pooled over
+ * the device made the quiet series blind to a 6 % change (measured). A new
+ * series therefore needs a change several times its own round spread to be
+ * flagged, and its nights soon speak for themselves. */
+#define NOISE_ROUND_PRIOR 0.01
+#define NOISE_ROUND_PRIOR_DF 2.0
+#define NOISE_NIGHT_PER_ROUND 1.0
+#define NOISE_NIGHT_FLOOR 0.002
+#define NOISE_NIGHT_PRIOR_DF 3.0
 
 /* Learns from nights grouped by build (group[i]: nights with one value were
  * of one build, where nothing changed). Only groups of two or more nights
  * speak of the night effect. */
 void noise_learn(const struct night_value *nights, const int *group, int n, struct noise_model *out);
-/* Pools several series' models (a device's): the median series' night
- * noise with all their degrees of freedom; the round noise's mean square. */
-void noise_pool(const struct noise_model *models, int n, struct noise_model *out);
-/* A series' model shrunk towards a prior, weighing each by its df: the
- * night noise towards the device's pooled model when it has degrees of
- * freedom (else NOISE_PRIOR), its weight capped at NOISE_PRIOR_MAX_DF; the
- * round noise towards NOISE_PRIOR only, capped at NOISE_PRIOR_MAX_DF_ROUND. */
-void noise_moderate(const struct noise_model *own, const struct noise_model *prior, struct noise_model *out);
+/* A model with the priors above folded in (what a test with no further
+ * data would use), for showing and for regressions' smallest step. */
+void noise_effective(const struct noise_model *own, struct noise_model *out);
 /* The relative spread of one night's value with `rounds` rounds, as an
- * IQR-sized fraction (1.349 standard deviations): the "noise" shown. */
-double noise_night_spread(const struct noise_model *m, int rounds);
+ * IQR-sized fraction (1.349 standard deviations), by the effective model. */
+double noise_night_spread(const struct noise_model *own, int rounds);
 
 /* Two sets of nights of one series compared (A before, B after). */
 struct rc_result {
@@ -89,7 +91,8 @@ struct rc_result {
     double noise;       /* one night's spread (noise_night_spread) */
     double threshold;   /* max(min_effect, noise): the smallest change that counts */
 };
-/* 0, or -1 when nothing can be said (a side empty, no variance anywhere). */
+/* `model` is the series' own history (zeros when it has none); the priors
+ * above are added here. 0, or -1 when a side is empty. */
 int rc_compare(const struct night_value *a, int ka, const struct night_value *b, int kb,
                const struct noise_model *model, double min_effect, struct rc_result *out);
 

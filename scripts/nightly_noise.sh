@@ -38,7 +38,7 @@ if [ -z "${BACKEND:-}" ]; then
 fi
 case $BACKEND in
 cuda) device=cuda:0 file=kernels/lbm/lbm_gpu.h anchor='lbm_rebound(r);' guard='defined(__CUDACC_RTC__) || defined(__CUDACC__)'
-      list=${SLOW_LIST:-0 64 96 104 112 120 128 160} cal=${CAL:-1024x1024:300} ;;
+      list=${SLOW_LIST:-0 96 98 100 102 104 112} cal=${CAL:-1024x1024:300} ;;
 openmp) device=openmp file=kernels/lbm/lbm_omp.c anchor='lbm_rebound(r);' guard='1'
         list=${SLOW_LIST:-0 2 4 8 16 32 64} cal=${CAL:-128x128:1000} ;;
 *) echo "BACKEND must be cuda or openmp" >&2; exit 2 ;;

@@ -87,11 +87,10 @@ static struct rates round_experiments(double sigma_night, int seeds_step, int se
                 x[i] = exp(v[i].mean);
                 group[i] = kind == 0 && i >= 20;
             }
-            struct noise_model own, used;
+            struct noise_model own;
             noise_learn(v, group, NIGHTS, &own);
-            noise_moderate(&own, NULL, &used);
             struct cp_params p = CP_DEFAULTS;
-            p.min_effect = cp_min_effect(x, NIGHTS, &used, R_ROUNDS, p.min_effect);
+            p.min_effect = cp_min_effect(x, NIGHTS, &own, R_ROUNDS, p.min_effect);
             int k = cp_detect(x, NIGHTS, &p, cp, 8), hit = 0;
             if (kind == 0) {
                 for (int i = 0; i < k; i++) hit |= abs(cp[i].index - 20) <= 1 && cp[i].ratio > 1;
