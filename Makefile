@@ -1,5 +1,5 @@
 # make            build bin/harness
-# make test       build, then run every test (ends with "N passed, N failed")
+# make test       build, then run every test (ends with "N passed, N failed, N skipped")
 # make run        the main job: both LBM variants on every device present
 # make deps       install the Debian packages the build and tests need (root)
 CC ?= cc

@@ -68,16 +68,21 @@ double mwu_min_p(size_t na, size_t nb) {
     return p > 1.0 ? 1.0 : p;
 }
 
+/* The tail is summed from the low end, P(U <= deg - u_big), which the
+ * symmetric distribution makes equal to P(U >= u_big): the low coefficients
+ * are small integers that the products' subtractions leave exact, while the
+ * high ones are differences of huge numbers, so a sum of the far upper tail
+ * came out wrong, even negative (about -4e-15 at 100 against 100, complete
+ * separation, where the answer is 2 / C(200, 100) = 2.2e-59). The total is
+ * C(na + nb, na) itself. */
 static double exact_p(double u_big, size_t na, size_t nb) {
     double *c = u_counts(na, nb);
     size_t deg = na * nb;
-    double total = 0, tail = 0;
-    for (size_t k = 0; k <= deg; k++) {
-        total += c[k];
-        if ((double)k >= u_big - 1e-9) tail += c[k];
-    }
+    double low = (double)deg - u_big, tail = 0;
+    for (size_t k = 0; k <= deg && (double)k <= low + 1e-9; k++) tail += c[k];
     free(c);
-    double p = 2.0 * tail / total; /* the distribution is symmetric */
+    double lc = lgamma((double)(na + nb + 1)) - lgamma((double)(na + 1)) - lgamma((double)(nb + 1));
+    double p = 2.0 * tail * exp(-lc);
     return p > 1.0 ? 1.0 : p;
 }
 

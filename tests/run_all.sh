@@ -2,7 +2,9 @@
 # Runs every test: the unit test programs (build/tests/*) and the integration
 # scripts (tests/integration/*.sh). Each prints "ok - ..." or "not ok - ..."
 # lines; a program that crashes or exits non-zero without a "not ok" line
-# counts as one failure. Ends with "N passed, N failed".
+# counts as one failure. A check that could not run here says so with
+# "ok - ... # skip ..." (TAP's convention) or a "# skipped: ..." line, and is
+# counted as skipped, never as passed. Ends with "N passed, N failed, N skipped".
 set -u
 cd "$(dirname "$0")/.."
 export HARNESS_TEST_TMP=$(mktemp -d)
@@ -10,22 +12,23 @@ trap 'rm -rf "$HARNESS_TEST_TMP"' EXIT
 # Tests must not touch the user's database or kernel cache.
 export HARNESS_DB=$HARNESS_TEST_TMP/results.db
 export HARNESS_CACHE=${HARNESS_CACHE:-$PWD/build/test-cache}
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 run_one() { # name, command...
     local name=$1; shift
     local out rc
     echo "# $name"
     out=$("$@" 2>&1); rc=$?
     echo "$out" | grep -E '^(not )?ok - |^# ' || true
-    local p f
-    p=$(echo "$out" | grep -c '^ok - ')
+    local p f s
+    p=$(echo "$out" | grep '^ok - ' | grep -vc '# skip')
+    s=$(echo "$out" | grep -cE '^ok - .*# skip|^# skipped')
     f=$(echo "$out" | grep -c '^not ok - ')
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
         echo "not ok - $name exited with status $rc"
         echo "$out" | tail -5 | sed 's/^/#   /'
         f=1
     fi
-    passed=$((passed + p)); failed=$((failed + f))
+    passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
 }
 # Only the programs whose source is in tests/unit (a stale binary of a
 # moved or deleted test must not run).
@@ -37,5 +40,5 @@ done
 for t in tests/integration/*.sh; do
     [ -f "$t" ] && run_one "$(basename "$t")" bash "$t"
 done
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -86,5 +86,22 @@ int main(void) {
               tc[i].p);
     }
     CHECK(close_rel(normal_sf(3.0), 0.0013498980316300933, 1e-12), "normal_sf(3) = %.12g", normal_sf(3.0));
+    /* The exact tail far out: 100 against 100, completely separated, is
+     * 2 / C(200, 100); summed from the cancelling side it came out about
+     * -4e-15. And near 3 standard deviations out, exact and asymptotic agree. */
+    {
+        static double a[100], b[100];
+        for (int i = 0; i < 100; i++) a[i] = i, b[i] = 1000 + i;
+        struct mwu m;
+        mwu_test_method(a, 100, b, 100, 1, &m);
+        CHECK(m.p > 0 && fabs(m.p / mwu_min_p(100, 100) - 1) < 1e-6,
+              "exact, 100 vs 100 completely separated: p %.3g = 2 / C(200, 100) = %.3g", m.p, mwu_min_p(100, 100));
+        for (int i = 0; i < 100; i++) b[i] = i + 14.5; /* U about 3.3 sd from its mean, no ties */
+        struct mwu e, z;
+        mwu_test_method(a, 100, b, 100, 1, &e);
+        mwu_test_method(a, 100, b, 100, 0, &z);
+        CHECK(e.p > 0 && e.p < 0.01 && fabs(e.p / z.p - 1) < 0.05,
+              "exact and asymptotic agree in the tail at 100 vs 100: %.4g and %.4g", e.p, z.p);
+    }
     CHECK_DONE();
 }

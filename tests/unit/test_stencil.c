@@ -139,6 +139,18 @@ static void test_convergence(void) {
     memset(&m, 0, sizeof m);
     app->verify(in, ref, &res, &m);
     CHECK(m.status == ST_WRONG && m.max_rel_err > 0, "verify: 13 iterations instead of 12 is wrong (%s)", m.reason);
+    /* One interior point off by an ulp, the count and the range right: the
+     * grid must equal the serial program's everywhere. */
+    res.iters = ref->iters;
+    int mid = 32 * 64 + 32;
+    float kept = grid[mid];
+    grid[mid] = nextafterf(grid[mid], 1000.0f);
+    memset(&m, 0, sizeof m);
+    app->verify(in, ref, &res, &m);
+    CHECK(m.status == ST_WRONG && m.max_abs_err > 0 && strstr(m.reason, "1 grid points differ") &&
+              strstr(m.reason, "(32, 32)"),
+          "verify: one interior point off, count and range right, is wrong (%s)", m.reason);
+    grid[mid] = kept;
     app->ref_free(ref);
     app->ref_free(cref);
     app->input_free(in);
