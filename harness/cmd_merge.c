@@ -8,8 +8,11 @@
  *   decision wins), change_point (series, night: a triaged state wins over
  *   'detected'), nightly (host, started_at, suite); a new run's report notes
  *   and launch-cost rows (with their samples) come with it.
- * Runs are the unit of de-duplication: a run already in OUT is skipped with
- * its measurements and samples, so merging the same file twice adds nothing.
+ * Runs are the unit of de-duplication: a run already in OUT is not copied
+ * again, so merging the same file twice adds nothing. What such a run gained
+ * since (a resumed sweep's rounds, the configs it went on to measure) is
+ * added to it: a measurement with more rounds done than OUT's copy brings its
+ * new rounds' samples and its updated figures.
  * One transaction per input: a failed input leaves OUT as it was before it.
  * Columns are copied by name, those both files have (so a column another
  * module added later travels too); both files must be at the same schema
@@ -30,7 +33,7 @@
 #include "util.h"
 
 struct tally {
-    int64_t runs, skipped, measurements, samples, peaks, nightlies, change_points;
+    int64_t runs, skipped, measurements, resumed, samples, peaks, nightlies, change_points;
 };
 
 /* The columns of `table` that both main and src have, minus `skip` (a
@@ -97,14 +100,75 @@ static int64_t one_id(sqlite3_stmt *st) {
     return id;
 }
 
+/* The statements merge_runs prepares once for all runs. */
+struct run_stmts {
+    sqlite3_stmt *runs, *find, *ins, *meas, *dmeas, *mins, *samp, *more, *more_samp, *map;
+};
+
+/* One src run's measurements into OUT's run `dst`. Within a run,
+ * measurements pair up by position: OUT's copy holds the first of src's, in
+ * src's order (it was copied from an earlier state of the same file). A pair
+ * whose src side has more rounds done (a resumed sweep) gets src's figures
+ * and the samples of the new rounds; a src measurement past OUT's last is
+ * copied whole. 0, or -1 with SQLite's error. */
+static int merge_measurements(sqlite3 *db, struct run_stmts *q, int64_t src, int64_t dst, int fresh,
+                              struct tally *t) {
+    int nd = 0, rc = 0;
+    struct had {
+        int64_t id;
+        int done;
+    } *had = NULL;
+    /* OUT's side is read whole before anything is inserted into this run. */
+    sqlite3_bind_int64(q->dmeas, 1, dst);
+    while (!fresh && sqlite3_step(q->dmeas) == SQLITE_ROW) {
+        had = xrealloc(had, (size_t)(nd + 1) * sizeof *had);
+        had[nd++] = (struct had){sqlite3_column_int64(q->dmeas, 0), sqlite3_column_int(q->dmeas, 1)};
+    }
+    sqlite3_reset(q->dmeas);
+    sqlite3_bind_int64(q->meas, 1, src);
+    for (int k = 0; rc == 0 && sqlite3_step(q->meas) == SQLITE_ROW; k++) {
+        int64_t m = sqlite3_column_int64(q->meas, 0);
+        int src_done = sqlite3_column_int(q->meas, 1);
+        if (k < nd) {
+            if (src_done <= had[k].done) continue;
+            sqlite3_bind_int64(q->more, 1, had[k].id);
+            sqlite3_bind_int64(q->more, 2, m);
+            sqlite3_bind_int64(q->more_samp, 1, had[k].id);
+            sqlite3_bind_int64(q->more_samp, 2, m);
+            sqlite3_bind_int(q->more_samp, 3, had[k].done);
+            if (sqlite3_step(q->more) != SQLITE_DONE || sqlite3_step(q->more_samp) != SQLITE_DONE) rc = -1;
+            else t->samples += sqlite3_changes(db), t->resumed++;
+            sqlite3_reset(q->more);
+            sqlite3_reset(q->more_samp);
+            continue;
+        }
+        sqlite3_bind_int64(q->mins, 1, dst);
+        sqlite3_bind_int64(q->mins, 2, m);
+        if (sqlite3_step(q->mins) != SQLITE_DONE || sqlite3_changes(db) != 1) rc = -1;
+        sqlite3_reset(q->mins);
+        if (rc) break;
+        sqlite3_bind_int64(q->samp, 1, sqlite3_last_insert_rowid(db));
+        sqlite3_bind_int64(q->samp, 2, m);
+        if (sqlite3_step(q->samp) != SQLITE_DONE) rc = -1;
+        else t->samples += sqlite3_changes(db), t->measurements++;
+        sqlite3_reset(q->samp);
+    }
+    sqlite3_reset(q->meas);
+    free(had);
+    return rc;
+}
+
 /* Runs, their measurements and samples. */
 static int merge_runs(sqlite3 *db, struct tally *t, char *err, size_t errn) {
     char *rcols = common_columns(db, "run", "id host_id device_id build_id");
     char *mcols = common_columns(db, "measurement", "id run_id config_id");
     char *mcols_m = columns_prefixed(db, "measurement", "id run_id config_id", "m.");
+    /* Samples with whatever columns both have (a file from before rounds has
+     * no sample.round: its samples are round 0 here, as a migration makes them). */
+    char *scols = common_columns(db, "sample", "measurement_id");
     int rc = -1;
-    sqlite3_stmt *runs = NULL, *find = NULL, *ins = NULL, *meas = NULL, *mins = NULL, *samp = NULL, *map = NULL;
-    if (!rcols || !mcols || !mcols_m) {
+    struct run_stmts q = {0};
+    if (!rcols || !mcols || !mcols_m || !scols) {
         err_set(err, errn, "the input lacks run or measurement");
         goto done;
     }
@@ -117,80 +181,82 @@ static int merge_runs(sqlite3 *db, struct tally *t, char *err, size_t errn) {
         " AND mb.compiler = b.compiler AND mb.flags = b.flags AND mb.kernel_compilers = b.kernel_compilers ORDER BY r.id";
     char *ins_sql = sqlite3_mprintf("INSERT INTO main.run(host_id, device_id, build_id, %s) SELECT ?1, ?2, ?3, %s"
                                     " FROM src.run WHERE id = ?4", rcols, rcols);
+    char *samp_sql = sqlite3_mprintf("INSERT INTO main.sample(measurement_id, %s) SELECT ?1, %s FROM src.sample"
+                                     " WHERE measurement_id = ?2", scols, scols);
     char *mins_sql = sqlite3_mprintf(
         "INSERT INTO main.measurement(run_id, config_id, %s) SELECT ?1, mc.id, %s FROM src.measurement m"
         " JOIN src.config c ON c.id = m.config_id JOIN main.config mc ON mc.app = c.app AND mc.input = c.input"
         " AND mc.knobs = c.knobs AND mc.wg_x = c.wg_x AND mc.wg_y = c.wg_y WHERE m.id = ?2", mcols, mcols_m);
-    int prep = sqlite3_prepare_v2(db, runs_sql, -1, &runs, NULL) ||
+    char *more_sql = sqlite3_mprintf("UPDATE main.measurement SET (%s) = (SELECT %s FROM src.measurement WHERE id = ?2)"
+                                     " WHERE id = ?1", mcols, mcols);
+    char *more_samp_sql = sqlite3_mprintf("INSERT INTO main.sample(measurement_id, %s) SELECT ?1, %s FROM src.sample"
+                                          " WHERE measurement_id = ?2 AND round >= ?3", scols, scols);
+    int prep = sqlite3_prepare_v2(db, runs_sql, -1, &q.runs, NULL) ||
                sqlite3_prepare_v2(db, "SELECT id FROM main.run WHERE host_id = ?1 AND device_id = ?2 AND build_id = ?3"
-                                      " AND started_at = ?4 AND command = ?5", -1, &find, NULL) ||
-               sqlite3_prepare_v2(db, ins_sql, -1, &ins, NULL) ||
-               sqlite3_prepare_v2(db, "SELECT id FROM src.measurement WHERE run_id = ?1 ORDER BY id", -1, &meas, NULL) ||
-               sqlite3_prepare_v2(db, mins_sql, -1, &mins, NULL) ||
-               sqlite3_prepare_v2(db, "INSERT INTO main.sample(measurement_id, rep, seconds, device_seconds)"
-                                      " SELECT ?1, rep, seconds, device_seconds FROM src.sample WHERE measurement_id = ?2",
-                                  -1, &samp, NULL) ||
-               sqlite3_prepare_v2(db, "INSERT INTO temp.run_map(src, dst, fresh) VALUES (?1, ?2, ?3)", -1, &map, NULL);
+                                      " AND started_at = ?4 AND command = ?5", -1, &q.find, NULL) ||
+               sqlite3_prepare_v2(db, ins_sql, -1, &q.ins, NULL) ||
+               sqlite3_prepare_v2(db, "SELECT id, rounds_done FROM src.measurement WHERE run_id = ?1 ORDER BY id", -1,
+                                  &q.meas, NULL) ||
+               sqlite3_prepare_v2(db, "SELECT id, rounds_done FROM main.measurement WHERE run_id = ?1 ORDER BY id", -1,
+                                  &q.dmeas, NULL) ||
+               sqlite3_prepare_v2(db, mins_sql, -1, &q.mins, NULL) ||
+               sqlite3_prepare_v2(db, samp_sql, -1, &q.samp, NULL) ||
+               sqlite3_prepare_v2(db, more_sql, -1, &q.more, NULL) ||
+               sqlite3_prepare_v2(db, more_samp_sql, -1, &q.more_samp, NULL) ||
+               sqlite3_prepare_v2(db, "INSERT INTO temp.run_map(src, dst, fresh) VALUES (?1, ?2, ?3)", -1, &q.map, NULL);
     sqlite3_free(ins_sql);
     sqlite3_free(mins_sql);
+    sqlite3_free(samp_sql);
+    sqlite3_free(more_sql);
+    sqlite3_free(more_samp_sql);
     if (prep) {
         err_set(err, errn, "%s", sqlite3_errmsg(db));
         goto done;
     }
     int step;
-    while ((step = sqlite3_step(runs)) == SQLITE_ROW) {
-        int64_t src = sqlite3_column_int64(runs, 0);
-        for (int i = 0; i < 5; i++) sqlite3_bind_value(find, i + 1, sqlite3_column_value(runs, i + 1));
-        int64_t dst = one_id(find);
+    while ((step = sqlite3_step(q.runs)) == SQLITE_ROW) {
+        int64_t src = sqlite3_column_int64(q.runs, 0);
+        for (int i = 0; i < 5; i++) sqlite3_bind_value(q.find, i + 1, sqlite3_column_value(q.runs, i + 1));
+        int64_t dst = one_id(q.find);
         const int fresh = !dst;
-        if (!dst) {
-            for (int i = 0; i < 3; i++) sqlite3_bind_value(ins, i + 1, sqlite3_column_value(runs, i + 1));
-            sqlite3_bind_int64(ins, 4, src);
-            if (sqlite3_step(ins) != SQLITE_DONE) break;
-            sqlite3_reset(ins);
+        if (fresh) {
+            for (int i = 0; i < 3; i++) sqlite3_bind_value(q.ins, i + 1, sqlite3_column_value(q.runs, i + 1));
+            sqlite3_bind_int64(q.ins, 4, src);
+            if (sqlite3_step(q.ins) != SQLITE_DONE) break;
+            sqlite3_reset(q.ins);
             dst = sqlite3_last_insert_rowid(db);
             t->runs++;
-            sqlite3_bind_int64(meas, 1, src);
-            while (sqlite3_step(meas) == SQLITE_ROW) {
-                int64_t m = sqlite3_column_int64(meas, 0);
-                sqlite3_bind_int64(mins, 1, dst);
-                sqlite3_bind_int64(mins, 2, m);
-                if (sqlite3_step(mins) != SQLITE_DONE || sqlite3_changes(db) != 1) goto step_fail;
-                sqlite3_reset(mins);
-                sqlite3_bind_int64(samp, 1, sqlite3_last_insert_rowid(db));
-                sqlite3_bind_int64(samp, 2, m);
-                if (sqlite3_step(samp) != SQLITE_DONE) goto step_fail;
-                t->samples += sqlite3_changes(db);
-                sqlite3_reset(samp);
-                t->measurements++;
-            }
-            sqlite3_reset(meas);
         } else {
             t->skipped++;
         }
-        sqlite3_bind_int64(map, 1, src);
-        sqlite3_bind_int64(map, 2, dst);
-        sqlite3_bind_int(map, 3, fresh);
-        if (sqlite3_step(map) != SQLITE_DONE) break;
-        sqlite3_reset(map);
+        if (merge_measurements(db, &q, src, dst, fresh, t) != 0) break;
+        sqlite3_bind_int64(q.map, 1, src);
+        sqlite3_bind_int64(q.map, 2, dst);
+        sqlite3_bind_int(q.map, 3, fresh);
+        if (sqlite3_step(q.map) != SQLITE_DONE) break;
+        sqlite3_reset(q.map);
     }
     if (step != SQLITE_DONE) {
-    step_fail:
         err_set(err, errn, "run: %s", sqlite3_errmsg(db));
         goto done;
     }
+    /* Each run's rounds: what the host did while it measured (a resumed
+     * run's new rounds too; the key keeps the ones OUT has). */
+    char *rs = common_columns(db, "round_state", "run_id");
     rc = 0;
-done:
-    sqlite3_finalize(runs);
-    sqlite3_finalize(find);
-    sqlite3_finalize(ins);
-    sqlite3_finalize(meas);
-    sqlite3_finalize(mins);
-    sqlite3_finalize(samp);
-    sqlite3_finalize(map);
+    if (rs && rs[0])
+        rc = exec_fmt(db, err, errn,
+                      "INSERT OR IGNORE INTO main.round_state(run_id, %s) SELECT m.dst, %s FROM src.round_state r"
+                      " JOIN temp.run_map m ON m.src = r.run_id",
+                      rs, rs);
+    free(rs);
+done:;
+    sqlite3_stmt **all = &q.runs; /* every member of run_stmts is a statement */
+    for (size_t i = 0; i < sizeof q / sizeof *all; i++) sqlite3_finalize(all[i]);
     free(rcols);
     free(mcols);
     free(mcols_m);
+    free(scols);
     return rc;
 }
 
@@ -364,7 +430,9 @@ static int merge_one(sqlite3 *db, const char *path, struct tally *t, char *err, 
  * holds the positions p with p mod N == i (as `sweep --shard i/N` keeps
  * them). The dry run lists this machine's devices, so it must run where the
  * shards ran (or on the same kind of device). A key is present when OUT has
- * a measurement of it on a device with that fingerprint. Prints one line
+ * a measurement of it on a device with that fingerprint with all its rounds
+ * (a killed shard's half-measured config is kept, but still missing: the
+ * resubmitted shard resumes its rounds, as `sweep` does). Prints one line
  * per shard that lacks configs; returns the number of such shards, or -1
  * when the sweep could not be expanded. */
 static int sweep_completeness(sqlite3 *db, const char *sweep, int shards) {
@@ -416,7 +484,8 @@ static int sweep_completeness(sqlite3 *db, const char *sweep, int shards) {
     const char *sql =
         "WITH have AS (SELECT DISTINCT d.fingerprint || '|' || c.app || '|' || c.input || '|' || c.knobs || '|'"
         " || printf('%05dx%05d', c.wg_x, c.wg_y) AS key FROM main.measurement m JOIN main.config c ON c.id = m.config_id"
-        " JOIN main.run r ON r.id = m.run_id JOIN main.device d ON d.id = r.device_id)"
+        " JOIN main.run r ON r.id = m.run_id JOIN main.device d ON d.id = r.device_id"
+        " WHERE m.status NOT IN ('ok', 'unverified') OR m.rounds_done >= m.rounds)"
         " SELECT e.shard, count(*), count(h.key) FROM temp.merge_expected e LEFT JOIN have h ON h.key = e.key"
         " GROUP BY e.shard ORDER BY e.shard";
     sqlite3_stmt *st = NULL;
@@ -479,7 +548,8 @@ static int merge_main(int argc, char **argv, const char *sweep, int shards) {
         printf("usage: harness merge OUT.db IN.db... [--sweep FILE [--shards N]]\n"
                "  Copies every run (with measurements and samples), peak, tuned decision, change point,\n"
                "  nightly and exclusion of each input into OUT (created if needed), matching rows on\n"
-               "  their natural keys; a run OUT already has is skipped, so merging twice adds nothing.\n"
+               "  their natural keys; a run OUT already has is not copied again, so merging twice adds\n"
+               "  nothing, but what it gained since (a resumed shard's rounds and configs) is added.\n"
                "  --sweep FILE --shards N: the inputs are shards of that sweep (`sweep --shard I/N`);\n"
                "  unreadable inputs are skipped, and every shard whose configs OUT lacks is listed as\n"
                "  missing or incomplete (exit 1). The sweep is expanded on this machine's devices.\n");
@@ -527,9 +597,10 @@ static int merge_main(int argc, char **argv, const char *sweep, int shards) {
             failures++;
             continue;
         }
-        printf("%s: %lld runs added (%lld already there), %lld measurements, %lld samples, %lld peaks, %lld nightlies,"
-               " %lld change points\n",
-               argv[i], (long long)t.runs, (long long)t.skipped, (long long)t.measurements, (long long)t.samples,
+        printf("%s: %lld runs added (%lld already there), %lld measurements", argv[i], (long long)t.runs,
+               (long long)t.skipped, (long long)t.measurements);
+        if (t.resumed) printf(" (and %lld given their resumed rounds)", (long long)t.resumed);
+        printf(", %lld samples, %lld peaks, %lld nightlies, %lld change points\n", (long long)t.samples,
                (long long)t.peaks, (long long)t.nightlies, (long long)t.change_points);
     }
     if (sweep && sweep_completeness(db, sweep, shards) != 0) failures++;

@@ -237,6 +237,8 @@ struct run_ctx {
     struct store *store;
     struct round_job *jobs;
     const struct device_info **dev; /* per job */
+    const int64_t *runs;            /* per device; -1 where none began */
+    int nruns;
     int failures;
 };
 
@@ -255,8 +257,13 @@ static void run_result(void *ctx, struct round_job *j, int round, int first_samp
     c->failures += j->m.status != ST_OK && j->m.status != ST_UNVERIFIED;
 }
 
+/* Each run's round: what the rest of the host did while it ran, as sweep stores it. */
 static void run_round_end(void *ctx, const struct round_state *st) {
-    (void)ctx;
+    struct run_ctx *c = ctx;
+    char err[1024];
+    for (int i = 0; i < c->nruns; i++)
+        if (c->runs[i] >= 0 && store_round_state(c->store, c->runs[i], st, err, sizeof err) != 0)
+            fprintf(stderr, "harness: %s\n", err);
     rounds_note(stderr, "run", st);
 }
 
@@ -292,7 +299,7 @@ static int run_in_rounds(const struct run_opts *o, const struct app *app, const 
             }
     }
     if (!refs->ref) refs->ref = app->reference(in, err, sizeof err); /* once, outside every watchdog */
-    struct run_ctx ctx = {.store = store, .jobs = jobs, .dev = devs};
+    struct run_ctx ctx = {.store = store, .jobs = jobs, .dev = devs, .runs = runs, .nruns = pick->count};
     struct rounds_opts ro = {.seed = (unsigned)(clock_now() * 1e3), .on_result = run_result,
                              .on_round = run_round_end, .ctx = &ctx, .what = "run"};
     rounds_run(jobs, k, &ro);

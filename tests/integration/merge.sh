@@ -35,6 +35,9 @@ run_small() { # DB DEVICE VARIANTS
 run_small "$T/a.db" openmp final,t09-deferred
 run_small "$T/a.db" openmp t02-ported
 run_small "$T/b.db" opencl:0.0 final
+# b's one measurement in two rounds (rounds.h): its samples and rounds must survive the merge.
+$H run --input gen:32x32 --iters 100 --device opencl:0.0 --variant final --reps 2 --rounds 2 --warmup 0 \
+    --db "$T/r.db" >/dev/null 2>&1
 for x in a b; do
     $H exclude 1 --reason "host $x: noisy" --db "$T/$x.db" >/dev/null 2>&1 || notok "exclude on $x.db failed"
     sqlite3 "$T/$x.db" "
@@ -54,6 +57,26 @@ cm=$(counts "$T/m.db")
 check "merged counts are the sums: $cm" [ "$cm" = "3|4|8|2|2|3|2|2" ]
 check "merged: two devices, one build, one host per input" \
     [ "$(q "$T/m.db" "SELECT count(*) FROM device; SELECT count(*) FROM build; SELECT count(*) FROM host" | xargs)" = "2 1 1" ]
+$H merge "$T/mr.db" "$T/r.db" >/dev/null 2>&1
+check "merged: samples keep their rounds and each round its host state ($(q "$T/mr.db" "SELECT group_concat(round) FROM sample"))" \
+    [ "$(q "$T/mr.db" "SELECT group_concat(round) FROM (SELECT round FROM sample ORDER BY round); SELECT count(*) FROM round_state")" = "$(printf '0,1\n2')" ]
+# A shard merged half-measured, then again after its sweep resumed the missing
+# round (r1.db: r.db as it stood after round 0): the run is not copied twice,
+# its measurement gains the round's sample and figures, a third merge adds nothing.
+cp "$T/r.db" "$T/r1.db"
+sqlite3 "$T/r1.db" "DELETE FROM sample WHERE round = 1; DELETE FROM round_state WHERE round = 1;
+    UPDATE measurement SET rounds_done = 1, median_s = 1.0"
+$H merge "$T/mr2.db" "$T/r1.db" >/dev/null 2>&1
+out=$($H merge "$T/mr2.db" "$T/r.db" 2>&1)
+got=$(sqlite3 "$T/mr2.db" "ATTACH '$T/r.db' AS src; SELECT count(*) FROM main.run;
+    SELECT m.rounds_done || ',' || (m.median_s = s.median_s) FROM main.measurement m, src.measurement s;
+    SELECT group_concat(round) FROM (SELECT round FROM main.sample ORDER BY round);
+    SELECT count(*) FROM main.round_state" 2>&1 | xargs)
+check "a resumed shard merged again: one run, both rounds, src's figures, both round states ($got; $out)" \
+    [ "$got" = "1 2,1 0,1 2" ]
+$H merge "$T/mr2.db" "$T/r.db" >/dev/null 2>&1
+check "a third merge of the same shard adds nothing" \
+    [ "$(q "$T/mr2.db" "SELECT count(*) FROM sample; SELECT count(*) FROM measurement; SELECT count(*) FROM round_state" | xargs)" = "2 1 2" ]
 check "merged: b's run is remapped to id 3 with its measurement and 2 samples" \
     [ "$(q "$T/m.db" "SELECT count(*) FROM measurement m JOIN sample s ON s.measurement_id = m.id WHERE m.run_id = 3")" = 2 ]
 check "merged: every sample's measurement and every measurement's run and config exist" \

@@ -123,6 +123,9 @@ check "shards do not overlap and cover the space" \
 # HARNESS wrapper: in task 2 (first time only) the sweep is stopped as soon as
 # its first config is stored and the task is cancelled (scancel: SIGTERM, so
 # the script copies what it has out), as an operator or a preemption would.
+# The kill array's sweep: the same configs (the key has no reps) with more
+# repetitions, so a config's round lasts long enough to be caught mid-way.
+sed 's/^reps .*/reps 24/' "$T/tiny.sweep" >"$T/kill.sweep"
 cat >"$T/harness-wrap" <<WRAP
 #!/usr/bin/env bash
 db=; prev=
@@ -130,7 +133,7 @@ for a in "\$@"; do [ "\$prev" = --db ] && db=\$a; prev=\$a; done
 "$REPO/bin/harness" "\$@" & pid=\$!
 if [ "\${SLURM_ARRAY_TASK_ID:-}" = 2 ] && [ ! -e "$T/killed" ]; then
     touch "$T/killed"
-    until [ "\$(sqlite3 "\$db" 'SELECT count(*) FROM measurement' 2>/dev/null)" = 1 ]; do
+    until [ "\$(sqlite3 "\$db" 'SELECT count(*) FROM measurement WHERE rounds_done >= rounds' 2>/dev/null)" = 1 ]; do
         kill -0 \$pid 2>/dev/null || break
         sleep 0.01
     done
@@ -142,20 +145,22 @@ while kill -0 \$pid 2>/dev/null; do wait \$pid; done
 WRAP
 chmod +x "$T/harness-wrap"
 export OUT=$T/kill HARNESS=$T/harness-wrap
-sub=$(slurm/submit.sh "$T/tiny.sweep" 4 4 --output="$T/logs/kill-%x-%A_%a.out" 2>&1)
+sub=$(slurm/submit.sh "$T/kill.sweep" 4 4 --output="$T/logs/kill-%x-%A_%a.out" 2>&1)
 merge_id=$(echo "$sub" | sed -n 's/.*merge \([0-9]*\).*/\1/p')
 job_wait "$merge_id"
 mlog=$(ls "$T"/logs/kill-harness-merge-*.out 2>/dev/null | head -1)
 check "task 2 was cancelled mid-way: the merge lists shard 2/4 as incomplete and exits 1" \
     bash -c "grep -q 'shard 2/4: incomplete (1 of 2' '$mlog' && grep -q 'of $nall configs in 4 shards merged\$' '$mlog'"
 before=$(rows "$T/kill/merged.db")
-check "what arrived is kept ($before of $nall configs)" [ "$before" -eq $((nall - 1)) ]
+complete=$(sqlite3 "$T/kill/merged.db" "SELECT count(*) FROM measurement WHERE rounds_done >= rounds")
+check "what arrived is kept ($before rows of $nall configs, $complete with all rounds)" \
+    [ "$before" -eq "$nall" ] && [ "$complete" -eq $((nall - 1)) ]
 unset SHARDS
 sbatch --wait --quiet --array=2 --gpus-per-task=1 --output="$T/logs/kill-redo-%A_%a.out" \
-    slurm/sweep-array.sbatch "$T/tiny.sweep" >/dev/null 2>&1
-check "the resubmitted task resumed: it skipped the config already stored" \
-    grep -q "1 measured (0 failed), 0 invalid, 1 skipped" "$T"/logs/kill-redo-*.out
-sbatch --wait --quiet --output="$T/logs/kill-merge2-%j.out" slurm/merge.sbatch "$T/tiny.sweep" >/dev/null 2>&1; rc=$?
+    slurm/sweep-array.sbatch "$T/kill.sweep" >/dev/null 2>&1
+check "the resubmitted task resumed the half-measured config and skipped the finished one" \
+    grep -q "1 measured (0 failed), 0 invalid, 1 skipped as already measured, 1 resumed" "$T"/logs/kill-redo-*.out
+sbatch --wait --quiet --output="$T/logs/kill-merge2-%j.out" slurm/merge.sbatch "$T/kill.sweep" >/dev/null 2>&1; rc=$?
 check "the merge after the resubmission completes (exit $rc)" \
     bash -c "[ $rc -eq 0 ] && grep -q '; complete' '$T'/logs/kill-merge2-*.out"
 keys "$T/kill/merged.db" >"$T/k.keys"
