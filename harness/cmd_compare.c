@@ -222,18 +222,19 @@ static void attach_confirmations(sqlite3 *db, const struct compare_opts *o, stru
     if (!o->a.build[0] || !o->b.build[0] || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return;
     for (int i = 0; i < n; i++) {
         struct compare_row *r = &rows[i];
-        if (r->v != V_REGRESSION && r->v != V_IMPROVEMENT) continue;
+        if (!compare_wants_confirmation(r)) continue;
         sqlite3_bind_text(st, 1, r->a->id.key, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 2, o->a.build, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 3, o->b.build, -1, SQLITE_STATIC);
         if (sqlite3_step(st) == SQLITE_ROW) {
             const char *v = (const char *)sqlite3_column_text(st, 0);
+            char line[200];
             if (sqlite3_column_type(st, 1) == SQLITE_NULL)
-                str_fmt(r->confirmation, sizeof r->confirmation, "%s: %s", v, sqlite3_column_text(st, 4));
+                str_fmt(line, sizeof line, "%s: %s", v, sqlite3_column_text(st, 4));
             else
-                str_fmt(r->confirmation, sizeof r->confirmation, "%s: B/A %.3f over %d pairs, p %.2g", v,
-                        sqlite3_column_double(st, 1), sqlite3_column_int(st, 2), sqlite3_column_double(st, 3));
-            r->rejected = !strcmp(v, "rejected");
+                str_fmt(line, sizeof line, "%s: B/A %.3f over %d pairs, p %.2g", v, sqlite3_column_double(st, 1),
+                        sqlite3_column_int(st, 2), sqlite3_column_double(st, 3));
+            compare_row_confirmation(r, line);
         }
         sqlite3_reset(st);
     }
@@ -250,7 +251,7 @@ static int rerun(struct store *store, struct compare_opts *o, struct compare_row
     int k = 0;
     struct strbuf devs = {0};
     for (int i = 0; i < n; i++) {
-        if (rows[i].v != V_REGRESSION && rows[i].v != V_IMPROVEMENT) continue;
+        if (!compare_wants_confirmation(&rows[i])) continue;
         struct confirm_series *c = &cs[k++];
         c->id = rows[i].a->id;
         c->flagged_ratio = rows[i].r.ratio;
@@ -261,7 +262,7 @@ static int rerun(struct store *store, struct compare_opts *o, struct compare_row
         if (!strstr(devs.s ? devs.s : "", c->id.spec)) sb_printf(&devs, "%s%s", devs.len ? "," : "", c->id.spec);
     }
     if (!k) {
-        printf("rerun: nothing flagged, nothing to confirm\n");
+        printf("rerun: nothing flagged or suspect, nothing to confirm\n");
         free(cs);
         return EXIT_OK;
     }
@@ -280,15 +281,16 @@ static int rerun(struct store *store, struct compare_opts *o, struct compare_row
     host_check_print(stdout, "after", &after);
     printf("\nrerun (A and B interleaved, paired by round):\n");
     for (int i = 0, j = 0; i < n && confirmed >= 0; i++) {
-        if (rows[i].v != V_REGRESSION && rows[i].v != V_IMPROVEMENT) continue;
-        confirm_describe(&cs[j], rows[i].confirmation, sizeof rows[i].confirmation);
-        rows[i].rejected = !strcmp(cs[j].verdict, "rejected");
+        if (!compare_wants_confirmation(&rows[i])) continue;
+        char line[200];
+        confirm_describe(&cs[j], line, sizeof line);
+        compare_row_confirmation(&rows[i], line);
         regressions += rows[i].v == V_REGRESSION && !strcmp(cs[j].verdict, "confirmed");
         j++;
     }
     compare_print(stdout, rows, n, 0);
     if (confirmed < 0) printf("rerun: interrupted\n");
-    else printf("rerun: %d of %d flags confirmed (%d regression%s)%s\n", confirmed, k, regressions,
+    else printf("rerun: %d of %d flags and suspects confirmed (%d regression%s)%s\n", confirmed, k, regressions,
                 regressions == 1 ? "" : "s",
                 before.disturbed || after.disturbed ? "; the host was DISTURBED (above): read the verdicts with care" : "");
     (void)db;
@@ -366,9 +368,10 @@ int cmd_compare(int argc, char **argv) {
         if (!o.a.bin && !o.b.bin) rc = EXIT_USAGE;
     }
     if (!rc) compare_print(stdout, rows, n, o.csv);
-    int counts[4] = {0}, open = 0, unconfirmed = 0;
+    int counts[4] = {0}, open = 0, unconfirmed = 0, suspects = 0;
     for (int i = 0; i < n; i++) {
         counts[rows[i].v]++;
+        suspects += rows[i].v == V_SAME && rows[i].suspect && !rows[i].rejected;
         open += rows[i].v == V_REGRESSION && !rows[i].rejected;
         unconfirmed += (rows[i].v == V_REGRESSION || rows[i].v == V_IMPROVEMENT) && !rows[i].confirmation[0];
     }
@@ -378,6 +381,10 @@ int cmd_compare(int argc, char **argv) {
                counts[V_IMPROVEMENT] == 1 ? "" : "s", counts[V_SAME], counts[V_FEW]);
         if (only_a || only_b) printf("; %d only in A, %d only in B", only_a, only_b);
         printf("\n");
+        if (suspects && !o.rerun)
+            printf("%d suspect%s (past the minimum effect at p <= %.2g, not a change by itself): --rerun"
+                   " measures both builds again\n",
+                   suspects, suspects == 1 ? "" : "s", o.p.screen_alpha);
         if (unconfirmed && !o.rerun)
             printf("%d flag%s unconfirmed: no confirmation measured these builds again (harness compare %s %s"
                    " --rerun)\n",

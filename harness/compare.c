@@ -62,12 +62,34 @@ void compare_series(const struct series_samples *a, const struct series_samples 
         for (int i = 0; i < kb; i++) mb += nb[i].mean / kb;
         r->med_a = exp(ma);
         r->med_b = exp(mb);
-        int big = fabs(log(r->r.ratio)) >= log1p(r->r.threshold);
-        if (r->r.p > p->alpha || !big) r->v = V_SAME;
-        else r->v = (r->r.ratio > 1) != (a->id.higher_better != 0) ? V_REGRESSION : V_IMPROVEMENT;
+        r->v = compare_verdict(&r->r, p, a->id.higher_better, &r->suspect);
     }
     free(na);
     free(nb);
+}
+
+static enum verdict direction(double ratio, int higher_better) {
+    return (ratio > 1) != (higher_better != 0) ? V_REGRESSION : V_IMPROVEMENT;
+}
+
+enum verdict compare_verdict(const struct rc_result *r, const struct compare_params *p, int higher_better,
+                             int *suspect) {
+    const double change = fabs(log(r->ratio));
+    *suspect = 0;
+    if (r->p <= p->alpha && change >= log1p(r->threshold)) return direction(r->ratio, higher_better);
+    *suspect = p->screen_alpha > 0 && r->p <= p->screen_alpha && change >= log1p(p->min_effect);
+    return V_SAME;
+}
+
+int compare_wants_confirmation(const struct compare_row *r) {
+    return r->v == V_REGRESSION || r->v == V_IMPROVEMENT || (r->v == V_SAME && r->suspect);
+}
+
+void compare_row_confirmation(struct compare_row *r, const char *line) {
+    str_copy(r->confirmation, sizeof r->confirmation, line);
+    r->rejected = !strncmp(line, "rejected", 8);
+    if (r->suspect && r->v == V_SAME && !strncmp(line, "confirmed", 9))
+        r->v = direction(r->r.ratio, r->a->id.higher_better);
 }
 
 int compare_lists(const struct series_list *a, const struct series_list *b, const struct compare_params *p,
@@ -97,10 +119,13 @@ static void fmt_time(char *buf, size_t n, double s) {
     else str_fmt(buf, n, "%.1f us", s * 1e6);
 }
 
-/* "REGRESSION (unconfirmed)": a flag no confirmation has judged yet. */
+/* "REGRESSION (unconfirmed)": a flag no confirmation has judged yet;
+ * "same (suspect, rejected: ...)": a suspect the confirmation called noise. */
 static void verdict_text(const struct compare_row *r, char *buf, size_t n) {
     const char *v = verdict_name(r->v);
-    if (r->v != V_REGRESSION && r->v != V_IMPROVEMENT) str_copy(buf, n, v);
+    if (r->v == V_SAME && r->suspect && r->confirmation[0]) str_fmt(buf, n, "%s (suspect, %s)", v, r->confirmation);
+    else if (r->v == V_SAME && r->suspect) str_fmt(buf, n, "%s (suspect, unconfirmed)", v);
+    else if (r->v != V_REGRESSION && r->v != V_IMPROVEMENT) str_copy(buf, n, v);
     else if (!r->confirmation[0]) str_fmt(buf, n, "%s (unconfirmed)", v);
     else str_fmt(buf, n, "%s (%s)", v, r->confirmation);
 }

@@ -6,7 +6,11 @@
  * rounds' own spread). A series changed when a t-test on that gives
  * p <= alpha AND the change is at least max(min_effect, one night's spread)
  * — a shift within a night's own wobble is not worth an alarm however
- * significant. Repetitions of one process are never counted as independent:
+ * significant. A change past min_effect at p <= screen_alpha that is not a
+ * change by that rule is a suspect: not an alarm, but worth a confirmation
+ * (confirm.h), whose paired rounds cancel the night effect that hides a
+ * few percent from one night against one night (nightly_gate.h).
+ * Repetitions of one process are never counted as independent:
  * measured on an H200 host, doing so flagged 18 of 48 comparisons of one
  * build at p <= 0.002. */
 #ifndef HARNESS_COMPARE_H
@@ -22,10 +26,11 @@ enum verdict { V_SAME, V_REGRESSION, V_IMPROVEMENT, V_FEW };
 struct compare_params {
     double alpha;                  /* default 0.002 */
     double min_effect;             /* default 0.03; one night's spread when larger */
+    double screen_alpha;           /* default 0.1: a suspect below it (0: no suspects) */
     const struct noise_set *noise; /* the series' models; NULL: the default prior only */
     int pooled;                    /* the old statistic, for comparison only (compare_series_pooled) */
 };
-#define COMPARE_DEFAULTS ((struct compare_params){.alpha = 0.002, .min_effect = 0.03})
+#define COMPARE_DEFAULTS ((struct compare_params){.alpha = 0.002, .min_effect = 0.03, .screen_alpha = 0.1})
 
 struct compare_row {
     const struct series_samples *a, *b;
@@ -33,6 +38,7 @@ struct compare_row {
     struct rc_result r;
     double med_a, med_b;      /* geometric means of the round medians */
     enum verdict v;
+    int suspect;              /* V_SAME, but p <= screen_alpha past min_effect */
     /* What a confirmation (confirm.h) said of this change, when one did. */
     char confirmation[200];
     int rejected;             /* a confirmation called it noise */
@@ -47,6 +53,15 @@ void compare_series_pooled(const struct series_samples *a, const struct series_s
 /* Judges one series present in both (by p->pooled's statistic). */
 void compare_series(const struct series_samples *a, const struct series_samples *b, const struct compare_params *p,
                     struct compare_row *out);
+/* The verdict and suspicion of a comparison's result, as compare_series
+ * gives them (the tests' generators judge with the same rule). */
+enum verdict compare_verdict(const struct rc_result *r, const struct compare_params *p, int higher_better,
+                             int *suspect);
+/* A flag or a suspect: what a confirmation measures again. */
+int compare_wants_confirmation(const struct compare_row *r);
+/* Records a confirmation's line (confirm_describe) on a row: a rejected one
+ * marks it noise; a confirmed suspect becomes the change it is. */
+void compare_row_confirmation(struct compare_row *r, const char *line);
 const char *verdict_name(enum verdict v);
 
 /* Pairs the series of two lists by key (both sorted). Returns the number of

@@ -16,7 +16,7 @@
 #include "series.h"
 #include "store.h"
 
-#define CONFIRM_ROUNDS 6       /* pairs of rounds */
+#define CONFIRM_ROUNDS 10      /* pairs of rounds */
 #define CONFIRM_ALPHA 0.01     /* the paired t-test's significance */
 
 struct confirm_series {

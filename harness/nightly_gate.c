@@ -49,21 +49,25 @@ static int load_night(sqlite3 *db, int64_t id, const char *table, struct series_
 
 static int is_flag(const struct compare_row *r) { return r->v == V_REGRESSION || r->v == V_IMPROVEMENT; }
 
-/* Confirms every flagged row with both nights' kept builds. */
+/* Confirms every flagged and suspect row with both nights' kept builds. A
+ * suspect (compare.h) is how a change of a few percent shows through the
+ * night-to-night noise of one night against one night; the confirmation's
+ * paired rounds decide it. */
 static void confirm_flags(struct store *store, int64_t id, const char *hash_a, const char *hash_b,
                           struct compare_row *rows, int n, const struct gate_opts *o, FILE *out) {
     char dir_a[4096], bin_a[4096], dir_b[4096], bin_b[4096], err[512];
     if (kept_build_find(hash_a, dir_a, sizeof dir_a, bin_a, sizeof bin_a, err, sizeof err) != 0 ||
         kept_build_find(hash_b, dir_b, sizeof dir_b, bin_b, sizeof bin_b, err, sizeof err) != 0) {
         for (int i = 0; i < n; i++)
-            if (is_flag(&rows[i])) str_fmt(rows[i].confirmation, sizeof rows[i].confirmation, "unconfirmed: %s", err);
+            if (compare_wants_confirmation(&rows[i]))
+                str_fmt(rows[i].confirmation, sizeof rows[i].confirmation, "unconfirmed: %s", err);
         return;
     }
     struct confirm_series *cs = xcalloc((size_t)n + 1, sizeof *cs);
     struct strbuf devs = {0};
     int k = 0;
     for (int i = 0; i < n; i++) {
-        if (!is_flag(&rows[i])) continue;
+        if (!compare_wants_confirmation(&rows[i])) continue;
         struct confirm_series *c = &cs[k++];
         c->id = rows[i].b->id;
         c->flagged_ratio = rows[i].r.ratio;
@@ -74,18 +78,18 @@ static void confirm_flags(struct store *store, int64_t id, const char *hash_a, c
         if (!strstr(devs.s ? devs.s : "", c->id.spec)) sb_printf(&devs, "%s%s", devs.len ? "," : "", c->id.spec);
     }
     if (o->burn_in_s > 0) burn_in_devices(devs.s, 2, o->burn_in_s, out);
-    fprintf(out, "nightly: confirming %d flag%s: build %s (last night) and %s (tonight), %d pairs of rounds\n", k,
-            k == 1 ? "" : "s", hash_a, hash_b, o->confirm_rounds);
+    fprintf(out, "nightly: confirming %d flag%s and suspect%s: build %s (last night) and %s (tonight), %d pairs of"
+            " rounds\n", k, k == 1 ? "" : "s", k == 1 ? "" : "s", hash_a, hash_b, o->confirm_rounds);
     fflush(out);
     struct confirm_opts co = {.a = {bin_a, dir_a}, .b = {bin_b, dir_b}, .build_a = hash_a, .build_b = hash_b,
                               .rounds = o->confirm_rounds, .source = "nightly",
                               .seed = (unsigned)(clock_now() * 1e3) ^ (unsigned)id};
     confirm_run(store, cs, k, &co);
     for (int i = 0, j = 0; i < n; i++) {
-        if (!is_flag(&rows[i])) continue;
-        confirm_describe(&cs[j], rows[i].confirmation, sizeof rows[i].confirmation);
-        rows[i].rejected = strcmp(cs[j].verdict, "confirmed") != 0;
-        j++;
+        if (!compare_wants_confirmation(&rows[i])) continue;
+        char line[200];
+        confirm_describe(&cs[j++], line, sizeof line);
+        compare_row_confirmation(&rows[i], line);
     }
     sb_free(&devs);
     free(cs);
@@ -114,16 +118,24 @@ int nightly_gate(struct store *store, int64_t prev, int64_t id, const struct gat
     struct compare_row *rows = NULL;
     int oa, ob, n = compare_lists(&la, &lb, &p, &rows, &oa, &ob);
     res->series = n;
-    for (int i = 0; i < n; i++) res->flagged += is_flag(&rows[i]);
-    fprintf(out, "\nnightly %lld against nightly %lld (builds %s and %s): %d series, %d flagged\n", (long long)id,
-            (long long)prev, hash_a[0] ? hash_a : "?", hash_b[0] ? hash_b : "?", n, res->flagged);
-    if (res->flagged && o->confirm && hash_a[0] && hash_b[0]) confirm_flags(store, id, hash_a, hash_b, rows, n, o, out);
-    else if (res->flagged)
+    for (int i = 0; i < n; i++) {
+        res->flagged += is_flag(&rows[i]);
+        res->suspects += rows[i].v == V_SAME && rows[i].suspect;
+    }
+    fprintf(out, "\nnightly %lld against nightly %lld (builds %s and %s): %d series, %d flagged, %d suspect%s\n",
+            (long long)id, (long long)prev, hash_a[0] ? hash_a : "?", hash_b[0] ? hash_b : "?", n, res->flagged,
+            res->suspects, res->suspects == 1 ? "" : "s");
+    if (res->flagged + res->suspects && o->confirm && hash_a[0] && hash_b[0])
+        confirm_flags(store, id, hash_a, hash_b, rows, n, o, out);
+    else if (res->flagged + res->suspects)
         for (int i = 0; i < n; i++)
-            if (is_flag(&rows[i]))
+            if (compare_wants_confirmation(&rows[i]))
                 str_fmt(rows[i].confirmation, sizeof rows[i].confirmation, "unconfirmed: %s",
                         !o->confirm ? "--no-confirm" : "a night without a kept build");
     compare_print(out, rows, n, 0);
+    /* A suspect the confirmation called noise is listed with the noise; one it
+     * confirmed is a change from here on (its verdict was set). */
+    for (int i = 0; i < n; i++) res->suspects_rejected += rows[i].v == V_SAME && rows[i].suspect && rows[i].rejected;
     for (int i = 0; i < n; i++) {
         if (!is_flag(&rows[i])) continue;
         int confirmed = !strncmp(rows[i].confirmation, "confirmed", 9);
@@ -138,6 +150,9 @@ int nightly_gate(struct store *store, int64_t prev, int64_t id, const struct gat
     }
     if (res->rejected) fprintf(out, "noise: %d flag%s rejected by the confirmation (figures above)\n", res->rejected,
                                res->rejected == 1 ? "" : "s");
+    if (res->suspects_rejected)
+        fprintf(out, "noise: %d suspect%s rejected by the confirmation (figures above)\n", res->suspects_rejected,
+                res->suspects_rejected == 1 ? "" : "s");
     if (res->unconfirmed)
         fprintf(out, "%d flag%s unconfirmed%s\n", res->unconfirmed, res->unconfirmed == 1 ? "" : "s",
                 o->disturbed ? "; tonight was disturbed, so they are the host's, not the code's" : "");

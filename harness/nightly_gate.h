@@ -1,6 +1,7 @@
 /* The nightly gate: tonight against the night before (same host and suite),
  * on the round statistics and the noise model learned before tonight
- * (compare.h); every series that looks changed is confirmed at once with
+ * (compare.h); every series that looks changed (a flag, or a suspect: past
+ * the minimum effect at p <= 0.05) is confirmed at once with
  * both nights' kept builds interleaved on the device (confirm.h). Only a
  * confirmed change is the code's; a rejected one is listed as noise with its
  * figures; on a disturbed night an unconfirmed flag is the host's. */
@@ -20,6 +21,7 @@ struct gate_opts {
 
 struct gate_result {
     int series, flagged, confirmed_regressions, confirmed_improvements, rejected, unconfirmed;
+    int suspects, suspects_rejected; /* suspects: not flags; confirmed ones count as confirmed changes */
 };
 
 /* The previous nightly of the same host and suite as `id`, or 0. */
