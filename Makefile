@@ -6,7 +6,10 @@ CC ?= cc
 CUDA_HOME ?= /usr/local/cuda
 OPT ?= -O2 -g
 CFLAGS_BASE = -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE $(OPT)
-CPPFLAGS += -Iharness -Ibuild/gen
+# harness/ is one folder per concern (harness/README.md); each is on the
+# include path, so a header is named by its file alone.
+HARNESS_DIRS := cli core backend store stats track report
+CPPFLAGS += -Iharness $(addprefix -Iharness/,$(HARNESS_DIRS)) -Ibuild/gen
 LDLIBS = -lsqlite3 -ldl -lm -lpthread
 
 # Backends compile against headers only and load their drivers with dlopen at
@@ -28,7 +31,7 @@ CFLAGS = $(CFLAGS_BASE) -DGIT_COMMIT='"$(GIT_COMMIT)"' -DGIT_DIRTY=$(GIT_DIRTY) 
 # there except the OpenMP kernel sources (*_omp.c), which the OpenMP backend
 # compiles at run time with the knobs as -D flags.
 APPS := $(patsubst kernels/%/app.c,%,$(wildcard kernels/*/app.c))
-HARNESS_SRC := $(wildcard harness/*.c)
+HARNESS_SRC := harness/main.c $(foreach d,$(HARNESS_DIRS),$(wildcard harness/$(d)/*.c))
 APP_SRC := $(filter-out %_omp.c,$(wildcard $(foreach a,$(APPS),kernels/$(a)/*.c)))
 GEN_SRC := build/gen/apps.c build/gen/schema_sql.c
 OBJ := $(patsubst %.c,build/obj/%.o,$(HARNESS_SRC) $(APP_SRC)) build/obj/gen/apps.o build/obj/gen/schema_sql.o
@@ -41,7 +44,7 @@ bin/harness: $(OBJ)
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -o $@ $(OBJ) $(LDLIBS)
 
-build/obj/%.o: %.c $(wildcard harness/*.h) $(wildcard kernels/*/*.h) | build/gen/apps.c
+build/obj/%.o: %.c $(wildcard harness/*/*.h) $(wildcard kernels/*/*.h) | build/gen/apps.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
@@ -61,8 +64,8 @@ build/gen/apps.c: FORCE
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 FORCE:
 
-# The schema lives in one file, harness/schema.sql, embedded as a C string.
-build/gen/schema_sql.c: harness/schema.sql
+# The schema lives in one file, harness/store/schema.sql, embedded as a C string.
+build/gen/schema_sql.c: harness/store/schema.sql
 	@mkdir -p build/gen
 	@{ echo 'const char schema_sql[] = {'; od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; echo '0};'; } > $@
 

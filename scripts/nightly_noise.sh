@@ -62,10 +62,10 @@ night() { # LABEL [ROOT]: one nightly; its log; echoes nothing
 fixture() { # N DIR
     local n=$1 dir=$2
     rm -rf "$dir"
-    mkdir -p "$dir/harness"
+    mkdir -p "$dir/harness/backend"
     cp -r kernels variants sweeps "$dir/"
-    cp harness/omp_kernel.h "$dir/harness/"
-    cp -r harness/peak "$dir/harness/"
+    cp harness/backend/omp_kernel.h "$dir/harness/backend/"
+    cp -r harness/backend/peak "$dir/harness/backend/"
     [ "$n" = 0 ] && return 0
     ANCHOR=$anchor ARG=$arg perl -0pi -e 's/\Q$ENV{ANCHOR}\E/$ENV{ANCHOR} NOISE_FIXTURE_SLOW($ENV{ARG});/g' "$dir/$file"
     grep -q NOISE_FIXTURE_SLOW "$dir/$file" || { echo "fixture: $file has no '$anchor'" >&2; exit 1; }

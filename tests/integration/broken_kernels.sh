@@ -18,9 +18,9 @@ notok() { echo "not ok - $*"; fails=$((fails + 1)); }
 
 fresh_copy() {
     rm -rf "$root"
-    mkdir -p "$root/harness"
+    mkdir -p "$root/harness/backend"
     cp -r kernels variants "$root/"
-    cp harness/omp_kernel.h "$root/harness/"
+    cp harness/backend/omp_kernel.h "$root/harness/backend/"
 }
 
 # inject LABEL FILE SED_EXPR TEXT_AFTER: applies the sed to the copy's FILE

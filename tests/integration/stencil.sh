@@ -152,9 +152,9 @@ root=$T/root cache=$T/cache
 broken() { # LABEL VARIANT FILE SED TEXT_AFTER
     local label=$1 variant=$2 f=$3 expr=$4 after=$5
     rm -rf "$root"
-    mkdir -p "$root/harness"
+    mkdir -p "$root/harness/backend"
     cp -r kernels variants "$root/"
-    cp harness/omp_kernel.h "$root/harness/"
+    cp harness/backend/omp_kernel.h "$root/harness/backend/"
     sed -i "$expr" "$root/$f"
     if ! grep -qF -- "$after" "$root/$f"; then notok "$label: the sed did not change $f (update this test)"; return; fi
     HARNESS_ROOT=$root HARNESS_CACHE=$cache $H verify stencil --device openmp,opencl:0.0 --input 128x128 \

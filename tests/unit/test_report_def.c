@@ -1,4 +1,4 @@
-/* Report definitions (harness/report_def.c): the shipped LBM definition
+/* Report definitions (harness/report/report_def.c): the shipped LBM definition
  * parses into the report's 17 tables with its numbers; each kind of mistake
  * is refused with the file and the line it is on. */
 #include <math.h>

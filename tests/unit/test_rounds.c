@@ -90,7 +90,7 @@ static void kept(void) {
     char root[] = "/tmp/test_rounds.XXXXXX";
     if (!mkdtemp(root)) return;
     char p[8400], builds[4200], exe[4200];
-    const char *dirs[] = {"kernels/app", "variants", "harness/peak"};
+    const char *dirs[] = {"kernels/app", "variants", "harness/backend/peak"};
     for (int i = 0; i < 3; i++) {
         snprintf(p, sizeof p, "%s/tree/%s", root, dirs[i]);
         dir_make_p(p);
@@ -99,7 +99,7 @@ static void kept(void) {
     write_file(p, "kernel one");
     snprintf(p, sizeof p, "%s/tree/variants/app.variants", root);
     write_file(p, "final: k=v\n");
-    snprintf(p, sizeof p, "%s/tree/harness/omp_kernel.h", root);
+    snprintf(p, sizeof p, "%s/tree/harness/backend/omp_kernel.h", root);
     write_file(p, "abi");
     snprintf(exe, sizeof exe, "%s/harness-bin", root);
     write_file(exe, "#!/bin/sh\nexit 0\n");

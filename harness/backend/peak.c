@@ -44,9 +44,9 @@ int peak_copy_gbs(struct dev *d, double *gbs) {
 
 int peak_fp32_gflops(struct dev *d, double *gflops) {
     char src[4096], rel[64], dir[4096];
-    snprintf(rel, sizeof rel, "harness/peak/flops%s", d->ops->source_suffix);
+    snprintf(rel, sizeof rel, "harness/backend/peak/flops%s", d->ops->source_suffix);
     repo_path(src, sizeof src, rel);
-    repo_path(dir, sizeof dir, "harness/peak");
+    repo_path(dir, sizeof dir, "harness/backend/peak");
     char opts[4200];
     snprintf(opts, sizeof opts, "-I%s", dir);
     struct program *p = d->ops->build(d, src, opts);

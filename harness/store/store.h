@@ -1,4 +1,4 @@
-/* The SQLite results store. The schema is harness/schema.sql (embedded at
+/* The SQLite results store. The schema is harness/store/schema.sql (embedded at
  * build time as schema_sql); store_open creates and migrates it. WAL mode, a
  * busy timeout so two sweeps can share a file, prepared statements, and one
  * transaction per finished measurement. */

@@ -17,7 +17,7 @@
 #include "stats.h"
 #include "util.h"
 
-extern const char schema_sql[]; /* harness/schema.sql, generated into build/gen */
+extern const char schema_sql[]; /* harness/store/schema.sql, generated into build/gen */
 
 /* Schema migrations. schema.sql always describes the newest shape and is
  * applied (idempotently) after the migrations, so a migration only has to

@@ -4,7 +4,7 @@
  * at once beside last night's build, interleaved on the same device
  * (confirm.h): the kept binary runs with HARNESS_ROOT at its own folder.
  * The hash covers the binary and every file it reads (kernels/, variants/,
- * harness/omp_kernel.h, harness/peak/), so two builds with one hash run the
+ * harness/backend/omp_kernel.h, harness/backend/peak/), so two builds with one hash run the
  * same code. Pruned by age, never the ones named as still needed. */
 #ifndef HARNESS_KEPT_BUILD_H
 #define HARNESS_KEPT_BUILD_H

@@ -128,7 +128,7 @@ static struct program *omp_build(struct dev *d, const char *source, const char *
     /* The calling convention header is reached through -I, not the kernel's
      * folder, so it joins the key by hand. */
     char abi_path[PATH_MAX];
-    char *abi = file_read_all(repo_path(abi_path, sizeof abi_path, "harness/omp_kernel.h"), NULL, NULL, 0);
+    char *abi = file_read_all(repo_path(abi_path, sizeof abi_path, "harness/backend/omp_kernel.h"), NULL, NULL, 0);
     char key[17], compiler[512];
     str_fmt(compiler, sizeof compiler, "%s|%s|%s|%016llx", omp_cc(), omp_cc_version(), flags,
             (unsigned long long)hash_str(abi ? abi : "", 0));
@@ -142,7 +142,7 @@ static struct program *omp_build(struct dev *d, const char *source, const char *
         char tmp[PATH_MAX + 32], log[PATH_MAX + 32], harness_inc[PATH_MAX];
         str_fmt(tmp, sizeof tmp, "%s.%ld.tmp", so, (long)getpid());
         str_fmt(log, sizeof log, "%s.log", tmp);
-        repo_path(harness_inc, sizeof harness_inc, "harness");
+        repo_path(harness_inc, sizeof harness_inc, "harness/backend");
         struct strbuf cmd = {0};
         sb_printf(&cmd, "%s %s -I'%s' %s -o '%s' '%s' -lm >'%s' 2>&1", omp_cc(), flags, harness_inc,
                   options, tmp, source, log);

@@ -1,4 +1,4 @@
-/* Device ceilings: copy bandwidth and FP32 rate (harness/peak.c). */
+/* Device ceilings: copy bandwidth and FP32 rate (harness/backend/peak.c). */
 #ifndef HARNESS_PEAK_H
 #define HARNESS_PEAK_H
 #include <stddef.h>
@@ -12,7 +12,7 @@
 size_t peak_copy_bytes(const struct device_info *info);
 /* Read + write bytes over the median device time of PEAK_REPS copies. 0 or -1 (d->err). */
 int peak_copy_gbs(struct dev *d, double *gbs);
-/* Eight FMA chains per work-item (harness/peak/flops*), lengthened until one
+/* Eight FMA chains per work-item (harness/backend/peak/flops*), lengthened until one
  * launch takes at least 50 ms, median of 5. 0 or -1 (d->err). */
 int peak_fp32_gflops(struct dev *d, double *gflops);
 #endif
