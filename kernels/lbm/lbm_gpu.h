@@ -3,7 +3,7 @@
  * (KERNEL, GLOBAL, LOCAL, LOCAL_PARAM, LOCAL_DECL, the index macros, BARRIER,
  * LBM_FN, LBM_SQRT) and include this file, so both run the same algorithm.
  *
- * Knobs arrive as -D flags (harness/knobs.c):
+ * Knobs arrive as -D flags (harness/core/knobs.c):
  *   K_LAYOUT_AOS | K_LAYOUT_SOA (nine buffers) | K_LAYOUT_SOA_3D (one buffer)
  *   K_OBSTACLES_BRANCH | K_OBSTACLES_MASK
  *   K_NEIGHBOURS_WRAP | K_NEIGHBOURS_BITMASK (power-of-two grids)

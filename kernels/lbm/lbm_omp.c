@@ -1,7 +1,7 @@
 /* LBM D2Q9 kernels for the OpenMP backend: the same kernel names, arguments
  * and knobs as lbm_gpu.h, written as loops over tiles (the work-group shape
  * read as a tile shape). Built at run time with cc -fopenmp and the knob -D
- * flags; see harness/omp_kernel.h for the calling convention. */
+ * flags; see harness/backend/omp_kernel.h for the calling convention. */
 #include <math.h>
 #include <stdlib.h>
 

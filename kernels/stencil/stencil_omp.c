@@ -2,7 +2,7 @@
  * and results as stencil_gpu.h, written as loops over tiles (the work-group
  * shape read as a tile shape) or over work-items. Built at run time with
  * cc -fopenmp, the knob -D flags and -ffp-contract=off (schedule.c); see
- * harness/omp_kernel.h for the calling convention. The arithmetic is
+ * harness/backend/omp_kernel.h for the calling convention. The arithmetic is
  * stencil_point.h, shared with the serial reference.
  *
  * The min/max loops are `omp simd` reductions, which GCC vectorises where it
