@@ -64,6 +64,12 @@ build/gen/apps.c: FORCE
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 FORCE:
 
+# The LBM reference caches its results on disk; its key carries a hash of its
+# own source (reference.c and lbm.h), so an edited reference never reuses a
+# stale result. tests/unit/test_lbm_reference.c checks the hash is current.
+LBM_REFERENCE_SOURCE = $(shell cat kernels/lbm/reference.c kernels/lbm/lbm.h | cksum | cut -d' ' -f1)
+build/obj/kernels/lbm/reference.o: CPPFLAGS += -DLBM_REFERENCE_SOURCE='"$(LBM_REFERENCE_SOURCE)"'
+
 # The schema lives in one file, harness/store/schema.sql, embedded as a C string.
 build/gen/schema_sql.c: harness/store/schema.sql
 	@mkdir -p build/gen

@@ -10,6 +10,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* What a device can do. Apps' validity rules and the report ask for these,
+ * never for a backend's name, so a new backend is a new file here and a line
+ * in the registry (hwloc's components and ggml's supports_op do the same).
+ * Filled by the backend's caps() from the rest of device_info. */
+struct device_caps {
+    unsigned work_groups : 1;       /* kernels run as work-groups with local memory and barriers;
+                                       0: host threads over tiles (OpenMP: threads and schedule knobs) */
+    unsigned recorded_launches : 1; /* a launch sequence recorded once and replayed (CUDA graphs) */
+    unsigned coresident_grid : 1;   /* every group resident at once: a grid-wide barrier cannot deadlock */
+    unsigned clusters : 1;          /* thread-block clusters with distributed shared memory */
+    unsigned dependent_launch : 1;  /* a launch may start while the previous one finishes (PDL) */
+    unsigned warp_shuffle : 1;      /* 32-wide warp shuffles the kernels can spell */
+    unsigned readonly_loads : 1;    /* loads through a read-only data cache (__ldg) */
+};
+
 struct device_info {
     char backend[16];     /* "opencl", "cuda", "openmp" */
     char spec[32];        /* what --device accepts: "opencl:0.1", "cuda:0", "openmp" */
@@ -24,6 +39,7 @@ struct device_info {
     char arch[32];        /* CUDA: "sm_90"; others: "" */
     int index[2];         /* backend-private: platform and device numbers */
     char fingerprint[17]; /* hex of a hash over the fields above */
+    struct device_caps caps; /* from the fields above (backend_ops.caps); not in the fingerprint */
 };
 
 /* Opaque per-backend objects. */
@@ -158,6 +174,13 @@ struct backend_ops {
      * contracted): NVRTC --use_fast_math, OpenCL -cl-fast-relaxed-math, ISO C
      * -ffast-math. */
     const char *fast_math_option;
+    /* The build option that stops the compiler contracting a * b + c, for
+     * kernels whose answers must match a reference bit for bit: NVRTC
+     * --fmad=false, ISO C -ffp-contract=off; NULL where it does not contract
+     * unasked (OpenCL without -cl-mad-enable). */
+    const char *no_contract_option;
+    /* Fills info->caps from the rest of info (vendor, arch, ...). */
+    void (*caps)(struct device_info *info);
 };
 
 /* The registry: every compiled-in backend, in listing order. */
@@ -175,6 +198,9 @@ int devices_match(const struct device_info *all, int n, const char *spec, int *i
 const struct backend_ops *backend_by_name(const char *name);
 /* Fills info->fingerprint from the identifying fields. */
 void device_fingerprint(struct device_info *info);
+/* Fills info->caps through its backend (devices_all does it for every device
+ * it lists; a device_info made by hand, as in tests, calls it). */
+void device_caps(struct device_info *info);
 /* Convenience: sets d->err and returns -1. */
 int dev_fail(struct dev *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #endif

@@ -17,6 +17,20 @@
 #include "build_cache.h"
 #include "util.h"
 
+/* Graphs, cooperative launches, warp shuffles and __ldg on every CUDA
+ * device; clusters and programmatic dependent launch from sm_90 (Hopper). */
+static void cuda_caps(struct device_info *info) {
+    int sm = 0;
+    const int known = sscanf(info->arch, "sm_%d", &sm) == 1;
+    info->caps.work_groups = 1;
+    info->caps.recorded_launches = 1;
+    info->caps.coresident_grid = 1;
+    info->caps.warp_shuffle = 1;
+    info->caps.readonly_loads = 1;
+    info->caps.clusters = known && sm >= 90;
+    info->caps.dependent_launch = !known || sm >= 90;
+}
+
 #ifdef HAVE_CUDA_HEADERS
 #include <cuda.h>
 #include <dlfcn.h>
@@ -930,6 +944,8 @@ const struct backend_ops backend_cuda = {
     .overlap = cuda_overlap,
     .cluster = cuda_cluster,
     .fast_math_option = "--use_fast_math",
+    .no_contract_option = "--fmad=false",
+    .caps = cuda_caps,
     .address = cuda_address,
     .finish = cuda_finish,
     .mark = cuda_mark,
@@ -958,6 +974,8 @@ const struct backend_ops backend_cuda = {
     .list = cuda_list,
     .open = cuda_open,
     .source_suffix = ".cu",
+    .no_contract_option = "--fmad=false",
+    .caps = cuda_caps,
 };
 
 #endif /* HAVE_CUDA_HEADERS */

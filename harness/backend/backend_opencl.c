@@ -10,6 +10,15 @@
 #include "build_cache.h"
 #include "util.h"
 
+/* Work-groups, and nothing this backend does not ask the driver for: no
+ * recorded launches (cl_khr_command_buffer unused), no co-residency promise,
+ * no read-only cache load; warp shuffles only as inline PTX on NVIDIA's
+ * OpenCL (sub-group reductions elsewhere are not queried). */
+static void ocl_caps(struct device_info *info) {
+    info->caps.work_groups = 1;
+    info->caps.warp_shuffle = strstr(info->vendor, "NVIDIA") != NULL;
+}
+
 #ifndef HAVE_OPENCL_HEADERS
 
 static int ocl_list(struct device_info **out, char *note, size_t n) {
@@ -17,7 +26,7 @@ static int ocl_list(struct device_info **out, char *note, size_t n) {
     err_set(note, n, "built without OpenCL headers (install opencl-headers)");
     return 0;
 }
-const struct backend_ops backend_opencl = {.name = "opencl", .list = ocl_list, .source_suffix = ".cl"};
+const struct backend_ops backend_opencl = {.name = "opencl", .list = ocl_list, .source_suffix = ".cl", .caps = ocl_caps};
 
 #else
 #include <CL/cl.h>
@@ -412,5 +421,6 @@ const struct backend_ops backend_opencl = {
     .source_suffix = ".cl",
     .fma_option = "-cl-mad-enable",
     .fast_math_option = "-cl-fast-relaxed-math",
+    .caps = ocl_caps,
 };
 #endif

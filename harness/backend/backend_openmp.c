@@ -380,6 +380,14 @@ static int omp_elapsed(struct dev *d, double *seconds) {
     return 0;
 }
 
+/* Host threads over tiles, no work-groups; a recording replays its launches
+ * in order, and one parallel region holds every thread at once (a grid-wide
+ * barrier is an OpenMP barrier). */
+static void omp_caps(struct device_info *info) {
+    info->caps.recorded_launches = 1;
+    info->caps.coresident_grid = 1;
+}
+
 const struct backend_ops backend_openmp = {
     .name = "openmp",
     .list = omp_list,
@@ -409,4 +417,6 @@ const struct backend_ops backend_openmp = {
     .source_suffix = "_omp.c",
     .fma_option = "-ffp-contract=fast", /* -std=c11 turns contraction off */
     .fast_math_option = "-ffast-math",
+    .no_contract_option = "-ffp-contract=off",
+    .caps = omp_caps,
 };

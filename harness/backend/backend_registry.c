@@ -33,6 +33,12 @@ void device_fingerprint(struct device_info *info) {
              (unsigned long long)hash_str(text, 0));
 }
 
+void device_caps(struct device_info *info) {
+    const struct backend_ops *b = backend_by_name(info->backend);
+    memset(&info->caps, 0, sizeof info->caps);
+    if (b && b->caps) b->caps(info);
+}
+
 int devices_all(struct device_info **out, char notes[][256], int max_notes, int *nnotes) {
     int total = 0;
     struct device_info *all = NULL;
@@ -52,6 +58,7 @@ int devices_all(struct device_info **out, char notes[][256], int max_notes, int 
         if (!all) abort();
         for (int i = 0; i < n; i++) {
             device_fingerprint(&list[i]);
+            device_caps(&list[i]);
             all[total++] = list[i];
         }
         free(list);

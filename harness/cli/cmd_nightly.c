@@ -425,7 +425,7 @@ int cmd_nightly(int argc, char **argv) {
     printf("nightly %lld: runs %lld..%lld, %d step%s failed; quality: %s\n", (long long)id, (long long)run0 + 1,
            (long long)run1, failed, failed == 1 ? "" : "s", quality);
 
-    int64_t prev = nightly_previous(db, id);
+    int64_t prev = store_nightly_previous(store, id);
     struct gate_result g = {0};
     if (prev > 0) {
         struct gate_opts go = {.confirm = o.confirm, .confirm_rounds = o.confirm_rounds,

@@ -5,7 +5,6 @@
  * single night against the night before can show. */
 #include <getopt.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 

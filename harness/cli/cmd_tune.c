@@ -11,7 +11,6 @@
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -424,7 +423,7 @@ int cmd_tune(int argc, char **argv) {
         }
         if (!(store = store_open(db, err, sizeof err)) ||
             store_replay_load_iters(store, fp, app->name, app->input_name(in), knobs, o.in.iters, &table) != 0) {
-            if (store) fprintf(stderr, "harness: %s: %s\n", db, sqlite3_errmsg(store_db(store)));
+            if (store) fprintf(stderr, "harness: %s: %s\n", db, store_errmsg(store));
             else fprintf(stderr, "harness: %s\n", err);
             rc = EXIT_FOUND;
             goto done;

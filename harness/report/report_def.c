@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "runner.h"
 #include "util.h"
 
@@ -156,8 +157,7 @@ static int run_line(struct parser *p, char *tok[], int n) {
         const char *slash = strchr(tok[i], '/');
         str_copy(backend, sizeof backend, tok[i]);
         if (slash) backend[slash - tok[i]] = 0;
-        if (strcmp(backend, "opencl") && strcmp(backend, "cuda") && strcmp(backend, "openmp"))
-            return fail(p, "class `%s`: the backend is opencl, cuda or openmp", tok[i]);
+        if (!backend_by_name(backend)) return fail(p, "class `%s`: no backend named `%s`", tok[i], backend);
         if (slash && strcmp(slash + 1, "gpu") && strcmp(slash + 1, "cpu") && strcmp(slash + 1, "accelerator"))
             return fail(p, "class `%s`: the device kind is gpu, cpu or accelerator", tok[i]);
         if (copy_name(p, t->classes[t->nclasses++], sizeof t->classes[0], tok[i], "class")) return -1;

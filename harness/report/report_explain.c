@@ -31,7 +31,8 @@ void report_explain(struct report *r, struct strbuf *out, int device, int input,
     sb_printf(out, "- **%s, %s**: %s over %s is %.2fx here, %.2fx in the report. Per step: %s %.1f us, %s %.1f us",
               d->info.spec, def->inputs[input], variant, from, ours, theirs, from, tf, variant, tv);
     if (!isnan(pv) && !isnan(pf))
-        sb_printf(out, "; %.0f %% and %.0f %% of the measured copy bandwidth (%.0f GB/s)", 100 * pf, 100 * pv,
+        sb_printf(out, "; effective bandwidth (the app's byte model) %.0f %% and %.0f %% of the measured copy (%.0f GB/s)",
+                  100 * pf, 100 * pv,
                   d->copy_gbs);
     sb_printf(out, ".");
     /* Noise first: rows whose rounds do not separate have no direction. */

@@ -830,6 +830,8 @@ int store_print_recent(struct store *s, int limit, int csv, FILE *out) {
 
 struct sqlite3 *store_db(struct store *s) { return s->db; }
 
+const char *store_errmsg(struct store *s) { return sqlite3_errmsg(s->db); }
+
 static int64_t run_column(struct store *s, int64_t run_id, const char *column) {
     char sql[128];
     snprintf(sql, sizeof sql, "SELECT %s FROM run WHERE id = ?1", column);
@@ -842,6 +844,7 @@ static int64_t run_column(struct store *s, int64_t run_id, const char *column) {
     sqlite3_finalize(st);
     return v;
 }
+
 
 int64_t store_device_id(struct store *s, int64_t run_id) { return run_column(s, run_id, "device_id"); }
 int64_t store_build_id(struct store *s, int64_t run_id) { return run_column(s, run_id, "build_id"); }

@@ -67,6 +67,8 @@ struct sqlite3 *store_open_readonly(const char *cmd, const char *path);
 /* The open connection, for modules that keep their own queries beside this
  * one (store_tuned.c, the sweep's resume check). */
 struct sqlite3 *store_db(struct store *s);
+/* The last SQLite error on s, for a message. */
+const char *store_errmsg(struct store *s);
 /* The ids the last store_run_begin recorded for host, device and build. */
 int64_t store_device_id(struct store *s, int64_t run_id);
 int64_t store_build_id(struct store *s, int64_t run_id);

@@ -233,3 +233,30 @@ struct store *nightly_store_open(const char *cmd, const char *path, int must_exi
     }
     return s;
 }
+
+int64_t store_nightly_previous(struct store *s, int64_t id) {
+    sqlite3 *db = store_db(s);
+    char sql[512];
+    str_fmt(sql, sizeof sql,
+            "SELECT p.id FROM nightly p JOIN nightly n ON n.id = %lld WHERE p.id < n.id AND p.host = n.host"
+            " AND p.suite = n.suite AND p.ended_at IS NOT NULL ORDER BY p.started_at DESC, p.id DESC LIMIT 1",
+            (long long)id);
+    int64_t prev = 0;
+    db_int(db, sql, 0, &prev, NULL, 0);
+    return prev;
+}
+
+void store_nightly_build(struct store *s, int64_t id, char *hash, size_t hn, char *start, size_t sn) {
+    sqlite3 *db = store_db(s);
+    sqlite3_stmt *st = NULL;
+    hash[0] = start[0] = '\0';
+    if (sqlite3_prepare_v2(db, "SELECT COALESCE(build_hash, ''), started_at FROM nightly WHERE id = ?1", -1, &st,
+                           NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(st, 1, id);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        str_copy(hash, hn, (const char *)sqlite3_column_text(st, 0));
+        str_copy(start, sn, (const char *)sqlite3_column_text(st, 1));
+    }
+    sqlite3_finalize(st);
+}

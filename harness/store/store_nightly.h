@@ -20,6 +20,10 @@ struct store;
  * EXIT_USAGE) rather than created; other failures set *code = EXIT_FOUND.
  * NULL after one message on stderr naming the command. */
 struct store *nightly_store_open(const char *cmd, const char *path, int must_exist, int *code);
+/* The previous finished nightly of the same host and suite as `id`, or 0. */
+int64_t store_nightly_previous(struct store *s, int64_t id);
+/* A nightly's kept build hash and start time ("" when unknown). */
+void store_nightly_build(struct store *s, int64_t id, char *hash, size_t hn, char *start, size_t sn);
 
 /* Runs a statement that returns no rows (or ignores them). 0 or -1 + err. */
 int db_exec(struct sqlite3 *db, const char *sql, char *err, size_t errn);

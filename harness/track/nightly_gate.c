@@ -2,7 +2,6 @@
 #include "nightly_gate.h"
 
 #include <math.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,33 +13,7 @@
 #include "store_nightly.h"
 #include "util.h"
 
-int64_t nightly_previous(sqlite3 *db, int64_t id) {
-    char sql[512];
-    str_fmt(sql, sizeof sql,
-            "SELECT p.id FROM nightly p JOIN nightly n ON n.id = %lld WHERE p.id < n.id AND p.host = n.host"
-            " AND p.suite = n.suite AND p.ended_at IS NOT NULL ORDER BY p.started_at DESC, p.id DESC LIMIT 1",
-            (long long)id);
-    int64_t prev = 0;
-    db_int(db, sql, 0, &prev, NULL, 0);
-    return prev;
-}
-
-/* A nightly's kept build and start time. */
-static void night_of(sqlite3 *db, int64_t id, char *hash, size_t hn, char *start, size_t sn) {
-    sqlite3_stmt *st = NULL;
-    hash[0] = start[0] = '\0';
-    if (sqlite3_prepare_v2(db, "SELECT COALESCE(build_hash, ''), started_at FROM nightly WHERE id = ?1", -1, &st,
-                           NULL) != SQLITE_OK)
-        return;
-    sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        str_copy(hash, hn, (const char *)sqlite3_column_text(st, 0));
-        str_copy(start, sn, (const char *)sqlite3_column_text(st, 1));
-    }
-    sqlite3_finalize(st);
-}
-
-static int load_night(sqlite3 *db, int64_t id, const char *table, struct series_list *l, char *err, size_t errn) {
+static int load_night(struct sqlite3 *db, int64_t id, const char *table, struct series_list *l, char *err, size_t errn) {
     char spec[48];
     str_fmt(spec, sizeof spec, "nightly:%lld", (long long)id);
     if (runset_resolve(db, spec, table, err, errn) <= 0) return -1;
@@ -97,11 +70,11 @@ static void confirm_flags(struct store *store, int64_t id, const char *hash_a, c
 
 int nightly_gate(struct store *store, int64_t prev, int64_t id, const struct gate_opts *o, struct gate_result *res,
                  FILE *out, char *err, size_t errn) {
-    sqlite3 *db = store_db(store);
+    struct sqlite3 *db = store_db(store);
     memset(res, 0, sizeof *res);
     char hash_a[40], hash_b[40], start_a[40], start_b[40];
-    night_of(db, prev, hash_a, sizeof hash_a, start_a, sizeof start_a);
-    night_of(db, id, hash_b, sizeof hash_b, start_b, sizeof start_b);
+    store_nightly_build(store, prev, hash_a, sizeof hash_a, start_a, sizeof start_a);
+    store_nightly_build(store, id, hash_b, sizeof hash_b, start_b, sizeof start_b);
     struct series_list la = {0}, lb = {0};
     if (load_night(db, prev, "gate_a", &la, err, errn) != 0 || load_night(db, id, "gate_b", &lb, err, errn) != 0) {
         series_list_free(&la);

@@ -24,8 +24,6 @@ struct gate_result {
     int suspects, suspects_rejected; /* suspects: not flags; confirmed ones count as confirmed changes */
 };
 
-/* The previous nightly of the same host and suite as `id`, or 0. */
-int64_t nightly_previous(struct sqlite3 *db, int64_t id);
 /* Runs the gate; 0, or -1 with err. */
 int nightly_gate(struct store *store, int64_t prev, int64_t id, const struct gate_opts *o, struct gate_result *res,
                  FILE *out, char *err, size_t errn);

@@ -136,12 +136,12 @@ static const char *lbm_invalid_launch(const struct knob_set *k, const struct dev
     if (persistent && !knob_is(k, "kernels", "fused-accel"))
         return "persistent=grid|cluster folds each next step's acceleration into the step (kernels=fused-accel): "
                "a separate accelerate_flow launch would end the persistent one";
-    if (graph && !strcmp(dev->backend, "opencl"))
-        return "launch=graph needs recorded launch sequences (CUDA graphs); this OpenCL backend "
-               "records none (cl_khr_command_buffer is not used)";
-    if (knob_is(k, "persistent", "grid") && !strcmp(dev->backend, "opencl"))
+    if (graph && !dev->caps.recorded_launches)
+        return "launch=graph needs recorded launch sequences (CUDA graphs); this device's backend "
+               "records none (OpenCL: cl_khr_command_buffer is not used)";
+    if (knob_is(k, "persistent", "grid") && !dev->caps.coresident_grid)
         return "persistent=grid needs all work-groups resident at once for its grid-wide barrier; "
-               "OpenCL promises no co-residency, so the barrier could deadlock";
+               "this device promises no co-residency (OpenCL does not), so the barrier could deadlock";
     return NULL;
 }
 
@@ -195,10 +195,7 @@ unsigned lbm_halo_cluster(const struct knob_set *k, const struct app_input *in, 
 }
 
 /* Thread-block clusters with distributed shared memory: CUDA, sm_90 and later. */
-static int has_clusters(const struct device_info *dev) {
-    int sm = 0;
-    return !strcmp(dev->backend, "cuda") && sscanf(dev->arch, "sm_%d", &sm) == 1 && sm >= 90;
-}
+static int has_clusters(const struct device_info *dev) { return dev->caps.clusters; }
 
 /* halo=cluster: CUDA's thread-block clusters, one across the grid's width. */
 static const char *lbm_invalid_halo(const struct knob_set *k, const struct app_input *in,
@@ -242,9 +239,9 @@ static const char *lbm_invalid_temporal(const struct knob_set *k, const struct d
             if (knob_is(k, temporal_only[i].knob, temporal_only[i].value)) return temporal_only[i].why;
         return NULL;
     }
-    if (!strcmp(dev->backend, "openmp"))
-        return "temporal>1 keeps a tile's intermediate steps in a work-group's local memory; the "
-               "OpenMP backend has no work-groups (its tiles already stay in the CPU's caches)";
+    if (!dev->caps.work_groups)
+        return "temporal>1 keeps a tile's intermediate steps in a work-group's local memory; this "
+               "device has no work-groups (OpenMP's tiles already stay in the CPU's caches)";
     if (!knob_is(k, "bind", "once"))
         return "temporal>1 reads each launch's first step from the device clock: it needs bind=once";
     if (!knob_is(k, "kernels", "fused-accel"))
@@ -315,25 +312,24 @@ static const char *lbm_invalid_cuda_only(const struct knob_set *k, const unsigne
         return "loads=ldg reads through a cache that is not coherent within a launch; persistent=grid "
                "reads in later steps what other blocks wrote in the same launch";
     /* NVIDIA's OpenCL takes inline PTX, so its shuffles spell tree=warp there (lbm.cl). */
-    if (!strcmp(dev->backend, "opencl") && warp && !strstr(dev->vendor, "NVIDIA"))
-        return "tree=warp needs warp shuffles: inline PTX on NVIDIA's OpenCL; elsewhere sub-group "
-               "reductions, and this OpenCL backend does not query cl_khr_subgroups";
-    if (!strcmp(dev->backend, "opencl") && ldg)
-        return "loads=ldg is CUDA's read-only data cache (__ldg); OpenCL has no such load";
+    if (dev->caps.work_groups && warp && !dev->caps.warp_shuffle)
+        return "tree=warp needs warp shuffles: CUDA's, or inline PTX on NVIDIA's OpenCL; elsewhere "
+               "sub-group reductions, and the OpenCL backend does not query cl_khr_subgroups";
+    if (dev->caps.work_groups && ldg && !dev->caps.readonly_loads)
+        return "loads=ldg is CUDA's read-only data cache (__ldg); this device has no such load";
     if (knob_is(k, "speed", "moments") && (knob_is(k, "kernels", "partial") || knob_is(k, "kernels", "split")))
         return "speed=moments takes |u| from the fused step's collision (kernels=fused|fused-accel); "
                "the split av_velocity kernel has no collision";
     if (!knob_is(k, "overlap", "off")) {
-        if (strcmp(dev->backend, "cuda") != 0)
-            return "overlap=pdl is CUDA's programmatic dependent launch; this device runs no CUDA";
-        if (strncmp(dev->arch, "sm_", 3) == 0 && atoi(dev->arch + 3) < 90)
-            return "overlap=pdl needs programmatic dependent launch (sm_90 and later)";
+        if (!dev->caps.dependent_launch)
+            return "overlap=pdl is CUDA's programmatic dependent launch (sm_90 and later); this device "
+                   "has none";
         if (!knob_is(k, "kernels", "fused") && !knob_is(k, "kernels", "fused-accel"))
             return "overlap=pdl overlaps the fused step's launches (kernels=fused|fused-accel)";
         if (!knob_is(k, "persistent", "off"))
             return "overlap=pdl overlaps one launch per step; persistent=grid|cluster has no such launches";
     }
-    if (warp && strcmp(dev->backend, "openmp") != 0 && (wg[0] * wg[1]) % 32)
+    if (warp && dev->caps.work_groups && (wg[0] * wg[1]) % 32)
         return "tree=warp shuffles within whole warps: the work-group must be a multiple of 32 items";
     return NULL;
 }
@@ -366,8 +362,7 @@ static const char *lbm_invalid(const struct knob_set *k, const struct app_input 
     if (knob_is(k, "kernels", "partial") &&
         (strcmp(layout, "aos") || !knob_is(k, "reduction", "host-each-step") || !knob_is(k, "args", "buffers")))
         return "kernels=partial is the given program: layout=aos, args=buffers, reduction=host-each-step";
-    if (strcmp(dev->backend, "openmp") != 0 &&
-        (!knob_is(k, "threads", "all") || !knob_is(k, "schedule", "static")))
+    if (dev->caps.work_groups && (!knob_is(k, "threads", "all") || !knob_is(k, "schedule", "static")))
         return "threads and schedule are OpenMP knobs; this device runs work-groups, not threads";
     if (knob_is(k, "neighbours", "bitmask") && (!is_pow2(in->nx) || !is_pow2(in->ny))) {
         snprintf(why, sizeof why, "neighbours=bitmask needs power-of-two nx and ny; this grid is %dx%d",
@@ -408,7 +403,7 @@ static const char *lbm_invalid(const struct knob_set *k, const struct app_input 
         return why;
     }
     const size_t scratch = (knob_is(k, "reduction", "host-each-step") ? 2 : 1) * (size_t)wg[0] * wg[1] * 4;
-    if (strcmp(dev->backend, "openmp") != 0 && dev->local_mem && scratch > dev->local_mem) {
+    if (dev->caps.work_groups && dev->local_mem && scratch > dev->local_mem) {
         snprintf(why, sizeof why, "the reduction needs %zu bytes of local memory; the device has %llu",
                  scratch, (unsigned long long)dev->local_mem);
         return why;

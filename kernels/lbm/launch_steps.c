@@ -18,7 +18,7 @@
 #include "lbm_exec.h"
 #include "util.h"
 
-void lattices_advance(struct lbm_exec *e, long n) {
+void lbm_lattices_advance(struct lbm_exec *e, long n) {
     if (n % 2 == 0) return;
     for (int b = 0; b < e->nbuf; b++) {
         struct buf *t = e->lat[0][b];
@@ -29,7 +29,7 @@ void lattices_advance(struct lbm_exec *e, long n) {
 }
 
 static void push_alloc_lattice(struct args *a, const struct lbm_exec *e, int p) {
-    for (int b = 0; b < e->nbuf; b++) push(a, ARG_BUF(e->alloc_lat[p][b]));
+    for (int b = 0; b < e->nbuf; b++) lbm_push(a, ARG_BUF(e->alloc_lat[p][b]));
 }
 
 /* One step from allocated lattice p: accelerate_flow first when it is not
@@ -51,22 +51,22 @@ static int bind_pair(struct lbm_exec *e) {
         struct args a = {.n = 0};
         push_alloc_lattice(&a, e, p);
         push_alloc_lattice(&a, e, 1 - p);
-        push(&a, ARG_BUF(e->obstacles));
-        push(&a, ARG_BUF(e->partials));
-        push_common(&a, e);
-        push(&a, ARG_INT(0));              /* slot: from the clock */
-        push(&a, ARG_INT(e->fused_accel)); /* cleared on the device for the last step */
-        push(&a, ARG_BUF(e->clock));
-        push(&a, ARG_INT(p));              /* its step in clock[p], the next into clock[1-p] */
-        push(&a, ARG_INT((int)e->in->iters));
-        push(&a, ARG_INT((int)e->chunk));
-        push(&a, ARG_LOCAL(e->scratch_bytes));
+        lbm_push(&a, ARG_BUF(e->obstacles));
+        lbm_push(&a, ARG_BUF(e->partials));
+        lbm_push_common(&a, e);
+        lbm_push(&a, ARG_INT(0));              /* slot: from the clock */
+        lbm_push(&a, ARG_INT(e->fused_accel)); /* cleared on the device for the last step */
+        lbm_push(&a, ARG_BUF(e->clock));
+        lbm_push(&a, ARG_INT(p));              /* its step in clock[p], the next into clock[1-p] */
+        lbm_push(&a, ARG_INT((int)e->in->iters));
+        lbm_push(&a, ARG_INT((int)e->chunk));
+        lbm_push(&a, ARG_LOCAL(e->scratch_bytes));
         if (!(e->step_bound[p] = d->ops->bind(d, e->fused, a.n, a.a))) return -1;
         if (e->fused_accel) continue;
         a.n = 0;
         push_alloc_lattice(&a, e, p);
-        push(&a, ARG_BUF(e->obstacles));
-        push_common(&a, e);
+        lbm_push(&a, ARG_BUF(e->obstacles));
+        lbm_push_common(&a, e);
         if (!(e->accel_bound[p] = d->ops->bind(d, e->accel, a.n, a.a))) return -1;
     }
     return 0;
@@ -90,13 +90,13 @@ static int record(struct lbm_exec *e, int p) {
     return (e->rec[p] = r) ? 0 : -1;
 }
 
-int launch_setup(struct lbm_exec *e) {
+int lbm_launch_setup(struct lbm_exec *e) {
     struct dev *d = e->d;
     if (!e->bind_once && !e->persistent) return 0;
     /* Two ints: the step as each instance of the pair reads it (bind=once),
      * or the arrivals and the generation of the grid barrier (persistent=grid). */
     if (!(e->clock = d->ops->alloc(d, 2 * sizeof(int)))) return -1;
-    if (launch_reset(e)) return -1;
+    if (lbm_launch_reset(e)) return -1;
     if (e->cluster)
         return d->ops->launch_cluster ? 0
                                       : dev_fail(d, "the %s backend has no cluster launches", d->ops->name);
@@ -108,7 +108,7 @@ int launch_setup(struct lbm_exec *e) {
     return 0;
 }
 
-void launch_release(struct lbm_exec *e) {
+void lbm_launch_release(struct lbm_exec *e) {
     struct dev *d = e->d;
     for (int p = 0; p < 2; p++) {
         if (e->rec[p]) d->ops->recording_free(d, e->rec[p]);
@@ -121,7 +121,7 @@ void launch_release(struct lbm_exec *e) {
     e->clock = NULL;
 }
 
-int launch_reset(struct lbm_exec *e) {
+int lbm_launch_reset(struct lbm_exec *e) {
     const int zero[2] = {0, 0};
     return e->clock ? e->d->ops->write(e->d, e->clock, 0, sizeof zero, zero) : 0;
 }
@@ -150,12 +150,12 @@ static int graph_chunk(struct lbm_exec *e, long n) {
     } else {
         for (long r = 0; r < whole; r++) {
             if (d->ops->replay(d, e->rec[e->phys], 1)) return -1;
-            lattices_advance(e, e->batch);
+            lbm_lattices_advance(e, e->batch);
         }
     }
     for (long s = 0; s < n % e->batch; s++) {
         if (bound_step(e, e->phys)) return -1;
-        lattices_advance(e, 1);
+        lbm_lattices_advance(e, 1);
     }
     return 0;
 }
@@ -164,31 +164,31 @@ static int graph_chunk(struct lbm_exec *e, long n) {
 static int persistent_chunk(struct lbm_exec *e, long first, long n) {
     struct dev *d = e->d;
     struct args a = {.n = 0};
-    push_lattice(&a, e, 0);
-    push_lattice(&a, e, 1);
-    push(&a, ARG_BUF(e->obstacles));
-    push(&a, ARG_BUF(e->partials));
-    push_common(&a, e);
-    push(&a, ARG_INT((int)first));
-    push(&a, ARG_INT((int)n));
-    push(&a, ARG_INT((int)e->in->iters));
-    push(&a, ARG_INT((int)e->chunk));
+    lbm_push_lattice(&a, e, 0);
+    lbm_push_lattice(&a, e, 1);
+    lbm_push(&a, ARG_BUF(e->obstacles));
+    lbm_push(&a, ARG_BUF(e->partials));
+    lbm_push_common(&a, e);
+    lbm_push(&a, ARG_INT((int)first));
+    lbm_push(&a, ARG_INT((int)n));
+    lbm_push(&a, ARG_INT((int)e->in->iters));
+    lbm_push(&a, ARG_INT((int)e->chunk));
     if (e->cluster) {
         /* Both lattices' bands, the warp sums and the obstacles, per block. */
-        push(&a, ARG_LOCAL((size_t)lbm_cluster_smem(e->in, (int)e->cluster)));
+        lbm_push(&a, ARG_LOCAL((size_t)lbm_cluster_smem(e->in, (int)e->cluster)));
         if (d->ops->launch_cluster(d, e->persist, e->cluster, e->local, a.n, a.a)) return -1;
-        lattices_advance(e, n);
+        lbm_lattices_advance(e, n);
         return 0;
     }
-    push(&a, ARG_BUF(e->clock));
-    push(&a, ARG_LOCAL(e->scratch_bytes));
+    lbm_push(&a, ARG_BUF(e->clock));
+    lbm_push(&a, ARG_LOCAL(e->scratch_bytes));
     size_t groups = e->ngroups; /* more than one per tile would idle */
     if (d->ops->launch_resident(d, e->persist, &groups, e->local, a.n, a.a)) return -1;
-    lattices_advance(e, n);
+    lbm_lattices_advance(e, n);
     return 0;
 }
 
-int launch_run(struct lbm_exec *e) {
+int lbm_launch_run(struct lbm_exec *e) {
     struct dev *d = e->d;
     const long iters = e->in->iters;
     if (!e->graph && !e->persistent) {
@@ -196,16 +196,16 @@ int launch_run(struct lbm_exec *e) {
             const long n = launch_steps(e, t);
             if (bound_step(e, e->phys)) return -1;
             if (e->finish_each && d->ops->finish(d)) return -1;
-            lattices_advance(e, 1);
+            lbm_lattices_advance(e, 1);
             for (long end = t + n; t < end; t++)
-                if (after_step(e, t)) return -1;
+                if (lbm_after_step(e, t)) return -1;
         }
         return 0;
     }
     for (long first = 0; first < iters; first += e->chunk) {
         const long n = iters - first < e->chunk ? iters - first : e->chunk;
         if (e->persistent ? persistent_chunk(e, first, n) : graph_chunk(e, n)) return -1;
-        if (after_step(e, first + n - 1)) return -1; /* the chunk's reduction */
+        if (lbm_after_step(e, first + n - 1)) return -1; /* the chunk's reduction */
     }
     return 0;
 }

@@ -44,6 +44,9 @@ void lbm_initial_cells(const struct app_input *in, float *cells);
  * bit-identical for any thread count. */
 struct app_ref *lbm_reference_compute(const struct app_input *in, long iters, int threads);
 struct app_ref *lbm_reference(const struct app_input *in, char *err, size_t errn);
+/* What the on-disk cache keys a reference by (with the obstacles' hash):
+ * the input's parameters and the hash of the reference's own source. */
+void lbm_reference_key_text(const struct app_input *in, char *buf, size_t n);
 void lbm_ref_free(struct app_ref *r);
 
 /* verify.c */

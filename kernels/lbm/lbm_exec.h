@@ -51,23 +51,23 @@ struct lbm_exec {
 struct args { struct karg a[KARG_MAX]; int n; };
 
 /* schedule.c */
-void push(struct args *a, struct karg k);
-void push_lattice(struct args *a, const struct lbm_exec *e, int which);
-void push_common(struct args *a, const struct lbm_exec *e);
-int launch(struct lbm_exec *e, struct kernel *k, const size_t g[2], const size_t l[2], const struct args *a);
-int reduce_on_device(struct lbm_exec *e, long first, long nsteps);
+void lbm_push(struct args *a, struct karg k);
+void lbm_push_lattice(struct args *a, const struct lbm_exec *e, int which);
+void lbm_push_common(struct args *a, const struct lbm_exec *e);
+int lbm_launch(struct lbm_exec *e, struct kernel *k, const size_t g[2], const size_t l[2], const struct args *a);
+int lbm_reduce_on_device(struct lbm_exec *e, long first, long nsteps);
 /* After step t: bring this step's average home, or not yet, per the knob. */
-int after_step(struct lbm_exec *e, long t);
+int lbm_after_step(struct lbm_exec *e, long t);
 
 /* launch_steps.c */
 /* Setup after the buffers exist: bound instances, recordings, the clock. */
-int launch_setup(struct lbm_exec *e);
-void launch_release(struct lbm_exec *e);
+int lbm_launch_setup(struct lbm_exec *e);
+void lbm_launch_release(struct lbm_exec *e);
 /* Before each repetition: the device clock back to step 0. */
-int launch_reset(struct lbm_exec *e);
+int lbm_launch_reset(struct lbm_exec *e);
 /* Every step of a repetition with bind=once, launch=graph or
  * persistent=grid, reductions included (the final read is the caller's). */
-int launch_run(struct lbm_exec *e);
+int lbm_launch_run(struct lbm_exec *e);
 /* lat[0] is the current state: after n steps swap the pair when n is odd. */
-void lattices_advance(struct lbm_exec *e, long n);
+void lbm_lattices_advance(struct lbm_exec *e, long n);
 #endif

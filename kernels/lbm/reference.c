@@ -190,11 +190,22 @@ struct app_ref *lbm_reference_compute(const struct app_input *in, long iters, in
     return r;
 }
 
-/* The cache key: everything the reference depends on. */
+/* The source of this reference (this file and lbm.h), hashed by the Makefile
+ * when it compiles this file: an edited reference never reuses what its older
+ * self stored in the cache. */
+#ifndef LBM_REFERENCE_SOURCE
+#error "build with -DLBM_REFERENCE_SOURCE (the Makefile's hash of reference.c and lbm.h)"
+#endif
+
+void lbm_reference_key_text(const struct app_input *in, char *buf, size_t n) {
+    snprintf(buf, n, "lbm-ref-v1|%s|%d|%d|%ld|%.17g|%.17g|%.17g", LBM_REFERENCE_SOURCE, in->nx, in->ny, in->iters,
+             in->density, in->accel, in->omega);
+}
+
+/* The cache key: everything the reference depends on, its own code included. */
 static void ref_key(const struct app_input *in, char key[17]) {
     char params[256];
-    snprintf(params, sizeof params, "lbm-ref-v1|%d|%d|%ld|%.17g|%.17g|%.17g", in->nx, in->ny,
-             in->iters, in->density, in->accel, in->omega);
+    lbm_reference_key_text(in, params, sizeof params);
     uint64_t h = hash_fnv1a(in->obstacles, (size_t)in->nx * (size_t)in->ny, 0);
     char obst[32];
     snprintf(obst, sizeof obst, "%016llx", (unsigned long long)h);

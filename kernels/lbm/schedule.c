@@ -31,53 +31,53 @@
 #include "lbm_exec.h"
 #include "util.h"
 
-void push(struct args *a, struct karg k) { a->a[a->n++] = k; }
+void lbm_push(struct args *a, struct karg k) { a->a[a->n++] = k; }
 
-void push_lattice(struct args *a, const struct lbm_exec *e, int which) {
-    for (int b = 0; b < e->nbuf; b++) push(a, ARG_BUF(e->lat[which][b]));
+void lbm_push_lattice(struct args *a, const struct lbm_exec *e, int which) {
+    for (int b = 0; b < e->nbuf; b++) lbm_push(a, ARG_BUF(e->lat[which][b]));
 }
 
 /* The fused step's source and destination lattices, however they travel. */
 static int push_step_lattices(struct args *a, struct lbm_exec *e) {
     if (!e->args_struct) {
-        push_lattice(a, e, 0);
-        push_lattice(a, e, 1);
+        lbm_push_lattice(a, e, 0);
+        lbm_push_lattice(a, e, 1);
         return 0;
     }
     if (!e->by_value) {
-        push(a, ARG_BUF(e->lat_struct));
+        lbm_push(a, ARG_BUF(e->lat_struct));
         return 0;
     }
     for (int k = 0; k < 9; k++)
         if (e->d->ops->address(e->d, e->lat[0][k], &e->lat_value.src[k]) ||
             e->d->ops->address(e->d, e->lat[1][k], &e->lat_value.dst[k]))
             return -1;
-    push(a, ARG_BYTES(&e->lat_value, sizeof e->lat_value));
+    lbm_push(a, ARG_BYTES(&e->lat_value, sizeof e->lat_value));
     return 0;
 }
 
 /* accelerate_flow's lattice: the struct's source when args=struct. */
 static int push_accel_lattice(struct args *a, struct lbm_exec *e) {
     if (e->args_struct) return push_step_lattices(a, e);
-    push_lattice(a, e, 0);
+    lbm_push_lattice(a, e, 0);
     return 0;
 }
 
-void push_common(struct args *a, const struct lbm_exec *e) {
+void lbm_push_common(struct args *a, const struct lbm_exec *e) {
     const struct app_input *in = e->in;
-    push(a, ARG_INT(in->nx));
-    push(a, ARG_INT(in->ny));
-    push(a, ARG_FLOAT((float)in->omega));
+    lbm_push(a, ARG_INT(in->nx));
+    lbm_push(a, ARG_INT(in->ny));
+    lbm_push(a, ARG_FLOAT((float)in->omega));
     if (knob_is(e->k, "constants", "hoisted")) {
-        push(a, ARG_FLOAT((float)(in->density * in->accel / 9.0)));
-        push(a, ARG_FLOAT((float)(in->density * in->accel / 36.0)));
+        lbm_push(a, ARG_FLOAT((float)(in->density * in->accel / 9.0)));
+        lbm_push(a, ARG_FLOAT((float)(in->density * in->accel / 36.0)));
     } else {
-        push(a, ARG_FLOAT((float)in->density));
-        push(a, ARG_FLOAT((float)in->accel));
+        lbm_push(a, ARG_FLOAT((float)in->density));
+        lbm_push(a, ARG_FLOAT((float)in->accel));
     }
 }
 
-int launch(struct lbm_exec *e, struct kernel *k, const size_t g[2], const size_t l[2],
+int lbm_launch(struct lbm_exec *e, struct kernel *k, const size_t g[2], const size_t l[2],
                   const struct args *a) {
     if (e->d->ops->launch(e->d, k, g, l, a->n, a->a) != 0) return -1;
     return e->finish_each ? e->d->ops->finish(e->d) : 0;
@@ -175,17 +175,17 @@ static int allocate(struct lbm_exec *e) {
         const size_t one[2] = {1, 1};
         struct args a = {.n = 0};
         if (!(e->lat_struct = d->ops->alloc(d, 18 * sizeof(uint64_t)))) return -1;
-        push(&a, ARG_BUF(e->lat_struct));
-        push_lattice(&a, e, 0);
-        push_lattice(&a, e, 1);
+        lbm_push(&a, ARG_BUF(e->lat_struct));
+        lbm_push_lattice(&a, e, 0);
+        lbm_push_lattice(&a, e, 1);
         if (d->ops->launch(d, e->bind, one, one, a.n, a.a) || d->ops->finish(d)) return -1;
     }
-    return launch_setup(e);
+    return lbm_launch_setup(e);
 }
 
 static void release(struct lbm_exec *e) {
     struct dev *d = e->d;
-    launch_release(e);
+    lbm_launch_release(e);
     for (int l = 0; l < 2; l++)
         for (int b = 0; b < e->nbuf; b++) d->ops->buf_free(d, e->lat[l][b]);
     d->ops->buf_free(d, e->obstacles);
@@ -235,30 +235,30 @@ static int lattice_read(struct lbm_exec *e, int which, float *aos) {
 static int step_split(struct lbm_exec *e, int slot) {
     const size_t row_g[2] = {(size_t)e->in->nx, 1}, row_l[2] = {e->row_local, 1};
     struct args a = {.n = 0};
-    push_lattice(&a, e, 0);
-    push(&a, ARG_BUF(e->obstacles));
-    push_common(&a, e);
-    if (launch(e, e->accel, row_g, row_l, &a)) return -1;
+    lbm_push_lattice(&a, e, 0);
+    lbm_push(&a, ARG_BUF(e->obstacles));
+    lbm_push_common(&a, e);
+    if (lbm_launch(e, e->accel, row_g, row_l, &a)) return -1;
     a.n = 0;
-    push_lattice(&a, e, 0);
-    push_lattice(&a, e, 1);
-    push_common(&a, e);
-    if (launch(e, e->propagate, e->global, e->local, &a)) return -1;
+    lbm_push_lattice(&a, e, 0);
+    lbm_push_lattice(&a, e, 1);
+    lbm_push_common(&a, e);
+    if (lbm_launch(e, e->propagate, e->global, e->local, &a)) return -1;
     a.n = 0;
-    push_lattice(&a, e, 0);
-    push_lattice(&a, e, 1);
-    push(&a, ARG_BUF(e->obstacles));
-    push_common(&a, e);
-    if (launch(e, e->rebound, e->global, e->local, &a)) return -1;
-    if (launch(e, e->collision, e->global, e->local, &a)) return -1;
+    lbm_push_lattice(&a, e, 0);
+    lbm_push_lattice(&a, e, 1);
+    lbm_push(&a, ARG_BUF(e->obstacles));
+    lbm_push_common(&a, e);
+    if (lbm_launch(e, e->rebound, e->global, e->local, &a)) return -1;
+    if (lbm_launch(e, e->collision, e->global, e->local, &a)) return -1;
     a.n = 0;
-    push_lattice(&a, e, 0);
-    push(&a, ARG_BUF(e->obstacles));
-    push(&a, ARG_BUF(e->partials));
-    push_common(&a, e);
-    push(&a, ARG_INT(slot));
-    push(&a, ARG_LOCAL(e->scratch_bytes));
-    return launch(e, e->av_velocity, e->global, e->local, &a);
+    lbm_push_lattice(&a, e, 0);
+    lbm_push(&a, ARG_BUF(e->obstacles));
+    lbm_push(&a, ARG_BUF(e->partials));
+    lbm_push_common(&a, e);
+    lbm_push(&a, ARG_INT(slot));
+    lbm_push(&a, ARG_LOCAL(e->scratch_bytes));
+    return lbm_launch(e, e->av_velocity, e->global, e->local, &a);
 }
 
 /* The given program: the grid goes to the device and back every step. */
@@ -268,15 +268,15 @@ static int step_partial(struct lbm_exec *e, long t) {
     const size_t row_g[2] = {(size_t)e->in->nx, 1}, row_l[2] = {e->row_local, 1};
     if (d->ops->write(d, e->lat[0][0], 0, bytes, e->host_cells)) return -1;
     struct args a = {.n = 0};
-    push_lattice(&a, e, 0);
-    push(&a, ARG_BUF(e->obstacles));
-    push_common(&a, e);
-    if (launch(e, e->accel, row_g, row_l, &a)) return -1;
+    lbm_push_lattice(&a, e, 0);
+    lbm_push(&a, ARG_BUF(e->obstacles));
+    lbm_push_common(&a, e);
+    if (lbm_launch(e, e->accel, row_g, row_l, &a)) return -1;
     a.n = 0;
-    push_lattice(&a, e, 0);
-    push_lattice(&a, e, 1);
-    push_common(&a, e);
-    if (launch(e, e->propagate, e->global, e->local, &a)) return -1;
+    lbm_push_lattice(&a, e, 0);
+    lbm_push_lattice(&a, e, 1);
+    lbm_push_common(&a, e);
+    if (lbm_launch(e, e->propagate, e->global, e->local, &a)) return -1;
     if (d->ops->read(d, e->lat[1][0], 0, bytes, e->host_tmp)) return -1;
     lbm_host_rebound_collision(e->in, e->host_tmp, e->host_cells);
     e->av_vels[t] = lbm_host_av_velocity(e->in, e->host_cells);
@@ -290,42 +290,42 @@ static int step_fused(struct lbm_exec *e, int slot, int last) {
     if (!e->fused_accel) {
         const size_t row_g[2] = {(size_t)e->in->nx, 1}, row_l[2] = {e->row_local, 1};
         if (push_accel_lattice(&a, e)) return -1;
-        push(&a, ARG_BUF(e->obstacles));
-        push_common(&a, e);
-        if (launch(e, e->accel, row_g, row_l, &a)) return -1;
+        lbm_push(&a, ARG_BUF(e->obstacles));
+        lbm_push_common(&a, e);
+        if (lbm_launch(e, e->accel, row_g, row_l, &a)) return -1;
         a.n = 0;
     }
     if (push_step_lattices(&a, e)) return -1;
-    push(&a, ARG_BUF(e->obstacles));
-    push(&a, ARG_BUF(e->partials));
-    push_common(&a, e);
-    push(&a, ARG_INT(slot));
+    lbm_push(&a, ARG_BUF(e->obstacles));
+    lbm_push(&a, ARG_BUF(e->partials));
+    lbm_push_common(&a, e);
+    lbm_push(&a, ARG_INT(slot));
     /* The next step's acceleration, folded in; never after the last step. */
-    push(&a, ARG_INT(e->fused_accel && !last));
-    push(&a, ARG_LOCAL(e->scratch_bytes));
-    if (launch(e, e->fused, e->global, e->local, &a)) return -1;
+    lbm_push(&a, ARG_INT(e->fused_accel && !last));
+    lbm_push(&a, ARG_LOCAL(e->scratch_bytes));
+    if (lbm_launch(e, e->fused, e->global, e->local, &a)) return -1;
     if (e->swap) {
         const size_t one[2] = {1, 1};
         a.n = 0;
-        push(&a, ARG_BUF(e->lat_struct));
-        if (launch(e, e->swap, one, one, &a)) return -1;
+        lbm_push(&a, ARG_BUF(e->lat_struct));
+        if (lbm_launch(e, e->swap, one, one, &a)) return -1;
     }
-    lattices_advance(e, 1);
+    lbm_lattices_advance(e, 1);
     return 0;
 }
 
 /* Reduces the partials of steps [first, first+nsteps) into av on the device. */
-int reduce_on_device(struct lbm_exec *e, long first, long nsteps) {
+int lbm_reduce_on_device(struct lbm_exec *e, long first, long nsteps) {
     size_t l = e->d->info.max_wg < 64 ? e->d->info.max_wg : 64;
     const size_t g[2] = {((size_t)nsteps + l - 1) / l * l, 1}, loc[2] = {l, 1};
     struct args a = {.n = 0};
-    push(&a, ARG_BUF(e->partials));
-    push(&a, ARG_BUF(e->av));
-    push(&a, ARG_INT((int)e->ngroups));
-    push(&a, ARG_INT((int)nsteps));
-    push(&a, ARG_INT((int)first));
-    push(&a, ARG_FLOAT((float)(1.0 / (double)e->in->fluid_cells)));
-    return launch(e, e->reduce, g, loc, &a);
+    lbm_push(&a, ARG_BUF(e->partials));
+    lbm_push(&a, ARG_BUF(e->av));
+    lbm_push(&a, ARG_INT((int)e->ngroups));
+    lbm_push(&a, ARG_INT((int)nsteps));
+    lbm_push(&a, ARG_INT((int)first));
+    lbm_push(&a, ARG_FLOAT((float)(1.0 / (double)e->in->fluid_cells)));
+    return lbm_launch(e, e->reduce, g, loc, &a);
 }
 
 static int read_av(struct lbm_exec *e, long first, long nsteps) {
@@ -337,7 +337,7 @@ static int read_av(struct lbm_exec *e, long first, long nsteps) {
 }
 
 /* After step t: bring this step's average home, or not yet, per the knob. */
-int after_step(struct lbm_exec *e, long t) {
+int lbm_after_step(struct lbm_exec *e, long t) {
     struct dev *d = e->d;
     const long slot = e->red >= RED_CHUNKED ? t % e->chunk : 0;
     const int chunk_full = slot == e->chunk - 1 || t == e->in->iters - 1;
@@ -362,10 +362,10 @@ int after_step(struct lbm_exec *e, long t) {
     }
     case RED_CHUNKED:
         if (!chunk_full) return 0;
-        if (reduce_on_device(e, t - slot, slot + 1)) return -1;
+        if (lbm_reduce_on_device(e, t - slot, slot + 1)) return -1;
         return read_av(e, t - slot, slot + 1);
     case RED_DEFERRED:
-        return chunk_full ? reduce_on_device(e, t - slot, slot + 1) : 0;
+        return chunk_full ? lbm_reduce_on_device(e, t - slot, slot + 1) : 0;
     }
     return 0;
 }
@@ -373,7 +373,7 @@ int after_step(struct lbm_exec *e, long t) {
 /* One repetition: the initial state in, every step, the averages home. */
 static int repetition(struct lbm_exec *e, const float *initial, double *wall, double *device) {
     struct dev *d = e->d;
-    if (lattice_write(e, 0, initial) || launch_reset(e) || d->ops->finish(d)) return -1;
+    if (lattice_write(e, 0, initial) || lbm_launch_reset(e) || d->ops->finish(d)) return -1;
     if (e->partial) memcpy(e->host_cells, initial, 9 * (size_t)e->in->nx * (size_t)e->in->ny * sizeof(float));
     if (d->ops->mark(d, 0)) return -1;
     double t0 = clock_now();
@@ -381,13 +381,13 @@ static int repetition(struct lbm_exec *e, const float *initial, double *wall, do
         /* The first step's acceleration; fused_step does every later one. */
         const size_t row_g[2] = {(size_t)e->in->nx, 1}, row_l[2] = {e->row_local, 1};
         struct args a = {.n = 0};
-        push_lattice(&a, e, 0);
-        push(&a, ARG_BUF(e->obstacles));
-        push_common(&a, e);
-        if (launch(e, e->accel, row_g, row_l, &a)) return -1;
+        lbm_push_lattice(&a, e, 0);
+        lbm_push(&a, ARG_BUF(e->obstacles));
+        lbm_push_common(&a, e);
+        if (lbm_launch(e, e->accel, row_g, row_l, &a)) return -1;
     }
     if (e->bind_once || e->persistent) {
-        if (launch_run(e)) return -1;
+        if (lbm_launch_run(e)) return -1;
     }
     for (long t = 0; t < e->in->iters && !e->bind_once && !e->persistent; t++) {
         const int slot = e->red >= RED_CHUNKED ? (int)(t % e->chunk) : 0;
@@ -396,7 +396,7 @@ static int repetition(struct lbm_exec *e, const float *initial, double *wall, do
             continue;
         }
         int rc = e->split ? step_split(e, slot) : step_fused(e, slot, t == e->in->iters - 1);
-        if (rc || after_step(e, t)) return -1;
+        if (rc || lbm_after_step(e, t)) return -1;
     }
     if (e->red == RED_DEFERRED && read_av(e, 0, e->in->iters)) return -1;
     if (d->ops->mark(d, 1) || d->ops->finish(d)) return -1;

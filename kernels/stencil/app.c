@@ -80,7 +80,7 @@ static const char *stencil_invalid(const struct knob_set *k, const struct app_in
             return why;
         }
     }
-    if (knob_is(k, "range", "fused") && strcmp(dev->backend, "openmp") != 0 && dev->local_mem &&
+    if (knob_is(k, "range", "fused") && dev->caps.work_groups && dev->local_mem &&
         2 * items * sizeof(float) > dev->local_mem) {
         snprintf(why, sizeof why, "the work-group reduction needs %zu bytes of local memory; the device has %llu",
                  2 * items * sizeof(float), (unsigned long long)dev->local_mem);

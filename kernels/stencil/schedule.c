@@ -85,8 +85,7 @@ static void build_options(struct st_exec *e) {
     repo_path(dir, sizeof dir, "kernels/stencil");
     sb_printf(&e->opts, "-I%s", dir);
     knobs_defines(e->k, &e->opts);
-    if (!strcmp(e->d->info.backend, "openmp")) sb_printf(&e->opts, " -ffp-contract=off");
-    if (!strcmp(e->d->info.backend, "cuda")) sb_printf(&e->opts, " --fmad=false");
+    if (e->d->ops->no_contract_option) sb_printf(&e->opts, " %s", e->d->ops->no_contract_option);
     char rel[128];
     snprintf(rel, sizeof rel, "kernels/stencil/stencil%s", e->d->ops->source_suffix);
     repo_path(e->src, sizeof e->src, rel);

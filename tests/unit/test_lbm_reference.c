@@ -247,6 +247,20 @@ static void test_threads(void) {
           "cache: computed and reloaded references equal lbm_reference_compute");
     lbm_ref_free(first);
     lbm_ref_free(again);
+    /* The key carries the reference's own source as it is now (reference.c and
+     * lbm.h, hashed as the Makefile hashes them): an edited reference is
+     * rebuilt with a new hash and never served what its older self cached. */
+    char key[512], now[64] = "";
+    lbm_reference_key_text(in, key, sizeof key);
+    FILE *ck = popen("cat kernels/lbm/reference.c kernels/lbm/lbm.h | cksum | cut -d' ' -f1", "r");
+    if (ck) {
+        if (!fgets(now, sizeof now, ck)) now[0] = '\0';
+        pclose(ck);
+    }
+    now[strcspn(now, "\n")] = '\0';
+    char want[80];
+    snprintf(want, sizeof want, "|%s|", now);
+    CHECK(now[0] && strstr(key, want), "cache: the key names the reference's current source (%s in '%s')", now, key);
     /* Another accel must not be served the cached answer. */
     in->accel = 0.01;
     struct app_ref *other = lbm_reference(in, err, sizeof err), *other_c = lbm_reference_compute(in, 50, 1);

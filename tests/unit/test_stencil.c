@@ -205,6 +205,7 @@ static void test_invalid(void) {
     struct app_input *in = load("128x128", 0, err, sizeof err);
     struct device_info gpu = {.backend = "opencl", .max_wg = 1024, .max_item = {1024, 1024, 64},
                               .local_mem = 49152, .global_mem = 1ull << 32, .max_alloc = 1ull << 30};
+    device_caps(&gpu);
     struct knob_set k;
     knobs_init(&k, app->knobs);
     const unsigned ok[2] = {32, 4}, odd[2] = {24, 1}, big[2] = {64, 32}, wide[2] = {128, 1};

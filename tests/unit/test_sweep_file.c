@@ -33,6 +33,7 @@ static struct device_info fake_device(size_t max_wg, size_t max_x, size_t max_y)
     d.max_item[2] = 1;
     d.local_mem = 49152;
     d.compute_units = 132;
+    device_caps(&d);
     return d;
 }
 
