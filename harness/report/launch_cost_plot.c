@@ -8,7 +8,6 @@
  * few variables and `load` on a pipe, as `plot wg` does. */
 #include <getopt.h>
 #include <limits.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,30 +18,14 @@
 #include "commands.h"
 #include "launch_cost.h"
 #include "store.h"
+#include "store_report.h"
 #include "gnuplot.h"
 #include "util.h"
-
-/* The latest run of each device (by fingerprint: a new driver is a new
- * device) that measured launch cost; per launch, in microseconds. */
-static const char rows_sql[] =
-    "SELECT d.spec, d.name, lc.kind, lc.nargs,"
-    " lc.enqueue_median_s / lc.launches * 1e6, lc.enqueue_q1_s / lc.launches * 1e6,"
-    " lc.enqueue_q3_s / lc.launches * 1e6"
-    " FROM launch_cost lc JOIN device d ON d.id = lc.device_id"
-    " WHERE lc.run_id IN (SELECT max(l.run_id) FROM launch_cost l JOIN device x ON x.id = l.device_id"
-    "                     GROUP BY x.fingerprint)"
-    " AND lc.enqueue_median_s IS NOT NULL"
-    " ORDER BY d.spec, d.fingerprint, lc.run_id, lc.kind, lc.nargs";
 
 struct series_data {
     struct strbuf dat, colors, dashes;
     int nseries;
 };
-
-static const char *col(sqlite3_stmt *st, int i) {
-    const char *s = (const char *)sqlite3_column_text(st, i);
-    return s ? s : "";
-}
 
 /* A title inside the .dat's double quotes: gnuplot has no escape there, so
  * a double quote becomes a single one and control characters spaces. */
@@ -55,36 +38,35 @@ static void dat_title(struct strbuf *b, const char *spec, const char *name, cons
     sb_printf(b, "\"%s\"\n", t);
 }
 
-/* Reads the rows into blocks, one per (device, kind). Returns the number of
- * blocks, or -1 with err. */
-static int load(sqlite3 *db, struct series_data *s, char *err, size_t errn) {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, rows_sql, -1, &st, NULL) != SQLITE_OK)
-        return err_set(err, errn, "no launch-cost table (%s)", sqlite3_errmsg(db));
+/* The points of the latest run of each device (by fingerprint: a new driver
+ * is a new device) that measured launch cost, in blocks, one per (device,
+ * kind). Returns the number of blocks, or -1 with err. */
+static int load(const char *db_path, struct series_data *s, char *err, size_t errn) {
+    /* Read-only and never created: a plot must not make an empty database. */
+    struct store_reader *rd = store_reader_open(db_path, err, errn);
+    if (!rd) return -1;
+    struct launch_cost_point *p = NULL;
+    const int n = store_launch_cost_latest(rd, &p, err, errn);
+    store_reader_close(rd);
     char prev_dev[512] = "", prev_kind[16] = "";
-    int ndev = 0, rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    int ndev = 0;
+    for (int i = 0; i < n; i++) {
         char dev[512];
-        str_fmt(dev, sizeof dev, "%s|%s", col(st, 0), col(st, 1));
-        const char *kind = col(st, 2);
+        str_fmt(dev, sizeof dev, "%s|%s", p[i].spec, p[i].name);
         const int new_dev = strcmp(dev, prev_dev) != 0;
-        if (new_dev || strcmp(kind, prev_kind) != 0) {
+        if (new_dev || strcmp(p[i].kind, prev_kind) != 0) {
             ndev += new_dev;
             if (s->nseries++) sb_printf(&s->dat, "\n\n");
-            dat_title(&s->dat, col(st, 0), col(st, 1), kind);
+            dat_title(&s->dat, p[i].spec, p[i].name, p[i].kind);
             sb_printf(&s->colors, "%s%d", s->nseries > 1 ? " " : "", ndev);
-            sb_printf(&s->dashes, "%s%d", s->nseries > 1 ? " " : "", strcmp(kind, "buffer") ? 2 : 1);
+            sb_printf(&s->dashes, "%s%d", s->nseries > 1 ? " " : "", strcmp(p[i].kind, "buffer") ? 2 : 1);
             str_copy(prev_dev, sizeof prev_dev, dev);
-            str_copy(prev_kind, sizeof prev_kind, kind);
+            str_copy(prev_kind, sizeof prev_kind, p[i].kind);
         }
-        const double med = sqlite3_column_double(st, 4);
-        const double q1 = sqlite3_column_type(st, 5) == SQLITE_NULL ? med : sqlite3_column_double(st, 5);
-        const double q3 = sqlite3_column_type(st, 6) == SQLITE_NULL ? med : sqlite3_column_double(st, 6);
-        sb_printf(&s->dat, "%d %.9g %.9g %.9g\n", sqlite3_column_int(st, 3), med, q1, q3);
+        sb_printf(&s->dat, "%d %.9g %.9g %.9g\n", p[i].nargs, p[i].median_us, p[i].q1_us, p[i].q3_us);
     }
-    if (rc != SQLITE_DONE) err_set(err, errn, "%s", sqlite3_errmsg(db));
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? s->nseries : -1;
+    free(p);
+    return n < 0 ? -1 : s->nseries;
 }
 
 static int run_gnuplot(const struct series_data *s, const char *dat, const char *png, const char *svg,
@@ -103,18 +85,8 @@ static int run_gnuplot(const struct series_data *s, const char *dat, const char 
 
 /* Both entry points: svg may be NULL. */
 static int draw(const char *db_path, const char *png, const char *svg, char *err, size_t errn) {
-    /* Read-only and never created: a plot must not make an empty database. */
-    if (access(db_path, F_OK) != 0) return err_set(err, errn, "no database at %s", db_path);
-    sqlite3 *db = NULL;
-    if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        err_set(err, errn, "%s: %s", db_path, db ? sqlite3_errmsg(db) : "cannot open");
-        sqlite3_close(db);
-        return -1;
-    }
-    sqlite3_busy_timeout(db, 10000); /* a measurement may be writing */
     struct series_data s = {0};
-    int n = load(db, &s, err, errn);
-    sqlite3_close(db);
+    int n = load(db_path, &s, err, errn);
     int rc = -1;
     char tmpl[PATH_MAX], dat[PATH_MAX + 16];
     const char *tmp = getenv("TMPDIR");

@@ -6,9 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
-
 #include "report.h"
+#include "store_report.h"
 #include "util.h"
 
 /* Runs a shell snippet, returns its first output line (trimmed) in out. */
@@ -66,20 +65,11 @@ static void probe_hostlang(const char *language, char *out, size_t n) {
 }
 
 static void store_note(struct report *r, const char *key, const char *text) {
-    sqlite3 *db = store_db(r->store);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO report_note (run_id, key, text) VALUES (?, ?, ?)", -1, &st,
-                           NULL) != SQLITE_OK)
-        return;
     for (int d = 0; d < r->ndev; d++) {
-        if (r->dev[d].run_id < 0) continue;
-        sqlite3_bind_int64(st, 1, r->dev[d].run_id);
-        sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, 3, text, -1, SQLITE_TRANSIENT);
-        if (sqlite3_step(st) != SQLITE_DONE) fprintf(stderr, "harness report: note: %s\n", sqlite3_errmsg(db));
-        sqlite3_reset(st);
+        char err[512];
+        if (r->dev[d].run_id >= 0 && store_report_note_put(r->store, r->dev[d].run_id, key, text, err, sizeof err))
+            fprintf(stderr, "harness report: note: %s\n", err);
     }
-    sqlite3_finalize(st);
 }
 
 const char *report_probe(struct report *r, const char *key) {
