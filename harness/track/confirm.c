@@ -2,7 +2,6 @@
 #include "confirm.h"
 
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +9,7 @@
 #include "app.h"
 #include "backend.h"
 #include "stats.h"
-#include "store_nightly.h"
+#include "store_confirm.h"
 #include "util.h"
 
 struct side_job {
@@ -101,49 +100,16 @@ static void judge(struct confirm_series *c, const struct round_job *a, const str
     free(pb);
 }
 
-static int64_t record(sqlite3 *db, const struct confirm_series *c, const struct confirm_opts *o,
+static int64_t record(struct store *store, const struct confirm_series *c, const struct confirm_opts *o,
                       const struct round_job *a, const struct round_job *b) {
-    sqlite3_stmt *st = NULL;
-    const char *sql = "INSERT INTO confirmation(series, nightly_id, change_point_id, source, build_a, build_b,"
-                      " flagged_ratio, rounds, ratio, p, sd, verdict, reason)"
-                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
-    sqlite3_bind_text(st, 1, c->id.key, -1, SQLITE_STATIC);
-    if (c->nightly_id > 0) sqlite3_bind_int64(st, 2, c->nightly_id);
-    if (c->change_point_id > 0) sqlite3_bind_int64(st, 3, c->change_point_id);
-    sqlite3_bind_text(st, 4, o->source ? o->source : "", -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, o->build_a ? o->build_a : "", -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 6, o->build_b ? o->build_b : "", -1, SQLITE_STATIC);
-    sqlite3_bind_double(st, 7, c->flagged_ratio);
-    sqlite3_bind_int(st, 8, c->r.n);
-    if (c->r.n) {
-        sqlite3_bind_double(st, 9, c->r.ratio);
-        sqlite3_bind_double(st, 10, c->r.p);
-        sqlite3_bind_double(st, 11, c->r.sd);
-    }
-    sqlite3_bind_text(st, 12, c->verdict, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 13, c->reason, -1, SQLITE_STATIC);
-    int ok = sqlite3_step(st) == SQLITE_DONE;
-    sqlite3_finalize(st);
-    if (!ok) return -1;
-    int64_t id = sqlite3_last_insert_rowid(db);
-    /* Every sample of both sides, with its round, so a verdict can be re-read. */
-    if (sqlite3_prepare_v2(db, "INSERT INTO confirmation_sample(confirmation_id, side, round, seconds)"
-                               " VALUES (?1, ?2, ?3, ?4)", -1, &st, NULL) != SQLITE_OK)
-        return id;
-    for (int side = 0; side < 2; side++) {
-        const struct measurement *m = side ? &b->m : &a->m;
-        for (int i = 0; i < m->nsamples; i++) {
-            sqlite3_bind_int64(st, 1, id);
-            sqlite3_bind_text(st, 2, side ? "B" : "A", -1, SQLITE_STATIC);
-            sqlite3_bind_int(st, 3, m->sample_round ? m->sample_round[i] : 0);
-            sqlite3_bind_double(st, 4, m->samples[i]);
-            sqlite3_step(st);
-            sqlite3_reset(st);
-        }
-    }
-    sqlite3_finalize(st);
-    return id;
+    struct store_confirmation row = {
+        .series = c->id.key, .nightly_id = c->nightly_id, .change_point_id = c->change_point_id,
+        .source = o->source ? o->source : "", .build_a = o->build_a ? o->build_a : "",
+        .build_b = o->build_b ? o->build_b : "", .flagged_ratio = c->flagged_ratio,
+        .rounds = c->r.n, .ratio = c->r.ratio, .p = c->r.p, .sd = c->r.sd,
+        .verdict = c->verdict, .reason = c->reason,
+    };
+    return store_confirmation_put(store, &row, &a->m, &b->m);
 }
 
 int confirm_run(struct store *store, struct confirm_series *s, int n, const struct confirm_opts *opts) {
@@ -171,7 +137,6 @@ int confirm_run(struct store *store, struct confirm_series *s, int n, const stru
     struct round_exec execs[2] = {o.a, o.b};
     struct rounds_opts ro = {.seed = o.seed, .execs = execs, .nexecs = 2, .what = "confirm"};
     int rc = rounds_run(jobs, 2 * n, &ro), confirmed = 0;
-    sqlite3 *db = store_db(store);
     for (int i = 0; i < n && rc >= 0; i++) {
         if (jobs[2 * i].skip || jobs[2 * i + 1].skip) {
             s[i].r = (struct paired_result){0};
@@ -179,8 +144,8 @@ int confirm_run(struct store *store, struct confirm_series *s, int n, const stru
             judge(&s[i], &jobs[2 * i], &jobs[2 * i + 1], &o);
         }
         confirmed += !strcmp(s[i].verdict, "confirmed");
-        if (record(db, &s[i], &o, &jobs[2 * i], &jobs[2 * i + 1]) < 0)
-            fprintf(stderr, "harness: storing the confirmation: %s\n", sqlite3_errmsg(db));
+        if (record(store, &s[i], &o, &jobs[2 * i], &jobs[2 * i + 1]) < 0)
+            fprintf(stderr, "harness: storing the confirmation: %s\n", store_errmsg(store));
     }
     for (int i = 0; i < 2 * n; i++) measurement_free(&jobs[i].m);
     free(jobs);

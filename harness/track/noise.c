@@ -1,11 +1,10 @@
 /* noise.h: learning the noise model from the nightly history. */
 #include "noise.h"
 
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "store_nightly.h"
+#include "store_noise.h"
 #include "util.h"
 
 /* One series: its clean nights and the build group of each. */
@@ -41,7 +40,7 @@ void noise_set_learn(const struct history_list *hl, const char *before, struct n
     for (int i = 0; i < out->n; i++) noise_effective(&out->e[i].own, &out->e[i].used);
 }
 
-int noise_set_load(sqlite3 *db, const char *before, struct noise_set *out, char *err, size_t errn) {
+int noise_set_load(struct sqlite3 *db, const char *before, struct noise_set *out, char *err, size_t errn) {
     struct history_list hl;
     if (history_load(db, &hl, err, errn) != 0) return -1;
     noise_set_learn(&hl, before, out);
@@ -58,34 +57,21 @@ void noise_set_find(const struct noise_set *s, const char *key, struct noise_mod
     *out = (struct noise_model){0}; /* no history: the priors alone (round_stats.h) */
 }
 
-int noise_set_store(sqlite3 *db, const struct noise_set *s, char *err, size_t errn) {
-    if (db_exec(db, "BEGIN IMMEDIATE; DELETE FROM noise_model", err, errn) != 0) return -1;
-    sqlite3_stmt *st = NULL;
-    const char *sql = "INSERT INTO noise_model(series, fingerprint, label, nights, builds, own_sigma_night,"
-                      " own_df_night, sigma_night, df_night, sigma_round, df_round)"
-                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
-    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK ? 0 : -1;
-    for (int i = 0; rc == 0 && i < s->n; i++) {
+int noise_set_store(struct sqlite3 *db, const struct noise_set *s, char *err, size_t errn) {
+    struct store_noise_row *rows = xcalloc((size_t)s->n + 1, sizeof *rows);
+    for (int i = 0; i < s->n; i++) {
         const struct noise_entry *e = &s->e[i];
-        sqlite3_bind_text(st, 1, e->key, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, e->fp, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 3, e->label, -1, SQLITE_STATIC);
-        sqlite3_bind_int(st, 4, e->own.nights);
-        sqlite3_bind_int(st, 5, e->own.builds);
-        sqlite3_bind_double(st, 6, e->own.sigma_night);
-        sqlite3_bind_double(st, 7, e->own.df_night);
-        sqlite3_bind_double(st, 8, e->used.sigma_night);
-        sqlite3_bind_double(st, 9, e->used.df_night);
-        sqlite3_bind_double(st, 10, e->used.sigma_round);
-        sqlite3_bind_double(st, 11, e->used.df_round);
-        rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-        sqlite3_reset(st);
+        rows[i] = (struct store_noise_row){
+            .series = e->key, .fingerprint = e->fp, .label = e->label,
+            .nights = e->own.nights, .builds = e->own.builds,
+            .own_sigma_night = e->own.sigma_night, .own_df_night = e->own.df_night,
+            .sigma_night = e->used.sigma_night, .df_night = e->used.df_night,
+            .sigma_round = e->used.sigma_round, .df_round = e->used.df_round,
+        };
     }
-    if (rc) err_set(err, errn, "%s", sqlite3_errmsg(db));
-    sqlite3_finalize(st);
-    if (rc == 0) return db_exec(db, "COMMIT", err, errn);
-    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-    return -1;
+    int rc = store_noise_models(db, rows, s->n, err, errn);
+    free(rows);
+    return rc;
 }
 
 void noise_set_free(struct noise_set *s) {

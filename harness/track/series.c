@@ -1,21 +1,14 @@
-/* Loading series from the database (series.h). The key is built in SQL so
- * that rows arrive grouped and sorted by it; C only cuts the groups. */
+/* Series from the database (series.h). store_series.c delivers the rows
+ * grouped and sorted by the series' key; C only cuts the groups. */
 #include "series.h"
 
 #include <math.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stats.h"
+#include "store_series.h"
 #include "util.h"
-
-#define KEY_SQL "d.fingerprint || '|' || c.app || '|' || c.input || '|' || c.knobs || '|' || c.wg_x || 'x' || c.wg_y || '|' || COALESCE(m.iters, 0)"
-
-static const char *text(sqlite3_stmt *st, int i) {
-    const unsigned char *t = sqlite3_column_text(st, i);
-    return t ? (const char *)t : "";
-}
 
 static void grow(void **p, int *cap, int need, size_t size) {
     if (need <= *cap) return;
@@ -25,70 +18,52 @@ static void grow(void **p, int *cap, int need, size_t size) {
     if (!*p) abort();
 }
 
-/* Columns 0..10 of both queries: key, fingerprint, spec, device name, app,
- * input, variant, knobs, wg_x, wg_y, iters, warmup. */
-#define ID_COLUMNS KEY_SQL ", d.fingerprint, d.spec, d.name, c.app, c.input, COALESCE(m.variant, c.variant)," \
-                           " c.knobs, c.wg_x, c.wg_y, m.iters, m.warmup"
-#define ID_NCOL 12
-
-static void id_fill(sqlite3_stmt *st, struct series_id *id) {
+static void id_fill(const struct store_series_key *k, struct series_id *id) {
     memset(id, 0, sizeof *id);
-    str_copy(id->key, sizeof id->key, text(st, 0));
-    str_copy(id->fp, sizeof id->fp, text(st, 1));
-    str_copy(id->spec, sizeof id->spec, text(st, 2));
-    str_copy(id->device, sizeof id->device, text(st, 3));
-    str_copy(id->app, sizeof id->app, text(st, 4));
-    str_copy(id->input, sizeof id->input, text(st, 5));
-    str_copy(id->variant, sizeof id->variant, text(st, 6));
-    str_copy(id->knobs, sizeof id->knobs, text(st, 7));
-    id->wg[0] = (unsigned)sqlite3_column_int(st, 8);
-    id->wg[1] = (unsigned)sqlite3_column_int(st, 9);
-    id->iters = (long)sqlite3_column_int64(st, 10);
-    id->warmup = sqlite3_column_int(st, 11);
+    str_copy(id->key, sizeof id->key, k->key);
+    str_copy(id->fp, sizeof id->fp, k->fp);
+    str_copy(id->spec, sizeof id->spec, k->spec);
+    str_copy(id->device, sizeof id->device, k->device);
+    str_copy(id->app, sizeof id->app, k->app);
+    str_copy(id->input, sizeof id->input, k->input);
+    str_copy(id->variant, sizeof id->variant, k->variant);
+    str_copy(id->knobs, sizeof id->knobs, k->knobs);
+    id->wg[0] = k->wg[0];
+    id->wg[1] = k->wg[1];
+    id->iters = k->iters;
+    id->warmup = k->warmup;
 }
 
-int series_load_runs(sqlite3 *db, const char *table, struct series_list *out, char *err, size_t errn) {
-    memset(out, 0, sizeof *out);
-    char sql[2048];
-    str_fmt(sql, sizeof sql,
-            "SELECT " ID_COLUMNS ", s.seconds, m.run_id, m.id, s.round, COALESCE(rs.disturbed, 0)"
-            " FROM measurement m JOIN config c ON c.id = m.config_id"
-            " JOIN run r ON r.id = m.run_id JOIN device d ON d.id = r.device_id"
-            " JOIN sample s ON s.measurement_id = m.id"
-            " LEFT JOIN round_state rs ON rs.run_id = m.run_id AND rs.round = s.round"
-            " WHERE m.status = 'ok' AND s.seconds > 0 AND m.run_id IN (SELECT run_id FROM temp.%s)"
-            " ORDER BY 1, m.run_id, m.id, s.round, s.rep",
-            table);
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return err_set(err, errn, "%s", sqlite3_errmsg(db));
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct series_samples *cur = out->n ? &out->s[out->n - 1] : NULL;
-        if (!cur || strcmp(cur->id.key, text(st, 0))) {
-            grow((void **)&out->s, &out->cap, out->n + 1, sizeof *out->s);
-            cur = &out->s[out->n++];
-            memset(cur, 0, sizeof *cur);
-            id_fill(st, &cur->id);
-        }
-        if (cur->n == cur->cap) {
-            int cap = cur->cap;
-            grow((void **)&cur->v, &cur->cap, cur->n + 1, sizeof *cur->v);
-            int c2 = cap, c3 = cap, c4 = cap;
-            grow((void **)&cur->run, &cap, cur->n + 1, sizeof *cur->run);
-            grow((void **)&cur->meas, &c2, cur->n + 1, sizeof *cur->meas);
-            grow((void **)&cur->round, &c3, cur->n + 1, sizeof *cur->round);
-            grow((void **)&cur->disturbed, &c4, cur->n + 1, sizeof *cur->disturbed);
-        }
-        cur->v[cur->n] = sqlite3_column_double(st, ID_NCOL);
-        cur->run[cur->n] = sqlite3_column_int64(st, ID_NCOL + 1);
-        cur->meas[cur->n] = sqlite3_column_int64(st, ID_NCOL + 2);
-        cur->round[cur->n] = sqlite3_column_int(st, ID_NCOL + 3);
-        cur->disturbed[cur->n++] = sqlite3_column_int(st, ID_NCOL + 4);
+static void run_sample_add(const struct store_run_sample *r, void *ctx) {
+    struct series_list *out = ctx;
+    struct series_samples *cur = out->n ? &out->s[out->n - 1] : NULL;
+    if (!cur || strcmp(cur->id.key, r->id.key)) {
+        grow((void **)&out->s, &out->cap, out->n + 1, sizeof *out->s);
+        cur = &out->s[out->n++];
+        memset(cur, 0, sizeof *cur);
+        id_fill(&r->id, &cur->id);
     }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
+    if (cur->n == cur->cap) {
+        int cap = cur->cap;
+        grow((void **)&cur->v, &cur->cap, cur->n + 1, sizeof *cur->v);
+        int c2 = cap, c3 = cap, c4 = cap;
+        grow((void **)&cur->run, &cap, cur->n + 1, sizeof *cur->run);
+        grow((void **)&cur->meas, &c2, cur->n + 1, sizeof *cur->meas);
+        grow((void **)&cur->round, &c3, cur->n + 1, sizeof *cur->round);
+        grow((void **)&cur->disturbed, &c4, cur->n + 1, sizeof *cur->disturbed);
+    }
+    cur->v[cur->n] = r->seconds;
+    cur->run[cur->n] = r->run_id;
+    cur->meas[cur->n] = r->measurement_id;
+    cur->round[cur->n] = r->round;
+    cur->disturbed[cur->n++] = r->disturbed;
+}
+
+int series_load_runs(struct sqlite3 *db, const char *table, struct series_list *out, char *err, size_t errn) {
+    memset(out, 0, sizeof *out);
+    if (store_run_samples(db, table, run_sample_add, out, err, errn) != 0) {
         series_list_free(out);
-        return err_set(err, errn, "%s", sqlite3_errmsg(db));
+        return -1;
     }
     return 0;
 }
@@ -201,105 +176,78 @@ static struct night_point *point_add(struct history *h) {
     return p;
 }
 
-/* Samples of every series per nightly, in key then time order. A night's
- * build is its kept build's content hash (nightly.build_hash) when it has
- * one, else the commit with "+dirty" for a dirty tree. */
-static int load_timings(sqlite3 *db, struct history_list *out, char *err, size_t errn) {
-    static const char sql[] =
-        "SELECT " ID_COLUMNS ", n.id, n.started_at, r.id, b.git_commit, b.dirty, s.seconds,"
-        " COALESCE(n.build_hash, b.git_commit || CASE WHEN b.dirty THEN '+dirty' ELSE '' END),"
-        " COALESCE(n.quality, 'ok') != 'ok', m.id, s.round, COALESCE(rs.disturbed, 0)"
-        " FROM nightly n JOIN nightly_run nr ON nr.nightly_id = n.id JOIN run r ON r.id = nr.run_id"
-        " JOIN build b ON b.id = r.build_id JOIN device d ON d.id = r.device_id"
-        " JOIN measurement m ON m.run_id = r.id JOIN config c ON c.id = m.config_id"
-        " JOIN sample s ON s.measurement_id = m.id"
-        " LEFT JOIN round_state rs ON rs.run_id = m.run_id AND rs.round = s.round"
-        " WHERE m.status = 'ok' AND s.seconds > 0"
-        " AND r.id NOT IN (SELECT run_id FROM run_exclusion)"
-        " ORDER BY 1, n.started_at, n.id, r.id, m.id, s.round, s.rep";
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return err_set(err, errn, "%s", sqlite3_errmsg(db));
-    struct gather g = {0};
-    int rc;
-    struct history *h = NULL;
-    struct night_point *p = NULL;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t nightly = sqlite3_column_int64(st, ID_NCOL);
-        if (!h || strcmp(h->id.key, text(st, 0))) {
-            if (p) night_close(p, &g);
-            h = history_add(out);
-            id_fill(st, &h->id);
-            p = NULL;
-        }
-        if (!p || p->nightly_id != nightly) {
-            if (p) night_close(p, &g);
-            p = point_add(h);
-            p->nightly_id = nightly;
-            str_copy(p->when, sizeof p->when, text(st, ID_NCOL + 1));
-            p->run_id = sqlite3_column_int64(st, ID_NCOL + 2);
-            str_copy(p->commit, sizeof p->commit, text(st, ID_NCOL + 3));
-            p->dirty = sqlite3_column_int(st, ID_NCOL + 4);
-            str_copy(p->build, sizeof p->build, text(st, ID_NCOL + 6));
-            p->bad = sqlite3_column_int(st, ID_NCOL + 7);
-        }
-        gather_add(&g, sqlite3_column_double(st, ID_NCOL + 5), sqlite3_column_int64(st, ID_NCOL + 8),
-                   sqlite3_column_int(st, ID_NCOL + 9), sqlite3_column_int(st, ID_NCOL + 10));
+/* Samples of every series per nightly, in key then time order, into one
+ * night_point per nightly. */
+struct timings {
+    struct history_list *out;
+    struct history *h;
+    struct night_point *p;
+    struct gather g;
+};
+
+static void night_sample_add(const struct store_night_sample *r, void *ctx) {
+    struct timings *t = ctx;
+    if (!t->h || strcmp(t->h->id.key, r->id.key)) {
+        if (t->p) night_close(t->p, &t->g);
+        t->h = history_add(t->out);
+        id_fill(&r->id, &t->h->id);
+        t->p = NULL;
     }
-    if (p) night_close(p, &g);
-    gather_free(&g);
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : err_set(err, errn, "%s", sqlite3_errmsg(db));
+    if (!t->p || t->p->nightly_id != r->nightly_id) {
+        if (t->p) night_close(t->p, &t->g);
+        struct night_point *p = t->p = point_add(t->h);
+        p->nightly_id = r->nightly_id;
+        str_copy(p->when, sizeof p->when, r->started_at);
+        p->run_id = r->run_id;
+        str_copy(p->commit, sizeof p->commit, r->commit);
+        p->dirty = r->dirty;
+        str_copy(p->build, sizeof p->build, r->build);
+        p->bad = r->bad;
+    }
+    gather_add(&t->g, r->seconds, r->measurement_id, r->round, r->disturbed);
+}
+
+static int load_timings(struct sqlite3 *db, struct history_list *out, char *err, size_t errn) {
+    struct timings t = {.out = out};
+    int rc = store_nightly_samples(db, night_sample_add, &t, err, errn);
+    if (t.p) night_close(t.p, &t.g);
+    gather_free(&t.g);
+    return rc;
 }
 
 /* The canary: each nightly's copy bandwidth per device (GB/s, one value). */
-static int load_canary(sqlite3 *db, struct history_list *out, char *err, size_t errn) {
-    static const char sql[] =
-        "SELECT d.fingerprint, d.spec, d.name, n.id, n.started_at, p.copy_gbs,"
-        " (SELECT b.git_commit FROM nightly_run nr JOIN run r ON r.id = nr.run_id JOIN build b ON b.id = r.build_id"
-        "  WHERE nr.nightly_id = n.id ORDER BY r.id LIMIT 1),"
-        " (SELECT b.dirty FROM nightly_run nr JOIN run r ON r.id = nr.run_id JOIN build b ON b.id = r.build_id"
-        "  WHERE nr.nightly_id = n.id ORDER BY r.id LIMIT 1)"
-        " FROM nightly n JOIN nightly_peak np ON np.nightly_id = n.id JOIN peak p ON p.id = np.peak_id"
-        " JOIN device d ON d.id = p.device_id WHERE p.copy_gbs > 0"
-        " ORDER BY d.fingerprint, n.started_at, n.id, p.id";
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return err_set(err, errn, "%s", sqlite3_errmsg(db));
-    int rc;
-    struct history *h = NULL;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (!h || strcmp(h->id.fp, text(st, 0))) {
-            h = history_add(out);
-            str_copy(h->id.fp, sizeof h->id.fp, text(st, 0));
-            str_copy(h->id.spec, sizeof h->id.spec, text(st, 1));
-            str_copy(h->id.device, sizeof h->id.device, text(st, 2));
-            str_copy(h->id.app, sizeof h->id.app, "canary");
-            str_copy(h->id.input, sizeof h->id.input, "copy");
-            str_copy(h->id.variant, sizeof h->id.variant, "copy-bandwidth");
-            str_fmt(h->id.key, sizeof h->id.key, "%s|canary|copy||", h->id.fp);
-            h->id.higher_better = 1;
-        }
-        int64_t nightly = sqlite3_column_int64(st, 3);
-        if (h->n && h->p[h->n - 1].nightly_id == nightly) continue; /* one per night: the first */
-        struct night_point *p = point_add(h);
-        p->nightly_id = nightly;
-        str_copy(p->when, sizeof p->when, text(st, 4));
-        str_copy(p->commit, sizeof p->commit, text(st, 6));
-        p->dirty = sqlite3_column_int(st, 7);
-        p->n = 1;
-        p->median = p->q1 = p->q3 = sqlite3_column_double(st, 5);
-        p->nv = (struct night_value){.rounds = 1, .mean = log(p->median), .var = NAN};
+static void canary_add(const struct store_night_canary *r, void *ctx) {
+    struct history_list *out = ctx;
+    struct history *h = out->n ? &out->h[out->n - 1] : NULL;
+    if (!h || !h->id.higher_better || strcmp(h->id.fp, r->fp)) { /* not yet this device's canary */
+        h = history_add(out);
+        str_copy(h->id.fp, sizeof h->id.fp, r->fp);
+        str_copy(h->id.spec, sizeof h->id.spec, r->spec);
+        str_copy(h->id.device, sizeof h->id.device, r->device);
+        str_copy(h->id.app, sizeof h->id.app, "canary");
+        str_copy(h->id.input, sizeof h->id.input, "copy");
+        str_copy(h->id.variant, sizeof h->id.variant, "copy-bandwidth");
+        str_fmt(h->id.key, sizeof h->id.key, "%s|canary|copy||", h->id.fp);
+        h->id.higher_better = 1;
     }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : err_set(err, errn, "%s", sqlite3_errmsg(db));
+    if (h->n && h->p[h->n - 1].nightly_id == r->nightly_id) return; /* one per night: the first */
+    struct night_point *p = point_add(h);
+    p->nightly_id = r->nightly_id;
+    str_copy(p->when, sizeof p->when, r->started_at);
+    str_copy(p->commit, sizeof p->commit, r->commit);
+    p->dirty = r->dirty;
+    p->n = 1;
+    p->median = p->q1 = p->q3 = r->copy_gbs;
+    p->nv = (struct night_value){.rounds = 1, .mean = log(p->median), .var = NAN};
 }
 
 static int cmp_history(const void *a, const void *b) {
     return strcmp(((const struct history *)a)->id.key, ((const struct history *)b)->id.key);
 }
 
-int history_load(sqlite3 *db, struct history_list *out, char *err, size_t errn) {
+int history_load(struct sqlite3 *db, struct history_list *out, char *err, size_t errn) {
     memset(out, 0, sizeof *out);
-    if (load_timings(db, out, err, errn) != 0 || load_canary(db, out, err, errn) != 0) {
+    if (load_timings(db, out, err, errn) != 0 || store_canary_history(db, canary_add, out, err, errn) != 0) {
         history_list_free(out);
         return -1;
     }

@@ -1,0 +1,77 @@
+/* store_quality.h. */
+#include "store_quality.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+
+#include "util.h"
+
+/* The past canaries come as one group_concat list per device. */
+static int parse_list(const char *list, double *v) {
+    int k = 0;
+    for (const char *p = list; p && *p && k < STORE_CANARY_PAST;) {
+        v[k++] = strtod(p, (char **)&p);
+        if (*p == ',') p++;
+    }
+    return k;
+}
+
+int store_nightly_canaries(sqlite3 *db, int64_t id, store_canary_past_fn fn, void *ctx) {
+    const char *sql =
+        "SELECT d.spec, p.copy_gbs,"
+        " (SELECT group_concat(q.copy_gbs) FROM (SELECT p2.copy_gbs FROM nightly_peak np2"
+        "   JOIN peak p2 ON p2.id = np2.peak_id JOIN nightly n2 ON n2.id = np2.nightly_id"
+        "   WHERE p2.device_id = p.device_id AND n2.id < ?1 AND COALESCE(n2.quality, 'ok') = 'ok' AND p2.copy_gbs > 0"
+        "   ORDER BY n2.id DESC LIMIT 7) q)" /* STORE_CANARY_PAST */
+        " FROM nightly_peak np JOIN peak p ON p.id = np.peak_id JOIN device d ON d.id = p.device_id"
+        " WHERE np.nightly_id = ?1 AND p.copy_gbs > 0";
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct store_canary_past r = {.copy_gbs = sqlite3_column_double(st, 1)};
+        r.npast = parse_list((const char *)sqlite3_column_text(st, 2), r.past);
+        const unsigned char *spec = sqlite3_column_text(st, 0);
+        r.spec = spec ? (const char *)spec : "";
+        fn(&r, ctx);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+char *store_nightly_telemetry(sqlite3 *db, int64_t id) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT telemetry FROM nightly WHERE id = ?1", -1, &st, NULL) != SQLITE_OK) return NULL;
+    sqlite3_bind_int64(st, 1, id);
+    char *t = NULL;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        t = xstrdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return t;
+}
+
+int store_nightly_round_load(sqlite3 *db, int64_t id, struct store_round_load *out) {
+    const char *sql = "SELECT count(*), COALESCE(sum(rs.disturbed), 0), COALESCE(max(rs.foreign_cores), 0),"
+                      " COALESCE(max(rs.steal_cores), 0)"
+                      " FROM round_state rs JOIN nightly_run nr ON nr.run_id = rs.run_id WHERE nr.nightly_id = ?1";
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
+    if (rc == 0)
+        *out = (struct store_round_load){sqlite3_column_int(st, 0), sqlite3_column_int(st, 1),
+                                         sqlite3_column_double(st, 2), sqlite3_column_double(st, 3)};
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_nightly_quality(sqlite3 *db, int64_t id, const char *quality) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "UPDATE nightly SET quality = ?1 WHERE id = ?2", -1, &st, NULL) != SQLITE_OK) return -1;
+    sqlite3_bind_text(st, 1, quality, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, id);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+    sqlite3_finalize(st);
+    return rc;
+}

@@ -1,0 +1,39 @@
+/* What judging a night's quality reads (track/night_quality.h): its canaries
+ * against the nights before, its telemetry, how busy the host was in its
+ * rounds; and where the verdict goes (nightly.quality). */
+#ifndef HARNESS_STORE_QUALITY_H
+#define HARNESS_STORE_QUALITY_H
+#include <stdint.h>
+
+struct sqlite3;
+
+#define STORE_CANARY_PAST 7 /* clean nights a canary is held against */
+
+/* One device's canary on a nightly, with the device's canaries on the last
+ * STORE_CANARY_PAST clean nights before it (newest first). spec lives only
+ * during the call. */
+struct store_canary_past {
+    const char *spec;
+    double copy_gbs;
+    double past[STORE_CANARY_PAST];
+    int npast;
+};
+typedef void (*store_canary_past_fn)(const struct store_canary_past *r, void *ctx);
+
+/* Every canary (copy_gbs > 0) of nightly id. 0, or -1 on a database error. */
+int store_nightly_canaries(struct sqlite3 *db, int64_t id, store_canary_past_fn fn, void *ctx);
+/* Nightly id's telemetry text (malloc'd), or NULL when it has none. */
+char *store_nightly_telemetry(struct sqlite3 *db, int64_t id);
+
+/* The rounds of a nightly's runs (round_state): how many, how many were
+ * disturbed, and the most cores other processes and the hypervisor took. */
+struct store_round_load {
+    int rounds, disturbed;
+    double foreign_cores, steal_cores;
+};
+/* 0, or -1 on a database error. */
+int store_nightly_round_load(struct sqlite3 *db, int64_t id, struct store_round_load *out);
+
+/* Stores nightly id's verdict ("ok" or "disturbed: why"). 0, or -1. */
+int store_nightly_quality(struct sqlite3 *db, int64_t id, const char *quality);
+#endif
