@@ -21,7 +21,6 @@
  * seconds of every repetition; there is no compilation time to report. */
 #include <getopt.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,11 +28,8 @@
 #include <unistd.h>
 
 #include "store.h"
+#include "store_export.h"
 #include "util.h"
-
-struct filter {
-    const char *app, *device, *input, *variant;
-};
 
 static void export_usage(FILE *out) {
     fprintf(out,
@@ -48,65 +44,6 @@ static void export_usage(FILE *out) {
             "  --device D  only this device: a spec (opencl:0.0) or a fingerprint\n"
             "  --out FILE  write there instead of standard output\n",
             store_default_path());
-}
-
-/* Every measurement with its context, one place for CSV, T4 and their
- * filters. The aliases are the CSV header. %s is the variant expression:
- * databases from before schema v2 have no measurement.variant. */
-static const char export_cte[] =
-    "WITH x AS (SELECT m.id AS id, m.created_at AS created_at, h.hostname AS host,"
-    " h.os AS host_os, h.cpu AS host_cpu,"
-    " d.spec AS device, d.name AS device_name, d.vendor AS device_vendor,"
-    " d.fingerprint AS fingerprint, d.driver AS driver, d.backend AS backend,"
-    " b.git_commit AS build_commit, b.dirty AS dirty, c.app AS app, c.input AS input,"
-    " %s AS variant, c.knobs AS knobs, c.wg_x AS wg_x, c.wg_y AS wg_y, m.status AS status,"
-    " m.reason AS reason, m.iters AS iters, m.iters_full AS iters_full, m.scaled AS scaled,"
-    " m.reps AS reps, m.median_s AS median_s, m.q1_s AS q1_s, m.q3_s AS q3_s,"
-    " m.device_median_s AS device_median_s, m.mlups AS mlups, m.gbs AS gbs,"
-    " m.max_rel_err AS max_rel_err, m.result AS result"
-    " FROM measurement m JOIN config c ON c.id = m.config_id JOIN run r ON r.id = m.run_id"
-    " JOIN host h ON h.id = r.host_id JOIN device d ON d.id = r.device_id"
-    " JOIN build b ON b.id = r.build_id)"
-    " SELECT %s FROM x WHERE (?1 IS NULL OR app = ?1)"
-    " AND (?2 IS NULL OR device = ?2 OR fingerprint = ?2)"
-    " AND (?3 IS NULL OR input = ?3) AND (?4 IS NULL OR variant = ?4) %s";
-
-static const char csv_columns[] =
-    "id, created_at, host, device, device_name, fingerprint, driver, backend, build_commit,"
-    " dirty, app, input, variant, knobs, wg_x, wg_y, status, reason, iters, iters_full, scaled,"
-    " reps, median_s, q1_s, q3_s, device_median_s, mlups, gbs, max_rel_err, result";
-/* Indices into csv_columns, for the T4 writer. */
-enum { X_ID, X_WHEN, X_HOST, X_DEVICE, X_NAME, X_FP, X_DRIVER, X_BACKEND, X_COMMIT, X_DIRTY,
-       X_APP, X_INPUT, X_VARIANT, X_KNOBS, X_WGX, X_WGY, X_STATUS, X_REASON, X_ITERS,
-       X_ITERS_FULL, X_SCALED, X_REPS, X_MEDIAN, X_Q1, X_Q3, X_DEVMED, X_MLUPS, X_GBS,
-       X_RELERR, X_RESULT };
-
-static int has_variant_column(sqlite3 *db) {
-    sqlite3_stmt *st = NULL;
-    int yes = sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('measurement')"
-                                     " WHERE name = 'variant'", -1, &st, NULL) == SQLITE_OK &&
-              sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return yes;
-}
-
-/* SELECT cols FROM the filtered measurements, then tail (ORDER BY ...). */
-static sqlite3_stmt *prepare_filtered(sqlite3 *db, const struct filter *f, const char *cols,
-                                      const char *tail) {
-    struct strbuf sql = {0};
-    sb_printf(&sql, export_cte, has_variant_column(db) ? "COALESCE(m.variant, c.variant)"
-                                                       : "c.variant", cols, tail);
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, sql.s, -1, &st, NULL) != SQLITE_OK) {
-        fprintf(stderr, "harness export: not a harness results database? %s\n", sqlite3_errmsg(db));
-        st = NULL;
-    } else {
-        const char *v[4] = {f->app, f->device, f->input, f->variant};
-        for (int i = 0; i < 4; i++)
-            if (v[i]) sqlite3_bind_text(st, i + 1, v[i], -1, SQLITE_TRANSIENT);
-    }
-    sb_free(&sql);
-    return st;
 }
 
 /* The shortest %g that reads back as the same double, so values round-trip
@@ -126,33 +63,39 @@ static void put_double(FILE *out, double v) {
 
 /* ---- CSV (RFC 4180 quoting; NULL is an empty field) ---- */
 
-static void csv_column(FILE *out, sqlite3_stmt *st, int i) {
-    switch (sqlite3_column_type(st, i)) {
-    case SQLITE_NULL: return;
-    case SQLITE_INTEGER: fprintf(out, "%lld", (long long)sqlite3_column_int64(st, i)); return;
-    case SQLITE_FLOAT: put_double(out, sqlite3_column_double(st, i)); return;
+static void csv_column(FILE *out, const struct export_value *v) {
+    switch (v->kind) {
+    case EXPORT_NULL: return;
+    case EXPORT_INT: fprintf(out, "%lld", (long long)v->i); return;
+    case EXPORT_REAL: put_double(out, v->d); return;
     default: break;
     }
-    const char *v = (const char *)sqlite3_column_text(st, i);
-    if (v) csv_field(out, v);
+    if (v->s) csv_field(out, v->s);
 }
 
-static int export_csv(sqlite3 *db, const struct filter *f, FILE *out) {
-    sqlite3_stmt *st = prepare_filtered(db, f, csv_columns, "ORDER BY id");
-    if (!st) return -1;
-    int n = sqlite3_column_count(st), rc;
-    for (int i = 0; i < n; i++) fprintf(out, "%s%s", i ? "," : "", sqlite3_column_name(st, i));
+/* r, or NULL after a message when the read could not start. */
+static struct export_rows *checked(struct export_db *x, struct export_rows *r) {
+    if (!r) fprintf(stderr, "harness export: not a harness results database? %s\n", store_export_errmsg(x));
+    return r;
+}
+
+static int export_csv(struct export_db *x, const struct export_filter *f, FILE *out) {
+    struct export_rows *r = checked(x, store_export_measurements(x, f));
+    if (!r) return -1;
+    struct export_value row[EXPORT_MAX_COLUMNS];
+    int n = store_export_columns(r), rc;
+    for (int i = 0; i < n; i++) fprintf(out, "%s%s", i ? "," : "", store_export_column_name(r, i));
     fputc('\n', out);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = store_export_next(r, row)) > 0) {
         for (int i = 0; i < n; i++) {
             if (i) fputc(',', out);
-            csv_column(out, st, i);
+            csv_column(out, &row[i]);
         }
         fputc('\n', out);
     }
-    if (rc != SQLITE_DONE) fprintf(stderr, "harness export: %s\n", sqlite3_errmsg(db));
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : -1;
+    if (rc < 0) fprintf(stderr, "harness export: %s\n", store_export_errmsg(x));
+    store_export_rows_close(r);
+    return rc < 0 ? -1 : 0;
 }
 
 /* ---- JSON by hand ---- */
@@ -191,17 +134,15 @@ static void json_str(FILE *out, const char *s) {
     fputc('"', out);
 }
 
-static void json_col(FILE *out, sqlite3_stmt *st, int i) {
-    switch (sqlite3_column_type(st, i)) {
-    case SQLITE_NULL: fputs("null", out); break;
-    case SQLITE_INTEGER: fprintf(out, "%lld", (long long)sqlite3_column_int64(st, i)); break;
-    case SQLITE_FLOAT: {
-        double v = sqlite3_column_double(st, i);
-        if (isfinite(v)) put_double(out, v);
+static void json_col(FILE *out, const struct export_value *v) {
+    switch (v->kind) {
+    case EXPORT_NULL: fputs("null", out); break;
+    case EXPORT_INT: fprintf(out, "%lld", (long long)v->i); break;
+    case EXPORT_REAL:
+        if (isfinite(v->d)) put_double(out, v->d);
         else fputs("null", out);
         break;
-    }
-    default: json_str(out, (const char *)sqlite3_column_text(st, i)); break;
+    default: json_str(out, v->s); break;
     }
 }
 
@@ -242,57 +183,64 @@ static void t4_status(const char *status, const char **invalidity, int *correct)
 }
 
 /* One {"name","value","unit"} when the column is not NULL; *first tracks commas. */
-static void t4_measure(FILE *out, int *first, const char *name, sqlite3_stmt *st, int i,
-                       const char *unit) {
-    if (sqlite3_column_type(st, i) == SQLITE_NULL) return;
+static void t4_measure(FILE *out, int *first, const char *name, const struct export_value *v, const char *unit) {
+    if (v->kind == EXPORT_NULL) return;
     fprintf(out, "%s\n        {\"name\": ", *first ? "" : ",");
     *first = 0;
     json_str(out, name);
     fputs(", \"value\": ", out);
-    json_col(out, st, i);
+    json_col(out, v);
     fputs(", \"unit\": ", out);
     json_str(out, unit);
     fputc('}', out);
 }
 
-static int t4_result(FILE *out, sqlite3_stmt *m, sqlite3_stmt *samples) {
+/* times.runtimes from measurement id's samples; their measurements entries
+ * (each with a leading comma) into meas. 0, or -1 on an error. */
+static int t4_samples(FILE *out, struct export_db *x, int64_t id, struct strbuf *meas) {
+    struct export_rows *r = store_export_samples(x, id);
+    if (!r) return -1;
+    struct export_value row[3];
+    int rc, n = 0;
+    while ((rc = store_export_next(r, row)) > 0) {
+        for (int c = 0; c < 2; c++) {
+            if (row[c + 1].kind == EXPORT_NULL) continue;
+            char v[40];
+            fmt_double(v, row[c + 1].d);
+            if (!c) fprintf(out, "%s%s", n++ ? ", " : "", v);
+            sb_printf(meas, ",\n        {\"name\": \"%s\", \"value\": %s, \"unit\": \"s\", \"rep\": %lld}",
+                      c ? "device_time_sample" : "time_sample", v, (long long)row[0].i);
+        }
+    }
+    store_export_rows_close(r);
+    return rc < 0 ? -1 : 0;
+}
+
+static int t4_result(FILE *out, struct export_db *x, const struct export_value *m) {
     const char *invalidity;
     int correct;
-    t4_status((const char *)sqlite3_column_text(m, X_STATUS), &invalidity, &correct);
+    t4_status(m[X_STATUS].s, &invalidity, &correct);
     fputs("    {\n      \"timestamp\": ", out);
-    json_col(out, m, X_WHEN);
-    fprintf(out, ",\n      \"configuration\": {\"wg_x\": %lld, \"wg_y\": %lld",
-            (long long)sqlite3_column_int64(m, X_WGX), (long long)sqlite3_column_int64(m, X_WGY));
-    json_knobs(out, (const char *)sqlite3_column_text(m, X_KNOBS));
+    json_col(out, &m[X_WHEN]);
+    fprintf(out, ",\n      \"configuration\": {\"wg_x\": %lld, \"wg_y\": %lld", (long long)m[X_WGX].i,
+            (long long)m[X_WGY].i);
+    json_knobs(out, m[X_KNOBS].s);
     fputs("},\n      \"objectives\": [\"time\"],\n      \"times\": {\"runtimes\": [", out);
     /* The samples are read once into a buffer: they go both into
      * times.runtimes and into measurements. */
     struct strbuf meas = {0};
-    sqlite3_reset(samples);
-    sqlite3_bind_int64(samples, 1, sqlite3_column_int64(m, X_ID));
-    int rc, n = 0;
-    while ((rc = sqlite3_step(samples)) == SQLITE_ROW) {
-        for (int c = 0; c < 2; c++) {
-            if (sqlite3_column_type(samples, c + 1) == SQLITE_NULL) continue;
-            char v[40];
-            fmt_double(v, sqlite3_column_double(samples, c + 1));
-            if (!c) fprintf(out, "%s%s", n++ ? ", " : "", v);
-            sb_printf(&meas, ",\n        {\"name\": \"%s\", \"value\": %s, \"unit\": \"s\", \"rep\": %lld}",
-                      c ? "device_time_sample" : "time_sample", v,
-                      (long long)sqlite3_column_int64(samples, 0));
-        }
-    }
+    int rc = t4_samples(out, x, m[X_ID].i, &meas);
     fprintf(out, "]},\n      \"invalidity\": \"%s\",\n      \"correctness\": %d,\n"
                  "      \"measurements\": [", invalidity, correct);
     int first = 1;
-    t4_measure(out, &first, "time", m, X_MEDIAN, "s");
-    t4_measure(out, &first, "time_q1", m, X_Q1, "s");
-    t4_measure(out, &first, "time_q3", m, X_Q3, "s");
-    t4_measure(out, &first, "device_time", m, X_DEVMED, "s");
-    t4_measure(out, &first, "mlups", m, X_MLUPS, "MLUPS");
-    t4_measure(out, &first, "gbs", m, X_GBS, "GB/s");
-    t4_measure(out, &first, "max_rel_err", m, X_RELERR, "");
-    t4_measure(out, &first, "result", m, X_RESULT, "");
+    t4_measure(out, &first, "time", &m[X_MEDIAN], "s");
+    t4_measure(out, &first, "time_q1", &m[X_Q1], "s");
+    t4_measure(out, &first, "time_q3", &m[X_Q3], "s");
+    t4_measure(out, &first, "device_time", &m[X_DEVMED], "s");
+    t4_measure(out, &first, "mlups", &m[X_MLUPS], "MLUPS");
+    t4_measure(out, &first, "gbs", &m[X_GBS], "GB/s");
+    t4_measure(out, &first, "max_rel_err", &m[X_RELERR], "");
+    t4_measure(out, &first, "result", &m[X_RESULT], "");
     if (meas.s) fputs(meas.s + (first ? 1 : 0), out); /* drop the leading comma if alone */
     sb_free(&meas);
     /* Beyond T4 (extra keys are allowed): which measurement, where, what. */
@@ -304,46 +252,44 @@ static int t4_result(FILE *out, sqlite3_stmt *m, sqlite3_stmt *samples) {
     fputs("\n      ]", out);
     for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
         fprintf(out, ",\n      \"%s\": ", extra[i].key);
-        json_col(out, m, extra[i].col);
+        json_col(out, &m[extra[i].col]);
     }
     fputs("\n    }", out);
-    return rc == SQLITE_DONE ? 0 : -1;
+    return rc;
 }
 
 /* metadata.environment, as in the T4 metadata schema: every device and host
  * the exported measurements ran on. */
-static int t4_environment(FILE *out, sqlite3 *db, const struct filter *f) {
-    static const char *const q[2][2] = {
-        {"devices", "DISTINCT device, device_name, device_vendor, driver, backend, fingerprint"},
-        {"hosts", "DISTINCT host, host_os, host_cpu"},
-    };
+static int t4_environment(FILE *out, struct export_db *x, const struct export_filter *f) {
+    static const char *const name[2] = {"devices", "hosts"};
     static const char *const keys[2][6] = {
         {"spec", "name", "vendor", "driver", "backend", "fingerprint"},
         {"hostname", "os", "cpu"},
     };
     fputs("    \"environment\": {", out);
     for (int t = 0; t < 2; t++) {
-        sqlite3_stmt *st = prepare_filtered(db, f, q[t][1], "ORDER BY 1");
-        if (!st) return -1;
-        fprintf(out, "%s\n      \"%s\": [", t ? "," : "", q[t][0]);
+        struct export_rows *r = checked(x, t ? store_export_hosts(x, f) : store_export_devices(x, f));
+        if (!r) return -1;
+        fprintf(out, "%s\n      \"%s\": [", t ? "," : "", name[t]);
+        struct export_value row[EXPORT_MAX_COLUMNS];
         int rc, n = 0;
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        while ((rc = store_export_next(r, row)) > 0) {
             fprintf(out, "%s\n        {", n++ ? "," : "");
-            for (int i = 0; i < sqlite3_column_count(st); i++) {
+            for (int i = 0; i < store_export_columns(r); i++) {
                 fprintf(out, "%s\"%s\": ", i ? ", " : "", keys[t][i]);
-                json_col(out, st, i);
+                json_col(out, &row[i]);
             }
             fputc('}', out);
         }
-        sqlite3_finalize(st);
-        if (rc != SQLITE_DONE) return -1;
+        store_export_rows_close(r);
+        if (rc < 0) return -1;
         fputs("\n      ]", out);
     }
     fputs("\n    }", out);
     return 0;
 }
 
-static int export_t4(sqlite3 *db, const struct filter *f, FILE *out) {
+static int export_t4(struct export_db *x, const struct export_filter *f, FILE *out) {
     char now[32];
     time_t t = time(NULL);
     strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
@@ -359,21 +305,19 @@ static int export_t4(sqlite3 *db, const struct filter *f, FILE *out) {
         json_str(out, fv[i]);
     }
     fputs("},\n", out);
-    if (t4_environment(out, db, f) != 0) return -1;
+    if (t4_environment(out, x, f) != 0) return -1;
     fputs("\n  },\n  \"results\": [", out);
-    sqlite3_stmt *m = prepare_filtered(db, f, csv_columns, "ORDER BY id"), *samples = NULL;
+    struct export_rows *m = checked(x, store_export_measurements(x, f));
     if (!m) return -1;
-    int rc = sqlite3_prepare_v2(db, "SELECT rep, seconds, device_seconds FROM sample"
-                                    " WHERE measurement_id = ?1 ORDER BY rep", -1, &samples, NULL);
-    int n = 0, bad = rc != SQLITE_OK;
-    while (!bad && (rc = sqlite3_step(m)) == SQLITE_ROW) {
+    struct export_value row[EXPORT_MAX_COLUMNS];
+    int rc, n = 0, bad = 0;
+    while (!bad && (rc = store_export_next(m, row)) > 0) {
         fputs(n++ ? ",\n" : "\n", out);
-        bad = t4_result(out, m, samples) != 0;
+        bad = t4_result(out, x, row) != 0;
     }
-    if (!bad && rc != SQLITE_DONE) bad = 1;
-    if (bad) fprintf(stderr, "harness export: %s\n", sqlite3_errmsg(db));
-    sqlite3_finalize(samples);
-    sqlite3_finalize(m);
+    if (!bad && rc < 0) bad = 1;
+    if (bad) fprintf(stderr, "harness export: %s\n", store_export_errmsg(x));
+    store_export_rows_close(m);
     fputs(n ? "\n  ]\n}\n" : "]\n}\n", out);
     return bad ? -1 : 0;
 }
@@ -387,7 +331,7 @@ int cmd_export(int argc, char **argv) {
         {NULL, 0, NULL, 0},
     };
     const char *format = NULL, *db_path = NULL, *out_path = NULL;
-    struct filter f = {0};
+    struct export_filter f = {0};
     int c;
     optind = 1; /* argv[0] is "export"; an earlier getopt may have moved optind */
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -417,20 +361,20 @@ int cmd_export(int argc, char **argv) {
     }
     if (!db_path) db_path = store_default_path();
     /* Exporting must not create or migrate anything. */
-    sqlite3 *db = store_open_readonly("export", db_path);
-    if (!db) return EXIT_FOUND;
+    struct export_db *x = store_export_open("export", db_path);
+    if (!x) return EXIT_FOUND;
     FILE *out = out_path ? fopen(out_path, "w") : stdout;
     if (!out) {
         perror(out_path);
-        sqlite3_close(db);
+        store_export_close(x);
         return EXIT_FOUND;
     }
-    int rc = t4 ? export_t4(db, &f, out) : export_csv(db, &f, out);
+    int rc = t4 ? export_t4(x, &f, out) : export_csv(x, &f, out);
     if (out != stdout ? fclose(out) != 0 : fflush(out) != 0) {
         perror(out_path ? out_path : "stdout");
         rc = -1;
     }
     if (rc != 0 && out_path) fprintf(stderr, "harness export: %s is incomplete\n", out_path);
-    sqlite3_close(db);
+    store_export_close(x);
     return rc == 0 ? EXIT_OK : EXIT_FOUND;
 }

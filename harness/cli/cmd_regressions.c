@@ -22,7 +22,6 @@
  * regression remains. */
 #include <getopt.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +35,7 @@
 #include "series.h"
 #include "stats.h"
 #include "store.h"
+#include "store_changepoint.h"
 #include "store_nightly.h"
 #include "util.h"
 
@@ -81,9 +81,9 @@ struct veto {
 };
 
 /* The nights each device's canary vetoes; each is described on log (or not, NULL). */
-static void night_name(sqlite3 *db, int64_t nightly, const char *when, char *buf, size_t n);
+static void night_name(struct store *store, int64_t nightly, const char *when, char *buf, size_t n);
 
-static int canary_vetoes(sqlite3 *db, const struct history_list *hl, struct veto **out, FILE *log) {
+static int canary_vetoes(struct store *store, const struct history_list *hl, struct veto **out, FILE *log) {
     int n = 0, cap = 0;
     *out = NULL;
     for (int s = 0; s < hl->n; s++) {
@@ -100,7 +100,7 @@ static int canary_vetoes(sqlite3 *db, const struct history_list *hl, struct veto
             if (fabs(v[i] / ref - 1) <= limit) continue;
             if (log) {
                 char name[96];
-                night_name(db, h->p[i].nightly_id, h->p[i].when, name, sizeof name);
+                night_name(store, h->p[i].nightly_id, h->p[i].when, name, sizeof name);
                 fprintf(log, "canary veto: %s %s: copy %.1f GB/s against %.1f around it (limit %.0f %%)\n",
                         h->id.spec, name, v[i], ref, 100 * limit);
             }
@@ -126,44 +126,24 @@ static int vetoed(const struct veto *v, int n, const char *fp, int64_t nightly) 
 
 /* ---- storing ------------------------------------------------------------ */
 
-/* Inserts or refreshes one change point; returns its id (or -1). An existing
- * row of the series whose night is within one night of this one is the same
- * change seen again. */
-static int64_t cp_store(sqlite3 *db, const struct history *h, const struct night_point *pts, int npts,
+/* Inserts or refreshes one change point; returns its id (or -1). */
+static int64_t cp_store(struct store *s, const struct history *h, const struct night_point *pts, int npts,
                         const struct change_point *c) {
     const struct night_point *at = &pts[c->index];
     int regression = h->id.higher_better ? c->ratio < 1 : c->ratio > 1;
-    double magnitude = h->id.higher_better ? 1 / c->ratio - 1 : c->ratio - 1; /* > 0: worse */
-    sqlite3_stmt *st = NULL;
-    int64_t id = -1;
-    const char *find = "SELECT id FROM change_point WHERE series = ?1 AND night IN (?2, ?3, ?4) ORDER BY night = ?3 DESC LIMIT 1";
-    if (sqlite3_prepare_v2(db, find, -1, &st, NULL) != SQLITE_OK) return -1;
-    sqlite3_bind_text(st, 1, h->id.key, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, c->index > 0 ? pts[c->index - 1].when : at->when, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 3, at->when, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 4, c->index + 1 < npts ? pts[c->index + 1].when : at->when, -1, SQLITE_TRANSIENT);
-    if (sqlite3_step(st) == SQLITE_ROW) id = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    const char *sql = id > 0 ? "UPDATE change_point SET night = ?2, run_id = ?3, magnitude = ?4, p_value = ?5,"
-                               " direction = ?6, device_fingerprint = ?7, nightly_id = ?9 WHERE id = ?8"
-                             : "INSERT INTO change_point(series, night, run_id, magnitude, p_value, direction,"
-                               " device_fingerprint, triage, detected_at, nightly_id)"
-                               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'detected', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?9)";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
-    sqlite3_bind_text(st, 1, h->id.key, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, at->when, -1, SQLITE_TRANSIENT);
-    if (at->run_id > 0) sqlite3_bind_int64(st, 3, at->run_id);
-    else sqlite3_bind_null(st, 3);
-    sqlite3_bind_double(st, 4, magnitude);
-    sqlite3_bind_double(st, 5, c->p);
-    sqlite3_bind_text(st, 6, regression ? "regression" : "improvement", -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 7, h->id.fp, -1, SQLITE_TRANSIENT);
-    if (id > 0) sqlite3_bind_int64(st, 8, id);
-    sqlite3_bind_int64(st, 9, at->nightly_id);
-    int ok = sqlite3_step(st) == SQLITE_DONE;
-    sqlite3_finalize(st);
-    if (!ok) return -1;
-    return id > 0 ? id : sqlite3_last_insert_rowid(db);
+    struct change_point_found f = {
+        .series = h->id.key,
+        .night = at->when,
+        .near = {c->index > 0 ? pts[c->index - 1].when : at->when,
+                 c->index + 1 < npts ? pts[c->index + 1].when : at->when},
+        .fingerprint = h->id.fp,
+        .direction = regression ? "regression" : "improvement",
+        .run_id = at->run_id,
+        .nightly_id = at->nightly_id,
+        .magnitude = h->id.higher_better ? 1 / c->ratio - 1 : c->ratio - 1, /* > 0: worse */
+        .p_value = c->p,
+    };
+    return store_change_point_put(s, &f);
 }
 
 /* ---- the listing -------------------------------------------------------- */
@@ -179,58 +159,50 @@ static void label_of(const struct history_list *hl, const char *key, char *buf, 
 }
 
 /* "night 12 (build 3f2a9c01)": the nightly's number and its build. */
-static void night_name(sqlite3 *db, int64_t nightly, const char *when, char *buf, size_t n) {
-    sqlite3_stmt *st = NULL;
-    char build[80] = "";
-    if (nightly > 0 &&
-        sqlite3_prepare_v2(db,
-                           "SELECT COALESCE(n.build_hash, (SELECT b.git_commit FROM nightly_run nr JOIN run r ON"
-                           " r.id = nr.run_id JOIN build b ON b.id = r.build_id WHERE nr.nightly_id = n.id LIMIT 1),"
-                           " '?') FROM nightly n WHERE n.id = ?1",
-                           -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, nightly);
-        if (sqlite3_step(st) == SQLITE_ROW) str_copy(build, sizeof build, (const char *)sqlite3_column_text(st, 0));
+static void night_name(struct store *s, int64_t nightly, const char *when, char *buf, size_t n) {
+    if (nightly <= 0) {
+        str_fmt(buf, n, "%.16s", when);
+        return;
     }
-    sqlite3_finalize(st);
-    if (nightly > 0) str_fmt(buf, n, "night %lld (%.8s)", (long long)nightly, build);
-    else str_fmt(buf, n, "%.16s", when);
+    char build[80];
+    store_nightly_build_name(s, nightly, build, sizeof build);
+    str_fmt(buf, n, "night %lld (%.8s)", (long long)nightly, build);
 }
 
-static int list_points(sqlite3 *db, const struct history_list *hl, int csv, int *untriaged) {
-    static const char sql[] = "SELECT id, series, night, magnitude, p_value, triage, COALESCE(direction, ''),"
-                              " COALESCE(note, ''), run_id, COALESCE(nightly_id, 0), COALESCE(confirmation, '')"
-                              " FROM change_point ORDER BY night, id";
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
-    *untriaged = 0;
-    int rows = 0;
-    if (csv) printf("id,series,label,night,nightly,run_id,magnitude,p_value,direction,triage,confirmation,note\n");
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        char label[256], name[96];
-        const char *series = (const char *)sqlite3_column_text(st, 1), *triage = (const char *)sqlite3_column_text(st, 5);
-        const char *dir = (const char *)sqlite3_column_text(st, 6), *note = (const char *)sqlite3_column_text(st, 7);
-        const char *conf = (const char *)sqlite3_column_text(st, 10);
-        label_of(hl, series, label, sizeof label);
-        night_name(db, sqlite3_column_int64(st, 9), (const char *)sqlite3_column_text(st, 2), name, sizeof name);
-        /* A change a confirmation measured again and called noise is not open. */
-        int open = !strcmp(triage, "detected") && !strcmp(dir, "regression") && strncmp(conf, "rejected", 8);
-        *untriaged += open;
-        if (csv) {
-            printf("%lld,\"%s\",\"%s\",%s,%lld,%lld,%.6f,%.3g,%s,%s,\"%s\",\"%s\"\n",
-                   (long long)sqlite3_column_int64(st, 0), series, label, sqlite3_column_text(st, 2),
-                   (long long)sqlite3_column_int64(st, 9), (long long)sqlite3_column_int64(st, 8),
-                   sqlite3_column_double(st, 3), sqlite3_column_double(st, 4), dir, triage, conf, note);
-            continue;
-        }
-        if (!rows++)
-            printf("%4s  %-21s  %-44s %8s %9s  %-11s  %s\n", "id", "night (build)", "series", "worse by", "p",
-                   "direction", "triage");
-        printf("%4lld  %-21.21s  %-44.44s %+7.1f%% %9.2g  %-11s  %s%s%s%s%s%s%s\n", (long long)sqlite3_column_int64(st, 0),
-               name, label, 100 * sqlite3_column_double(st, 3), sqlite3_column_double(st, 4), dir, triage,
-               open ? "  <- untriaged" : "", conf[0] ? "  [" : "", conf, conf[0] ? "]" : "", note[0] ? "  # " : "", note);
+/* One stored change point as a CSV row or a table line; whether it is open. */
+static int print_point(struct store *s, const struct history_list *hl, const struct change_point_row *r, int csv,
+                       int first) {
+    char label[256], name[96];
+    label_of(hl, r->series, label, sizeof label);
+    night_name(s, r->nightly_id, r->night, name, sizeof name);
+    /* A change a confirmation measured again and called noise is not open. */
+    int open = !strcmp(r->triage, "detected") && !strcmp(r->direction, "regression") &&
+               strncmp(r->confirmation, "rejected", 8);
+    if (csv) {
+        printf("%lld,\"%s\",\"%s\",%s,%lld,%lld,%.6f,%.3g,%s,%s,\"%s\",\"%s\"\n", (long long)r->id, r->series, label,
+               r->night, (long long)r->nightly_id, (long long)r->run_id, r->magnitude, r->p_value, r->direction,
+               r->triage, r->confirmation, r->note);
+        return open;
     }
-    sqlite3_finalize(st);
-    if (!csv && !rows) printf("no change points\n");
+    const char *conf = r->confirmation, *note = r->note;
+    if (first)
+        printf("%4s  %-21s  %-44s %8s %9s  %-11s  %s\n", "id", "night (build)", "series", "worse by", "p",
+               "direction", "triage");
+    printf("%4lld  %-21.21s  %-44.44s %+7.1f%% %9.2g  %-11s  %s%s%s%s%s%s%s\n", (long long)r->id, name, label,
+           100 * r->magnitude, r->p_value, r->direction, r->triage, open ? "  <- untriaged" : "", conf[0] ? "  [" : "",
+           conf, conf[0] ? "]" : "", note[0] ? "  # " : "", note);
+    return open;
+}
+
+static int list_points(struct store *s, const struct history_list *hl, int csv, int *untriaged) {
+    struct change_point_row *rows;
+    int n = store_change_points(s, &rows);
+    if (n < 0) return -1;
+    *untriaged = 0;
+    if (csv) printf("id,series,label,night,nightly,run_id,magnitude,p_value,direction,triage,confirmation,note\n");
+    for (int i = 0; i < n; i++) *untriaged += print_point(s, hl, &rows[i], csv, i == 0);
+    store_change_points_free(rows, n);
+    if (!csv && !n) printf("no change points\n");
     return 0;
 }
 
@@ -295,14 +267,13 @@ struct pending {
     int reps, warmup;
 };
 
-/* Detects over every series and stores what it finds; marks the ids seen;
- * collects new, unconfirmed change points whose builds are kept. */
-static int detect_all(sqlite3 *db, const struct history_list *hl, const struct reg_opts *o, int csv,
-                      struct pending **todo, int *ntodo) {
+/* Detects over every series and stores what it finds (within the refresh
+ * store_change_points_begin opened); collects new, unconfirmed change points
+ * whose builds are kept. */
+static void detect_all(struct store *store, const struct history_list *hl, const struct reg_opts *o, int csv,
+                       struct pending **todo, int *ntodo) {
     struct veto *v = NULL;
-    int nv = canary_vetoes(db, hl, &v, csv ? NULL : stdout), series = 0, found = 0, candidates = 0;
-    if (db_exec(db, "DROP TABLE IF EXISTS temp.cp_seen; CREATE TEMP TABLE cp_seen (id INTEGER PRIMARY KEY)", NULL, 0))
-        return -1;
+    int nv = canary_vetoes(store, hl, &v, csv ? NULL : stdout), series = 0, found = 0, candidates = 0;
     struct noise_set ns;
     noise_set_learn(hl, NULL, &ns);
     *todo = NULL;
@@ -326,10 +297,7 @@ static int detect_all(sqlite3 *db, const struct history_list *hl, const struct r
         int k = cp_detect(x, n, &p, cps, MAX_CP);
         series++;
         for (int i = 0; i < k; i++) {
-            int64_t id = cp_store(db, h, pts, n, &cps[i]);
-            char sql[96];
-            str_fmt(sql, sizeof sql, "INSERT OR IGNORE INTO temp.cp_seen VALUES (%lld)", (long long)id);
-            if (id > 0) db_exec(db, sql, NULL, 0);
+            int64_t id = cp_store(store, h, pts, n, &cps[i]);
             found++;
             const struct night_point *before = &pts[cps[i].index - 1], *after = &pts[cps[i].index];
             if (id > 0 && !h->id.higher_better && strcmp(before->build, after->build) && *ntodo < 64) {
@@ -345,7 +313,7 @@ static int detect_all(sqlite3 *db, const struct history_list *hl, const struct r
         if (!csv && cp_candidate(x, n, cps, k, &p, &c)) {
             char label[256], name[96];
             series_label(&h->id, label, sizeof label);
-            night_name(db, pts[c.index].nightly_id, pts[c.index].when, name, sizeof name);
+            night_name(store, pts[c.index].nightly_id, pts[c.index].when, name, sizeof name);
             printf("candidate, not called: %s from %s: %+.1f %% over %d night%s, p %.2g; ", label, name,
                    100 * (c.ratio - 1), c.after, c.after == 1 ? "" : "s", c.p);
             if (c.more >= 0) printf("%d more night%s at this level would call it\n", c.more, c.more == 1 ? "" : "s");
@@ -360,20 +328,13 @@ static int detect_all(sqlite3 *db, const struct history_list *hl, const struct r
     if (!csv)
         printf("%d series, %d change point%s found, %d candidate%s not called yet\n", series, found,
                found == 1 ? "" : "s", candidates, candidates == 1 ? "" : "s");
-    return 0;
 }
 
 /* Confirms the new change points whose two builds are kept and whose device
  * is here; stores the verdict on the change point. */
 static void confirm_new(struct store *store, struct pending *t, int n) {
-    sqlite3 *db = store_db(store);
     for (int i = 0; i < n; i++) {
-        int64_t done = 0;
-        char sql[160];
-        str_fmt(sql, sizeof sql, "SELECT count(*) FROM change_point WHERE id = %lld AND confirmation IS NOT NULL",
-                (long long)t[i].cp_id);
-        db_int(db, sql, 0, &done, NULL, 0);
-        if (done) continue;
+        if (store_change_point_confirmed(store, t[i].cp_id)) continue;
         char da[4096], ba[4096], dbd[4096], bb[4096], err[512], text[300];
         if (kept_build_find(t[i].build_a, da, sizeof da, ba, sizeof ba, err, sizeof err) != 0 ||
             kept_build_find(t[i].build_b, dbd, sizeof dbd, bb, sizeof bb, err, sizeof err) != 0)
@@ -389,14 +350,7 @@ static void confirm_new(struct store *store, struct pending *t, int n) {
         fflush(stdout);
         if (confirm_run(store, &c, 1, &co) < 0) return;
         confirm_describe(&c, text, sizeof text);
-        sqlite3_stmt *st = NULL;
-        if (sqlite3_prepare_v2(db, "UPDATE change_point SET confirmation = ?1 WHERE id = ?2", -1, &st, NULL) ==
-            SQLITE_OK) {
-            sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_int64(st, 2, t[i].cp_id);
-            sqlite3_step(st);
-        }
-        sqlite3_finalize(st);
+        store_change_point_set_confirmation(store, t[i].cp_id, text);
         printf("  %s\n", text);
     }
 }
@@ -408,10 +362,10 @@ int cmd_regressions(int argc, char **argv) {
     struct store *store = nightly_store_open("regressions", o.db, 1, &rc);
     if (!store) return rc;
     kept_builds_for_db(o.db);
-    char err[1024];
-    sqlite3 *db = store_db(store);
+    char err[1024] = "";
     struct history_list hl;
-    if (history_load(db, &hl, err, sizeof err) != 0) {
+    /* history_load (track/series.h) still reads the connection itself. */
+    if (history_load(store_db(store), &hl, err, sizeof err) != 0) {
         fprintf(stderr, "harness regressions: %s\n", err);
         store_close(store);
         return EXIT_FOUND;
@@ -419,22 +373,19 @@ int cmd_regressions(int argc, char **argv) {
     /* One transaction: a reader never sees half the refreshed points. */
     int untriaged = 0, ntodo = 0;
     struct pending *todo = NULL;
-    if (db_exec(db, "BEGIN IMMEDIATE", err, sizeof err) != 0 || detect_all(db, &hl, &o, o.csv, &todo, &ntodo) != 0) {
-        fprintf(stderr, "harness regressions: %s\n", err[0] ? err : sqlite3_errmsg(db));
+    if (store_change_points_begin(store, err, sizeof err) != 0) {
+        fprintf(stderr, "harness regressions: %s\n", err[0] ? err : store_errmsg(store));
         rc = EXIT_FOUND;
     } else {
-        int64_t gone = 0;
-        db_int(db, "SELECT count(*) FROM change_point WHERE triage = 'detected' AND id NOT IN (SELECT id FROM temp.cp_seen)",
-               0, &gone, NULL, 0);
-        db_exec(db, "DELETE FROM change_point WHERE triage = 'detected' AND id NOT IN (SELECT id FROM temp.cp_seen)",
-                NULL, 0);
+        detect_all(store, &hl, &o, o.csv, &todo, &ntodo);
+        int64_t gone = store_change_points_withdraw(store);
         if (gone && !o.csv) printf("%lld untriaged change point%s no longer found, withdrawn\n", (long long)gone,
                                    gone == 1 ? "" : "s");
-        int committed = db_exec(db, "COMMIT", err, sizeof err) == 0;
+        int committed = store_change_points_commit(store, err, sizeof err) == 0;
         /* Outside the transaction: a confirmation measures for minutes. */
         if (committed && o.confirm && ntodo) confirm_new(store, todo, ntodo);
-        if (!committed || list_points(db, &hl, o.csv, &untriaged) != 0) {
-            fprintf(stderr, "harness regressions: %s\n", err[0] ? err : sqlite3_errmsg(db));
+        if (!committed || list_points(store, &hl, o.csv, &untriaged) != 0) {
+            fprintf(stderr, "harness regressions: %s\n", err[0] ? err : store_errmsg(store));
             rc = EXIT_FOUND;
         } else {
             rc = untriaged ? EXIT_FOUND : EXIT_OK;
@@ -443,7 +394,7 @@ int cmd_regressions(int argc, char **argv) {
                        untriaged == 1 ? "" : "s");
         }
     }
-    if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    store_change_points_abandon(store);
     free(todo);
     history_list_free(&hl);
     store_close(store);

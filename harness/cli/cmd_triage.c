@@ -3,7 +3,6 @@
  * reason (and --undo puts them back). `harness regressions` honours both. */
 #include <errno.h>
 #include <getopt.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,8 @@
 
 #include "commands.h"
 #include "store.h"
+#include "store_changepoint.h"
+#include "store_exclusion.h"
 #include "store_nightly.h"
 #include "util.h"
 
@@ -49,38 +50,24 @@ int cmd_triage(int argc, char **argv) {
     int code;
     struct store *s = nightly_store_open("triage", db, 1, &code);
     if (!s) return EXIT_USAGE;
-    sqlite3 *d = store_db(s);
-    sqlite3_stmt *st = NULL;
     int rc = EXIT_FOUND;
-    if (sqlite3_prepare_v2(d, "UPDATE change_point SET triage = ?1, note = COALESCE(?2, note) WHERE id = ?3", -1, &st,
-                           NULL) == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
-        if (note) sqlite3_bind_text(st, 2, note, -1, SQLITE_STATIC);
-        else sqlite3_bind_null(st, 2);
-        sqlite3_bind_int64(st, 3, id);
-        if (sqlite3_step(st) != SQLITE_DONE) fprintf(stderr, "harness triage: %s\n", sqlite3_errmsg(d));
-        else if (sqlite3_changes(d) == 0) fprintf(stderr, "harness triage: no change point %lld\n", id), rc = EXIT_USAGE;
-        else printf("change point %lld: %s\n", id, state), rc = EXIT_OK;
-    }
-    sqlite3_finalize(st);
+    int changed = store_change_point_triage(s, id, state, note);
+    if (changed < 0) fprintf(stderr, "harness triage: %s\n", store_errmsg(s));
+    else if (!changed) fprintf(stderr, "harness triage: no change point %lld\n", id), rc = EXIT_USAGE;
+    else printf("change point %lld: %s\n", id, state), rc = EXIT_OK;
     store_close(s);
     return rc;
 }
 
-static int exclusion_list(sqlite3 *d) {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(d, "SELECT e.run_id, e.excluded_at, COALESCE(dv.spec, '?'), COALESCE(r.started_at, '?'), e.reason"
-                              " FROM run_exclusion e LEFT JOIN run r ON r.id = e.run_id"
-                              " LEFT JOIN device dv ON dv.id = r.device_id ORDER BY e.run_id",
-                           -1, &st, NULL) != SQLITE_OK)
-        return EXIT_FOUND;
-    int n = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (!n++) printf("%6s  %-11s  %-19s  %s\n", "run", "device", "run started", "reason");
-        printf("%6lld  %-11s  %-19.19s  %s\n", (long long)sqlite3_column_int64(st, 0), sqlite3_column_text(st, 2),
-               sqlite3_column_text(st, 3), sqlite3_column_text(st, 4));
+static int exclusion_list(struct store *s) {
+    struct run_exclusion_row *e;
+    int n = store_run_exclusions(s, &e);
+    if (n < 0) return EXIT_FOUND;
+    for (int i = 0; i < n; i++) {
+        if (!i) printf("%6s  %-11s  %-19s  %s\n", "run", "device", "run started", "reason");
+        printf("%6lld  %-11s  %-19.19s  %s\n", (long long)e[i].run_id, e[i].device, e[i].started_at, e[i].reason);
     }
-    sqlite3_finalize(st);
+    store_run_exclusions_free(e, n);
     if (!n) printf("no runs excluded\n");
     return EXIT_OK;
 }
@@ -112,36 +99,21 @@ int cmd_exclude(int argc, char **argv) {
     int code;
     struct store *s = nightly_store_open("exclude", db, 1, &code);
     if (!s) return EXIT_USAGE;
-    sqlite3 *d = store_db(s);
     if (list) {
-        int rc = exclusion_list(d);
+        int rc = exclusion_list(s);
         store_close(s);
         return rc;
     }
     int rc = EXIT_OK;
     for (int i = optind; i < argc && rc == EXIT_OK; i++) {
-        char err[512];
-        int n = runset_resolve(d, argv[i], "excl", err, sizeof err);
-        if (n <= 0) {
+        char err[512] = "";
+        int n = store_runs_exclude(s, argv[i], undo ? NULL : reason, err, sizeof err);
+        if (n < 0) {
             fprintf(stderr, "harness exclude: %s\n", err);
-            rc = EXIT_USAGE;
-            break;
-        }
-        sqlite3_stmt *st = NULL;
-        const char *sql = undo ? "DELETE FROM run_exclusion WHERE run_id IN (SELECT run_id FROM temp.excl)"
-                               : "INSERT OR REPLACE INTO run_exclusion(run_id, reason) SELECT run_id, ?1 FROM temp.excl";
-        if (sqlite3_prepare_v2(d, sql, -1, &st, NULL) != SQLITE_OK) {
-            rc = EXIT_FOUND;
-            break;
-        }
-        if (!undo) sqlite3_bind_text(st, 1, reason, -1, SQLITE_STATIC);
-        if (sqlite3_step(st) != SQLITE_DONE) {
-            fprintf(stderr, "harness exclude: %s\n", sqlite3_errmsg(d));
-            rc = EXIT_FOUND;
+            rc = n == -1 ? EXIT_USAGE : EXIT_FOUND;
         } else {
             printf("%s: %d run%s %s\n", argv[i], n, n == 1 ? "" : "s", undo ? "back in the history" : "excluded");
         }
-        sqlite3_finalize(st);
     }
     store_close(s);
     return rc;

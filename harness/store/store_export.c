@@ -1,0 +1,140 @@
+/* store_export.h: the reads behind `harness export`, on a read-only
+ * connection of their own (store_open_readonly). */
+#include "store_export.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+
+#include "store.h"
+#include "util.h"
+
+struct export_db {
+    sqlite3 *db;
+};
+
+struct export_rows {
+    sqlite3_stmt *st;
+};
+
+/* Every measurement with its context, one place for CSV, T4 and their
+ * filters. The aliases are the CSV header. %s is the variant expression:
+ * databases from before schema v2 have no measurement.variant. */
+static const char export_cte[] =
+    "WITH x AS (SELECT m.id AS id, m.created_at AS created_at, h.hostname AS host,"
+    " h.os AS host_os, h.cpu AS host_cpu,"
+    " d.spec AS device, d.name AS device_name, d.vendor AS device_vendor,"
+    " d.fingerprint AS fingerprint, d.driver AS driver, d.backend AS backend,"
+    " b.git_commit AS build_commit, b.dirty AS dirty, c.app AS app, c.input AS input,"
+    " %s AS variant, c.knobs AS knobs, c.wg_x AS wg_x, c.wg_y AS wg_y, m.status AS status,"
+    " m.reason AS reason, m.iters AS iters, m.iters_full AS iters_full, m.scaled AS scaled,"
+    " m.reps AS reps, m.median_s AS median_s, m.q1_s AS q1_s, m.q3_s AS q3_s,"
+    " m.device_median_s AS device_median_s, m.mlups AS mlups, m.gbs AS gbs,"
+    " m.max_rel_err AS max_rel_err, m.result AS result"
+    " FROM measurement m JOIN config c ON c.id = m.config_id JOIN run r ON r.id = m.run_id"
+    " JOIN host h ON h.id = r.host_id JOIN device d ON d.id = r.device_id"
+    " JOIN build b ON b.id = r.build_id)"
+    " SELECT %s FROM x WHERE (?1 IS NULL OR app = ?1)"
+    " AND (?2 IS NULL OR device = ?2 OR fingerprint = ?2)"
+    " AND (?3 IS NULL OR input = ?3) AND (?4 IS NULL OR variant = ?4) %s";
+
+/* In the order of enum export_column. */
+static const char measurement_columns[] =
+    "id, created_at, host, device, device_name, fingerprint, driver, backend, build_commit,"
+    " dirty, app, input, variant, knobs, wg_x, wg_y, status, reason, iters, iters_full, scaled,"
+    " reps, median_s, q1_s, q3_s, device_median_s, mlups, gbs, max_rel_err, result";
+
+struct export_db *store_export_open(const char *cmd, const char *path) {
+    sqlite3 *db = store_open_readonly(cmd, path);
+    if (!db) return NULL;
+    struct export_db *x = xcalloc(1, sizeof *x);
+    x->db = db;
+    return x;
+}
+
+void store_export_close(struct export_db *x) {
+    if (!x) return;
+    sqlite3_close(x->db);
+    free(x);
+}
+
+const char *store_export_errmsg(struct export_db *x) { return sqlite3_errmsg(x->db); }
+
+static struct export_rows *rows_of(sqlite3_stmt *st) {
+    struct export_rows *r = xcalloc(1, sizeof *r);
+    r->st = st;
+    return r;
+}
+
+static int has_variant_column(sqlite3 *db) {
+    sqlite3_stmt *st = NULL;
+    int yes = sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('measurement')"
+                                     " WHERE name = 'variant'", -1, &st, NULL) == SQLITE_OK &&
+              sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return yes;
+}
+
+/* SELECT cols FROM the filtered measurements, then tail (ORDER BY ...). */
+static struct export_rows *filtered(struct export_db *x, const struct export_filter *f, const char *cols,
+                                    const char *tail) {
+    struct strbuf sql = {0};
+    sb_printf(&sql, export_cte, has_variant_column(x->db) ? "COALESCE(m.variant, c.variant)" : "c.variant", cols,
+              tail);
+    sqlite3_stmt *st = NULL;
+    int ok = sqlite3_prepare_v2(x->db, sql.s, -1, &st, NULL) == SQLITE_OK;
+    sb_free(&sql);
+    if (!ok) return NULL;
+    const char *v[4] = {f->app, f->device, f->input, f->variant};
+    for (int i = 0; i < 4; i++)
+        if (v[i]) sqlite3_bind_text(st, i + 1, v[i], -1, SQLITE_TRANSIENT);
+    return rows_of(st);
+}
+
+struct export_rows *store_export_measurements(struct export_db *x, const struct export_filter *f) {
+    return filtered(x, f, measurement_columns, "ORDER BY id");
+}
+
+struct export_rows *store_export_devices(struct export_db *x, const struct export_filter *f) {
+    return filtered(x, f, "DISTINCT device, device_name, device_vendor, driver, backend, fingerprint", "ORDER BY 1");
+}
+
+struct export_rows *store_export_hosts(struct export_db *x, const struct export_filter *f) {
+    return filtered(x, f, "DISTINCT host, host_os, host_cpu", "ORDER BY 1");
+}
+
+struct export_rows *store_export_samples(struct export_db *x, int64_t measurement_id) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(x->db, "SELECT rep, seconds, device_seconds FROM sample"
+                                  " WHERE measurement_id = ?1 ORDER BY rep", -1, &st, NULL) != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return NULL;
+    }
+    sqlite3_bind_int64(st, 1, measurement_id);
+    return rows_of(st);
+}
+
+int store_export_columns(const struct export_rows *r) { return sqlite3_column_count(r->st); }
+
+const char *store_export_column_name(const struct export_rows *r, int i) { return sqlite3_column_name(r->st, i); }
+
+int store_export_next(struct export_rows *r, struct export_value *row) {
+    int rc = sqlite3_step(r->st);
+    if (rc != SQLITE_ROW) return rc == SQLITE_DONE ? 0 : -1;
+    for (int i = 0; i < sqlite3_column_count(r->st); i++) {
+        struct export_value *v = &row[i];
+        int t = sqlite3_column_type(r->st, i);
+        v->kind = t == SQLITE_NULL ? EXPORT_NULL : t == SQLITE_INTEGER ? EXPORT_INT : t == SQLITE_FLOAT ? EXPORT_REAL
+                                                                                                         : EXPORT_TEXT;
+        /* The text last: no later read may convert the value under its pointer. */
+        v->i = sqlite3_column_int64(r->st, i);
+        v->d = sqlite3_column_double(r->st, i);
+        v->s = (const char *)sqlite3_column_text(r->st, i);
+    }
+    return 1;
+}
+
+void store_export_rows_close(struct export_rows *r) {
+    if (!r) return;
+    sqlite3_finalize(r->st);
+    free(r);
+}

@@ -1,0 +1,65 @@
+/* What `harness export` reads: every stored measurement with its context
+ * (host, device, build, config), filtered, oldest first; the devices and
+ * hosts they ran on; each measurement's samples. The file is opened
+ * read-only: exporting must not create or migrate anything, so this is a
+ * connection of its own rather than a struct store. Rows come one at a time
+ * as typed values; the command formats them (CSV, T4 JSON). */
+#ifndef HARNESS_STORE_EXPORT_H
+#define HARNESS_STORE_EXPORT_H
+#include <stdint.h>
+
+/* A results database opened read-only for exporting. */
+struct export_db;
+/* The rows of one read, stepped through with store_export_next. */
+struct export_rows;
+
+/* What to export: NULL matches everything. device is a spec or a fingerprint. */
+struct export_filter {
+    const char *app, *device, *input, *variant;
+};
+
+/* One column of a row, with SQLite's storage class. i and d hold the value
+ * read as an integer and as a double whatever its kind; s its text (NULL
+ * for NULL), valid until the next store_export_next. */
+enum export_kind { EXPORT_NULL, EXPORT_INT, EXPORT_REAL, EXPORT_TEXT };
+struct export_value {
+    enum export_kind kind;
+    int64_t i;
+    double d;
+    const char *s;
+};
+
+/* The columns of store_export_measurements, in order (their names are the
+ * CSV header). */
+enum export_column {
+    X_ID, X_WHEN, X_HOST, X_DEVICE, X_NAME, X_FP, X_DRIVER, X_BACKEND, X_COMMIT, X_DIRTY,
+    X_APP, X_INPUT, X_VARIANT, X_KNOBS, X_WGX, X_WGY, X_STATUS, X_REASON, X_ITERS,
+    X_ITERS_FULL, X_SCALED, X_REPS, X_MEDIAN, X_Q1, X_Q3, X_DEVMED, X_MLUPS, X_GBS,
+    X_RELERR, X_RESULT, X_COUNT
+};
+/* The most columns any read here has. */
+#define EXPORT_MAX_COLUMNS X_COUNT
+
+/* Opens the database at path read-only ("harness CMD: no database at PATH"
+ * for a missing file). NULL after one message on stderr. */
+struct export_db *store_export_open(const char *cmd, const char *path);
+void store_export_close(struct export_db *x);
+/* The last SQLite error on x, for a message. */
+const char *store_export_errmsg(struct export_db *x);
+
+/* The matching measurements, oldest (lowest id) first, columns as in enum
+ * export_column. NULL when the file is no harness results database. */
+struct export_rows *store_export_measurements(struct export_db *x, const struct export_filter *f);
+/* The distinct devices of the matching measurements (spec, name, vendor,
+ * driver, backend, fingerprint) and hosts (hostname, os, cpu), by the first. */
+struct export_rows *store_export_devices(struct export_db *x, const struct export_filter *f);
+struct export_rows *store_export_hosts(struct export_db *x, const struct export_filter *f);
+/* A measurement's samples (rep, seconds, device_seconds) in rep order. */
+struct export_rows *store_export_samples(struct export_db *x, int64_t measurement_id);
+
+int store_export_columns(const struct export_rows *r);
+const char *store_export_column_name(const struct export_rows *r, int i);
+/* 1 with row[0 .. columns) filled, 0 after the last row, -1 on an error. */
+int store_export_next(struct export_rows *r, struct export_value *row);
+void store_export_rows_close(struct export_rows *r);
+#endif
