@@ -12,7 +12,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +26,7 @@
 #include "kept_build.h"
 #include "noise.h"
 #include "store.h"
+#include "store_compare.h"
 #include "store_nightly.h"
 #include "util.h"
 
@@ -158,23 +158,12 @@ static int parse_args(int argc, char **argv, struct compare_opts *o) {
 /* The one build a side's runs came from: its kept hash when its nights were
  * kept, else the commit (+dirty). -1 (message on stderr) when the side
  * mixes builds. */
-static int side_build(sqlite3 *db, struct side *s, const char *name) {
-    char sql[512];
-    str_fmt(sql, sizeof sql,
-            "SELECT DISTINCT COALESCE(n.build_hash, b.git_commit || CASE WHEN b.dirty THEN '+dirty' ELSE '' END)"
-            " FROM temp.%s t JOIN run r ON r.id = t.run_id JOIN build b ON b.id = r.build_id"
-            " LEFT JOIN nightly_run nr ON nr.run_id = r.id LEFT JOIN nightly n ON n.id = nr.nightly_id",
-            s->table);
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
-    int k = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (k++ == 0) str_copy(s->build, sizeof s->build, (const char *)sqlite3_column_text(st, 0));
-        else if (k == 2)
-            fprintf(stderr, "harness compare: %s (%s) holds runs of several builds (%s, %s, ...)\n", name, s->spec,
-                    s->build, sqlite3_column_text(st, 0));
-    }
-    sqlite3_finalize(st);
+static int side_build(struct store *store, struct side *s, const char *name) {
+    char second[128];
+    int k = store_runset_builds(store, s->table, s->build, sizeof s->build, second, sizeof second);
+    if (k >= 2)
+        fprintf(stderr, "harness compare: %s (%s) holds runs of several builds (%s, %s, ...)\n", name, s->spec,
+                s->build, second);
     return k == 1 ? 0 : -1;
 }
 
@@ -215,36 +204,26 @@ static int side_exec(const struct side *s, const char *name, struct round_exec *
 /* ---- confirmations already made ------------------------------------------- */
 
 /* A flag that a confirmation of these two builds already judged says so. */
-static void attach_confirmations(sqlite3 *db, const struct compare_opts *o, struct compare_row *rows, int n) {
-    sqlite3_stmt *st = NULL;
-    const char *sql = "SELECT verdict, ratio, rounds, p, COALESCE(reason, '') FROM confirmation"
-                      " WHERE series = ?1 AND build_a = ?2 AND build_b = ?3 ORDER BY id DESC LIMIT 1";
-    if (!o->a.build[0] || !o->b.build[0] || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return;
+static void attach_confirmations(struct store *store, const struct compare_opts *o, struct compare_row *rows,
+                                 int n) {
+    if (!o->a.build[0] || !o->b.build[0]) return;
     for (int i = 0; i < n; i++) {
         struct compare_row *r = &rows[i];
-        if (!compare_wants_confirmation(r)) continue;
-        sqlite3_bind_text(st, 1, r->a->id.key, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, o->a.build, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 3, o->b.build, -1, SQLITE_STATIC);
-        if (sqlite3_step(st) == SQLITE_ROW) {
-            const char *v = (const char *)sqlite3_column_text(st, 0);
-            char line[200];
-            if (sqlite3_column_type(st, 1) == SQLITE_NULL)
-                str_fmt(line, sizeof line, "%s: %s", v, sqlite3_column_text(st, 4));
-            else
-                str_fmt(line, sizeof line, "%s: B/A %.3f over %d pairs, p %.2g", v, sqlite3_column_double(st, 1),
-                        sqlite3_column_int(st, 2), sqlite3_column_double(st, 3));
-            compare_row_confirmation(r, line);
-        }
-        sqlite3_reset(st);
+        struct confirmation_seen c;
+        if (!compare_wants_confirmation(r) ||
+            !store_confirmation_latest(store, r->a->id.key, o->a.build, o->b.build, &c))
+            continue;
+        char line[200];
+        if (!c.has_ratio) str_fmt(line, sizeof line, "%s: %s", c.verdict, c.reason);
+        else
+            str_fmt(line, sizeof line, "%s: B/A %.3f over %d pairs, p %.2g", c.verdict, c.ratio, c.rounds, c.p);
+        compare_row_confirmation(r, line);
     }
-    sqlite3_finalize(st);
 }
 
 /* ---- --rerun ---------------------------------------------------------------- */
 
 static int rerun(struct store *store, struct compare_opts *o, struct compare_row *rows, int n) {
-    sqlite3 *db = store_db(store);
     struct round_exec ea = {0}, eb = {0};
     if (side_exec(&o->a, "A", &ea, &o->a) || side_exec(&o->b, "B", &eb, &o->b)) return EXIT_USAGE;
     struct confirm_series *cs = xcalloc((size_t)n + 1, sizeof *cs);
@@ -293,7 +272,6 @@ static int rerun(struct store *store, struct compare_opts *o, struct compare_row
     else printf("rerun: %d of %d flags and suspects confirmed (%d regression%s)%s\n", confirmed, k, regressions,
                 regressions == 1 ? "" : "s",
                 before.disturbed || after.disturbed ? "; the host was DISTURBED (above): read the verdicts with care" : "");
-    (void)db;
     sb_free(&devs);
     free(cs);
     return confirmed < 0 ? EXIT_FOUND : regressions ? EXIT_FOUND : EXIT_OK;
@@ -301,26 +279,10 @@ static int rerun(struct store *store, struct compare_opts *o, struct compare_row
 
 /* ---- the command ------------------------------------------------------------ */
 
-static int load_side(sqlite3 *db, struct side *s, char *err, size_t errn) {
-    int n = runset_resolve(db, s->spec, s->table, err, errn);
+static int load_side(struct store *store, struct side *s, char *err, size_t errn) {
+    int n = runset_resolve(store_db(store), s->spec, s->table, err, errn);
     if (n <= 0) return -1;
-    return series_load_runs(db, s->table, &s->list, err, errn);
-}
-
-/* The start of the earliest nightly among B's runs: the noise model learns
- * from the nights before it ("" when B holds no nightly: all history). */
-static void b_start(sqlite3 *db, const struct side *b, char *buf, size_t n) {
-    char sql[256];
-    str_fmt(sql, sizeof sql,
-            "SELECT min(n.started_at) FROM temp.%s t JOIN nightly_run nr ON nr.run_id = t.run_id"
-            " JOIN nightly n ON n.id = nr.nightly_id",
-            b->table);
-    sqlite3_stmt *st = NULL;
-    buf[0] = '\0';
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
-        sqlite3_column_type(st, 0) != SQLITE_NULL)
-        str_copy(buf, n, (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
+    return series_load_runs(store_db(store), s->table, &s->list, err, errn);
 }
 
 int cmd_compare(int argc, char **argv) {
@@ -331,18 +293,19 @@ int cmd_compare(int argc, char **argv) {
     if (!store) return rc;
     kept_builds_for_db(o.db);
     char err[1024], before[40];
-    sqlite3 *db = store_db(store);
-    if (load_side(db, &o.a, err, sizeof err) != 0 || load_side(db, &o.b, err, sizeof err) != 0) {
+    if (load_side(store, &o.a, err, sizeof err) != 0 || load_side(store, &o.b, err, sizeof err) != 0) {
         fprintf(stderr, "harness compare: %s\n", err);
         series_list_free(&o.a.list);
         store_close(store);
         return EXIT_USAGE;
     }
-    int builds_ok = side_build(db, &o.a, "A") == 0 && side_build(db, &o.b, "B") == 0;
+    int builds_ok = side_build(store, &o.a, "A") == 0 && side_build(store, &o.b, "B") == 0;
     if (!builds_ok) o.a.build[0] = o.b.build[0] = '\0';
-    b_start(db, &o.b, before, sizeof before);
+    /* The noise model learns from the nights before B's first ("" when B
+     * holds no nightly: all history). */
+    store_runset_first_night(store, o.b.table, before, sizeof before);
     struct noise_set ns;
-    if (noise_set_load(db, before, &ns, err, sizeof err) != 0) {
+    if (noise_set_load(store_db(store), before, &ns, err, sizeof err) != 0) {
         fprintf(stderr, "harness compare: %s\n", err);
         store_close(store);
         return EXIT_FOUND;
@@ -350,7 +313,7 @@ int cmd_compare(int argc, char **argv) {
     o.p.noise = &ns;
     struct compare_row *rows = NULL;
     int only_a, only_b, n = compare_lists(&o.a.list, &o.b.list, &o.p, &rows, &only_a, &only_b);
-    attach_confirmations(db, &o, rows, n);
+    attach_confirmations(store, &o, rows, n);
     if (!o.csv && o.p.pooled)
         printf("A = %s, B = %s: THE OLD STATISTIC (every repetition pooled, Mann-Whitney U; the nights/rnds column"
                " counts repetitions): a change when p <= %g and |B/A - 1| >= max(%.0f %%, the larger IQR)\n",

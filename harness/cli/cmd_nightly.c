@@ -18,7 +18,6 @@
  * Exit 1 only for a confirmed regression or a step that failed. */
 #include <getopt.h>
 #include <limits.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +32,7 @@
 #include "nightly_gate.h"
 #include "store.h"
 #include "store_nightly.h"
+#include "store_nightly_run.h"
 #include "store_tuned.h"
 #include "sweep_file.h"
 #include "confirm.h"
@@ -192,59 +192,6 @@ all:
     return NULL;
 }
 
-static int64_t max_id(sqlite3 *db, const char *table) {
-    char sql[128];
-    int64_t v = 0;
-    str_fmt(sql, sizeof sql, "SELECT max(id) FROM %s", table);
-    db_int(db, sql, 0, &v, NULL, 0);
-    return v;
-}
-
-static int nightly_begin(sqlite3 *db, const char *suites, const char *telemetry, const char *hash, int rounds,
-                         int64_t *id) {
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
-    sqlite3_stmt *st = NULL;
-    const char *sql = "INSERT INTO nightly(host, suite, started_at, telemetry, build_hash, rounds)"
-                      " VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?3, ?4, ?5)";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
-    sqlite3_bind_text(st, 1, host, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, suites, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 3, telemetry, -1, SQLITE_TRANSIENT);
-    if (hash && hash[0]) sqlite3_bind_text(st, 4, hash, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st, 5, rounds);
-    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-    sqlite3_finalize(st);
-    *id = sqlite3_last_insert_rowid(db);
-    return rc;
-}
-
-static int nightly_end(sqlite3 *db, int64_t id, int status, const char *telemetry, int64_t run0, int64_t run1,
-                       int64_t peak0, int64_t peak1, char *err, size_t errn) {
-    char sql[512];
-    if (db_exec(db, "BEGIN IMMEDIATE", err, errn) != 0) return -1;
-    str_fmt(sql, sizeof sql,
-            "INSERT OR IGNORE INTO nightly_run(nightly_id, run_id) SELECT %lld, id FROM run WHERE id > %lld AND id <= %lld;"
-            "INSERT OR IGNORE INTO nightly_peak(nightly_id, peak_id) SELECT %lld, id FROM peak WHERE id > %lld AND id <= %lld;",
-            (long long)id, (long long)run0, (long long)run1, (long long)id, (long long)peak0, (long long)peak1);
-    sqlite3_stmt *st = NULL;
-    int rc = db_exec(db, sql, err, errn);
-    if (rc == 0 && sqlite3_prepare_v2(db, "UPDATE nightly SET ended_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),"
-                                          " status = ?1, telemetry = telemetry || ?2 WHERE id = ?3",
-                                      -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int(st, 1, status);
-        sqlite3_bind_text(st, 2, telemetry, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int64(st, 3, id);
-        rc = sqlite3_step(st) == SQLITE_DONE ? 0 : err_set(err, errn, "%s", sqlite3_errmsg(db));
-    } else if (rc == 0) {
-        rc = err_set(err, errn, "%s", sqlite3_errmsg(db));
-    }
-    sqlite3_finalize(st);
-    if (rc == 0) return db_exec(db, "COMMIT", err, errn);
-    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-    return -1;
-}
-
 static int parse_opts(int argc, char **argv, struct nightly_opts *o) {
     static const struct option longopts[] = {{"suite", required_argument, 0, 's'},
                                              {"db", required_argument, 0, 'b'},
@@ -384,16 +331,15 @@ int cmd_nightly(int argc, char **argv) {
         return EXIT_FOUND;
     }
     kept_builds_for_db(o.db);
-    sqlite3 *db = store_db(store);
     char hash[KEPT_HASH_LEN + 1];
     keep_this_build(hash, sizeof hash);
     struct strbuf tel = {0}, names = {0};
     sb_printf(&tel, "[start]\n");
     telemetry_collect(&tel);
     for (int i = 0; i < o.nsuites; i++) sb_printf(&names, "%s%s", i ? " " : "", o.suites[i]);
-    int64_t id = 0, run0 = max_id(db, "run"), peak0 = max_id(db, "peak");
-    if (nightly_begin(db, names.s, tel.s, hash, o.rounds, &id) != 0) {
-        fprintf(stderr, "harness nightly: %s\n", sqlite3_errmsg(db));
+    int64_t id = 0, run0 = store_last_run_id(store), peak0 = store_last_peak_id(store);
+    if (store_nightly_begin(store, names.s, tel.s, hash, o.rounds, &id) != 0) {
+        fprintf(stderr, "harness nightly: %s\n", store_errmsg(store));
         store_close(store);
         return EXIT_FOUND;
     }
@@ -417,11 +363,11 @@ int cmd_nightly(int argc, char **argv) {
     sb_free(&tel);
     sb_printf(&tel, "[end]\n");
     telemetry_collect(&tel);
-    int64_t run1 = max_id(db, "run"), peak1 = max_id(db, "peak");
-    rc = nightly_end(db, id, failed ? 1 : 0, tel.s, run0, run1, peak0, peak1, err, sizeof err);
+    int64_t run1 = store_last_run_id(store), peak1 = store_last_peak_id(store);
+    rc = store_nightly_end(store, id, failed ? 1 : 0, tel.s, run0, run1, peak0, peak1, err, sizeof err);
     if (rc != 0) fprintf(stderr, "harness nightly: %s\n", err);
     char quality[1024];
-    int bad = night_quality(db, id, quality, sizeof quality);
+    int bad = night_quality(store_db(store), id, quality, sizeof quality);
     printf("nightly %lld: runs %lld..%lld, %d step%s failed; quality: %s\n", (long long)id, (long long)run0 + 1,
            (long long)run1, failed, failed == 1 ? "" : "s", quality);
 
@@ -440,12 +386,8 @@ int cmd_nightly(int argc, char **argv) {
     }
     char prev_hash[KEPT_HASH_LEN + 8] = "";
     if (prev > 0) {
-        char sql[128];
-        str_fmt(sql, sizeof sql, "SELECT COALESCE(build_hash, '') FROM nightly WHERE id = %lld", (long long)prev);
-        sqlite3_stmt *st = NULL;
-        if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-            str_copy(prev_hash, sizeof prev_hash, (const char *)sqlite3_column_text(st, 0));
-        sqlite3_finalize(st);
+        char prev_start[40];
+        store_nightly_build(store, prev, prev_hash, sizeof prev_hash, prev_start, sizeof prev_start);
     }
     const char *keep[2] = {hash, prev_hash};
     kept_build_prune(o.keep_days, keep, 2, stderr);

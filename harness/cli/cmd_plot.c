@@ -9,7 +9,7 @@
  * variable settings and `load` on a pipe (no shell quoting of titles). */
 #include <getopt.h>
 #include <limits.h>
-#include <sqlite3.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +19,7 @@
 
 #include "commands.h"
 #include "store.h"
+#include "store_plot.h"
 #include "gnuplot.h"
 #include "util.h"
 
@@ -39,32 +40,12 @@ static void plot_usage(FILE *out) {
             store_default_path());
 }
 
-/* Latest ok measurement per (device fingerprint, input, variant, knobs, shape).
- * Knobs are in the key because "custom" names many knob sets. */
-static const char plot_sql[] =
-    "WITH x AS (SELECT m.id AS id, d.fingerprint AS fp, d.spec AS spec, d.name AS dname, d.driver AS driver,"
-    " c.input AS input, %s AS variant, c.knobs AS knobs, c.wg_x AS wx, c.wg_y AS wy,"
-    " m.median_s AS med, m.q1_s AS q1, m.q3_s AS q3"
-    " FROM measurement m JOIN config c ON c.id = m.config_id JOIN run r ON r.id = m.run_id"
-    " JOIN device d ON d.id = r.device_id"
-    " WHERE m.status = 'ok' AND m.median_s IS NOT NULL AND c.app = ?1)"
-    " SELECT fp, spec, dname, driver, input, variant, knobs, wx, wy, med, q1, q3 FROM x"
-    " WHERE id IN (SELECT max(id) FROM x GROUP BY fp, input, variant, knobs, wx, wy)"
-    " AND (?2 IS NULL OR spec = ?2 OR fp = ?2) AND (?3 IS NULL OR input = ?3)"
-    " AND (?4 IS NULL OR variant = ?4)"
-    " ORDER BY spec, fp, input, variant, knobs, wx * wy, wx, wy";
-
 struct figure {
     char fp[40], spec[64], name[128], driver[128], input[128], variant[64], knobs[512];
     char base[PATH_MAX]; /* output path without extension */
     struct strbuf dat;
     int n;
 };
-
-static const char *col(sqlite3_stmt *st, int i) {
-    const char *s = (const char *)sqlite3_column_text(st, i);
-    return s ? s : "";
-}
 
 /* File-name safe: letters, digits, '.', '-'; everything else '_'. */
 static void sanitise(char *s) {
@@ -74,56 +55,41 @@ static void sanitise(char *s) {
             *s = '_';
 }
 
-static int has_variant_column(sqlite3 *db) {
-    sqlite3_stmt *st = NULL;
-    int yes = sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('measurement')"
-                                     " WHERE name = 'variant'", -1, &st, NULL) == SQLITE_OK &&
-              sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return yes;
+struct figures {
+    struct figure *fig;
+    int n;
+};
+
+/* One row: a new figure when the device, input, variant or knobs change. */
+static void add_row(const struct wg_row *r, void *ctx) {
+    struct figures *fs = ctx;
+    struct figure *f = fs->n ? &fs->fig[fs->n - 1] : NULL;
+    if (!f || strcmp(f->fp, r->fp) || strcmp(f->input, r->input) || strcmp(f->variant, r->variant) ||
+        strcmp(f->knobs, r->knobs)) {
+        fs->fig = realloc(fs->fig, (size_t)(fs->n + 1) * sizeof *fs->fig);
+        if (!fs->fig) abort();
+        f = memset(&fs->fig[fs->n++], 0, sizeof *f);
+        str_copy(f->fp, sizeof f->fp, r->fp);
+        str_copy(f->spec, sizeof f->spec, r->spec);
+        str_copy(f->name, sizeof f->name, r->name);
+        str_copy(f->driver, sizeof f->driver, r->driver);
+        str_copy(f->input, sizeof f->input, r->input);
+        str_copy(f->variant, sizeof f->variant, r->variant);
+        str_copy(f->knobs, sizeof f->knobs, r->knobs);
+    }
+    /* index, label, median, q1, q3 (a missing quartile draws no bar end) */
+    double q1 = isnan(r->q1) ? r->med : r->q1, q3 = isnan(r->q3) ? r->med : r->q3;
+    sb_printf(&f->dat, "%d \"%dx%d\" %.9g %.9g %.9g\n", f->n++, r->wx, r->wy, r->med, q1, q3);
 }
 
 /* Reads every figure's rows; returns the count or -1. */
-static int load_figures(sqlite3 *db, const char *const filt[4], struct figure **out) {
-    struct strbuf sql = {0};
-    sb_printf(&sql, plot_sql, has_variant_column(db) ? "COALESCE(m.variant, c.variant)" : "c.variant");
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db, sql.s, -1, &st, NULL);
-    sb_free(&sql);
-    if (rc != SQLITE_OK) {
-        fprintf(stderr, "harness plot: not a harness results database? %s\n", sqlite3_errmsg(db));
-        return -1;
-    }
-    for (int i = 0; i < 4; i++)
-        if (filt[i]) sqlite3_bind_text(st, i + 1, filt[i], -1, SQLITE_TRANSIENT);
-    struct figure *fig = NULL;
-    int n = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct figure *f = n ? &fig[n - 1] : NULL;
-        if (!f || strcmp(f->fp, col(st, 0)) || strcmp(f->input, col(st, 4)) ||
-            strcmp(f->variant, col(st, 5)) || strcmp(f->knobs, col(st, 6))) {
-            fig = realloc(fig, (size_t)(n + 1) * sizeof *fig);
-            if (!fig) abort();
-            f = memset(&fig[n++], 0, sizeof *fig);
-            str_copy(f->fp, sizeof f->fp, col(st, 0));
-            str_copy(f->spec, sizeof f->spec, col(st, 1));
-            str_copy(f->name, sizeof f->name, col(st, 2));
-            str_copy(f->driver, sizeof f->driver, col(st, 3));
-            str_copy(f->input, sizeof f->input, col(st, 4));
-            str_copy(f->variant, sizeof f->variant, col(st, 5));
-            str_copy(f->knobs, sizeof f->knobs, col(st, 6));
-        }
-        /* index, label, median, q1, q3 (a missing quartile draws no bar end) */
-        double med = sqlite3_column_double(st, 9);
-        double q1 = sqlite3_column_type(st, 10) == SQLITE_NULL ? med : sqlite3_column_double(st, 10);
-        double q3 = sqlite3_column_type(st, 11) == SQLITE_NULL ? med : sqlite3_column_double(st, 11);
-        sb_printf(&f->dat, "%d \"%dx%d\" %.9g %.9g %.9g\n", f->n++, sqlite3_column_int(st, 7),
-                  sqlite3_column_int(st, 8), med, q1, q3);
-    }
-    if (rc != SQLITE_DONE) fprintf(stderr, "harness plot: %s\n", sqlite3_errmsg(db));
-    sqlite3_finalize(st);
-    *out = fig;
-    return rc == SQLITE_DONE ? n : -1;
+static int load_figures(struct plot_source *src, const char *const filt[4], struct figure **out) {
+    struct figures fs = {0};
+    char err[1024];
+    int rc = store_wg_rows(src, filt, add_row, &fs, err, sizeof err);
+    if (rc != 0) fprintf(stderr, "harness plot: %s\n", err);
+    *out = fs.fig;
+    return rc == 0 ? fs.n : -1;
 }
 
 /* wg-<spec>-<input>-<variant>; when two figures would share a name (one spec
@@ -174,24 +140,24 @@ static int draw(const struct figure *f, const char *tmpdir, const char *script) 
 }
 
 static int plot_wg(const char *db_path, const char *const filt[4], const char *out_dir) {
-    sqlite3 *db = store_open_readonly("plot", db_path);
-    if (!db) return EXIT_FOUND;
+    struct plot_source *src = store_plot_open("plot", db_path);
+    if (!src) return EXIT_FOUND;
     char script[4096];
     repo_path(script, sizeof script, "plots/wg.gp");
     if (access(script, R_OK) != 0) {
         fprintf(stderr, "harness plot: cannot read %s\n", script);
-        sqlite3_close(db);
+        store_plot_close(src);
         return EXIT_FOUND;
     }
     if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
         fprintf(stderr, "harness plot: gnuplot not found; install it (Debian: apt-get install"
                         " gnuplot-nox, or `make deps`)\n");
-        sqlite3_close(db);
+        store_plot_close(src);
         return EXIT_FOUND;
     }
     struct figure *fig = NULL;
-    int n = load_figures(db, filt, &fig);
-    sqlite3_close(db);
+    int n = load_figures(src, filt, &fig);
+    store_plot_close(src);
     if (n == 0)
         fprintf(stderr, "harness plot: no verified (ok) measurements of %s%s%s%s%s%s%s in %s\n",
                 filt[0], filt[1] ? " on " : "", filt[1] ? filt[1] : "", filt[2] ? ", input " : "",

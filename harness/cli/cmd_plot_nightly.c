@@ -6,7 +6,6 @@
  * first to refresh them. */
 #include <getopt.h>
 #include <limits.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include "series.h"
 #include "store.h"
 #include "store_nightly.h"
+#include "store_plot.h"
 #include "gnuplot.h"
 #include "util.h"
 
@@ -37,35 +37,9 @@ static void sanitise(char *s) {
             *s = '_';
 }
 
-struct cp_row {
-    long long id;
-    char night[32], triage[32], direction[16];
-    double magnitude;
-};
-
-/* The stored change points of one series. */
-static int load_cps(sqlite3 *db, const char *key, struct cp_row *out, int max) {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT id, night, triage, COALESCE(direction, ''), COALESCE(magnitude, 0)"
-                               " FROM change_point WHERE series = ?1 ORDER BY night", -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-    int n = 0;
-    while (n < max && sqlite3_step(st) == SQLITE_ROW) {
-        out[n].id = sqlite3_column_int64(st, 0);
-        str_copy(out[n].night, sizeof out[n].night, (const char *)sqlite3_column_text(st, 1));
-        str_copy(out[n].triage, sizeof out[n].triage, (const char *)sqlite3_column_text(st, 2));
-        str_copy(out[n].direction, sizeof out[n].direction, (const char *)sqlite3_column_text(st, 3));
-        out[n].magnitude = sqlite3_column_double(st, 4);
-        n++;
-    }
-    sqlite3_finalize(st);
-    return n;
-}
-
 /* Draws one series; 0 when the PNG was written. */
-static int draw(const struct history *h, const struct cp_row *cps, int ncp, const char *tmpdir, const char *script,
-                const char *png) {
+static int draw(const struct history *h, const struct change_point_row *cps, int ncp, const char *tmpdir,
+                const char *script, const char *png) {
     char dat[PATH_MAX], title[512], label[256];
     str_fmt(dat, sizeof dat, "%s/nightly.dat", tmpdir);
     struct strbuf b = {0};
@@ -111,7 +85,8 @@ static int draw(const struct history *h, const struct cp_row *cps, int ncp, cons
     return 0;
 }
 
-static void index_entry(struct strbuf *md, const struct history *h, const char *file, const struct cp_row *cps, int ncp) {
+static void index_entry(struct strbuf *md, const struct history *h, const char *file,
+                        const struct change_point_row *cps, int ncp) {
     char label[256];
     series_label(&h->id, label, sizeof label);
     const struct night_point *last = &h->p[h->n - 1];
@@ -171,8 +146,8 @@ int plot_nightly(int argc, char **argv) {
     for (int i = 0; i < hl.n; i++) {
         const struct history *h = &hl.h[i];
         if (!h->n) continue;
-        struct cp_row cps[64];
-        int ncp = load_cps(store_db(s), h->id.key, cps, 64);
+        struct change_point_row cps[64];
+        int ncp = store_change_points(s, h->id.key, cps, 64);
         char stem[512], file[600], png[PATH_MAX + 700];
         str_fmt(stem, sizeof stem, "%s-%s-%s-%s-%ux%u", h->id.spec, h->id.app, h->id.input, h->id.variant, h->id.wg[0],
                 h->id.wg[1]);

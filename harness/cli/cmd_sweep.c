@@ -14,13 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
 #include "cli.h"
 #include "commands.h"
 #include "rounds.h"
 #include "runner.h"
 #include "store.h"
+#include "store_sweep.h"
 #include "sweep_file.h"
 #include "util.h"
 #include "worker.h"
@@ -189,43 +188,6 @@ static void sweep_shard(struct sweep_run *r) {
     r->npoints = kept;
 }
 
-/* The newest measurement of this config with this build on this device, and
- * how far its rounds got. 0 none, 1 found. */
-struct earlier {
-    int64_t mid, run_id;
-    int rounds, rounds_done, ok;
-};
-static int already_measured(struct store *s, const struct device_info *dev, const struct measurement *m,
-                            struct earlier *e) {
-    static const char *sql =
-        "SELECT m.id, m.run_id, m.rounds, m.rounds_done, m.status IN ('ok', 'unverified')"
-        " FROM measurement m JOIN config c ON c.id = m.config_id JOIN run r ON r.id = m.run_id"
-        " JOIN device d ON d.id = r.device_id JOIN build b ON b.id = r.build_id"
-        " WHERE c.app = ?1 AND c.input = ?2 AND c.knobs = ?3 AND c.wg_x = ?4 AND c.wg_y = ?5"
-        " AND d.fingerprint = ?6 AND b.id = ?7 AND m.iters = ?8 ORDER BY m.id DESC LIMIT 1";
-    sqlite3_stmt *st = NULL;
-    int found = 0;
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return 0;
-    sqlite3_bind_text(st, 1, m->app, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, m->input, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, m->knobs, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 4, (int)m->wg[0]);
-    sqlite3_bind_int(st, 5, (int)m->wg[1]);
-    sqlite3_bind_text(st, 6, dev->fingerprint, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 7, store_build_this(s));
-    sqlite3_bind_int64(st, 8, m->iters);
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        found = 1;
-        e->mid = sqlite3_column_int64(st, 0);
-        e->run_id = sqlite3_column_int64(st, 1);
-        e->rounds = sqlite3_column_int(st, 2);
-        e->rounds_done = sqlite3_column_int(st, 3);
-        e->ok = sqlite3_column_int(st, 4);
-    }
-    sqlite3_finalize(st);
-    return found;
-}
-
 static int64_t run_for(struct run_ids *ids, struct store *store, const struct device_info *dev, const char *command) {
     for (int i = 0; i < ids->n; i++)
         if (!strcmp(ids->spec[i], dev->spec)) return ids->id[i];
@@ -306,8 +268,8 @@ static int plan_jobs(struct sweep_run *r, struct store *store, const char *comma
         runner_describe(&c, &j->m);
         j->m.warmup = sp->spec.warmup;
         int rounds = r->rounds ? r->rounds : sp->spec.rounds;
-        struct earlier e;
-        if (!r->force && already_measured(store, dev, &j->m, &e)) {
+        struct earlier_measurement e;
+        if (!r->force && store_latest_measurement(store, dev, &j->m, &e)) {
             if (!e.ok || e.rounds_done >= e.rounds) {
                 t->skipped++;
                 continue;

@@ -1,0 +1,102 @@
+/* plot's queries (store_plot.h). */
+#include "store_plot.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+
+#include "util.h"
+
+struct plot_source {
+    sqlite3 *db;
+};
+
+struct plot_source *store_plot_open(const char *cmd, const char *path) {
+    sqlite3 *db = store_open_readonly(cmd, path);
+    if (!db) return NULL;
+    struct plot_source *p = xcalloc(1, sizeof *p);
+    p->db = db;
+    return p;
+}
+
+void store_plot_close(struct plot_source *p) {
+    if (!p) return;
+    sqlite3_close(p->db);
+    free(p);
+}
+
+/* Latest ok measurement per (device fingerprint, input, variant, knobs, shape).
+ * Knobs are in the key because "custom" names many knob sets. */
+static const char plot_sql[] =
+    "WITH x AS (SELECT m.id AS id, d.fingerprint AS fp, d.spec AS spec, d.name AS dname, d.driver AS driver,"
+    " c.input AS input, %s AS variant, c.knobs AS knobs, c.wg_x AS wx, c.wg_y AS wy,"
+    " m.median_s AS med, m.q1_s AS q1, m.q3_s AS q3"
+    " FROM measurement m JOIN config c ON c.id = m.config_id JOIN run r ON r.id = m.run_id"
+    " JOIN device d ON d.id = r.device_id"
+    " WHERE m.status = 'ok' AND m.median_s IS NOT NULL AND c.app = ?1)"
+    " SELECT fp, spec, dname, driver, input, variant, knobs, wx, wy, med, q1, q3 FROM x"
+    " WHERE id IN (SELECT max(id) FROM x GROUP BY fp, input, variant, knobs, wx, wy)"
+    " AND (?2 IS NULL OR spec = ?2 OR fp = ?2) AND (?3 IS NULL OR input = ?3)"
+    " AND (?4 IS NULL OR variant = ?4)"
+    " ORDER BY spec, fp, input, variant, knobs, wx * wy, wx, wy";
+
+static const char *col(sqlite3_stmt *st, int i) {
+    const char *s = (const char *)sqlite3_column_text(st, i);
+    return s ? s : "";
+}
+
+static double col_or_nan(sqlite3_stmt *st, int i) {
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+/* A file from before measurement.variant (opened read-only, so never migrated)
+ * names the variant in config alone. */
+static int has_variant_column(sqlite3 *db) {
+    sqlite3_stmt *st = NULL;
+    int yes = sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('measurement')"
+                                     " WHERE name = 'variant'", -1, &st, NULL) == SQLITE_OK &&
+              sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return yes;
+}
+
+int store_wg_rows(struct plot_source *p, const char *const filt[4], void (*row)(const struct wg_row *r, void *ctx),
+                  void *ctx, char *err, size_t errn) {
+    struct strbuf sql = {0};
+    sb_printf(&sql, plot_sql, has_variant_column(p->db) ? "COALESCE(m.variant, c.variant)" : "c.variant");
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(p->db, sql.s, -1, &st, NULL);
+    sb_free(&sql);
+    if (rc != SQLITE_OK) return err_set(err, errn, "not a harness results database? %s", sqlite3_errmsg(p->db));
+    for (int i = 0; i < 4; i++)
+        if (filt[i]) sqlite3_bind_text(st, i + 1, filt[i], -1, SQLITE_TRANSIENT);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct wg_row r = {col(st, 0), col(st, 1), col(st, 2), col(st, 3), col(st, 4), col(st, 5), col(st, 6),
+                           sqlite3_column_int(st, 7), sqlite3_column_int(st, 8), sqlite3_column_double(st, 9),
+                           col_or_nan(st, 10), col_or_nan(st, 11)};
+        row(&r, ctx);
+    }
+    if (rc != SQLITE_DONE) err_set(err, errn, "%s", sqlite3_errmsg(p->db));
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int store_change_points(struct store *s, const char *series, struct change_point_row *out, int max) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(store_db(s), "SELECT id, night, triage, COALESCE(direction, ''), COALESCE(magnitude, 0)"
+                                        " FROM change_point WHERE series = ?1 ORDER BY night",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_text(st, 1, series, -1, SQLITE_TRANSIENT);
+    int n = 0;
+    while (n < max && sqlite3_step(st) == SQLITE_ROW) {
+        out[n].id = sqlite3_column_int64(st, 0);
+        str_copy(out[n].night, sizeof out[n].night, (const char *)sqlite3_column_text(st, 1));
+        str_copy(out[n].triage, sizeof out[n].triage, (const char *)sqlite3_column_text(st, 2));
+        str_copy(out[n].direction, sizeof out[n].direction, (const char *)sqlite3_column_text(st, 3));
+        out[n].magnitude = sqlite3_column_double(st, 4);
+        n++;
+    }
+    sqlite3_finalize(st);
+    return n;
+}

@@ -1,0 +1,40 @@
+/* What `harness plot` draws from the store: the work-group sweeps (plot wg,
+ * from a file opened read-only) and each nightly series' stored change
+ * points (plot nightly). */
+#ifndef HARNESS_STORE_PLOT_H
+#define HARNESS_STORE_PLOT_H
+#include <stddef.h>
+
+#include "store.h"
+
+/* A results database opened read-only (store_open_readonly): plot wg never
+ * creates or migrates one. NULL after one message on stderr naming the
+ * command. */
+struct plot_source;
+struct plot_source *store_plot_open(const char *cmd, const char *path);
+void store_plot_close(struct plot_source *p);
+
+/* One bar of a work-group figure. */
+struct wg_row {
+    const char *fp, *spec, *name, *driver, *input, *variant, *knobs; /* "" when not stored */
+    int wx, wy;
+    double med, q1, q3; /* the quartiles NAN when not stored */
+};
+/* The latest verified ('ok') measurement of each (device fingerprint, input,
+ * variant, knobs, shape) of app filt[0], each filter (filt[1] a device spec or
+ * fingerprint, filt[2] an input as stored, filt[3] a variant) applying when
+ * not NULL; ordered by device, input, variant, knobs, then shape by total
+ * size and width, so each figure's rows are together. row() sees each in
+ * turn. 0, or -1 with err (the rows before the error were seen). */
+int store_wg_rows(struct plot_source *p, const char *const filt[4], void (*row)(const struct wg_row *r, void *ctx),
+                  void *ctx, char *err, size_t errn);
+
+/* A change point `harness regressions` stored. */
+struct change_point_row {
+    long long id;
+    char night[32], triage[32], direction[16]; /* direction "" when not stored */
+    double magnitude;                          /* 0 when not stored */
+};
+/* The change points of one series (its key), by night: how many (at most max). */
+int store_change_points(struct store *s, const char *series, struct change_point_row *out, int max);
+#endif
