@@ -38,7 +38,7 @@ static void sanitise(char *s) {
 }
 
 /* Draws one series; 0 when the PNG was written. */
-static int draw(const struct history *h, const struct change_point_row *cps, int ncp, const char *tmpdir,
+static int draw(const struct history *h, const struct series_change_point *cps, int ncp, const char *tmpdir,
                 const char *script, const char *png) {
     char dat[PATH_MAX], title[512], label[256];
     str_fmt(dat, sizeof dat, "%s/nightly.dat", tmpdir);
@@ -86,7 +86,7 @@ static int draw(const struct history *h, const struct change_point_row *cps, int
 }
 
 static void index_entry(struct strbuf *md, const struct history *h, const char *file,
-                        const struct change_point_row *cps, int ncp) {
+                        const struct series_change_point *cps, int ncp) {
     char label[256];
     series_label(&h->id, label, sizeof label);
     const struct night_point *last = &h->p[h->n - 1];
@@ -146,8 +146,8 @@ int plot_nightly(int argc, char **argv) {
     for (int i = 0; i < hl.n; i++) {
         const struct history *h = &hl.h[i];
         if (!h->n) continue;
-        struct change_point_row cps[64];
-        int ncp = store_change_points(s, h->id.key, cps, 64);
+        struct series_change_point cps[64];
+        int ncp = store_series_change_points(s, h->id.key, cps, 64);
         char stem[512], file[600], png[PATH_MAX + 700];
         str_fmt(stem, sizeof stem, "%s-%s-%s-%s-%ux%u", h->id.spec, h->id.app, h->id.input, h->id.variant, h->id.wg[0],
                 h->id.wg[1]);

@@ -81,7 +81,7 @@ int store_wg_rows(struct plot_source *p, const char *const filt[4], void (*row)(
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-int store_change_points(struct store *s, const char *series, struct change_point_row *out, int max) {
+int store_series_change_points(struct store *s, const char *series, struct series_change_point *out, int max) {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(store_db(s), "SELECT id, night, triage, COALESCE(direction, ''), COALESCE(magnitude, 0)"
                                         " FROM change_point WHERE series = ?1 ORDER BY night",

@@ -30,11 +30,11 @@ int store_wg_rows(struct plot_source *p, const char *const filt[4], void (*row)(
                   void *ctx, char *err, size_t errn);
 
 /* A change point `harness regressions` stored. */
-struct change_point_row {
+struct series_change_point {
     long long id;
     char night[32], triage[32], direction[16]; /* direction "" when not stored */
     double magnitude;                          /* 0 when not stored */
 };
 /* The change points of one series (its key), by night: how many (at most max). */
-int store_change_points(struct store *s, const char *series, struct change_point_row *out, int max);
+int store_series_change_points(struct store *s, const char *series, struct series_change_point *out, int max);
 #endif
