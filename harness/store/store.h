@@ -64,8 +64,8 @@ int store_peak_usual(struct store *s, const char *fingerprint, double *copy_gbs)
  * after one message on stderr. */
 struct sqlite3 *store_open_readonly(const char *cmd, const char *path);
 
-/* The open connection, for modules that keep their own queries beside this
- * one (store_tuned.c, the sweep's resume check). */
+/* The open connection, for the store's other files (store_*.c); outside
+ * store/ only track/'s loaders still take it (harness/README.md). */
 struct sqlite3 *store_db(struct store *s);
 /* The last SQLite error on s, for a message. */
 const char *store_errmsg(struct store *s);
