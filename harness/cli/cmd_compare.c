@@ -227,19 +227,8 @@ static int rerun(struct store *store, struct compare_opts *o, struct compare_row
     struct round_exec ea = {0}, eb = {0};
     if (side_exec(&o->a, "A", &ea, &o->a) || side_exec(&o->b, "B", &eb, &o->b)) return EXIT_USAGE;
     struct confirm_series *cs = xcalloc((size_t)n + 1, sizeof *cs);
-    int k = 0;
     struct strbuf devs = {0};
-    for (int i = 0; i < n; i++) {
-        if (!compare_wants_confirmation(&rows[i])) continue;
-        struct confirm_series *c = &cs[k++];
-        c->id = rows[i].a->id;
-        c->flagged_ratio = rows[i].r.ratio;
-        c->warmup = rows[i].b->id.warmup;
-        /* The nights' own repetitions per round: the rerun measures what they measured. */
-        c->reps = rows[i].r.rounds_b > 0 ? (int)lround((double)rows[i].b->n / rows[i].r.rounds_b) : 1;
-        if (c->reps < 1) c->reps = 1;
-        if (!strstr(devs.s ? devs.s : "", c->id.spec)) sb_printf(&devs, "%s%s", devs.len ? "," : "", c->id.spec);
-    }
+    const int k = confirm_from_rows(rows, n, 0, cs, &devs);
     if (!k) {
         printf("rerun: nothing flagged or suspect, nothing to confirm\n");
         free(cs);

@@ -8,6 +8,7 @@
 
 #include "app.h"
 #include "backend.h"
+#include "compare.h"
 #include "stats.h"
 #include "store_confirm.h"
 #include "util.h"
@@ -159,4 +160,24 @@ void confirm_describe(const struct confirm_series *c, char *buf, size_t n) {
     }
     str_fmt(buf, n, "%s: B/A %.3f over %d pairs of rounds, p %.2g%s%s", c->verdict, c->r.ratio, c->r.n, c->r.p,
             c->reason[0] ? "; " : "", c->reason);
+}
+
+int confirm_from_rows(const struct compare_row *rows, int n, int64_t nightly_id, struct confirm_series *out,
+                      struct strbuf *devs) {
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        const struct compare_row *r = &rows[i];
+        if (!compare_wants_confirmation(r)) continue;
+        struct confirm_series *c = &out[k++];
+        memset(c, 0, sizeof *c);
+        c->id = r->b->id;
+        c->flagged_ratio = r->r.ratio;
+        c->warmup = r->b->id.warmup;
+        /* The nights' own repetitions per round: the confirmation measures what they measured. */
+        c->reps = r->r.rounds_b > 0 ? (int)lround((double)r->b->n / r->r.rounds_b) : 1;
+        if (c->reps < 1) c->reps = 1;
+        c->nightly_id = nightly_id;
+        if (!strstr(devs->s ? devs->s : "", c->id.spec)) sb_printf(devs, "%s%s", devs->len ? "," : "", c->id.spec);
+    }
+    return k;
 }

@@ -40,6 +40,14 @@ struct confirm_opts {
     unsigned seed;
 };
 
+struct compare_row;
+struct strbuf;
+/* What to measure again for the rows a comparison flagged or suspects
+ * (compare_wants_confirmation): each series as side B ran it (B's warm-up and
+ * repetitions per round), tagged with nightly_id (0: none). Fills out (room
+ * for n) and adds each device's spec once to devs ("a,b"); returns how many. */
+int confirm_from_rows(const struct compare_row *rows, int n, int64_t nightly_id, struct confirm_series *out,
+                      struct strbuf *devs);
 /* Measures and judges every series, storing each verdict. Returns how many
  * were confirmed, or -1 when interrupted. */
 int confirm_run(struct store *store, struct confirm_series *s, int n, const struct confirm_opts *o);

@@ -38,18 +38,7 @@ static void confirm_flags(struct store *store, int64_t id, const char *hash_a, c
     }
     struct confirm_series *cs = xcalloc((size_t)n + 1, sizeof *cs);
     struct strbuf devs = {0};
-    int k = 0;
-    for (int i = 0; i < n; i++) {
-        if (!compare_wants_confirmation(&rows[i])) continue;
-        struct confirm_series *c = &cs[k++];
-        c->id = rows[i].b->id;
-        c->flagged_ratio = rows[i].r.ratio;
-        c->warmup = rows[i].b->id.warmup;
-        c->reps = rows[i].r.rounds_b > 0 ? (int)lround((double)rows[i].b->n / rows[i].r.rounds_b) : 1;
-        if (c->reps < 1) c->reps = 1;
-        c->nightly_id = id;
-        if (!strstr(devs.s ? devs.s : "", c->id.spec)) sb_printf(&devs, "%s%s", devs.len ? "," : "", c->id.spec);
-    }
+    const int k = confirm_from_rows(rows, n, id, cs, &devs);
     if (o->burn_in_s > 0) burn_in_devices(devs.s, 2, o->burn_in_s, out);
     fprintf(out, "nightly: confirming %d flag%s and suspect%s: build %s (last night) and %s (tonight), %d pairs of"
             " rounds\n", k, k == 1 ? "" : "s", k == 1 ? "" : "s", hash_a, hash_b, o->confirm_rounds);
