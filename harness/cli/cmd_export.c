@@ -74,12 +74,12 @@ static void csv_column(FILE *out, const struct export_value *v) {
 }
 
 /* r, or NULL after a message when the read could not start. */
-static struct export_rows *checked(struct export_db *x, struct export_rows *r) {
-    if (!r) fprintf(stderr, "harness export: not a harness results database? %s\n", store_export_errmsg(x));
+static struct export_rows *checked(struct store_reader *x, struct export_rows *r) {
+    if (!r) fprintf(stderr, "harness export: not a harness results database? %s\n", store_reader_errmsg(x));
     return r;
 }
 
-static int export_csv(struct export_db *x, const struct export_filter *f, FILE *out) {
+static int export_csv(struct store_reader *x, const struct export_filter *f, FILE *out) {
     struct export_rows *r = checked(x, store_export_measurements(x, f));
     if (!r) return -1;
     struct export_value row[EXPORT_MAX_COLUMNS];
@@ -93,7 +93,7 @@ static int export_csv(struct export_db *x, const struct export_filter *f, FILE *
         }
         fputc('\n', out);
     }
-    if (rc < 0) fprintf(stderr, "harness export: %s\n", store_export_errmsg(x));
+    if (rc < 0) fprintf(stderr, "harness export: %s\n", store_reader_errmsg(x));
     store_export_rows_close(r);
     return rc < 0 ? -1 : 0;
 }
@@ -197,7 +197,7 @@ static void t4_measure(FILE *out, int *first, const char *name, const struct exp
 
 /* times.runtimes from measurement id's samples; their measurements entries
  * (each with a leading comma) into meas. 0, or -1 on an error. */
-static int t4_samples(FILE *out, struct export_db *x, int64_t id, struct strbuf *meas) {
+static int t4_samples(FILE *out, struct store_reader *x, int64_t id, struct strbuf *meas) {
     struct export_rows *r = store_export_samples(x, id);
     if (!r) return -1;
     struct export_value row[3];
@@ -216,7 +216,7 @@ static int t4_samples(FILE *out, struct export_db *x, int64_t id, struct strbuf 
     return rc < 0 ? -1 : 0;
 }
 
-static int t4_result(FILE *out, struct export_db *x, const struct export_value *m) {
+static int t4_result(FILE *out, struct store_reader *x, const struct export_value *m) {
     const char *invalidity;
     int correct;
     t4_status(m[X_STATUS].s, &invalidity, &correct);
@@ -260,7 +260,7 @@ static int t4_result(FILE *out, struct export_db *x, const struct export_value *
 
 /* metadata.environment, as in the T4 metadata schema: every device and host
  * the exported measurements ran on. */
-static int t4_environment(FILE *out, struct export_db *x, const struct export_filter *f) {
+static int t4_environment(FILE *out, struct store_reader *x, const struct export_filter *f) {
     static const char *const name[2] = {"devices", "hosts"};
     static const char *const keys[2][6] = {
         {"spec", "name", "vendor", "driver", "backend", "fingerprint"},
@@ -289,7 +289,7 @@ static int t4_environment(FILE *out, struct export_db *x, const struct export_fi
     return 0;
 }
 
-static int export_t4(struct export_db *x, const struct export_filter *f, FILE *out) {
+static int export_t4(struct store_reader *x, const struct export_filter *f, FILE *out) {
     char now[32];
     time_t t = time(NULL);
     strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
@@ -316,7 +316,7 @@ static int export_t4(struct export_db *x, const struct export_filter *f, FILE *o
         bad = t4_result(out, x, row) != 0;
     }
     if (!bad && rc < 0) bad = 1;
-    if (bad) fprintf(stderr, "harness export: %s\n", store_export_errmsg(x));
+    if (bad) fprintf(stderr, "harness export: %s\n", store_reader_errmsg(x));
     store_export_rows_close(m);
     fputs(n ? "\n  ]\n}\n" : "]\n}\n", out);
     return bad ? -1 : 0;
@@ -361,12 +361,12 @@ int cmd_export(int argc, char **argv) {
     }
     if (!db_path) db_path = store_default_path();
     /* Exporting must not create or migrate anything. */
-    struct export_db *x = store_export_open("export", db_path);
+    struct store_reader *x = store_reader_open_cmd("export", db_path);
     if (!x) return EXIT_FOUND;
     FILE *out = out_path ? fopen(out_path, "w") : stdout;
     if (!out) {
         perror(out_path);
-        store_export_close(x);
+        store_reader_close(x);
         return EXIT_FOUND;
     }
     int rc = t4 ? export_t4(x, &f, out) : export_csv(x, &f, out);
@@ -375,6 +375,6 @@ int cmd_export(int argc, char **argv) {
         rc = -1;
     }
     if (rc != 0 && out_path) fprintf(stderr, "harness export: %s is incomplete\n", out_path);
-    store_export_close(x);
+    store_reader_close(x);
     return rc == 0 ? EXIT_OK : EXIT_FOUND;
 }

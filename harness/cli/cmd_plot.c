@@ -83,7 +83,7 @@ static void add_row(const struct wg_row *r, void *ctx) {
 }
 
 /* Reads every figure's rows; returns the count or -1. */
-static int load_figures(struct plot_source *src, const char *const filt[4], struct figure **out) {
+static int load_figures(struct store_reader *src, const char *const filt[4], struct figure **out) {
     struct figures fs = {0};
     char err[1024];
     int rc = store_wg_rows(src, filt, add_row, &fs, err, sizeof err);
@@ -140,24 +140,24 @@ static int draw(const struct figure *f, const char *tmpdir, const char *script) 
 }
 
 static int plot_wg(const char *db_path, const char *const filt[4], const char *out_dir) {
-    struct plot_source *src = store_plot_open("plot", db_path);
+    struct store_reader *src = store_reader_open_cmd("plot", db_path);
     if (!src) return EXIT_FOUND;
     char script[4096];
     repo_path(script, sizeof script, "plots/wg.gp");
     if (access(script, R_OK) != 0) {
         fprintf(stderr, "harness plot: cannot read %s\n", script);
-        store_plot_close(src);
+        store_reader_close(src);
         return EXIT_FOUND;
     }
     if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
         fprintf(stderr, "harness plot: gnuplot not found; install it (Debian: apt-get install"
                         " gnuplot-nox, or `make deps`)\n");
-        store_plot_close(src);
+        store_reader_close(src);
         return EXIT_FOUND;
     }
     struct figure *fig = NULL;
     int n = load_figures(src, filt, &fig);
-    store_plot_close(src);
+    store_reader_close(src);
     if (n == 0)
         fprintf(stderr, "harness plot: no verified (ok) measurements of %s%s%s%s%s%s%s in %s\n",
                 filt[0], filt[1] ? " on " : "", filt[1] ? filt[1] : "", filt[2] ? ", input " : "",

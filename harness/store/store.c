@@ -855,21 +855,43 @@ int64_t store_build_this(struct store *s) {
     return build_upsert(s, &id, err, sizeof err) == 0 ? id : -1;
 }
 
-struct sqlite3 *store_open_readonly(const char *cmd, const char *path) {
-    /* SQLite alone would only say "unable to open" for a missing file. */
+struct store_reader {
+    sqlite3 *db;
+};
+
+struct store_reader *store_reader_open(const char *path, char *err, size_t errn) {
     if (access(path, F_OK) != 0) {
-        fprintf(stderr, "harness %s: no database at %s\n", cmd, path);
+        err_set(err, errn, "no database at %s", path);
         return NULL;
     }
     sqlite3 *db = NULL;
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        fprintf(stderr, "harness %s: %s: %s\n", cmd, path, db ? sqlite3_errmsg(db) : "cannot open");
+        err_set(err, errn, "%s: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
         sqlite3_close(db);
         return NULL;
     }
     sqlite3_busy_timeout(db, 10000);
-    return db;
+    struct store_reader *rd = xcalloc(1, sizeof *rd);
+    rd->db = db;
+    return rd;
 }
+
+struct store_reader *store_reader_open_cmd(const char *cmd, const char *path) {
+    char err[1024];
+    struct store_reader *rd = store_reader_open(path, err, sizeof err);
+    if (!rd) fprintf(stderr, "harness %s: %s\n", cmd, err);
+    return rd;
+}
+
+void store_reader_close(struct store_reader *rd) {
+    if (!rd) return;
+    sqlite3_close(rd->db);
+    free(rd);
+}
+
+const char *store_reader_errmsg(struct store_reader *rd) { return sqlite3_errmsg(rd->db); }
+
+struct sqlite3 *store_reader_db(struct store_reader *rd) { return rd->db; }
 
 /* Closes the round being gathered: its median onto the line (a CSV row). */
 static void round_close(FILE *out, int csv, const char *line, int round, const double *v, int *k) {

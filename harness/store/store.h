@@ -58,11 +58,18 @@ int store_peak_get(struct store *s, const char *fingerprint, double *copy_gbs, d
  * measures. 0, or -1 when it has none. */
 int store_peak_usual(struct store *s, const char *fingerprint, double *copy_gbs);
 
-/* Opens an existing database read-only, for commands that must not create
- * or migrate anything (export, plot): "harness CMD: no database at PATH"
- * for a missing file, a busy timeout since a sweep may be writing. NULL
- * after one message on stderr. */
-struct sqlite3 *store_open_readonly(const char *cmd, const char *path);
+/* A results file opened read-only: never created, never migrated (export,
+ * plot, report --from-db read what is there). The store's files reach its
+ * connection through store_reader_db. */
+struct store_reader;
+/* NULL with err: "no database at PATH" (SQLite alone would only say "unable
+ * to open"), or "PATH: why". */
+struct store_reader *store_reader_open(const char *path, char *err, size_t errn);
+/* The same, with the message printed as "harness CMD: ..." on stderr. */
+struct store_reader *store_reader_open_cmd(const char *cmd, const char *path);
+void store_reader_close(struct store_reader *rd);
+const char *store_reader_errmsg(struct store_reader *rd);
+struct sqlite3 *store_reader_db(struct store_reader *rd);
 
 /* The open connection, for the store's other files (store_*.c); outside
  * store/ only track/'s loaders still take it (harness/README.md). */

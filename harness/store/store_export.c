@@ -1,5 +1,5 @@
-/* store_export.h: the reads behind `harness export`, on a read-only
- * connection of their own (store_open_readonly). */
+/* store_export.h: the reads behind `harness export`, on a read-only file
+ * (store_reader). */
 #include "store_export.h"
 
 #include <sqlite3.h>
@@ -7,10 +7,6 @@
 
 #include "store.h"
 #include "util.h"
-
-struct export_db {
-    sqlite3 *db;
-};
 
 struct export_rows {
     sqlite3_stmt *st;
@@ -43,22 +39,6 @@ static const char measurement_columns[] =
     " dirty, app, input, variant, knobs, wg_x, wg_y, status, reason, iters, iters_full, scaled,"
     " reps, median_s, q1_s, q3_s, device_median_s, mlups, gbs, max_rel_err, result";
 
-struct export_db *store_export_open(const char *cmd, const char *path) {
-    sqlite3 *db = store_open_readonly(cmd, path);
-    if (!db) return NULL;
-    struct export_db *x = xcalloc(1, sizeof *x);
-    x->db = db;
-    return x;
-}
-
-void store_export_close(struct export_db *x) {
-    if (!x) return;
-    sqlite3_close(x->db);
-    free(x);
-}
-
-const char *store_export_errmsg(struct export_db *x) { return sqlite3_errmsg(x->db); }
-
 static struct export_rows *rows_of(sqlite3_stmt *st) {
     struct export_rows *r = xcalloc(1, sizeof *r);
     r->st = st;
@@ -75,13 +55,13 @@ static int has_variant_column(sqlite3 *db) {
 }
 
 /* SELECT cols FROM the filtered measurements, then tail (ORDER BY ...). */
-static struct export_rows *filtered(struct export_db *x, const struct export_filter *f, const char *cols,
+static struct export_rows *filtered(struct store_reader *x, const struct export_filter *f, const char *cols,
                                     const char *tail) {
     struct strbuf sql = {0};
-    sb_printf(&sql, export_cte, has_variant_column(x->db) ? "COALESCE(m.variant, c.variant)" : "c.variant", cols,
+    sb_printf(&sql, export_cte, has_variant_column(store_reader_db(x)) ? "COALESCE(m.variant, c.variant)" : "c.variant", cols,
               tail);
     sqlite3_stmt *st = NULL;
-    int ok = sqlite3_prepare_v2(x->db, sql.s, -1, &st, NULL) == SQLITE_OK;
+    int ok = sqlite3_prepare_v2(store_reader_db(x), sql.s, -1, &st, NULL) == SQLITE_OK;
     sb_free(&sql);
     if (!ok) return NULL;
     const char *v[4] = {f->app, f->device, f->input, f->variant};
@@ -90,21 +70,21 @@ static struct export_rows *filtered(struct export_db *x, const struct export_fil
     return rows_of(st);
 }
 
-struct export_rows *store_export_measurements(struct export_db *x, const struct export_filter *f) {
+struct export_rows *store_export_measurements(struct store_reader *x, const struct export_filter *f) {
     return filtered(x, f, measurement_columns, "ORDER BY id");
 }
 
-struct export_rows *store_export_devices(struct export_db *x, const struct export_filter *f) {
+struct export_rows *store_export_devices(struct store_reader *x, const struct export_filter *f) {
     return filtered(x, f, "DISTINCT device, device_name, device_vendor, driver, backend, fingerprint", "ORDER BY 1");
 }
 
-struct export_rows *store_export_hosts(struct export_db *x, const struct export_filter *f) {
+struct export_rows *store_export_hosts(struct store_reader *x, const struct export_filter *f) {
     return filtered(x, f, "DISTINCT host, host_os, host_cpu", "ORDER BY 1");
 }
 
-struct export_rows *store_export_samples(struct export_db *x, int64_t measurement_id) {
+struct export_rows *store_export_samples(struct store_reader *x, int64_t measurement_id) {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(x->db, "SELECT rep, seconds, device_seconds FROM sample"
+    if (sqlite3_prepare_v2(store_reader_db(x), "SELECT rep, seconds, device_seconds FROM sample"
                                   " WHERE measurement_id = ?1 ORDER BY rep", -1, &st, NULL) != SQLITE_OK) {
         sqlite3_finalize(st);
         return NULL;

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 /* A results database opened read-only for exporting. */
-struct export_db;
+struct store_reader;
 /* The rows of one read, stepped through with store_export_next. */
 struct export_rows;
 
@@ -40,22 +40,17 @@ enum export_column {
 /* The most columns any read here has. */
 #define EXPORT_MAX_COLUMNS X_COUNT
 
-/* Opens the database at path read-only ("harness CMD: no database at PATH"
- * for a missing file). NULL after one message on stderr. */
-struct export_db *store_export_open(const char *cmd, const char *path);
-void store_export_close(struct export_db *x);
-/* The last SQLite error on x, for a message. */
-const char *store_export_errmsg(struct export_db *x);
+/* Every read takes a read-only file (store_reader_open_cmd in store.h). */
 
 /* The matching measurements, oldest (lowest id) first, columns as in enum
  * export_column. NULL when the file is no harness results database. */
-struct export_rows *store_export_measurements(struct export_db *x, const struct export_filter *f);
+struct export_rows *store_export_measurements(struct store_reader *x, const struct export_filter *f);
 /* The distinct devices of the matching measurements (spec, name, vendor,
  * driver, backend, fingerprint) and hosts (hostname, os, cpu), by the first. */
-struct export_rows *store_export_devices(struct export_db *x, const struct export_filter *f);
-struct export_rows *store_export_hosts(struct export_db *x, const struct export_filter *f);
+struct export_rows *store_export_devices(struct store_reader *x, const struct export_filter *f);
+struct export_rows *store_export_hosts(struct store_reader *x, const struct export_filter *f);
 /* A measurement's samples (rep, seconds, device_seconds) in rep order. */
-struct export_rows *store_export_samples(struct export_db *x, int64_t measurement_id);
+struct export_rows *store_export_samples(struct store_reader *x, int64_t measurement_id);
 
 int store_export_columns(const struct export_rows *r);
 const char *store_export_column_name(const struct export_rows *r, int i);

@@ -7,24 +7,6 @@
 
 #include "util.h"
 
-struct plot_source {
-    sqlite3 *db;
-};
-
-struct plot_source *store_plot_open(const char *cmd, const char *path) {
-    sqlite3 *db = store_open_readonly(cmd, path);
-    if (!db) return NULL;
-    struct plot_source *p = xcalloc(1, sizeof *p);
-    p->db = db;
-    return p;
-}
-
-void store_plot_close(struct plot_source *p) {
-    if (!p) return;
-    sqlite3_close(p->db);
-    free(p);
-}
-
 /* Latest ok measurement per (device fingerprint, input, variant, knobs, shape).
  * Knobs are in the key because "custom" names many knob sets. */
 static const char plot_sql[] =
@@ -60,14 +42,14 @@ static int has_variant_column(sqlite3 *db) {
     return yes;
 }
 
-int store_wg_rows(struct plot_source *p, const char *const filt[4], void (*row)(const struct wg_row *r, void *ctx),
+int store_wg_rows(struct store_reader *p, const char *const filt[4], void (*row)(const struct wg_row *r, void *ctx),
                   void *ctx, char *err, size_t errn) {
     struct strbuf sql = {0};
-    sb_printf(&sql, plot_sql, has_variant_column(p->db) ? "COALESCE(m.variant, c.variant)" : "c.variant");
+    sb_printf(&sql, plot_sql, has_variant_column(store_reader_db(p)) ? "COALESCE(m.variant, c.variant)" : "c.variant");
     sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(p->db, sql.s, -1, &st, NULL);
+    int rc = sqlite3_prepare_v2(store_reader_db(p), sql.s, -1, &st, NULL);
     sb_free(&sql);
-    if (rc != SQLITE_OK) return err_set(err, errn, "not a harness results database? %s", sqlite3_errmsg(p->db));
+    if (rc != SQLITE_OK) return err_set(err, errn, "not a harness results database? %s", sqlite3_errmsg(store_reader_db(p)));
     for (int i = 0; i < 4; i++)
         if (filt[i]) sqlite3_bind_text(st, i + 1, filt[i], -1, SQLITE_TRANSIENT);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -76,7 +58,7 @@ int store_wg_rows(struct plot_source *p, const char *const filt[4], void (*row)(
                            col_or_nan(st, 10), col_or_nan(st, 11)};
         row(&r, ctx);
     }
-    if (rc != SQLITE_DONE) err_set(err, errn, "%s", sqlite3_errmsg(p->db));
+    if (rc != SQLITE_DONE) err_set(err, errn, "%s", sqlite3_errmsg(store_reader_db(p)));
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : -1;
 }

@@ -7,12 +7,8 @@
 
 #include "store.h"
 
-/* A results database opened read-only (store_open_readonly): plot wg never
- * creates or migrates one. NULL after one message on stderr naming the
- * command. */
-struct plot_source;
-struct plot_source *store_plot_open(const char *cmd, const char *path);
-void store_plot_close(struct plot_source *p);
+/* plot wg reads a results file read-only (store_reader_open_cmd): it never
+ * creates or migrates one. */
 
 /* One bar of a work-group figure. */
 struct wg_row {
@@ -26,7 +22,7 @@ struct wg_row {
  * not NULL; ordered by device, input, variant, knobs, then shape by total
  * size and width, so each figure's rows are together. row() sees each in
  * turn. 0, or -1 with err (the rows before the error were seen). */
-int store_wg_rows(struct plot_source *p, const char *const filt[4], void (*row)(const struct wg_row *r, void *ctx),
+int store_wg_rows(struct store_reader *p, const char *const filt[4], void (*row)(const struct wg_row *r, void *ctx),
                   void *ctx, char *err, size_t errn);
 
 /* A change point `harness regressions` stored. */

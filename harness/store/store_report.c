@@ -11,10 +11,6 @@
 
 #include "util.h"
 
-struct store_reader {
-    sqlite3 *db;
-};
-
 static const char *column_text(sqlite3_stmt *st, int i) {
     const unsigned char *t = sqlite3_column_text(st, i);
     return t ? (const char *)t : "";
@@ -48,30 +44,6 @@ int store_report_note_put(struct store *s, int64_t run_id, const char *key, cons
     return rc;
 }
 
-struct store_reader *store_reader_open(const char *path, char *err, size_t errn) {
-    /* SQLite alone would only say "unable to open" for a missing file. */
-    if (access(path, F_OK) != 0) {
-        err_set(err, errn, "no database at %s", path);
-        return NULL;
-    }
-    sqlite3 *db = NULL;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        err_set(err, errn, "%s: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
-        sqlite3_close(db);
-        return NULL;
-    }
-    sqlite3_busy_timeout(db, 10000);
-    struct store_reader *rd = xcalloc(1, sizeof *rd);
-    rd->db = db;
-    return rd;
-}
-
-void store_reader_close(struct store_reader *rd) {
-    if (!rd) return;
-    sqlite3_close(rd->db);
-    free(rd);
-}
-
 /* Per launch, in microseconds. */
 static const char launch_cost_latest_sql[] =
     "SELECT d.spec, d.name, lc.kind, lc.nargs,"
@@ -86,8 +58,8 @@ static const char launch_cost_latest_sql[] =
 int store_launch_cost_latest(struct store_reader *rd, struct launch_cost_point **points, char *err, size_t errn) {
     *points = NULL;
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(rd->db, launch_cost_latest_sql, -1, &st, NULL) != SQLITE_OK)
-        return err_set(err, errn, "no launch-cost table (%s)", sqlite3_errmsg(rd->db));
+    if (sqlite3_prepare_v2(store_reader_db(rd), launch_cost_latest_sql, -1, &st, NULL) != SQLITE_OK)
+        return err_set(err, errn, "no launch-cost table (%s)", sqlite3_errmsg(store_reader_db(rd)));
     int n = 0, cap = 0, rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         *points = grow(*points, n, &cap, sizeof **points);
@@ -100,7 +72,7 @@ int store_launch_cost_latest(struct store_reader *rd, struct launch_cost_point *
         p->q1_us = sqlite3_column_type(st, 5) == SQLITE_NULL ? p->median_us : sqlite3_column_double(st, 5);
         p->q3_us = sqlite3_column_type(st, 6) == SQLITE_NULL ? p->median_us : sqlite3_column_double(st, 6);
     }
-    if (rc != SQLITE_DONE) err_set(err, errn, "%s", sqlite3_errmsg(rd->db));
+    if (rc != SQLITE_DONE) err_set(err, errn, "%s", sqlite3_errmsg(store_reader_db(rd)));
     sqlite3_finalize(st);
     if (rc == SQLITE_DONE) return n;
     free(*points);
@@ -110,7 +82,7 @@ int store_launch_cost_latest(struct store_reader *rd, struct launch_cost_point *
 
 int store_report_latest(struct store_reader *rd, const char *app, char *command, size_t n, int64_t *build) {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(rd->db,
+    if (sqlite3_prepare_v2(store_reader_db(rd),
                            "SELECT command, build_id FROM run WHERE command LIKE 'harness report %' AND "
                            "(command LIKE '% ' || ?1 OR command LIKE '% ' || ?1 || ' %') ORDER BY id DESC LIMIT 1",
                            -1, &st, NULL) != SQLITE_OK)
@@ -128,7 +100,7 @@ int store_report_latest(struct store_reader *rd, const char *app, char *command,
 
 int store_build_get(struct store_reader *rd, int64_t build, struct stored_build *out) {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(rd->db, "SELECT git_commit, dirty, compiler FROM build WHERE id = ?", -1, &st, NULL) !=
+    if (sqlite3_prepare_v2(store_reader_db(rd), "SELECT git_commit, dirty, compiler FROM build WHERE id = ?", -1, &st, NULL) !=
         SQLITE_OK)
         return -1;
     sqlite3_bind_int64(st, 1, build);
@@ -147,10 +119,10 @@ int store_report_runs(struct store_reader *rd, const char *command, int64_t buil
                       char *err, size_t errn) {
     *rows = NULL;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(rd->db,
+    if (sqlite3_prepare_v2(store_reader_db(rd),
                            "SELECT id, device_id, started_at FROM run WHERE command = ? AND build_id = ? ORDER BY id",
                            -1, &st, NULL) != SQLITE_OK)
-        return err_set(err, errn, "%s", sqlite3_errmsg(rd->db));
+        return err_set(err, errn, "%s", sqlite3_errmsg(store_reader_db(rd)));
     sqlite3_bind_text(st, 1, command, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 2, build);
     int n = 0, cap = 0;
@@ -167,7 +139,7 @@ int store_report_runs(struct store_reader *rd, const char *command, int64_t buil
 
 int store_device_get(struct store_reader *rd, int64_t device_id, struct device_info *out) {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(rd->db,
+    if (sqlite3_prepare_v2(store_reader_db(rd),
                            "SELECT backend, spec, vendor, name, driver, kind, fingerprint, arch, compute_units"
                            " FROM device WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK)
@@ -193,7 +165,7 @@ int store_device_get(struct store_reader *rd, int64_t device_id, struct device_i
 
 int store_peak_latest(struct store_reader *rd, int64_t device_id, double *copy_gbs, double *fp32_gflops) {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(rd->db,
+    if (sqlite3_prepare_v2(store_reader_db(rd),
                            "SELECT copy_gbs, fp32_gflops FROM peak WHERE device_id = ? ORDER BY id DESC LIMIT 1", -1,
                            &st, NULL) != SQLITE_OK)
         return -1;
@@ -211,7 +183,7 @@ int store_peak_latest(struct store_reader *rd, int64_t device_id, double *copy_g
 int store_launch_cost_of_run(struct store_reader *rd, int64_t run_id, struct launch_cost_per_args **rows) {
     *rows = NULL;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(rd->db,
+    if (sqlite3_prepare_v2(store_reader_db(rd),
                            "SELECT kind, nargs, enqueue_median_s / launches FROM launch_cost WHERE run_id = ? "
                            "ORDER BY nargs",
                            -1, &st, NULL) != SQLITE_OK)
@@ -253,7 +225,7 @@ static void measurement_row_read(sqlite3_stmt *st, struct measurement_row *m) {
 int store_measurement_rows(struct store_reader *rd, int64_t run_id, struct measurement_row **rows) {
     *rows = NULL;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(rd->db,
+    if (sqlite3_prepare_v2(store_reader_db(rd),
                            "SELECT c.input, m.variant, c.wg_x, c.wg_y, m.status, m.reason, m.iters, m.iters_full, "
                            "m.median_s, m.q1_s, m.q3_s, m.device_median_s, m.cell_updates, m.mlups, m.gbs, "
                            "m.max_rel_err, m.reps, m.warmup FROM measurement m JOIN config c ON c.id = m.config_id "
@@ -272,7 +244,7 @@ int store_measurement_rows(struct store_reader *rd, int64_t run_id, struct measu
 
 int store_report_notes(struct store_reader *rd, int64_t run_id, struct report_note_row *out, int max) {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(rd->db, "SELECT key, text FROM report_note WHERE run_id = ?", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(store_reader_db(rd), "SELECT key, text FROM report_note WHERE run_id = ?", -1, &st, NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_int64(st, 1, run_id);
     int n = 0;
