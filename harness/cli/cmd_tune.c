@@ -22,6 +22,7 @@
 #include "round_stats.h"
 #include "rounds.h"
 #include "runner.h"
+#include "stats.h"
 #include "store.h"
 #include "store_tuned.h"
 #include "tune.h"
@@ -316,8 +317,11 @@ static int verdict_rounds(const struct tune_opts *o, struct live *l, struct tune
         rc_paired(logs[b], logs[u], o->rounds, &p); /* ratio: runner-up over best */
         r->best[0] = jobs[b].job.wg[0], r->best[1] = jobs[b].job.wg[1];
         r->runner_up[0] = jobs[u].job.wg[0], r->runner_up[1] = jobs[u].job.wg[1];
-        r->best_s = exp(mean[b]);
-        r->runner_up_s = exp(mean[u]);
+        /* Ordered and tested on the rounds' mean log (the paired test's
+         * scale); the figure stored is the median round, as robust to one
+         * disturbed round as a measurement's median. */
+        r->best_s = exp(stats_median(logs[b], (size_t)o->rounds));
+        r->runner_up_s = exp(stats_median(logs[u], (size_t)o->rounds));
         r->margin = p.ratio - 1;
         r->noise = expm1(p.sd);
         r->tie = !(p.p <= VERDICT_ALPHA && r->margin >= VERDICT_FLOOR);
