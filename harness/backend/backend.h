@@ -26,19 +26,19 @@ struct device_caps {
 };
 
 struct device_info {
-    char backend[16];     /* "opencl", "cuda", "openmp" */
-    char spec[32];        /* what --device accepts: "opencl:0.1", "cuda:0", "openmp" */
+    char backend[16]; /* "opencl", "cuda", "openmp" */
+    char spec[32];    /* what --device accepts: "opencl:0.1", "cuda:0", "openmp" */
     char vendor[128];
     char name[256];
     char driver[128];
-    char kind[16];        /* "gpu", "cpu", "accelerator" */
+    char kind[16]; /* "gpu", "cpu", "accelerator" */
     unsigned compute_units;
-    size_t max_wg;        /* largest work-group (block, tile) in items */
-    size_t max_item[3];   /* largest extent per dimension */
+    size_t max_wg;      /* largest work-group (block, tile) in items */
+    size_t max_item[3]; /* largest extent per dimension */
     uint64_t global_mem, local_mem, max_alloc;
-    char arch[32];        /* CUDA: "sm_90"; others: "" */
-    int index[2];         /* backend-private: platform and device numbers */
-    char fingerprint[17]; /* hex of a hash over the fields above */
+    char arch[32];           /* CUDA: "sm_90"; others: "" */
+    int index[2];            /* backend-private: platform and device numbers */
+    char fingerprint[17];    /* hex of a hash over the fields above */
     struct device_caps caps; /* from the fields above (backend_ops.caps); not in the fingerprint */
 };
 
@@ -61,7 +61,10 @@ struct karg {
         int i;
         float f;
         size_t bytes;
-        struct { const void *ptr; size_t size; } val;
+        struct {
+            const void *ptr;
+            size_t size;
+        } val;
     };
 };
 #define ARG_BUF(b) ((struct karg){.kind = KARG_BUF, .buf = (b)})
@@ -101,8 +104,8 @@ struct backend_ops {
     int (*copy)(struct dev *d, struct buf *dst, struct buf *src, size_t bytes);
     /* Enqueues a 2D launch of global[0] x global[1] items in groups of
      * local[0] x local[1]. */
-    int (*launch)(struct dev *d, struct kernel *k, const size_t global[2], const size_t local[2],
-                  int nargs, const struct karg *args);
+    int (*launch)(struct dev *d, struct kernel *k, const size_t global[2], const size_t local[2], int nargs,
+                  const struct karg *args);
     /* Waits for everything enqueued. */
     int (*finish)(struct dev *d);
     /* Records a timestamp in the queue (slot 0 or 1); elapsed() returns the
@@ -140,15 +143,15 @@ struct backend_ops {
      * as its number of groups. CUDA: a cooperative launch sized by the
      * occupancy API; OpenMP: one call whose parallel region is the grid.
      * Absent where the model promises no co-residency (OpenCL). */
-    int (*launch_resident)(struct dev *d, struct kernel *k, size_t *groups, const size_t local[2],
-                           int nargs, const struct karg *args);
+    int (*launch_resident)(struct dev *d, struct kernel *k, size_t *groups, const size_t local[2], int nargs,
+                           const struct karg *args);
     /* (optional) Launches one cluster of `groups` work-groups of local[0] x
      * local[1] items, scheduled together on neighbouring compute units so
      * that they may read each other's local memory and wait on a
      * cluster-wide barrier. CUDA: a thread-block cluster (sm_90 and later;
      * more than 8 blocks where the device allows non-portable sizes). */
-    int (*launch_cluster)(struct dev *d, struct kernel *k, unsigned groups, const size_t local[2],
-                          int nargs, const struct karg *args);
+    int (*launch_cluster)(struct dev *d, struct kernel *k, unsigned groups, const size_t local[2], int nargs,
+                          const struct karg *args);
     /* (optional) Lets later launches of k start before the launch ahead of
      * them in the queue has finished, so one launch's start-up overlaps the
      * previous one's tail; k must then wait for its predecessor's results

@@ -47,6 +47,8 @@ static void cuda_caps(struct device_info *info) {
 #define STR(x) STR_(x)
 
 /* Every driver entry point the backend uses. */
+/* Packed, several names a line (clang-format would put one a line). */
+// clang-format off
 #define DRV_FUNCS(X)                                                                            \
     X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuDeviceGetCount) X(cuDeviceGet)        \
     X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain)  \
@@ -58,12 +60,16 @@ static void cuda_caps(struct device_info *info) {
     X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuStreamBeginCapture) X(cuStreamEndCapture) \
     X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphDestroy) X(cuGraphExecDestroy)            \
     X(cuLaunchKernelEx)
+// clang-format on
 
+/* Packed, several names a line (clang-format would put one a line). */
+// clang-format off
 #define NVRTC_FUNCS(X)                                                                          \
     X(nvrtcVersion) X(nvrtcGetErrorString) X(nvrtcGetNumSupportedArchs)                         \
     X(nvrtcGetSupportedArchs) X(nvrtcCreateProgram) X(nvrtcDestroyProgram)                      \
     X(nvrtcCompileProgram) X(nvrtcGetProgramLogSize) X(nvrtcGetProgramLog) X(nvrtcGetCUBINSize) \
     X(nvrtcGetCUBIN) X(nvrtcGetPTXSize) X(nvrtcGetPTX)
+// clang-format on
 
 #define API_FIELD(f) __typeof__(&f) f;
 
@@ -99,8 +105,7 @@ static void *lib_sym(void *h, const char *name) {
 static int lib_is_stub(void *h) {
 #ifdef HAVE_DLINFO
     struct link_map *lm = NULL;
-    if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name)
-        return strstr(lm->l_name, "/stubs/") != NULL;
+    if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name) return strstr(lm->l_name, "/stubs/") != NULL;
 #else
     (void)h;
 #endif
@@ -125,7 +130,7 @@ static void drv_load_once(void) {
         return;
     }
     const char *missing = NULL;
-#define DRV_LOAD(f) \
+#define DRV_LOAD(f)                                                                                                    \
     if (!missing && !(drv.f = (__typeof__(drv.f))lib_sym(h, STR(f)))) missing = STR(f);
     DRV_FUNCS(DRV_LOAD)
 #undef DRV_LOAD
@@ -144,8 +149,7 @@ static int drv_load(char *err, size_t errn) {
 static void rtc_load_once(void) {
     const char *home = getenv("CUDA_HOME");
     char home_lib[PATH_MAX];
-    snprintf(home_lib, sizeof home_lib, "%s/lib64/libnvrtc.so",
-             home && *home ? home : "/usr/local/cuda");
+    snprintf(home_lib, sizeof home_lib, "%s/lib64/libnvrtc.so", home && *home ? home : "/usr/local/cuda");
     const char *const names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", home_lib,
                                  "/usr/local/cuda/lib64/libnvrtc.so.13"};
     void *h = lib_open_first(names, (int)(sizeof names / sizeof names[0]));
@@ -154,7 +158,7 @@ static void rtc_load_once(void) {
         return;
     }
     const char *missing = NULL;
-#define RTC_LOAD(f) \
+#define RTC_LOAD(f)                                                                                                    \
     if (!missing && !(rtc.f = (__typeof__(rtc.f))lib_sym(h, STR(f)))) missing = STR(f);
     NVRTC_FUNCS(RTC_LOAD)
 #undef RTC_LOAD
@@ -183,9 +187,7 @@ static const char *cu_errname(CUresult r) {
 }
 
 /* "cuLaunchKernel: CUDA_ERROR_INVALID_VALUE", the form every failure takes. */
-static int cu_fail(struct dev *d, const char *what, CUresult r) {
-    return dev_fail(d, "%s: %s", what, cu_errname(r));
-}
+static int cu_fail(struct dev *d, const char *what, CUresult r) { return dev_fail(d, "%s: %s", what, cu_errname(r)); }
 
 /* ---- NVRTC compilation (no device needed) ------------------------------ */
 
@@ -213,8 +215,8 @@ static int nvrtc_target(int sm, struct cuda_target *t, char *err, size_t errn) {
     }
     free(archs);
     if (!best)
-        return err_set(err, errn, "NVRTC %d.%d cannot target sm_%d (oldest supported: sm_%d)",
-                       rtc.major, rtc.minor, sm, oldest == INT_MAX ? 0 : oldest);
+        return err_set(err, errn, "NVRTC %d.%d cannot target sm_%d (oldest supported: sm_%d)", rtc.major, rtc.minor, sm,
+                       oldest == INT_MAX ? 0 : oldest);
     t->ptx = best != sm;
     t->sm = best;
     snprintf(t->arch, sizeof t->arch, "-arch=%s_%d", t->ptx ? "compute" : "sm", best);
@@ -236,16 +238,15 @@ static void nvrtc_log_into(nvrtcProgram prog, const char *head, char *err, size_
 
 /* Splits `options` at whitespace into argv (pointing into *store, which the
  * caller frees) after the fixed options. Returns argc. */
-static int nvrtc_argv(const char **argv, int max, char **store, const char *options,
-                      const char *arch, const char *incopt) {
+static int nvrtc_argv(const char **argv, int max, char **store, const char *options, const char *arch,
+                      const char *incopt) {
     int argc = 0;
     argv[argc++] = arch;
     argv[argc++] = "--std=c++17";
     argv[argc++] = incopt;
     *store = xstrdup(options ? options : "");
     char *save = NULL;
-    for (char *tok = strtok_r(*store, " \t\r\n", &save); tok && argc < max;
-         tok = strtok_r(NULL, " \t\r\n", &save))
+    for (char *tok = strtok_r(*store, " \t\r\n", &save); tok && argc < max; tok = strtok_r(NULL, " \t\r\n", &save))
         argv[argc++] = tok;
     return argc;
 }
@@ -254,8 +255,8 @@ static int nvrtc_argv(const char **argv, int max, char **store, const char *opti
  * basename) and its folder becomes an -I path, so the kernel's quoted
  * #include of a sibling header resolves. Returns the malloc'd CUBIN or PTX
  * (NUL-terminated), or NULL with the compiler log in err. */
-static void *nvrtc_compile(const char *text, const char *path, const char *options,
-                           const struct cuda_target *t, size_t *len, char *err, size_t errn) {
+static void *nvrtc_compile(const char *text, const char *path, const char *options, const struct cuda_target *t,
+                           size_t *len, char *err, size_t errn) {
     if (rtc_load(err, errn) != 0) return NULL;
     char dir[PATH_MAX], incopt[PATH_MAX + 3];
     str_copy(dir, sizeof dir, path);
@@ -279,8 +280,7 @@ static void *nvrtc_compile(const char *text, const char *path, const char *optio
     void *out = NULL;
     if (r != NVRTC_SUCCESS) {
         char head[PATH_MAX + 128];
-        snprintf(head, sizeof head, "nvrtc %s (%s): %s", base, t->arch,
-                 rtc.nvrtcGetErrorString(r));
+        snprintf(head, sizeof head, "nvrtc %s (%s): %s", base, t->arch, rtc.nvrtcGetErrorString(r));
         nvrtc_log_into(prog, head, err, errn);
     } else if (t->ptx) {
         if (rtc.nvrtcGetPTXSize(prog, len) == NVRTC_SUCCESS) out = xcalloc(*len + 1, 1);
@@ -306,8 +306,8 @@ struct cuda_state {
     CUstream stream;
     CUevent ev[2];
     struct cuda_target target;
-    int have_target;       /* 0 when NVRTC is absent: build() reports why */
-    char compiler[96];     /* NVRTC and driver versions, for cache keys */
+    int have_target;   /* 0 when NVRTC is absent: build() reports why */
+    char compiler[96]; /* NVRTC and driver versions, for cache keys */
 };
 
 /* Kernels hang off their program, which frees them: the interface has no
@@ -381,8 +381,7 @@ static int cuda_describe(int ordinal, struct device_info *info, char *note, size
     int shared = cuda_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
     if (shared <= 0) shared = cuda_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
     info->local_mem = (uint64_t)shared;
-    snprintf(info->arch, sizeof info->arch, "sm_%d%d",
-             cuda_attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+    snprintf(info->arch, sizeof info->arch, "sm_%d%d", cuda_attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
              cuda_attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
     info->index[0] = ordinal;
     return 0;
@@ -435,16 +434,13 @@ static void cuda_close(struct dev *d) {
 
 /* The NVRTC target and the compiler identity for cache keys. Without NVRTC
  * the device still opens (memory and copies work); build() says why not. */
-static int cuda_pick_target(struct cuda_state *s, const struct device_info *info, char *err,
-                            size_t errn) {
+static int cuda_pick_target(struct cuda_state *s, const struct device_info *info, char *err, size_t errn) {
     int v = 0, sm = 0;
     drv.cuDriverGetVersion(&v);
-    if (sscanf(info->arch, "sm_%d", &sm) != 1)
-        return err_set(err, errn, "cuda: unknown architecture '%s'", info->arch);
+    if (sscanf(info->arch, "sm_%d", &sm) != 1) return err_set(err, errn, "cuda: unknown architecture '%s'", info->arch);
     if (nvrtc_target(sm, &s->target, err, errn) != 0) return -1;
     s->have_target = 1;
-    snprintf(s->compiler, sizeof s->compiler, "nvrtc %d.%d driver %d %s", rtc.major, rtc.minor,
-             v, s->target.arch);
+    snprintf(s->compiler, sizeof s->compiler, "nvrtc %d.%d driver %d %s", rtc.major, rtc.minor, v, s->target.arch);
     return 0;
 }
 
@@ -487,8 +483,7 @@ static struct program *cuda_module(struct dev *d, const void *image) {
     CUresult r = drv.cuModuleLoadData(&mod, image);
     if (r != CUDA_SUCCESS) {
         /* A toolkit newer than the driver makes images the driver refuses. */
-        dev_fail(d, "cuModuleLoadData: %s (%s; %s)", cu_errname(r), cuda_st(d)->compiler,
-                 d->info.driver);
+        dev_fail(d, "cuModuleLoadData: %s (%s; %s)", cu_errname(r), cuda_st(d)->compiler, d->info.driver);
         return NULL;
     }
     struct program *p = xcalloc(1, sizeof *p);
@@ -499,8 +494,7 @@ static struct program *cuda_module(struct dev *d, const void *image) {
 static struct program *cuda_build(struct dev *d, const char *source, const char *options) {
     struct cuda_state *s = cuda_st(d);
     if (cuda_use(d) != 0) return NULL;
-    if (!s->have_target && cuda_pick_target(s, &d->info, d->err, sizeof d->err) != 0)
-        return NULL;
+    if (!s->have_target && cuda_pick_target(s, &d->info, d->err, sizeof d->err) != 0) return NULL;
     char *keytext = source_with_includes(source, d->err, sizeof d->err);
     if (!keytext) return NULL;
     char key[17], device[320];
@@ -584,8 +578,7 @@ static void cuda_buf_free(struct dev *d, struct buf *b) {
 static int cuda_range(struct dev *d, struct buf *b, size_t offset, size_t bytes) {
     if (!b) return dev_fail(d, "cuda: NULL buffer");
     if (offset > b->bytes || bytes > b->bytes - offset)
-        return dev_fail(d, "cuda: %zu bytes at %zu overrun a %zu-byte buffer", bytes, offset,
-                        b->bytes);
+        return dev_fail(d, "cuda: %zu bytes at %zu overrun a %zu-byte buffer", bytes, offset, b->bytes);
     return cuda_use(d);
 }
 
@@ -626,11 +619,9 @@ static int cuda_copy(struct dev *d, struct buf *dst, struct buf *src, size_t byt
 static int cuda_shared_optin(struct dev *d, struct kernel *k, size_t shared) {
     if (shared <= 48 * 1024 || (size_t)k->dyn_shared_max >= shared) return 0;
     if (shared > (size_t)INT_MAX) return dev_fail(d, "cuda: %zu bytes of shared memory", shared);
-    CUresult r = drv.cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                        (int)shared);
+    CUresult r = drv.cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared);
     if (r != CUDA_SUCCESS)
-        return dev_fail(d, "cuFuncSetAttribute(%s, %zu bytes shared): %s", k->name, shared,
-                        cu_errname(r));
+        return dev_fail(d, "cuFuncSetAttribute(%s, %zu bytes shared): %s", k->name, shared, cu_errname(r));
     k->dyn_shared_max = (int)shared;
     return 0;
 }
@@ -639,10 +630,9 @@ static int cuda_shared_optin(struct dev *d, struct kernel *k, size_t shared) {
 static int cuda_dims(struct dev *d, const size_t global[2], const size_t local[2], unsigned grid[2],
                      unsigned block[2]) {
     for (int i = 0; i < 2; i++) {
-        if (!local[i] || global[i] % local[i] || global[i] / local[i] > UINT_MAX ||
-            local[i] > UINT_MAX)
-            return dev_fail(d, "cuda: global %zux%zu is not a whole number of %zux%zu blocks",
-                            global[0], global[1], local[0], local[1]);
+        if (!local[i] || global[i] % local[i] || global[i] / local[i] > UINT_MAX || local[i] > UINT_MAX)
+            return dev_fail(d, "cuda: global %zux%zu is not a whole number of %zux%zu blocks", global[0], global[1],
+                            local[0], local[1]);
         grid[i] = (unsigned)(global[i] / local[i]);
         block[i] = (unsigned)local[i];
     }
@@ -652,9 +642,13 @@ static int cuda_dims(struct dev *d, const size_t global[2], const size_t local[2
 /* A kernelParams array: params[i] points at vals[i] (or at a KARG_BYTES
  * struct where it lies), NULL-terminated. KARG_LOCAL is no parameter: it
  * sizes the kernel's extern __shared__ array, summed into *shared. */
-union cuda_val { CUdeviceptr p; int i; float f; };
-static int cuda_params(struct dev *d, int nargs, const struct karg *args, union cuda_val *vals,
-                       void **params, size_t *shared) {
+union cuda_val {
+    CUdeviceptr p;
+    int i;
+    float f;
+};
+static int cuda_params(struct dev *d, int nargs, const struct karg *args, union cuda_val *vals, void **params,
+                       size_t *shared) {
     if (nargs < 0 || nargs > KARG_MAX) return dev_fail(d, "cuda: %d kernel arguments", nargs);
     int np = 0;
     *shared = 0;
@@ -664,13 +658,20 @@ static int cuda_params(struct dev *d, int nargs, const struct karg *args, union 
             if (!args[i].buf) return dev_fail(d, "cuda: argument %d is a NULL buffer", i);
             vals[np].p = args[i].buf->ptr;
             break;
-        case KARG_INT: vals[np].i = args[i].i; break;
-        case KARG_FLOAT: vals[np].f = args[i].f; break;
-        case KARG_LOCAL: *shared += args[i].bytes; continue;
+        case KARG_INT:
+            vals[np].i = args[i].i;
+            break;
+        case KARG_FLOAT:
+            vals[np].f = args[i].f;
+            break;
+        case KARG_LOCAL:
+            *shared += args[i].bytes;
+            continue;
         case KARG_BYTES: /* the driver copies the struct from where it lies */
             params[np++] = (void *)args[i].val.ptr;
             continue;
-        default: return dev_fail(d, "cuda: argument %d has unknown kind %d", i, (int)args[i].kind);
+        default:
+            return dev_fail(d, "cuda: argument %d has unknown kind %d", i, (int)args[i].kind);
         }
         params[np] = &vals[np];
         np++;
@@ -679,8 +680,8 @@ static int cuda_params(struct dev *d, int nargs, const struct karg *args, union 
     return 0;
 }
 
-static int cuda_enqueue(struct dev *d, struct kernel *k, const size_t global[2], const size_t local[2],
-                        void **params, size_t shared) {
+static int cuda_enqueue(struct dev *d, struct kernel *k, const size_t global[2], const size_t local[2], void **params,
+                        size_t shared) {
     unsigned grid[2], block[2];
     if (cuda_dims(d, global, local, grid, block) != 0) return -1;
     if (cuda_use(d) != 0 || cuda_shared_optin(d, k, shared) != 0) return -1;
@@ -717,12 +718,12 @@ static int cuda_enqueue(struct dev *d, struct kernel *k, const size_t global[2],
         cfg.numAttrs = nattr;
         r = drv.cuLaunchKernelEx(&cfg, k->fn, params, NULL);
     } else {
-        r = drv.cuLaunchKernel(k->fn, grid[0], grid[1], 1, block[0], block[1], 1, (unsigned)shared,
-                               cuda_st(d)->stream, params, NULL);
+        r = drv.cuLaunchKernel(k->fn, grid[0], grid[1], 1, block[0], block[1], 1, (unsigned)shared, cuda_st(d)->stream,
+                               params, NULL);
     }
     if (r != CUDA_SUCCESS)
-        return dev_fail(d, "cuLaunchKernel: %s (%s, grid %ux%u, block %ux%u, %zu bytes shared)",
-                        cu_errname(r), k->name, grid[0], grid[1], block[0], block[1], shared);
+        return dev_fail(d, "cuLaunchKernel: %s (%s, grid %ux%u, block %ux%u, %zu bytes shared)", cu_errname(r), k->name,
+                        grid[0], grid[1], block[0], block[1], shared);
     return 0;
 }
 
@@ -756,8 +757,8 @@ static int cuda_cluster(struct dev *d, struct kernel *k, unsigned groups) {
     return 0;
 }
 
-static int cuda_launch(struct dev *d, struct kernel *k, const size_t global[2],
-                       const size_t local[2], int nargs, const struct karg *args) {
+static int cuda_launch(struct dev *d, struct kernel *k, const size_t global[2], const size_t local[2], int nargs,
+                       const struct karg *args) {
     /* The driver copies the values during the call, so locals suffice. */
     union cuda_val vals[KARG_MAX];
     void *params[KARG_MAX + 1];
@@ -809,7 +810,9 @@ static void cuda_bound_free(struct dev *d, struct bound *b) {
 
 /* Recording is stream capture: launches become graph nodes, not work. The
  * graph is instantiated once; a replay is one cuGraphLaunch per repeat. */
-struct recording { CUgraphExec exec; };
+struct recording {
+    CUgraphExec exec;
+};
 
 static int cuda_record_begin(struct dev *d) {
     if (cuda_use(d) != 0) return -1;
@@ -857,8 +860,8 @@ static int cuda_prepare_special(struct dev *d, struct kernel *k, int nargs, cons
 
 /* A cooperative launch: the driver refuses it unless every block can be
  * resident at once, which the occupancy API tells in advance. */
-static int cuda_launch_resident(struct dev *d, struct kernel *k, size_t *groups, const size_t local[2],
-                                int nargs, const struct karg *args) {
+static int cuda_launch_resident(struct dev *d, struct kernel *k, size_t *groups, const size_t local[2], int nargs,
+                                const struct karg *args) {
     union cuda_val vals[KARG_MAX];
     void *params[KARG_MAX + 1];
     size_t shared = 0;
@@ -872,18 +875,18 @@ static int cuda_launch_resident(struct dev *d, struct kernel *k, size_t *groups,
     if (most == 0) return dev_fail(d, "cuda: %s cannot have a block of %zu threads resident", k->name, threads);
     if (*groups > most) *groups = most;
     if (*groups == 0) *groups = 1;
-    r = drv.cuLaunchCooperativeKernel(k->fn, (unsigned)*groups, 1, 1, (unsigned)local[0],
-                                      (unsigned)local[1], 1, (unsigned)shared, cuda_st(d)->stream, params);
+    r = drv.cuLaunchCooperativeKernel(k->fn, (unsigned)*groups, 1, 1, (unsigned)local[0], (unsigned)local[1], 1,
+                                      (unsigned)shared, cuda_st(d)->stream, params);
     if (r != CUDA_SUCCESS)
-        return dev_fail(d, "cuLaunchCooperativeKernel: %s (%s, %zu blocks of %zux%zu, %zu bytes shared)",
-                        cu_errname(r), k->name, *groups, local[0], local[1], shared);
+        return dev_fail(d, "cuLaunchCooperativeKernel: %s (%s, %zu blocks of %zux%zu, %zu bytes shared)", cu_errname(r),
+                        k->name, *groups, local[0], local[1], shared);
     return 0;
 }
 
 /* One cluster of `groups` blocks: k's launches are clustered from now on
  * (cuda_cluster), and this one is a grid of exactly one cluster. */
-static int cuda_launch_cluster(struct dev *d, struct kernel *k, unsigned groups, const size_t local[2],
-                               int nargs, const struct karg *args) {
+static int cuda_launch_cluster(struct dev *d, struct kernel *k, unsigned groups, const size_t local[2], int nargs,
+                               const struct karg *args) {
     if (cuda_cluster(d, k, groups) != 0) return -1;
     const size_t global[2] = {groups * local[0], local[1]};
     return cuda_launch(d, k, global, local, nargs, args);

@@ -26,13 +26,16 @@ static int ocl_list(struct device_info **out, char *note, size_t n) {
     err_set(note, n, "built without OpenCL headers (install opencl-headers)");
     return 0;
 }
-const struct backend_ops backend_opencl = {.name = "opencl", .list = ocl_list, .source_suffix = ".cl", .caps = ocl_caps};
+const struct backend_ops backend_opencl = {
+    .name = "opencl", .list = ocl_list, .source_suffix = ".cl", .caps = ocl_caps};
 
 #else
 #include <CL/cl.h>
 #include <dlfcn.h>
 
 /* The entry points we use, resolved once from the ICD loader. */
+/* Packed, several names a line (clang-format would put one a line). */
+// clang-format off
 #define OCL_FUNCS(X)                                                                          \
     X(clGetPlatformIDs) X(clGetPlatformInfo) X(clGetDeviceIDs) X(clGetDeviceInfo)             \
     X(clCreateContext) X(clReleaseContext) X(clCreateCommandQueue) X(clReleaseCommandQueue)  \
@@ -42,6 +45,7 @@ const struct backend_ops backend_opencl = {.name = "opencl", .list = ocl_list, .
     X(clEnqueueWriteBuffer) X(clEnqueueReadBuffer) X(clEnqueueCopyBuffer)                    \
     X(clEnqueueNDRangeKernel) X(clFinish) X(clEnqueueMarkerWithWaitList)                     \
     X(clGetEventProfilingInfo) X(clReleaseEvent)
+// clang-format on
 
 #define OCL_DECLARE(f) static __typeof__(&f) p_##f;
 OCL_FUNCS(OCL_DECLARE)
@@ -53,8 +57,8 @@ static int ocl_load(char *note, size_t n) {
     if (!h) h = dlopen("libOpenCL.so", RTLD_NOW | RTLD_LOCAL);
     state = -1;
     if (!h) return err_set(note, n, "OpenCL ICD loader not found (libOpenCL.so.1)");
-#define OCL_RESOLVE(f)                                                                  \
-    if (!(p_##f = (__typeof__(&f))dlsym(h, #f)))                                       \
+#define OCL_RESOLVE(f)                                                                                                 \
+    if (!(p_##f = (__typeof__(&f))dlsym(h, #f)))                                                                       \
         return err_set(note, n, "OpenCL loader lacks %s (needs OpenCL 1.2)", #f);
     OCL_FUNCS(OCL_RESOLVE)
     state = 1;
@@ -67,11 +71,24 @@ struct ocl_dev {
     cl_device_id device;
     cl_event marks[2];
 };
-struct buf { cl_mem mem; };
-struct program { cl_program prog; struct kernel *kernels; };
-struct kernel { cl_kernel k; cl_program prog; char name[64]; struct kernel *next; };
+struct buf {
+    cl_mem mem;
+};
+struct program {
+    cl_program prog;
+    struct kernel *kernels;
+};
+struct kernel {
+    cl_kernel k;
+    cl_program prog;
+    char name[64];
+    struct kernel *next;
+};
 /* A kernel object of its own, its arguments set once. */
-struct bound { cl_kernel k; char name[64]; };
+struct bound {
+    cl_kernel k;
+    char name[64];
+};
 
 static int ocl_fail(struct dev *d, const char *what, cl_int rc) {
     return dev_fail(d, "%s failed: OpenCL error %d", what, (int)rc);
@@ -100,7 +117,9 @@ static void fill_info(struct device_info *di, cl_platform_id plat, cl_device_id 
     cl_device_type type = 0;
     p_clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
     str_copy(di->kind, sizeof di->kind,
-             type & CL_DEVICE_TYPE_GPU ? "gpu" : type & CL_DEVICE_TYPE_CPU ? "cpu" : "accelerator");
+             type & CL_DEVICE_TYPE_GPU   ? "gpu"
+             : type & CL_DEVICE_TYPE_CPU ? "cpu"
+                                         : "accelerator");
     cl_uint cu = 0;
     p_clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
     di->compute_units = cu;
@@ -213,8 +232,7 @@ static cl_program from_cache(struct dev *d, const char *key, const char *options
 static void to_cache(struct dev *d, cl_program prog, const char *key) {
     (void)d;
     size_t len = 0;
-    if (p_clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof len, &len, NULL) != CL_SUCCESS || !len)
-        return;
+    if (p_clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof len, &len, NULL) != CL_SUCCESS || !len) return;
     unsigned char *bin = malloc(len);
     if (!bin) return;
     unsigned char *bins[1] = {bin};
@@ -318,14 +336,23 @@ static int set_args(struct dev *d, cl_kernel k, const char *name, int nargs, con
     for (int i = 0; i < nargs; i++) {
         cl_int rc;
         switch (args[i].kind) {
-        case KARG_BUF: rc = p_clSetKernelArg(k, (cl_uint)i, sizeof(cl_mem), &args[i].buf->mem); break;
-        case KARG_INT: rc = p_clSetKernelArg(k, (cl_uint)i, sizeof(cl_int), &args[i].i); break;
-        case KARG_FLOAT: rc = p_clSetKernelArg(k, (cl_uint)i, sizeof(cl_float), &args[i].f); break;
-        case KARG_BYTES: rc = p_clSetKernelArg(k, (cl_uint)i, args[i].val.size, args[i].val.ptr); break;
-        default: rc = p_clSetKernelArg(k, (cl_uint)i, args[i].bytes, NULL); break;
+        case KARG_BUF:
+            rc = p_clSetKernelArg(k, (cl_uint)i, sizeof(cl_mem), &args[i].buf->mem);
+            break;
+        case KARG_INT:
+            rc = p_clSetKernelArg(k, (cl_uint)i, sizeof(cl_int), &args[i].i);
+            break;
+        case KARG_FLOAT:
+            rc = p_clSetKernelArg(k, (cl_uint)i, sizeof(cl_float), &args[i].f);
+            break;
+        case KARG_BYTES:
+            rc = p_clSetKernelArg(k, (cl_uint)i, args[i].val.size, args[i].val.ptr);
+            break;
+        default:
+            rc = p_clSetKernelArg(k, (cl_uint)i, args[i].bytes, NULL);
+            break;
         }
-        if (rc != CL_SUCCESS)
-            return dev_fail(d, "clSetKernelArg(%s, %d): OpenCL error %d", name, i, (int)rc);
+        if (rc != CL_SUCCESS) return dev_fail(d, "clSetKernelArg(%s, %d): OpenCL error %d", name, i, (int)rc);
     }
     return 0;
 }
@@ -334,13 +361,13 @@ static int enqueue(struct dev *d, cl_kernel k, const char *name, const size_t gl
     struct ocl_dev *o = d->ctx;
     cl_int rc = p_clEnqueueNDRangeKernel(o->queue, k, 2, NULL, global, local, 0, NULL, NULL);
     if (rc != CL_SUCCESS)
-        return dev_fail(d, "clEnqueueNDRangeKernel(%s, %zux%zu / %zux%zu): OpenCL error %d", name,
-                        global[0], global[1], local[0], local[1], (int)rc);
+        return dev_fail(d, "clEnqueueNDRangeKernel(%s, %zux%zu / %zux%zu): OpenCL error %d", name, global[0], global[1],
+                        local[0], local[1], (int)rc);
     return 0;
 }
 
-static int ocl_launch(struct dev *d, struct kernel *k, const size_t global[2], const size_t local[2],
-                      int nargs, const struct karg *args) {
+static int ocl_launch(struct dev *d, struct kernel *k, const size_t global[2], const size_t local[2], int nargs,
+                      const struct karg *args) {
     if (set_args(d, k->k, k->name, nargs, args)) return -1;
     return enqueue(d, k->k, k->name, global, local);
 }
@@ -391,8 +418,7 @@ static int ocl_elapsed(struct dev *d, double *seconds) {
     if (!o->marks[0] || !o->marks[1]) return dev_fail(d, "elapsed() before two marks");
     /* Markers complete when everything before them has; END is that moment. */
     cl_int rc = p_clGetEventProfilingInfo(o->marks[0], CL_PROFILING_COMMAND_END, sizeof t0, &t0, NULL);
-    if (rc == CL_SUCCESS)
-        rc = p_clGetEventProfilingInfo(o->marks[1], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+    if (rc == CL_SUCCESS) rc = p_clGetEventProfilingInfo(o->marks[1], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
     if (rc != CL_SUCCESS) return ocl_fail(d, "clGetEventProfilingInfo", rc);
     *seconds = (double)(t1 - t0) * 1e-9;
     return 0;

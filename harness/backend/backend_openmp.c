@@ -5,8 +5,8 @@
 #include "backend.h"
 
 #include <dlfcn.h>
-#include <pthread.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,20 +19,36 @@
 
 typedef void omp_kernel_fn(const struct omp_launch *L, void *const *args);
 
-struct buf { void *mem; size_t bytes; };
-struct program { void *so; };
-struct kernel { omp_kernel_fn *fn; };
+struct buf {
+    void *mem;
+    size_t bytes;
+};
+struct program {
+    void *so;
+};
+struct kernel {
+    omp_kernel_fn *fn;
+};
 /* A kernel with its arguments bound: the vector the kernel receives, the
  * scalars and by-value structs it points into kept here. */
 struct bound {
     omp_kernel_fn *fn;
     void *argv[KARG_MAX];
-    union { int i; float f; } vals[KARG_MAX];
+    union {
+        int i;
+        float f;
+    } vals[KARG_MAX];
     void *bytes[KARG_MAX];
 };
 /* A recording is the list of bound launches; a replay runs it again. */
-struct rec_launch { struct bound *b; size_t global[2], local[2]; };
-struct recording { struct rec_launch *l; int n, cap; };
+struct rec_launch {
+    struct bound *b;
+    size_t global[2], local[2];
+};
+struct recording {
+    struct rec_launch *l;
+    int n, cap;
+};
 struct omp_dev {
     double marks[2];
     struct recording *rec; /* non-NULL while recording */
@@ -144,8 +160,8 @@ static struct program *omp_build(struct dev *d, const char *source, const char *
         str_fmt(log, sizeof log, "%s.log", tmp);
         repo_path(harness_inc, sizeof harness_inc, "harness/backend");
         struct strbuf cmd = {0};
-        sb_printf(&cmd, "%s %s -I'%s' %s -o '%s' '%s' -lm >'%s' 2>&1", omp_cc(), flags, harness_inc,
-                  options, tmp, source, log);
+        sb_printf(&cmd, "%s %s -I'%s' %s -o '%s' '%s' -lm >'%s' 2>&1", omp_cc(), flags, harness_inc, options, tmp,
+                  source, log);
         int rc = system(cmd.s);
         sb_free(&cmd);
         if (rc != 0) {
@@ -213,7 +229,11 @@ static int omp_read(struct dev *d, struct buf *b, size_t off, size_t bytes, void
     return 0;
 }
 
-struct copy_part { char *to; const char *from; size_t len; };
+struct copy_part {
+    char *to;
+    const char *from;
+    size_t len;
+};
 
 static void *copy_part_run(void *arg) {
     struct copy_part *c = arg;
@@ -245,22 +265,30 @@ static int omp_copy(struct dev *d, struct buf *dst, struct buf *src, size_t byte
     return 0;
 }
 
-static int omp_launch(struct dev *d, struct kernel *k, const size_t global[2], const size_t local[2],
-                      int nargs, const struct karg *args) {
+static int omp_launch(struct dev *d, struct kernel *k, const size_t global[2], const size_t local[2], int nargs,
+                      const struct karg *args) {
     if (nargs > KARG_MAX) return dev_fail(d, "too many kernel arguments");
     if (!local[0] || !local[1] || global[0] % local[0] || global[1] % local[1])
-        return dev_fail(d, "tile %zux%zu does not divide %zux%zu", local[0], local[1], global[0],
-                        global[1]);
-    struct omp_launch L = {{global[0], global[1]}, {local[0], local[1]},
-                           {global[0] / local[0], global[1] / local[1]}};
+        return dev_fail(d, "tile %zux%zu does not divide %zux%zu", local[0], local[1], global[0], global[1]);
+    struct omp_launch L = {{global[0], global[1]}, {local[0], local[1]}, {global[0] / local[0], global[1] / local[1]}};
     void *argv[KARG_MAX];
     for (int i = 0; i < nargs; i++) {
         switch (args[i].kind) {
-        case KARG_BUF: argv[i] = args[i].buf->mem; break;
-        case KARG_INT: argv[i] = (void *)&args[i].i; break;
-        case KARG_FLOAT: argv[i] = (void *)&args[i].f; break;
-        case KARG_BYTES: argv[i] = (void *)args[i].val.ptr; break;
-        default: argv[i] = NULL; break;
+        case KARG_BUF:
+            argv[i] = args[i].buf->mem;
+            break;
+        case KARG_INT:
+            argv[i] = (void *)&args[i].i;
+            break;
+        case KARG_FLOAT:
+            argv[i] = (void *)&args[i].f;
+            break;
+        case KARG_BYTES:
+            argv[i] = (void *)args[i].val.ptr;
+            break;
+        default:
+            argv[i] = NULL;
+            break;
         }
     }
     k->fn(&L, argv);
@@ -273,15 +301,25 @@ static struct bound *omp_bind(struct dev *d, struct kernel *k, int nargs, const 
     b->fn = k->fn;
     for (int i = 0; i < nargs; i++) {
         switch (args[i].kind) {
-        case KARG_BUF: b->argv[i] = args[i].buf->mem; break;
-        case KARG_INT: b->vals[i].i = args[i].i; b->argv[i] = &b->vals[i]; break;
-        case KARG_FLOAT: b->vals[i].f = args[i].f; b->argv[i] = &b->vals[i]; break;
+        case KARG_BUF:
+            b->argv[i] = args[i].buf->mem;
+            break;
+        case KARG_INT:
+            b->vals[i].i = args[i].i;
+            b->argv[i] = &b->vals[i];
+            break;
+        case KARG_FLOAT:
+            b->vals[i].f = args[i].f;
+            b->argv[i] = &b->vals[i];
+            break;
         case KARG_BYTES:
             b->bytes[i] = xcalloc(1, args[i].val.size ? args[i].val.size : 1);
             memcpy(b->bytes[i], args[i].val.ptr, args[i].val.size);
             b->argv[i] = b->bytes[i];
             break;
-        default: b->argv[i] = NULL; break;
+        default:
+            b->argv[i] = NULL;
+            break;
         }
     }
     return b;
@@ -296,10 +334,8 @@ static void omp_bound_free(struct dev *d, struct bound *b) {
 
 static int omp_run_bound(struct dev *d, struct bound *b, const size_t global[2], const size_t local[2]) {
     if (!local[0] || !local[1] || global[0] % local[0] || global[1] % local[1])
-        return dev_fail(d, "tile %zux%zu does not divide %zux%zu", local[0], local[1], global[0],
-                        global[1]);
-    struct omp_launch L = {{global[0], global[1]}, {local[0], local[1]},
-                           {global[0] / local[0], global[1] / local[1]}};
+        return dev_fail(d, "tile %zux%zu does not divide %zux%zu", local[0], local[1], global[0], global[1]);
+    struct omp_launch L = {{global[0], global[1]}, {local[0], local[1]}, {global[0] / local[0], global[1] / local[1]}};
     b->fn(&L, b->argv);
     return 0;
 }
@@ -349,8 +385,8 @@ static void omp_recording_free(struct dev *d, struct recording *r) {
 
 /* The kernel's parallel region is the resident grid: one group per core,
  * held together by OpenMP barriers inside the kernel. */
-static int omp_launch_resident(struct dev *d, struct kernel *k, size_t *groups, const size_t local[2],
-                               int nargs, const struct karg *args) {
+static int omp_launch_resident(struct dev *d, struct kernel *k, size_t *groups, const size_t local[2], int nargs,
+                               const struct karg *args) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     if (cpus > 0 && *groups > (size_t)cpus) *groups = (size_t)cpus;
     if (*groups == 0) *groups = 1;

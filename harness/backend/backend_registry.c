@@ -25,12 +25,10 @@ void device_fingerprint(struct device_info *info) {
      * in tests/integration/nightly.sh with two copies running at once). */
     const unsigned long long mem = strcmp(info->kind, "cpu") == 0 ? 0ULL : (unsigned long long)info->global_mem;
     char text[1024];
-    snprintf(text, sizeof text, "%s|%s|%s|%s|%u|%zu|%zu,%zu,%zu|%llu|%llu|%s", info->backend,
-             info->vendor, info->name, info->driver, info->compute_units, info->max_wg,
-             info->max_item[0], info->max_item[1], info->max_item[2],
+    snprintf(text, sizeof text, "%s|%s|%s|%s|%u|%zu|%zu,%zu,%zu|%llu|%llu|%s", info->backend, info->vendor, info->name,
+             info->driver, info->compute_units, info->max_wg, info->max_item[0], info->max_item[1], info->max_item[2],
              mem, (unsigned long long)info->local_mem, info->arch);
-    snprintf(info->fingerprint, sizeof info->fingerprint, "%016llx",
-             (unsigned long long)hash_str(text, 0));
+    snprintf(info->fingerprint, sizeof info->fingerprint, "%016llx", (unsigned long long)hash_str(text, 0));
 }
 
 void device_caps(struct device_info *info) {
@@ -49,8 +47,7 @@ int devices_all(struct device_info **out, char notes[][256], int max_notes, int 
         int n = backends[b]->list(&list, note, sizeof note);
         if (n <= 0) {
             if (*nnotes < max_notes)
-                str_fmt(notes[(*nnotes)++], 256, "%s: %s", backends[b]->name,
-                         note[0] ? note : "no devices");
+                str_fmt(notes[(*nnotes)++], 256, "%s: %s", backends[b]->name, note[0] ? note : "no devices");
             free(list);
             continue;
         }
@@ -78,8 +75,8 @@ int devices_match(const struct device_info *all, int n, const char *spec, int *i
     int found = 0;
     for (int i = 0; i < n && found < max; i++) {
         const struct device_info *d = &all[i];
-        int hit = strcmp(spec, "all") == 0 || strcmp(spec, d->spec) == 0 ||
-                  strcmp(spec, d->backend) == 0 || strcmp(spec, d->fingerprint) == 0 ||
+        int hit = strcmp(spec, "all") == 0 || strcmp(spec, d->spec) == 0 || strcmp(spec, d->backend) == 0 ||
+                  strcmp(spec, d->fingerprint) == 0 ||
                   (d->kind[0] && strcmp(spec, d->kind) == 0); /* "gpu", "cpu": every device of that kind */
         /* "cuda:0" style specs are exact; only a spec without ':' may match a name. */
         if (!hit && !strchr(spec, ':')) hit = contains_icase(d->name, spec);

@@ -7,8 +7,7 @@
 
 #include "util.h"
 
-void cache_key(char key[17], const char *source_text, const char *options, const char *compiler,
-               const char *device) {
+void cache_key(char key[17], const char *source_text, const char *options, const char *compiler, const char *device) {
     uint64_t h = hash_str(source_text ? source_text : "", 0);
     h = hash_str(options ? options : "", h);
     h = hash_str(compiler ? compiler : "", h);

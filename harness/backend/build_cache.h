@@ -7,8 +7,7 @@
 #include <stddef.h>
 
 /* Fills key (17 bytes) from the parts; any may be NULL. */
-void cache_key(char key[17], const char *source_text, const char *options, const char *compiler,
-               const char *device);
+void cache_key(char key[17], const char *source_text, const char *options, const char *compiler, const char *device);
 /* cache_dir()/key.ext into path. */
 void cache_path(char *path, size_t n, const char *key, const char *ext);
 /* Returns a malloc'd copy of the cached product, or NULL when absent. */

@@ -24,9 +24,7 @@ void launch_cost_defaults(struct launch_cost_opts *o) {
     o->warmup = 300;
 }
 
-const char *launch_cost_kind_name(enum launch_cost_kind k) {
-    return k == LAUNCH_COST_BUFFER ? "buffer" : "int";
-}
+const char *launch_cost_kind_name(enum launch_cost_kind k) { return k == LAUNCH_COST_BUFFER ? "buffer" : "int"; }
 
 int launch_cost_parse_counts(const char *list, struct launch_cost_opts *o, char *err, size_t errn) {
     int counts[LAUNCH_COST_MAX_COUNTS], n = 0;
@@ -75,8 +73,8 @@ struct probe {
  * is written through a temporary file and a rename: two harnesses probing
  * at once must never build a half-written file. The backend's own cache
  * then keys the product by the text, so a second run compiles nothing. */
-static int write_source(const struct dev *d, const char *text, enum launch_cost_kind kind, int nargs,
-                        char *path, size_t n, char *err, size_t errn) {
+static int write_source(const struct dev *d, const char *text, enum launch_cost_kind kind, int nargs, char *path,
+                        size_t n, char *err, size_t errn) {
     char dir[PATH_MAX], tmp[PATH_MAX + 32];
     str_fmt(dir, sizeof dir, "%s/launch-cost", cache_dir());
     if (dir_make_p(dir) != 0) return err_set(err, errn, "cannot create %s", dir);
@@ -92,8 +90,7 @@ static int write_source(const struct dev *d, const char *text, enum launch_cost_
 
 static int probe_build(struct dev *d, struct probe *p, struct buf *const *bufs, char *err, size_t errn) {
     char *text = launch_cost_source(d->ops->name, p->kind, p->nargs);
-    if (!text)
-        return err_set(err, errn, "%s: no launch-cost probe for the %s backend", d->info.spec, d->ops->name);
+    if (!text) return err_set(err, errn, "%s: no launch-cost probe for the %s backend", d->info.spec, d->ops->name);
     char path[PATH_MAX];
     int rc = write_source(d, text, p->kind, p->nargs, path, sizeof path, err, errn);
     free(text);
@@ -104,8 +101,7 @@ static int probe_build(struct dev *d, struct probe *p, struct buf *const *bufs, 
         return err_set(err, errn, "%s: building the %d-%s probe %s: %s", d->info.spec, p->nargs,
                        launch_cost_kind_name(p->kind), path, d->err);
     /* Distinct buffers, as an app passes: a driver may track each one. */
-    for (int i = 0; i < p->nargs; i++)
-        p->args[i] = p->kind == LAUNCH_COST_BUFFER ? ARG_BUF(bufs[i]) : ARG_INT(i + 1);
+    for (int i = 0; i < p->nargs; i++) p->args[i] = p->kind == LAUNCH_COST_BUFFER ? ARG_BUF(bufs[i]) : ARG_INT(i + 1);
     return 0;
 }
 
@@ -119,8 +115,8 @@ static int launch_n(struct dev *d, const struct probe *p, long n) {
 
 /* One repetition of one probe. Buffer probes start from a sentinel in a0
  * and must end with nargs there, proof that the launches ran. */
-static int probe_rep(struct dev *d, const struct probe *p, struct buf *a0, long launches, double *enq,
-                     double *total, char *err, size_t errn) {
+static int probe_rep(struct dev *d, const struct probe *p, struct buf *a0, long launches, double *enq, double *total,
+                     char *err, size_t errn) {
     const int check = p->kind == LAUNCH_COST_BUFFER && p->nargs > 0;
     const float sentinel = -1.0f;
     if ((check && d->ops->write(d, a0, 0, sizeof sentinel, &sentinel) != 0) || d->ops->finish(d) != 0)
@@ -139,8 +135,8 @@ static int probe_rep(struct dev *d, const struct probe *p, struct buf *a0, long 
     if (check && d->ops->read(d, a0, 0, sizeof got, &got) != 0)
         return err_set(err, errn, "%s: %s", d->info.spec, d->err);
     if (check && got != (float)p->nargs)
-        return err_set(err, errn, "%s: the %d-buffer probe's launches left %g in a0, not %d", d->info.spec,
-                       p->nargs, (double)got, p->nargs);
+        return err_set(err, errn, "%s: the %d-buffer probe's launches left %g in a0, not %d", d->info.spec, p->nargs,
+                       (double)got, p->nargs);
     return 0;
 }
 
@@ -152,7 +148,8 @@ static int check_opts(const struct launch_cost_opts *o, int maxrows, char *err, 
             return err_set(err, errn, "argument count %d is outside 0..%d", o->counts[i], KARG_MAX);
     for (int i = 0; i < o->ncounts; i++)
         for (int j = 0; j < i; j++)
-            if (o->counts[i] == o->counts[j]) return err_set(err, errn, "argument count %d appears twice", o->counts[i]);
+            if (o->counts[i] == o->counts[j])
+                return err_set(err, errn, "argument count %d appears twice", o->counts[i]);
     if (o->launches < 1) return err_set(err, errn, "launches must be at least 1 (got %ld)", o->launches);
     if (o->reps < 1 || o->reps > LAUNCH_COST_MAX_REPS)
         return err_set(err, errn, "reps must be 1..%d (got %d)", LAUNCH_COST_MAX_REPS, o->reps);
@@ -172,8 +169,8 @@ static void summarise(struct launch_cost_row *r) {
     r->total_q3_s = stats_quantile(r->total_s, n, 0.75);
 }
 
-int launch_cost_measure(struct dev *d, const struct launch_cost_opts *o, struct launch_cost_row *rows,
-                        int maxrows, char *err, size_t errn) {
+int launch_cost_measure(struct dev *d, const struct launch_cost_opts *o, struct launch_cost_row *rows, int maxrows,
+                        char *err, size_t errn) {
     if (check_opts(o, maxrows, err, errn) != 0) return -1;
     const int nprobes = LAUNCH_COST_KINDS * o->ncounts;
     int maxn = 1; /* buffer 0 always exists: it carries the sentinel */

@@ -81,15 +81,15 @@ char *launch_cost_source(const char *backend, enum launch_cost_kind kind, int na
  * rows, in the order buffer then int, counts as given. Returns the number of
  * rows (2 * o->ncounts), or -1 with err (a build log, a refused launch, a
  * buffer kernel whose store did not arrive). maxrows must hold them all. */
-int launch_cost_measure(struct dev *d, const struct launch_cost_opts *o, struct launch_cost_row *rows,
-                        int maxrows, char *err, size_t errn);
+int launch_cost_measure(struct dev *d, const struct launch_cost_opts *o, struct launch_cost_row *rows, int maxrows,
+                        char *err, size_t errn);
 
 struct store;
 /* Stores rows under a run from store_run_begin (its device is the row's
  * device), one transaction for all of them, repetitions included.
  * 0, or -1 with err. */
-int launch_cost_store(struct store *s, int64_t run_id, const struct launch_cost_row *rows, int nrows,
-                      char *err, size_t errn);
+int launch_cost_store(struct store *s, int64_t run_id, const struct launch_cost_row *rows, int nrows, char *err,
+                      size_t errn);
 
 /* Draws the figure from a database into png_path: microseconds per launch
  * (enqueue, median with q1..q3 bars) against the argument count, one line

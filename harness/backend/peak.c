@@ -31,8 +31,8 @@ int peak_copy_gbs(struct dev *d, double *gbs) {
     double t[PEAK_REPS];
     for (int r = -2; r < PEAK_REPS && !rc; r++) { /* two untimed warm-ups */
         double dev_s = 0;
-        rc = d->ops->mark(d, 0) || d->ops->copy(d, b, a, bytes) || d->ops->mark(d, 1) ||
-             d->ops->finish(d) || d->ops->elapsed(d, &dev_s);
+        rc = d->ops->mark(d, 0) || d->ops->copy(d, b, a, bytes) || d->ops->mark(d, 1) || d->ops->finish(d) ||
+             d->ops->elapsed(d, &dev_s);
         if (r >= 0) t[r] = dev_s;
     }
     d->ops->buf_free(d, a);
@@ -62,8 +62,8 @@ int peak_fp32_gflops(struct dev *d, double *gflops) {
         const size_t g[2] = {items, 1}, l[2] = {local, 1};
         const struct karg a[4] = {ARG_BUF(out), ARG_INT(iters), ARG_FLOAT(0.999999f), ARG_FLOAT(1e-6f)};
         double s = 0;
-        rc = d->ops->mark(d, 0) || d->ops->launch(d, k, g, l, 4, a) || d->ops->mark(d, 1) ||
-             d->ops->finish(d) || d->ops->elapsed(d, &s);
+        rc = d->ops->mark(d, 0) || d->ops->launch(d, k, g, l, 4, a) || d->ops->mark(d, 1) || d->ops->finish(d) ||
+             d->ops->elapsed(d, &s);
         if (rc) break;
         if (r < 0) { /* calibrate the length on the first launch */
             while (s < 0.05 && iters < (1 << 24)) {

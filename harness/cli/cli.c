@@ -83,8 +83,7 @@ int cli_variants(const struct app *app, const char *names, const char *knobs, st
         add(out, &v);
     } else {
         char *list = xstrdup(names);
-        for (char *save = NULL, *name = strtok_r(list, ",", &save); name && !rc;
-             name = strtok_r(NULL, ",", &save)) {
+        for (char *save = NULL, *name = strtok_r(list, ",", &save); name && !rc; name = strtok_r(NULL, ",", &save)) {
             if (!strcmp(name, "all")) {
                 for (int i = 0; i < file.n; i++) add(out, &file.v[i]);
                 continue;

@@ -22,19 +22,31 @@ static void usage(FILE *out) {
 }
 
 int cmd_best(int argc, char **argv) {
-    static const struct option longopts[] = {{"device", required_argument, 0, 'd'}, {"csv", no_argument, 0, 'c'},
-                                             {"db", required_argument, 0, 'b'},     {"help", no_argument, 0, 'h'},
+    static const struct option longopts[] = {{"device", required_argument, 0, 'd'},
+                                             {"csv", no_argument, 0, 'c'},
+                                             {"db", required_argument, 0, 'b'},
+                                             {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     const char *device = NULL, *db = NULL;
     int csv = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
-        case 'd': device = optarg; break;
-        case 'c': csv = 1; break;
-        case 'b': db = optarg; break;
-        case 'h': usage(stdout); return EXIT_OK;
-        default: usage(stderr); return EXIT_USAGE;
+        case 'd':
+            device = optarg;
+            break;
+        case 'c':
+            csv = 1;
+            break;
+        case 'b':
+            db = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return EXIT_OK;
+        default:
+            usage(stderr);
+            return EXIT_USAGE;
         }
     }
     if (optind < argc) return fprintf(stderr, "harness: best: unexpected argument '%s'\n", argv[optind]), EXIT_USAGE;

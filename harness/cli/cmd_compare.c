@@ -35,7 +35,7 @@ struct side {
     char table[16];
     struct series_list list;
     /* the build that measured it, when it is one */
-    char build[80];     /* a kept build's hash, else the commit (+dirty) */
+    char build[80]; /* a kept build's hash, else the commit (+dirty) */
     char kept_bin[PATH_MAX], kept_root[PATH_MAX];
 };
 
@@ -86,15 +86,21 @@ static void usage(FILE *out) {
 }
 
 static int parse_args(int argc, char **argv, struct compare_opts *o) {
-    static const struct option longopts[] = {
-        {"db", required_argument, 0, 'd'},     {"alpha", required_argument, 0, 'p'},
-        {"min-effect", required_argument, 0, 'e'}, {"csv", no_argument, 0, 'c'},
-        {"rerun", no_argument, 0, 'r'},        {"rounds", required_argument, 0, 'n'},
-        {"reps", required_argument, 0, 'R'},   {"a-bin", required_argument, 0, 'A'},
-        {"b-bin", required_argument, 0, 'B'},  {"a-root", required_argument, 0, 'X'},
-        {"b-root", required_argument, 0, 'Y'}, {"burn-in", required_argument, 0, 'u'},
-        {"pooled", no_argument, 0, 'P'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"db", required_argument, 0, 'd'},
+                                             {"alpha", required_argument, 0, 'p'},
+                                             {"min-effect", required_argument, 0, 'e'},
+                                             {"csv", no_argument, 0, 'c'},
+                                             {"rerun", no_argument, 0, 'r'},
+                                             {"rounds", required_argument, 0, 'n'},
+                                             {"reps", required_argument, 0, 'R'},
+                                             {"a-bin", required_argument, 0, 'A'},
+                                             {"b-bin", required_argument, 0, 'B'},
+                                             {"a-root", required_argument, 0, 'X'},
+                                             {"b-root", required_argument, 0, 'Y'},
+                                             {"burn-in", required_argument, 0, 'u'},
+                                             {"pooled", no_argument, 0, 'P'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->p = COMPARE_DEFAULTS;
     o->rounds = CONFIRM_ROUNDS;
@@ -104,7 +110,9 @@ static int parse_args(int argc, char **argv, struct compare_opts *o) {
     char *end;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
-        case 'd': o->db = optarg; break;
+        case 'd':
+            o->db = optarg;
+            break;
         case 'p':
             o->p.alpha = strtod(optarg, &end);
             if (*end || !(o->p.alpha > 0 && o->p.alpha < 1))
@@ -116,9 +124,15 @@ static int parse_args(int argc, char **argv, struct compare_opts *o) {
                 return fprintf(stderr, "harness compare: --min-effect %s: want a fraction such as 0.03\n", optarg),
                        EXIT_USAGE;
             break;
-        case 'c': o->csv = 1; break;
-        case 'P': o->p.pooled = 1; break;
-        case 'r': o->rerun = 1; break;
+        case 'c':
+            o->csv = 1;
+            break;
+        case 'P':
+            o->p.pooled = 1;
+            break;
+        case 'r':
+            o->rerun = 1;
+            break;
         case 'n':
         case 'R': /* --reps: the nights' own repetitions per round are used; kept for old scripts */
         case 'u': {
@@ -126,18 +140,33 @@ static int parse_args(int argc, char **argv, struct compare_opts *o) {
             long lo = c == 'u' ? 0 : c == 'n' ? 2 : 1;
             if (*end || v < lo || v > 1000)
                 return fprintf(stderr, "harness compare: --%s %s: want %ld..1000\n",
-                               c == 'n' ? "rounds" : c == 'u' ? "burn-in" : "reps", optarg, lo),
+                               c == 'n'   ? "rounds"
+                               : c == 'u' ? "burn-in"
+                                          : "reps",
+                               optarg, lo),
                        EXIT_USAGE;
             if (c == 'n') o->rounds = (int)v;
             if (c == 'u') o->burn = (int)v;
             break;
         }
-        case 'A': o->a.bin = optarg; break;
-        case 'B': o->b.bin = optarg; break;
-        case 'X': o->a.root = optarg; break;
-        case 'Y': o->b.root = optarg; break;
-        case 'h': usage(stdout); return -1;
-        default: usage(stderr); return EXIT_USAGE;
+        case 'A':
+            o->a.bin = optarg;
+            break;
+        case 'B':
+            o->b.bin = optarg;
+            break;
+        case 'X':
+            o->a.root = optarg;
+            break;
+        case 'Y':
+            o->b.root = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return -1;
+        default:
+            usage(stderr);
+            return EXIT_USAGE;
         }
     }
     if (argc - optind != 2) {
@@ -204,8 +233,7 @@ static int side_exec(const struct side *s, const char *name, struct round_exec *
 /* ---- confirmations already made ------------------------------------------- */
 
 /* A flag that a confirmation of these two builds already judged says so. */
-static void attach_confirmations(struct store *store, const struct compare_opts *o, struct compare_row *rows,
-                                 int n) {
+static void attach_confirmations(struct store *store, const struct compare_opts *o, struct compare_row *rows, int n) {
     if (!o->a.build[0] || !o->b.build[0]) return;
     for (int i = 0; i < n; i++) {
         struct compare_row *r = &rows[i];
@@ -215,8 +243,7 @@ static void attach_confirmations(struct store *store, const struct compare_opts 
             continue;
         char line[200];
         if (!c.has_ratio) str_fmt(line, sizeof line, "%s: %s", c.verdict, c.reason);
-        else
-            str_fmt(line, sizeof line, "%s: B/A %.3f over %d pairs, p %.2g", c.verdict, c.ratio, c.rounds, c.p);
+        else str_fmt(line, sizeof line, "%s: B/A %.3f over %d pairs, p %.2g", c.verdict, c.ratio, c.rounds, c.p);
         compare_row_confirmation(r, line);
     }
 }
@@ -238,11 +265,18 @@ static int rerun(struct store *store, struct compare_opts *o, struct compare_row
     host_check(store, devs.s, 1, &before);
     host_check_print(stdout, "before", &before);
     if (o->burn > 0) burn_in_devices(devs.s, 3, o->burn, stdout);
-    printf("rerun: %d series, %d pairs of rounds, A = %s, B = %s\n", k, o->rounds,
-           ea.bin ? ea.bin : "this binary", eb.bin ? eb.bin : eb.root ? eb.root : "this binary");
+    printf("rerun: %d series, %d pairs of rounds, A = %s, B = %s\n", k, o->rounds, ea.bin ? ea.bin : "this binary",
+           eb.bin    ? eb.bin
+           : eb.root ? eb.root
+                     : "this binary");
     fflush(stdout);
-    struct confirm_opts co = {.a = ea, .b = eb, .build_a = o->a.build, .build_b = o->b.build, .rounds = o->rounds,
-                              .min_effect = o->p.min_effect, .source = "compare",
+    struct confirm_opts co = {.a = ea,
+                              .b = eb,
+                              .build_a = o->a.build,
+                              .build_b = o->b.build,
+                              .rounds = o->rounds,
+                              .min_effect = o->p.min_effect,
+                              .source = "compare",
                               .seed = (unsigned)(clock_now() * 1e3)};
     int confirmed = confirm_run(store, cs, k, &co), regressions = 0;
     host_check(store, devs.s, 1, &after);
@@ -258,9 +292,11 @@ static int rerun(struct store *store, struct compare_opts *o, struct compare_row
     }
     compare_print(stdout, rows, n, 0);
     if (confirmed < 0) printf("rerun: interrupted\n");
-    else printf("rerun: %d of %d flags and suspects confirmed (%d regression%s)%s\n", confirmed, k, regressions,
-                regressions == 1 ? "" : "s",
-                before.disturbed || after.disturbed ? "; the host was DISTURBED (above): read the verdicts with care" : "");
+    else
+        printf("rerun: %d of %d flags and suspects confirmed (%d regression%s)%s\n", confirmed, k, regressions,
+               regressions == 1 ? "" : "s",
+               before.disturbed || after.disturbed ? "; the host was DISTURBED (above): read the verdicts with care"
+                                                   : "");
     sb_free(&devs);
     free(cs);
     return confirmed < 0 ? EXIT_FOUND : regressions ? EXIT_FOUND : EXIT_OK;

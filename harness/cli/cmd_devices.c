@@ -11,8 +11,8 @@
 static void print_device(const struct device_info *d) {
     printf("%-12s %-7s %s\n", d->spec, d->backend, d->name);
     printf("    vendor %s; driver %s; kind %s\n", d->vendor, d->driver, d->kind);
-    printf("    compute units %u; max work-group %zu (items %zu x %zu x %zu)%s%s\n", d->compute_units,
-           d->max_wg, d->max_item[0], d->max_item[1], d->max_item[2], d->arch[0] ? "; arch " : "", d->arch);
+    printf("    compute units %u; max work-group %zu (items %zu x %zu x %zu)%s%s\n", d->compute_units, d->max_wg,
+           d->max_item[0], d->max_item[1], d->max_item[2], d->arch[0] ? "; arch " : "", d->arch);
     printf("    global memory %.2f GiB (largest allocation %.2f GiB); local memory %llu KiB\n",
            (double)d->global_mem / 1073741824.0, (double)d->max_alloc / 1073741824.0,
            (unsigned long long)d->local_mem / 1024);
@@ -20,10 +20,9 @@ static void print_device(const struct device_info *d) {
 }
 
 static void print_csv(const struct device_info *d) {
-    printf("%s,%s,\"%s\",\"%s\",\"%s\",%u,%zu,%zu,%zu,%zu,%llu,%llu,%s\n", d->spec, d->backend, d->vendor,
-           d->name, d->driver, d->compute_units, d->max_wg, d->max_item[0], d->max_item[1],
-           d->max_item[2], (unsigned long long)d->global_mem, (unsigned long long)d->local_mem,
-           d->fingerprint);
+    printf("%s,%s,\"%s\",\"%s\",\"%s\",%u,%zu,%zu,%zu,%zu,%llu,%llu,%s\n", d->spec, d->backend, d->vendor, d->name,
+           d->driver, d->compute_units, d->max_wg, d->max_item[0], d->max_item[1], d->max_item[2],
+           (unsigned long long)d->global_mem, (unsigned long long)d->local_mem, d->fingerprint);
 }
 
 int cmd_devices(int argc, char **argv) {
@@ -33,7 +32,8 @@ int cmd_devices(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         if (c == 'c') csv = 1;
         else if (c == 'h') {
-            printf("usage: harness devices [--csv]\n  Lists every device of every backend with the spec --device accepts.\n");
+            printf("usage: harness devices [--csv]\n  Lists every device of every backend with the spec --device "
+                   "accepts.\n");
             return EXIT_OK;
         } else return EXIT_USAGE;
     }
@@ -42,7 +42,8 @@ int cmd_devices(int argc, char **argv) {
     int nnotes = 0;
     int n = devices_all(&all, notes, 8, &nnotes);
     if (csv)
-        printf("spec,backend,vendor,name,driver,compute_units,max_wg,max_item0,max_item1,max_item2,global_mem,local_mem,fingerprint\n");
+        printf("spec,backend,vendor,name,driver,compute_units,max_wg,max_item0,max_item1,max_item2,global_mem,local_"
+               "mem,fingerprint\n");
     for (int i = 0; i < n; i++) csv ? print_csv(&all[i]) : print_device(&all[i]);
     for (int i = 0; i < nnotes; i++) fprintf(stderr, "note: %s (skipped)\n", notes[i]);
     free(all);

@@ -65,10 +65,16 @@ static void put_double(FILE *out, double v) {
 
 static void csv_column(FILE *out, const struct export_value *v) {
     switch (v->kind) {
-    case EXPORT_NULL: return;
-    case EXPORT_INT: fprintf(out, "%lld", (long long)v->i); return;
-    case EXPORT_REAL: put_double(out, v->d); return;
-    default: break;
+    case EXPORT_NULL:
+        return;
+    case EXPORT_INT:
+        fprintf(out, "%lld", (long long)v->i);
+        return;
+    case EXPORT_REAL:
+        put_double(out, v->d);
+        return;
+    default:
+        break;
     }
     if (v->s) csv_field(out, v->s);
 }
@@ -136,13 +142,19 @@ static void json_str(FILE *out, const char *s) {
 
 static void json_col(FILE *out, const struct export_value *v) {
     switch (v->kind) {
-    case EXPORT_NULL: fputs("null", out); break;
-    case EXPORT_INT: fprintf(out, "%lld", (long long)v->i); break;
+    case EXPORT_NULL:
+        fputs("null", out);
+        break;
+    case EXPORT_INT:
+        fprintf(out, "%lld", (long long)v->i);
+        break;
     case EXPORT_REAL:
         if (isfinite(v->d)) put_double(out, v->d);
         else fputs("null", out);
         break;
-    default: json_str(out, v->s); break;
+    default:
+        json_str(out, v->s);
+        break;
     }
 }
 
@@ -172,7 +184,7 @@ static void json_knobs(FILE *out, const char *knobs) {
 
 static void t4_status(const char *status, const char **invalidity, int *correct) {
     static const char *const map[][2] = {
-        {"ok", "correct"},         {"wrong", "correctness"},   {"unverified", "correctness"},
+        {"ok", "correct"},          {"wrong", "correctness"},     {"unverified", "correctness"},
         {"invalid", "constraints"}, {"compile-error", "compile"}, {"runtime-error", "runtime"},
         {"crashed", "runtime"},     {"timeout", "timeout"},
     };
@@ -230,8 +242,10 @@ static int t4_result(FILE *out, struct store_reader *x, const struct export_valu
      * times.runtimes and into measurements. */
     struct strbuf meas = {0};
     int rc = t4_samples(out, x, m[X_ID].i, &meas);
-    fprintf(out, "]},\n      \"invalidity\": \"%s\",\n      \"correctness\": %d,\n"
-                 "      \"measurements\": [", invalidity, correct);
+    fprintf(out,
+            "]},\n      \"invalidity\": \"%s\",\n      \"correctness\": %d,\n"
+            "      \"measurements\": [",
+            invalidity, correct);
     int first = 1;
     t4_measure(out, &first, "time", &m[X_MEDIAN], "s");
     t4_measure(out, &first, "time_q1", &m[X_Q1], "s");
@@ -244,10 +258,12 @@ static int t4_result(FILE *out, struct store_reader *x, const struct export_valu
     if (meas.s) fputs(meas.s + (first ? 1 : 0), out); /* drop the leading comma if alone */
     sb_free(&meas);
     /* Beyond T4 (extra keys are allowed): which measurement, where, what. */
-    static const struct { const char *key; int col; } extra[] = {
-        {"measurement_id", X_ID}, {"device", X_DEVICE}, {"fingerprint", X_FP}, {"app", X_APP},
-        {"input", X_INPUT},       {"variant", X_VARIANT}, {"status", X_STATUS}, {"reason", X_REASON},
-        {"iters", X_ITERS},       {"reps", X_REPS},
+    static const struct {
+        const char *key;
+        int col;
+    } extra[] = {
+        {"measurement_id", X_ID}, {"device", X_DEVICE}, {"fingerprint", X_FP}, {"app", X_APP},     {"input", X_INPUT},
+        {"variant", X_VARIANT},   {"status", X_STATUS}, {"reason", X_REASON},  {"iters", X_ITERS}, {"reps", X_REPS},
     };
     fputs("\n      ]", out);
     for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
@@ -293,9 +309,10 @@ static int export_t4(struct store_reader *x, const struct export_filter *f, FILE
     char now[32];
     time_t t = time(NULL);
     strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
-    fprintf(out, "{\n  \"schema_version\": \"1.0.0\",\n  \"metadata\": {\n"
-                 "    \"generator\": \"harness export --format t4\",\n"
-                 "    \"exported_at\": \"%s\",\n    \"time_unit\": \"s\",\n    \"filters\": {",
+    fprintf(out,
+            "{\n  \"schema_version\": \"1.0.0\",\n  \"metadata\": {\n"
+            "    \"generator\": \"harness export --format t4\",\n"
+            "    \"exported_at\": \"%s\",\n    \"time_unit\": \"s\",\n    \"filters\": {",
             now);
     const char *fk[4] = {"app", "device", "input", "variant"};
     const char *fv[4] = {f->app, f->device, f->input, f->variant};
@@ -324,10 +341,14 @@ static int export_t4(struct store_reader *x, const struct export_filter *f, FILE
 
 int cmd_export(int argc, char **argv) {
     static const struct option opts[] = {
-        {"format", required_argument, NULL, 'f'}, {"db", required_argument, NULL, 'd'},
-        {"app", required_argument, NULL, 'a'},    {"device", required_argument, NULL, 'D'},
-        {"input", required_argument, NULL, 'i'},  {"variant", required_argument, NULL, 'v'},
-        {"out", required_argument, NULL, 'o'},    {"help", no_argument, NULL, 'h'},
+        {"format", required_argument, NULL, 'f'},
+        {"db", required_argument, NULL, 'd'},
+        {"app", required_argument, NULL, 'a'},
+        {"device", required_argument, NULL, 'D'},
+        {"input", required_argument, NULL, 'i'},
+        {"variant", required_argument, NULL, 'v'},
+        {"out", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *format = NULL, *db_path = NULL, *out_path = NULL;
@@ -336,15 +357,33 @@ int cmd_export(int argc, char **argv) {
     optind = 1; /* argv[0] is "export"; an earlier getopt may have moved optind */
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case 'f': format = optarg; break;
-        case 'd': db_path = optarg; break;
-        case 'a': f.app = optarg; break;
-        case 'D': f.device = optarg; break;
-        case 'i': f.input = optarg; break;
-        case 'v': f.variant = optarg; break;
-        case 'o': out_path = optarg; break;
-        case 'h': export_usage(stdout); return EXIT_OK;
-        default: export_usage(stderr); return EXIT_USAGE;
+        case 'f':
+            format = optarg;
+            break;
+        case 'd':
+            db_path = optarg;
+            break;
+        case 'a':
+            f.app = optarg;
+            break;
+        case 'D':
+            f.device = optarg;
+            break;
+        case 'i':
+            f.input = optarg;
+            break;
+        case 'v':
+            f.variant = optarg;
+            break;
+        case 'o':
+            out_path = optarg;
+            break;
+        case 'h':
+            export_usage(stdout);
+            return EXIT_OK;
+        default:
+            export_usage(stderr);
+            return EXIT_USAGE;
         }
     }
     if (optind < argc) {

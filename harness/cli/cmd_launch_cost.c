@@ -113,12 +113,15 @@ static int one_device(const struct device_info *info, const struct launch_cost_o
 }
 
 int cmd_launch_cost(int argc, char **argv) {
-    static const struct option longopts[] = {
-        {"device", required_argument, 0, 'd'}, {"launches", required_argument, 0, 'l'},
-        {"reps", required_argument, 0, 'r'},   {"warmup", required_argument, 0, 'w'},
-        {"args", required_argument, 0, 'a'},   {"db", required_argument, 0, 'b'},
-        {"csv", no_argument, 0, 'c'},          {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"device", required_argument, 0, 'd'},
+                                             {"launches", required_argument, 0, 'l'},
+                                             {"reps", required_argument, 0, 'r'},
+                                             {"warmup", required_argument, 0, 'w'},
+                                             {"args", required_argument, 0, 'a'},
+                                             {"db", required_argument, 0, 'b'},
+                                             {"csv", no_argument, 0, 'c'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
     struct launch_cost_opts o;
     launch_cost_defaults(&o);
     const char *device = NULL, *db = NULL;
@@ -128,9 +131,15 @@ int cmd_launch_cost(int argc, char **argv) {
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
-        case 'd': device = optarg; break;
-        case 'b': db = optarg; break;
-        case 'c': csv = 1; break;
+        case 'd':
+            device = optarg;
+            break;
+        case 'b':
+            db = optarg;
+            break;
+        case 'c':
+            csv = 1;
+            break;
         case 'l':
             if (parse_long("--launches", optarg, 1, 100000000, &v)) return EXIT_USAGE;
             o.launches = v;
@@ -149,8 +158,12 @@ int cmd_launch_cost(int argc, char **argv) {
                 return EXIT_USAGE;
             }
             break;
-        case 'h': usage(stdout); return EXIT_OK;
-        default: usage(stderr); return EXIT_USAGE;
+        case 'h':
+            usage(stdout);
+            return EXIT_OK;
+        default:
+            usage(stderr);
+            return EXIT_USAGE;
         }
     }
     if (optind < argc) {

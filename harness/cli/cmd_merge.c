@@ -68,11 +68,10 @@ static int sweep_completeness(struct store *s, const char *sweep, int shards) {
             have_all += have[i];
             if (have[i] == want[i]) continue;
             bad++;
-            if (have[i] == 0)
-                printf("shard %d/%d: missing (0 of %lld configs)\n", i, shards, (long long)want[i]);
+            if (have[i] == 0) printf("shard %d/%d: missing (0 of %lld configs)\n", i, shards, (long long)want[i]);
             else
-                printf("shard %d/%d: incomplete (%lld of %lld configs, %lld missing)\n", i, shards,
-                       (long long)have[i], (long long)want[i], (long long)(want[i] - have[i]));
+                printf("shard %d/%d: incomplete (%lld of %lld configs, %lld missing)\n", i, shards, (long long)have[i],
+                       (long long)want[i], (long long)(want[i] - have[i]));
         }
         printf("sweep %s: %lld of %lld configs in %d shards merged%s\n", sweep, (long long)have_all,
                (long long)want_all, shards, bad ? "" : "; complete");
@@ -105,8 +104,7 @@ int cmd_merge(int argc, char **argv) {
                 return EXIT_USAGE;
             }
             shards = (int)n;
-        } else
-            args[nargs++] = argv[i];
+        } else args[nargs++] = argv[i];
     }
     int rc = merge_main(nargs, args, sweep, shards);
     free(args);

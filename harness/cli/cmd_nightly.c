@@ -27,6 +27,7 @@
 #include "backend.h"
 #include "burn_in.h"
 #include "commands.h"
+#include "confirm.h"
 #include "kept_build.h"
 #include "night_quality.h"
 #include "nightly_gate.h"
@@ -35,7 +36,6 @@
 #include "store_nightly_run.h"
 #include "store_tuned.h"
 #include "sweep_file.h"
-#include "confirm.h"
 #include "telemetry.h"
 #include "util.h"
 
@@ -127,8 +127,8 @@ static int suite_has_shape(const struct sweep_spec *s, const unsigned wg[2]) {
 
 /* Writes one sweep file per tuned shape the suite lacks, on devices the
  * suite runs on; returns how many (paths in files). */
-static int tuned_sweeps(struct store *store, const struct sweep_spec *s, const char *dir,
-                        char files[][PATH_MAX], int max) {
+static int tuned_sweeps(struct store *store, const struct sweep_spec *s, const char *dir, char files[][PATH_MAX],
+                        int max) {
     struct device_info *all = NULL;
     char notes[8][256];
     int nnotes = 0, nall = devices_all(&all, notes, 8, &nnotes), nfiles = 0;
@@ -220,13 +220,16 @@ static int parse_opts(int argc, char **argv, struct nightly_opts *o) {
                 return fprintf(stderr, "harness nightly: at most %d --suite files\n", MAX_SUITES), EXIT_USAGE;
             o->suites[o->nsuites++] = optarg;
             break;
-        case 'b': o->db = optarg; break;
+        case 'b':
+            o->db = optarg;
+            break;
         case 'r':
         case 'c': {
             long v = strtol(optarg, &end, 10);
             if (*end || v < 2 || v > 1000)
-                return fprintf(stderr, "harness nightly: --%s %s: want a whole number in 2..1000 (rounds are what"
-                                       " a night is judged on: one round has no spread)\n",
+                return fprintf(stderr,
+                               "harness nightly: --%s %s: want a whole number in 2..1000 (rounds are what"
+                               " a night is judged on: one round has no spread)\n",
                                c == 'r' ? "rounds" : "confirm-rounds", optarg),
                        EXIT_USAGE;
             *(c == 'r' ? &o->rounds : &o->confirm_rounds) = (int)v;
@@ -242,17 +245,24 @@ static int parse_opts(int argc, char **argv, struct nightly_opts *o) {
             *(c == 'B' ? &o->burn_in_s : &o->keep_days) = v;
             break;
         }
-        case 'N': o->confirm = 0; break;
+        case 'N':
+            o->confirm = 0;
+            break;
         case 'S':
             o->seed = strtoll(optarg, &end, 10);
             if (*end || o->seed < 0 || o->seed > 0xffffffffLL)
                 return fprintf(stderr, "harness nightly: --seed %s: want a whole number >= 0\n", optarg), EXIT_USAGE;
             break;
-        case 'h': usage(stdout); return -1;
-        default: usage(stderr); return EXIT_USAGE;
+        case 'h':
+            usage(stdout);
+            return -1;
+        default:
+            usage(stderr);
+            return EXIT_USAGE;
         }
     }
-    if (optind != argc) return fprintf(stderr, "harness nightly: unexpected '%s'\n", argv[optind]), usage(stderr), EXIT_USAGE;
+    if (optind != argc)
+        return fprintf(stderr, "harness nightly: unexpected '%s'\n", argv[optind]), usage(stderr), EXIT_USAGE;
     /* The default suite: every device at 128x128, where the launches and the
      * host set the time, and the GPUs at 1024x1024, where the kernels'
      * memory traffic does (measured on an H100 host: fresh processes move the
@@ -355,7 +365,8 @@ int cmd_nightly(int argc, char **argv) {
     static char files[MAX_TUNED][PATH_MAX];
     int nfiles = 0;
     if (mkdtemp(tmp))
-        for (int i = 0; i < o.nsuites; i++) nfiles += tuned_sweeps(store, &specs[i], tmp, files + nfiles, MAX_TUNED - nfiles);
+        for (int i = 0; i < o.nsuites; i++)
+            nfiles += tuned_sweeps(store, &specs[i], tmp, files + nfiles, MAX_TUNED - nfiles);
     failed += run_sweeps(&o, files, nfiles) != 0;
     for (int i = 0; i < nfiles; i++) unlink(files[i]);
     rmdir(tmp);
@@ -374,8 +385,10 @@ int cmd_nightly(int argc, char **argv) {
     int64_t prev = store_nightly_previous(store, id);
     struct gate_result g = {0};
     if (prev > 0) {
-        struct gate_opts go = {.confirm = o.confirm, .confirm_rounds = o.confirm_rounds,
-                               .burn_in_s = o.burn_in_s > 30 ? 30 : o.burn_in_s, .disturbed = bad > 0};
+        struct gate_opts go = {.confirm = o.confirm,
+                               .confirm_rounds = o.confirm_rounds,
+                               .burn_in_s = o.burn_in_s > 30 ? 30 : o.burn_in_s,
+                               .disturbed = bad > 0};
         fflush(stdout);
         if (nightly_gate(store, prev, id, &go, &g, stdout, err, sizeof err) != 0) {
             fprintf(stderr, "harness nightly: the gate: %s\n", err);

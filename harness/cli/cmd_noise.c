@@ -45,8 +45,10 @@ static double min_change(const struct noise_model *own, const struct noise_model
 }
 
 int cmd_noise(int argc, char **argv) {
-    static const struct option longopts[] = {{"db", required_argument, 0, 'd'}, {"device", required_argument, 0, 'D'},
-                                             {"csv", no_argument, 0, 'c'},     {"help", no_argument, 0, 'h'},
+    static const struct option longopts[] = {{"db", required_argument, 0, 'd'},
+                                             {"device", required_argument, 0, 'D'},
+                                             {"csv", no_argument, 0, 'c'},
+                                             {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     const char *db_path = NULL, *device = NULL;
     int csv = 0, c;

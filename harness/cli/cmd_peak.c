@@ -14,8 +14,10 @@
 #include "util.h"
 
 int cmd_peak(int argc, char **argv) {
-    static const struct option longopts[] = {
-        {"device", required_argument, 0, 'd'}, {"db", required_argument, 0, 'b'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"device", required_argument, 0, 'd'},
+                                             {"db", required_argument, 0, 'b'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
     const char *device = NULL, *db = NULL;
     int c;
     optind = 1;
@@ -24,7 +26,8 @@ int cmd_peak(int argc, char **argv) {
         else if (c == 'b') db = optarg;
         else if (c == 'h') {
             printf("usage: harness peak [--device SPEC] [--db PATH]\n"
-                   "  Measures each device's copy bandwidth (read + write bytes, median of %d copies).\n", PEAK_REPS);
+                   "  Measures each device's copy bandwidth (read + write bytes, median of %d copies).\n",
+                   PEAK_REPS);
             return EXIT_OK;
         } else return EXIT_USAGE;
     }
@@ -53,8 +56,8 @@ int cmd_peak(int argc, char **argv) {
                 fprintf(stderr, "harness: %s: FP32 probe: %.200s\n", info->spec, d->err);
                 gflops = 0;
             }
-            printf("%-11s %-40.40s copy %.1f GB/s (%.0f MiB buffers, read+write); FP32 %.0f GFLOP/s\n",
-                   info->spec, info->name, gbs, (double)peak_copy_bytes(info) / 1048576.0, gflops);
+            printf("%-11s %-40.40s copy %.1f GB/s (%.0f MiB buffers, read+write); FP32 %.0f GFLOP/s\n", info->spec,
+                   info->name, gbs, (double)peak_copy_bytes(info) / 1048576.0, gflops);
             if (store_peak_put(store, info, gbs, gflops, err, sizeof err) != 0) fprintf(stderr, "harness: %s\n", err);
         }
         if (d) d->ops->close(d);

@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "gnuplot.h"
 #include "store.h"
 #include "store_plot.h"
-#include "gnuplot.h"
 #include "util.h"
 
 static void plot_usage(FILE *out) {
@@ -50,8 +50,8 @@ struct figure {
 /* File-name safe: letters, digits, '.', '-'; everything else '_'. */
 static void sanitise(char *s) {
     for (; *s; s++)
-        if (!(*s >= 'a' && *s <= 'z') && !(*s >= 'A' && *s <= 'Z') && !(*s >= '0' && *s <= '9') &&
-            *s != '.' && *s != '-')
+        if (!(*s >= 'a' && *s <= 'z') && !(*s >= 'A' && *s <= 'Z') && !(*s >= '0' && *s <= '9') && *s != '.' &&
+            *s != '-')
             *s = '_';
 }
 
@@ -126,8 +126,8 @@ static int draw(const struct figure *f, const char *tmpdir, const char *script) 
     str_fmt(png, sizeof png, "%s.png", f->base);
     str_fmt(svg, sizeof svg, "%s.svg", f->base);
     /* The driver is in the title: a new driver is a new device (fingerprint). */
-    str_fmt(title, sizeof title, "%s (%s%s%s), input %s, variant %s", f->name[0] ? f->name : f->spec,
-            f->spec, f->driver[0] ? ", " : "", f->driver, f->input, f->variant);
+    str_fmt(title, sizeof title, "%s (%s%s%s), input %s, variant %s", f->name[0] ? f->name : f->spec, f->spec,
+            f->driver[0] ? ", " : "", f->driver, f->input, f->variant);
     const char *var[][2] = {{"datafile", dat}, {"pngfile", png}, {"svgfile", svg}, {"plottitle", title}};
     const char *outs[2] = {png, svg};
     char err[1024];
@@ -159,9 +159,9 @@ static int plot_wg(const char *db_path, const char *const filt[4], const char *o
     int n = load_figures(src, filt, &fig);
     store_reader_close(src);
     if (n == 0)
-        fprintf(stderr, "harness plot: no verified (ok) measurements of %s%s%s%s%s%s%s in %s\n",
-                filt[0], filt[1] ? " on " : "", filt[1] ? filt[1] : "", filt[2] ? ", input " : "",
-                filt[2] ? filt[2] : "", filt[3] ? ", variant " : "", filt[3] ? filt[3] : "", db_path);
+        fprintf(stderr, "harness plot: no verified (ok) measurements of %s%s%s%s%s%s%s in %s\n", filt[0],
+                filt[1] ? " on " : "", filt[1] ? filt[1] : "", filt[2] ? ", input " : "", filt[2] ? filt[2] : "",
+                filt[3] ? ", variant " : "", filt[3] ? filt[3] : "", db_path);
     int rc = n > 0 ? EXIT_OK : EXIT_FOUND;
     const char *tmp = getenv("TMPDIR");
     char tmpl[PATH_MAX];
@@ -202,8 +202,8 @@ int cmd_plot(int argc, char **argv) {
     if (argc >= 2 && !strcmp(argv[1], "nightly")) return plot_nightly(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "launch-cost")) return plot_launch_cost(argc - 1, argv + 1);
     if (argc < 2 || strcmp(argv[1], "wg")) {
-        fprintf(stderr, "harness plot: which plot? kinds: wg, nightly, launch-cost%s%s%s\n",
-                argc >= 2 ? ", not '" : "", argc >= 2 ? argv[1] : "", argc >= 2 ? "'" : "");
+        fprintf(stderr, "harness plot: which plot? kinds: wg, nightly, launch-cost%s%s%s\n", argc >= 2 ? ", not '" : "",
+                argc >= 2 ? argv[1] : "", argc >= 2 ? "'" : "");
         plot_usage(stderr);
         return EXIT_USAGE;
     }
@@ -213,14 +213,30 @@ int cmd_plot(int argc, char **argv) {
     optind = 1; /* an earlier getopt may have moved optind */
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case 'd': db = optarg; break;
-        case 'a': filt[0] = optarg; break;
-        case 'D': filt[1] = optarg; break;
-        case 'i': filt[2] = optarg; break;
-        case 'v': filt[3] = optarg; break;
-        case 'o': out_dir = optarg; break;
-        case 'h': plot_usage(stdout); return EXIT_OK;
-        default: plot_usage(stderr); return EXIT_USAGE;
+        case 'd':
+            db = optarg;
+            break;
+        case 'a':
+            filt[0] = optarg;
+            break;
+        case 'D':
+            filt[1] = optarg;
+            break;
+        case 'i':
+            filt[2] = optarg;
+            break;
+        case 'v':
+            filt[3] = optarg;
+            break;
+        case 'o':
+            out_dir = optarg;
+            break;
+        case 'h':
+            plot_usage(stdout);
+            return EXIT_OK;
+        default:
+            plot_usage(stderr);
+            return EXIT_USAGE;
         }
     }
     if (optind < argc) {

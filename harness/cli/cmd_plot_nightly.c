@@ -14,19 +14,18 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "gnuplot.h"
 #include "series.h"
 #include "store.h"
 #include "store_nightly.h"
 #include "store_plot.h"
-#include "gnuplot.h"
 #include "util.h"
 
 static void usage(FILE *out) {
-    fprintf(out,
-            "usage: harness plot nightly [--db PATH] [--out-dir DIR]\n"
-            "  One PNG per nightly series (median with IQR bars per night, the night's date and\n"
-            "  commit on the x axis, change points from `harness regressions` as dashed lines)\n"
-            "  and index.md linking them, in DIR (default plots/out/nightly).\n");
+    fprintf(out, "usage: harness plot nightly [--db PATH] [--out-dir DIR]\n"
+                 "  One PNG per nightly series (median with IQR bars per night, the night's date and\n"
+                 "  commit on the x axis, change points from `harness regressions` as dashed lines)\n"
+                 "  and index.md linking them, in DIR (default plots/out/nightly).\n");
 }
 
 /* File-name safe: letters, digits, '.', '-'; everything else '_'. */
@@ -118,14 +117,17 @@ int plot_nightly(int argc, char **argv) {
     if (!out_dir) out_dir = repo_path(def_dir, sizeof def_dir, "plots/out/nightly");
     if (!db_path) db_path = store_default_path();
     repo_path(script, sizeof script, "plots/nightly.gp");
-    if (access(db_path, F_OK) != 0) return fprintf(stderr, "harness plot nightly: no database at %s\n", db_path), EXIT_FOUND;
+    if (access(db_path, F_OK) != 0)
+        return fprintf(stderr, "harness plot nightly: no database at %s\n", db_path), EXIT_FOUND;
     if (access(script, R_OK) != 0) return fprintf(stderr, "harness plot nightly: cannot read %s\n", script), EXIT_FOUND;
     if (system("command -v gnuplot >/dev/null 2>&1") != 0)
-        return fprintf(stderr, "harness plot nightly: gnuplot not found (Debian: apt-get install gnuplot-nox)\n"), EXIT_FOUND;
+        return fprintf(stderr, "harness plot nightly: gnuplot not found (Debian: apt-get install gnuplot-nox)\n"),
+               EXIT_FOUND;
     char err[1024];
     struct store *s = store_open(db_path, err, sizeof err);
     struct history_list hl = {0};
-    if (!s || nightly_schema(store_db(s), err, sizeof err) != 0 || history_load(store_db(s), &hl, err, sizeof err) != 0) {
+    if (!s || nightly_schema(store_db(s), err, sizeof err) != 0 ||
+        history_load(store_db(s), &hl, err, sizeof err) != 0) {
         fprintf(stderr, "harness plot nightly: %s\n", err);
         store_close(s);
         return EXIT_FOUND;
@@ -138,9 +140,10 @@ int plot_nightly(int argc, char **argv) {
         return EXIT_FOUND;
     }
     struct strbuf md = {0};
-    sb_printf(&md, "# Nightly series\n\nFrom `%s`: each night's median with its IQR; dashed lines are change points"
-                   " (`harness regressions`; triage with `harness triage ID STATE`).\n\n"
-                   "| series | device fingerprint | nights | latest | change points |\n|---|---|---|---|---|\n",
+    sb_printf(&md,
+              "# Nightly series\n\nFrom `%s`: each night's median with its IQR; dashed lines are change points"
+              " (`harness regressions`; triage with `harness triage ID STATE`).\n\n"
+              "| series | device fingerprint | nights | latest | change points |\n|---|---|---|---|---|\n",
               db_path);
     int drawn = 0, failed = 0;
     for (int i = 0; i < hl.n; i++) {

@@ -50,27 +50,26 @@ struct reg_opts {
 };
 
 static void usage(FILE *out) {
-    fprintf(out,
-            "usage: harness regressions [--db PATH] [--csv] [--alpha P] [--min-effect F] [--min-segment N]\n"
-            "                           [--no-confirm]\n"
-            "\n"
-            "Finds change points in each series' nights (each night's value from its rounds; E-divisive\n"
-            "means, then a t-test of the segments either side, corrected for the splits searched:\n"
-            "p <= alpha, a step of at least max(min effect, the series' noise, one night's spread by\n"
-            "its noise model), at least N nights on each side), stores them and lists every change\n"
-            "point with its triage state; a step it will not call yet is listed as a candidate with\n"
-            "its p-value and the nights it still needs. A new change point whose two builds are both\n"
-            "kept is confirmed at once: both measured again, interleaved, on the device.\n"
-            "\n"
-            "  --alpha P        default 0.001\n"
-            "  --min-effect F   default 0.03 (3 %%)\n"
-            "  --min-segment N  default 3 nights\n"
-            "  --csv            CSV instead of the table\n"
-            "  --no-confirm     do not measure anything again\n"
-            "\n"
-            "Exit status: 1 while an untriaged regression (a slower level) exists.\n"
-            "Triage: harness triage ID acknowledged|fixed|false-positive [--note TEXT]\n"
-            "Exclude a run: harness exclude RUN --reason TEXT\n");
+    fprintf(out, "usage: harness regressions [--db PATH] [--csv] [--alpha P] [--min-effect F] [--min-segment N]\n"
+                 "                           [--no-confirm]\n"
+                 "\n"
+                 "Finds change points in each series' nights (each night's value from its rounds; E-divisive\n"
+                 "means, then a t-test of the segments either side, corrected for the splits searched:\n"
+                 "p <= alpha, a step of at least max(min effect, the series' noise, one night's spread by\n"
+                 "its noise model), at least N nights on each side), stores them and lists every change\n"
+                 "point with its triage state; a step it will not call yet is listed as a candidate with\n"
+                 "its p-value and the nights it still needs. A new change point whose two builds are both\n"
+                 "kept is confirmed at once: both measured again, interleaved, on the device.\n"
+                 "\n"
+                 "  --alpha P        default 0.001\n"
+                 "  --min-effect F   default 0.03 (3 %%)\n"
+                 "  --min-segment N  default 3 nights\n"
+                 "  --csv            CSV instead of the table\n"
+                 "  --no-confirm     do not measure anything again\n"
+                 "\n"
+                 "Exit status: 1 while an untriaged regression (a slower level) exists.\n"
+                 "Triage: harness triage ID acknowledged|fixed|false-positive [--note TEXT]\n"
+                 "Exclude a run: harness exclude RUN --reason TEXT\n");
 }
 
 /* ---- the canary veto ---------------------------------------------------- */
@@ -101,15 +100,15 @@ static int canary_vetoes(struct store *store, const struct history_list *hl, str
             if (log) {
                 char name[96];
                 night_name(store, h->p[i].nightly_id, h->p[i].when, name, sizeof name);
-                fprintf(log, "canary veto: %s %s: copy %.1f GB/s against %.1f around it (limit %.0f %%)\n",
-                        h->id.spec, name, v[i], ref, 100 * limit);
+                fprintf(log, "canary veto: %s %s: copy %.1f GB/s against %.1f around it (limit %.0f %%)\n", h->id.spec,
+                        name, v[i], ref, 100 * limit);
             }
             if (n == cap) {
                 cap = cap ? 2 * cap : 8;
                 *out = realloc(*out, (size_t)cap * sizeof **out);
                 if (!*out) abort();
             }
-            str_copy((*out)[n].fp, sizeof (*out)[n].fp, h->id.fp);
+            str_copy((*out)[n].fp, sizeof(*out)[n].fp, h->id.fp);
             (*out)[n++].nightly_id = h->p[i].nightly_id;
         }
         free(v);
@@ -186,8 +185,8 @@ static int print_point(struct store *s, const struct history_list *hl, const str
     }
     const char *conf = r->confirmation, *note = r->note;
     if (first)
-        printf("%4s  %-21s  %-44s %8s %9s  %-11s  %s\n", "id", "night (build)", "series", "worse by", "p",
-               "direction", "triage");
+        printf("%4s  %-21s  %-44s %8s %9s  %-11s  %s\n", "id", "night (build)", "series", "worse by", "p", "direction",
+               "triage");
     printf("%4lld  %-21.21s  %-44.44s %+7.1f%% %9.2g  %-11s  %s%s%s%s%s%s%s\n", (long long)r->id, name, label,
            100 * r->magnitude, r->p_value, r->direction, r->triage, open ? "  <- untriaged" : "", conf[0] ? "  [" : "",
            conf, conf[0] ? "]" : "", note[0] ? "  # " : "", note);
@@ -209,11 +208,11 @@ static int list_points(struct store *s, const struct history_list *hl, int csv, 
 /* ---- the command -------------------------------------------------------- */
 
 static int parse_args(int argc, char **argv, struct reg_opts *o) {
-    static const struct option longopts[] = {{"db", required_argument, 0, 'd'},     {"csv", no_argument, 0, 'c'},
-                                             {"alpha", required_argument, 0, 'a'},  {"min-effect", required_argument, 0, 'e'},
-                                             {"min-segment", required_argument, 0, 's'}, {"help", no_argument, 0, 'h'},
-                                             {"no-confirm", no_argument, 0, 'N'},
-                                             {0, 0, 0, 0}};
+    static const struct option longopts[] = {
+        {"db", required_argument, 0, 'd'},          {"csv", no_argument, 0, 'c'},
+        {"alpha", required_argument, 0, 'a'},       {"min-effect", required_argument, 0, 'e'},
+        {"min-segment", required_argument, 0, 's'}, {"help", no_argument, 0, 'h'},
+        {"no-confirm", no_argument, 0, 'N'},        {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->cp = CP_DEFAULTS;
     o->confirm = 1;
@@ -222,8 +221,12 @@ static int parse_args(int argc, char **argv, struct reg_opts *o) {
     char *end;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
-        case 'd': o->db = optarg; break;
-        case 'c': o->csv = 1; break;
+        case 'd':
+            o->db = optarg;
+            break;
+        case 'c':
+            o->csv = 1;
+            break;
         case 'a':
             o->cp.alpha = strtod(optarg, &end);
             if (*end || !(o->cp.alpha > 0 && o->cp.alpha < 1))
@@ -240,9 +243,15 @@ static int parse_args(int argc, char **argv, struct reg_opts *o) {
             if (*end || o->cp.min_segment < 2 || o->cp.min_segment > 1000)
                 return fprintf(stderr, "harness regressions: --min-segment %s: want 2..1000\n", optarg), EXIT_USAGE;
             break;
-        case 'N': o->confirm = 0; break;
-        case 'h': usage(stdout); return -1;
-        default: usage(stderr); return EXIT_USAGE;
+        case 'N':
+            o->confirm = 0;
+            break;
+        case 'h':
+            usage(stdout);
+            return -1;
+        default:
+            usage(stderr);
+            return EXIT_USAGE;
         }
     }
     if (optind != argc) return fprintf(stderr, "harness regressions: unexpected '%s'\n", argv[optind]), EXIT_USAGE;
@@ -339,10 +348,17 @@ static void confirm_new(struct store *store, struct pending *t, int n) {
         if (kept_build_find(t[i].build_a, da, sizeof da, ba, sizeof ba, err, sizeof err) != 0 ||
             kept_build_find(t[i].build_b, dbd, sizeof dbd, bb, sizeof bb, err, sizeof err) != 0)
             continue; /* not kept: nothing to measure again; it stays as found */
-        struct confirm_series c = {.id = t[i].id, .flagged_ratio = t[i].ratio, .reps = t[i].reps,
-                                   .warmup = t[i].warmup, .change_point_id = t[i].cp_id};
-        struct confirm_opts co = {.a = {ba, da}, .b = {bb, dbd}, .build_a = t[i].build_a, .build_b = t[i].build_b,
-                                  .source = "regressions", .seed = (unsigned)t[i].cp_id};
+        struct confirm_series c = {.id = t[i].id,
+                                   .flagged_ratio = t[i].ratio,
+                                   .reps = t[i].reps,
+                                   .warmup = t[i].warmup,
+                                   .change_point_id = t[i].cp_id};
+        struct confirm_opts co = {.a = {ba, da},
+                                  .b = {bb, dbd},
+                                  .build_a = t[i].build_a,
+                                  .build_b = t[i].build_b,
+                                  .source = "regressions",
+                                  .seed = (unsigned)t[i].cp_id};
         char label[256];
         series_label(&c.id, label, sizeof label);
         printf("confirming change point %lld (%s): builds %.8s and %.8s interleaved\n", (long long)t[i].cp_id, label,
@@ -379,8 +395,8 @@ int cmd_regressions(int argc, char **argv) {
     } else {
         detect_all(store, &hl, &o, o.csv, &todo, &ntodo);
         int64_t gone = store_change_points_withdraw(store);
-        if (gone && !o.csv) printf("%lld untriaged change point%s no longer found, withdrawn\n", (long long)gone,
-                                   gone == 1 ? "" : "s");
+        if (gone && !o.csv)
+            printf("%lld untriaged change point%s no longer found, withdrawn\n", (long long)gone, gone == 1 ? "" : "s");
         int committed = store_change_points_commit(store, err, sizeof err) == 0;
         /* Outside the transaction: a confirmation measures for minutes. */
         if (committed && o.confirm && ntodo) confirm_new(store, todo, ntodo);

@@ -53,31 +53,64 @@ static void on_signal(int sig) {
 }
 
 static int parse(int argc, char **argv, struct report_opts *o) {
-    static const struct option opts[] = {
-        {"device", required_argument, 0, 'd'}, {"quick", no_argument, 0, 'q'},       {"db", required_argument, 0, 'b'},
-        {"out", required_argument, 0, 'o'},    {"reps", required_argument, 0, 'r'},  {"warmup", required_argument, 0, 'w'},
-        {"budget", required_argument, 0, 's'}, {"timeout", required_argument, 0, 't'}, {"help", no_argument, 0, 'h'},
-        {"def", required_argument, 0, 'f'},    {"from-db", no_argument, 0, 'F'}, {"rounds", required_argument, 0, 'R'},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"device", required_argument, 0, 'd'},
+                                         {"quick", no_argument, 0, 'q'},
+                                         {"db", required_argument, 0, 'b'},
+                                         {"out", required_argument, 0, 'o'},
+                                         {"reps", required_argument, 0, 'r'},
+                                         {"warmup", required_argument, 0, 'w'},
+                                         {"budget", required_argument, 0, 's'},
+                                         {"timeout", required_argument, 0, 't'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"def", required_argument, 0, 'f'},
+                                         {"from-db", no_argument, 0, 'F'},
+                                         {"rounds", required_argument, 0, 'R'},
+                                         {0, 0, 0, 0}};
     *o = (struct report_opts){.reps = 3, .warmup = 1, .timeout_s = 300};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         char *end = NULL;
         switch (c) {
-        case 'd': o->device = optarg; break;
-        case 'q': o->quick = 1; break;
-        case 'b': o->db = optarg; break;
-        case 'o': o->out = optarg; break;
-        case 'f': o->def = optarg; break;
-        case 'F': o->from_db = 1; break;
-        case 'r': o->reps = (int)strtol(optarg, &end, 10); break;
-        case 'w': o->warmup = (int)strtol(optarg, &end, 10); break;
-        case 'R': o->rounds = (int)strtol(optarg, &end, 10); break;
-        case 's': o->budget_s = strtod(optarg, &end); break;
-        case 't': o->timeout_s = strtod(optarg, &end); break;
-        case 'h': usage(stdout); return -1;
-        default: usage(stderr); return EXIT_USAGE;
+        case 'd':
+            o->device = optarg;
+            break;
+        case 'q':
+            o->quick = 1;
+            break;
+        case 'b':
+            o->db = optarg;
+            break;
+        case 'o':
+            o->out = optarg;
+            break;
+        case 'f':
+            o->def = optarg;
+            break;
+        case 'F':
+            o->from_db = 1;
+            break;
+        case 'r':
+            o->reps = (int)strtol(optarg, &end, 10);
+            break;
+        case 'w':
+            o->warmup = (int)strtol(optarg, &end, 10);
+            break;
+        case 'R':
+            o->rounds = (int)strtol(optarg, &end, 10);
+            break;
+        case 's':
+            o->budget_s = strtod(optarg, &end);
+            break;
+        case 't':
+            o->timeout_s = strtod(optarg, &end);
+            break;
+        case 'h':
+            usage(stdout);
+            return -1;
+        default:
+            usage(stderr);
+            return EXIT_USAGE;
         }
         if (end && *end) {
             fprintf(stderr, "harness report: `%s` is not a number\n", optarg);
@@ -85,7 +118,8 @@ static int parse(int argc, char **argv, struct report_opts *o) {
         }
     }
     if (o->reps < 1 || o->warmup < 0 || o->budget_s < 0 || !(o->timeout_s > 0) || o->rounds < 0 || o->rounds > 1000) {
-        fprintf(stderr, "harness report: --reps >= 1, --warmup >= 0, --rounds 1..1000, --budget >= 0 and --timeout > 0\n");
+        fprintf(stderr,
+                "harness report: --reps >= 1, --warmup >= 0, --rounds 1..1000, --budget >= 0 and --timeout > 0\n");
         return EXIT_USAGE;
     }
     if (optind != argc - 1) {
@@ -150,7 +184,8 @@ static void ceilings(struct report *r) {
             fprintf(stderr, "harness report: %s: %s\n", d->info.spec, err);
             continue;
         }
-        if (peak_copy_gbs(dv, &d->copy_gbs) != 0) fprintf(stderr, "harness report: %s: copy: %.300s\n", d->info.spec, dv->err);
+        if (peak_copy_gbs(dv, &d->copy_gbs) != 0)
+            fprintf(stderr, "harness report: %s: copy: %.300s\n", d->info.spec, dv->err);
         if (peak_fp32_gflops(dv, &d->fp32_gflops) != 0)
             fprintf(stderr, "harness report: %s: FP32: %.300s\n", d->info.spec, dv->err);
         printf("%-11s copy %.1f GB/s, FP32 %.0f GFLOP/s\n", d->info.spec, d->copy_gbs, d->fp32_gflops);
@@ -192,8 +227,8 @@ static void launch_costs(struct report *r) {
             }
         }
         s->have = 1;
-        printf("%-11s launch: %.2f us with no arguments, %.2f us with %d buffers, %.2f us with %d ints\n",
-               d->info.spec, s->us_0_args, s->us_max_buffers, s->max_args, s->us_max_ints, s->max_args);
+        printf("%-11s launch: %.2f us with no arguments, %.2f us with %d buffers, %.2f us with %d ints\n", d->info.spec,
+               s->us_0_args, s->us_max_buffers, s->max_args, s->us_max_ints, s->max_args);
     }
     free(rows);
 }
@@ -235,9 +270,8 @@ static void write_csv(const struct report *r) {
         const struct report_time t = report_time_of(r, c);
         fprintf(f, "%s,", r->dev[c->device].info.spec);
         csv_field(f, r->dev[c->device].info.name);
-        fprintf(f, ",%s,%s,%u,%u,%s,%ld,%ld,%.9g,%.9g,%.9g,%.9g,%.6g,", r->def->inputs[c->input], c->variant,
-                c->wg[0], c->wg[1], status_name(m->status), m->iters, m->iters_full, m->median, m->q1, m->q3,
-                t.seconds, m->gbs);
+        fprintf(f, ",%s,%s,%u,%u,%s,%ld,%ld,%.9g,%.9g,%.9g,%.9g,%.6g,", r->def->inputs[c->input], c->variant, c->wg[0],
+                c->wg[1], status_name(m->status), m->iters, m->iters_full, m->median, m->q1, m->q3, t.seconds, m->gbs);
         csv_field(f, m->reason);
         fputc('\n', f);
     }
@@ -278,8 +312,14 @@ int cmd_report(int argc, char **argv) {
         fprintf(stderr, "harness report: %s: the definition is for app %s, not %s\n", path, def.app, app->name);
         return EXIT_USAGE;
     }
-    struct report r = {.def = &def, .app = app, .quick = o.quick, .target_s = o.budget_s,
-                       .min_steps = o.quick ? 32 : 64, .warmup = o.warmup, .reps = o.reps, .rounds = o.rounds,
+    struct report r = {.def = &def,
+                       .app = app,
+                       .quick = o.quick,
+                       .target_s = o.budget_s,
+                       .min_steps = o.quick ? 32 : 64,
+                       .warmup = o.warmup,
+                       .reps = o.reps,
+                       .rounds = o.rounds,
                        .timeout_s = o.timeout_s};
     if (cli_variants(app, "all", NULL, &r.vars) != 0) return EXIT_USAGE;
     if (check_variants(&r, err, sizeof err) != 0 || full_step_counts(&r) != 0) {

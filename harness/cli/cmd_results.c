@@ -39,12 +39,8 @@ static int parse_limit(const char *s, int *out) {
 
 int cmd_results(int argc, char **argv) {
     static const struct option opts[] = {
-        {"db", required_argument, NULL, 'd'},
-        {"limit", required_argument, NULL, 'n'},
-        {"csv", no_argument, NULL, 'c'},
-        {"rounds", no_argument, NULL, 'r'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"db", required_argument, NULL, 'd'}, {"limit", required_argument, NULL, 'n'}, {"csv", no_argument, NULL, 'c'},
+        {"rounds", no_argument, NULL, 'r'},   {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
     };
     const char *db = NULL;
     int limit = 20, csv = 0, rounds = 0, c;
@@ -53,19 +49,28 @@ int cmd_results(int argc, char **argv) {
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case 'd': db = optarg; break;
+        case 'd':
+            db = optarg;
+            break;
         case 'n':
             if (parse_limit(optarg, &limit) != 0) {
-                fprintf(stderr, "harness results: --limit wants a whole number >= 0, not '%s'\n",
-                        optarg);
+                fprintf(stderr, "harness results: --limit wants a whole number >= 0, not '%s'\n", optarg);
                 results_usage(stderr);
                 return EXIT_USAGE;
             }
             break;
-        case 'c': csv = 1; break;
-        case 'r': rounds = 1; break;
-        case 'h': results_usage(stdout); return EXIT_OK;
-        default: results_usage(stderr); return EXIT_USAGE; /* getopt named the option */
+        case 'c':
+            csv = 1;
+            break;
+        case 'r':
+            rounds = 1;
+            break;
+        case 'h':
+            results_usage(stdout);
+            return EXIT_OK;
+        default:
+            results_usage(stderr);
+            return EXIT_USAGE; /* getopt named the option */
         }
     }
     if (optind < argc) {

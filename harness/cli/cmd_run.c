@@ -26,28 +26,27 @@ struct run_opts {
 };
 
 static void usage(FILE *out) {
-    fprintf(out,
-            "usage: harness run [--app lbm] [--input NAME | --params FILE --obstacles FILE]\n"
-            "                   [--iters N] [--device SPEC[,SPEC]] [--variant NAME[,NAME|all]]\n"
-            "                   [--knobs k=v,...] [--wg WxH[,WxH]] [--reps N] [--warmup N] [--rounds R]\n"
-            "                   [--db PATH] [--out DIR]\n"
-            "  --input     a shipped input (128x128, 128x256, 256x256, 1024x1024) or gen:NXxNY\n"
-            "  --params/--obstacles  any coursework-format input files instead\n"
-            "  --iters     override the input's step count\n"
-            "  --device    opencl:P.D, cuda:N, openmp, a backend, a name substring, or all (default)\n"
-            "  (--device, --variant, --knobs and --wg may be repeated; the values add up)\n"
-            "  --variant   names from variants/<app>.variants (default: final)\n"
-            "  --knobs     knob settings applied on top (see variants/lbm.variants)\n"
-            "  --wg        work-group (tile) shapes (default: the one `harness tune` stored for the\n"
-            "              device, input and variant, else 32x1 narrowed to divide the grid)\n"
-            "  --reps      timed repetitions (default 5); --warmup untimed ones first (default 1)\n"
-            "  --rounds    spread the repetitions over R rounds, each a fresh worker process,\n"
-            "              the configs in a shuffled order every round (default 1)\n"
-            "  --db        SQLite database (default results/results.db)\n"
-            "  --out       write the app's output files (LBM: av_vels.dat, final_state.dat);\n"
-            "              this runs in the harness's own process\n"
-            "  --timeout   seconds per config before its worker is killed (default 600); every\n"
-            "              config runs in a worker process, so a crash or hang costs one row\n");
+    fprintf(out, "usage: harness run [--app lbm] [--input NAME | --params FILE --obstacles FILE]\n"
+                 "                   [--iters N] [--device SPEC[,SPEC]] [--variant NAME[,NAME|all]]\n"
+                 "                   [--knobs k=v,...] [--wg WxH[,WxH]] [--reps N] [--warmup N] [--rounds R]\n"
+                 "                   [--db PATH] [--out DIR]\n"
+                 "  --input     a shipped input (128x128, 128x256, 256x256, 1024x1024) or gen:NXxNY\n"
+                 "  --params/--obstacles  any coursework-format input files instead\n"
+                 "  --iters     override the input's step count\n"
+                 "  --device    opencl:P.D, cuda:N, openmp, a backend, a name substring, or all (default)\n"
+                 "  (--device, --variant, --knobs and --wg may be repeated; the values add up)\n"
+                 "  --variant   names from variants/<app>.variants (default: final)\n"
+                 "  --knobs     knob settings applied on top (see variants/lbm.variants)\n"
+                 "  --wg        work-group (tile) shapes (default: the one `harness tune` stored for the\n"
+                 "              device, input and variant, else 32x1 narrowed to divide the grid)\n"
+                 "  --reps      timed repetitions (default 5); --warmup untimed ones first (default 1)\n"
+                 "  --rounds    spread the repetitions over R rounds, each a fresh worker process,\n"
+                 "              the configs in a shuffled order every round (default 1)\n"
+                 "  --db        SQLite database (default results/results.db)\n"
+                 "  --out       write the app's output files (LBM: av_vels.dat, final_state.dat);\n"
+                 "              this runs in the harness's own process\n"
+                 "  --timeout   seconds per config before its worker is killed (default 600); every\n"
+                 "              config runs in a worker process, so a crash or hang costs one row\n");
 }
 
 /* Repeated list options add up: `--variant a --variant b` is `--variant a,b`,
@@ -60,55 +59,90 @@ static const char *append_list(const char *old, const char *more) {
 }
 
 static int parse_opts(int argc, char **argv, struct run_opts *o) {
-    static const struct option longopts[] = {
-        {"app", required_argument, 0, 'a'},     {"input", required_argument, 0, 'i'},
-        {"params", required_argument, 0, 'p'},  {"obstacles", required_argument, 0, 'o'},
-        {"iters", required_argument, 0, 'n'},   {"device", required_argument, 0, 'd'},
-        {"variant", required_argument, 0, 'v'}, {"knobs", required_argument, 0, 'k'},
-        {"wg", required_argument, 0, 'w'},      {"reps", required_argument, 0, 'r'},
-        {"warmup", required_argument, 0, 'u'},  {"db", required_argument, 0, 'b'},
-        {"out", required_argument, 0, 'O'},     {"help", no_argument, 0, 'h'},
-        {"timeout", required_argument, 0, 't'}, {"rounds", required_argument, 0, 'R'},
-        {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"app", required_argument, 0, 'a'},
+                                             {"input", required_argument, 0, 'i'},
+                                             {"params", required_argument, 0, 'p'},
+                                             {"obstacles", required_argument, 0, 'o'},
+                                             {"iters", required_argument, 0, 'n'},
+                                             {"device", required_argument, 0, 'd'},
+                                             {"variant", required_argument, 0, 'v'},
+                                             {"knobs", required_argument, 0, 'k'},
+                                             {"wg", required_argument, 0, 'w'},
+                                             {"reps", required_argument, 0, 'r'},
+                                             {"warmup", required_argument, 0, 'u'},
+                                             {"db", required_argument, 0, 'b'},
+                                             {"out", required_argument, 0, 'O'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {"timeout", required_argument, 0, 't'},
+                                             {"rounds", required_argument, 0, 'R'},
+                                             {0, 0, 0, 0}};
     *o = (struct run_opts){.app = "lbm", .reps = 5, .warmup = 1, .rounds = 1, .timeout_s = 600};
     optind = 1;
     int c;
     char *end;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
-        case 'a': o->app = optarg; break;
-        case 'i': o->in.input = optarg; break;
-        case 'p': o->in.params = optarg; break;
-        case 'o': o->in.obstacles = optarg; break;
+        case 'a':
+            o->app = optarg;
+            break;
+        case 'i':
+            o->in.input = optarg;
+            break;
+        case 'p':
+            o->in.params = optarg;
+            break;
+        case 'o':
+            o->in.obstacles = optarg;
+            break;
         case 'n':
             o->in.iters = strtol(optarg, &end, 10);
-            if (*end || o->in.iters <= 0) return fprintf(stderr, "harness: --iters %s: need a positive integer\n", optarg), EXIT_USAGE;
+            if (*end || o->in.iters <= 0)
+                return fprintf(stderr, "harness: --iters %s: need a positive integer\n", optarg), EXIT_USAGE;
             break;
-        case 'd': o->device = append_list(o->device, optarg); break;
-        case 'v': o->variant = append_list(o->variant, optarg); break;
-        case 'k': o->knobs = append_list(o->knobs, optarg); break;
-        case 'w': o->wg = append_list(o->wg, optarg); break;
+        case 'd':
+            o->device = append_list(o->device, optarg);
+            break;
+        case 'v':
+            o->variant = append_list(o->variant, optarg);
+            break;
+        case 'k':
+            o->knobs = append_list(o->knobs, optarg);
+            break;
+        case 'w':
+            o->wg = append_list(o->wg, optarg);
+            break;
         case 'r':
             o->reps = (int)strtol(optarg, &end, 10);
-            if (*end || o->reps < 1) return fprintf(stderr, "harness: --reps %s: need at least 1\n", optarg), EXIT_USAGE;
+            if (*end || o->reps < 1)
+                return fprintf(stderr, "harness: --reps %s: need at least 1\n", optarg), EXIT_USAGE;
             break;
         case 'u':
             o->warmup = (int)strtol(optarg, &end, 10);
-            if (*end || o->warmup < 0) return fprintf(stderr, "harness: --warmup %s: need 0 or more\n", optarg), EXIT_USAGE;
+            if (*end || o->warmup < 0)
+                return fprintf(stderr, "harness: --warmup %s: need 0 or more\n", optarg), EXIT_USAGE;
             break;
         case 'R':
             o->rounds = (int)strtol(optarg, &end, 10);
             if (*end || o->rounds < 1 || o->rounds > 10000)
                 return fprintf(stderr, "harness: --rounds %s: need a whole number in 1..10000\n", optarg), EXIT_USAGE;
             break;
-        case 'b': o->db = optarg; break;
-        case 'O': o->out = optarg; break;
+        case 'b':
+            o->db = optarg;
+            break;
+        case 'O':
+            o->out = optarg;
+            break;
         case 't':
             o->timeout_s = strtod(optarg, &end);
-            if (*end || o->timeout_s <= 0) return fprintf(stderr, "harness: --timeout %s: need seconds > 0\n", optarg), EXIT_USAGE;
+            if (*end || o->timeout_s <= 0)
+                return fprintf(stderr, "harness: --timeout %s: need seconds > 0\n", optarg), EXIT_USAGE;
             break;
-        case 'h': usage(stdout); return -1;
-        default: usage(stderr); return EXIT_USAGE;
+        case 'h':
+            usage(stdout);
+            return -1;
+        default:
+            usage(stderr);
+            return EXIT_USAGE;
         }
     }
     if (optind < argc) return fprintf(stderr, "harness: unexpected argument '%s'\n", argv[optind]), EXIT_USAGE;
@@ -118,8 +152,8 @@ static int parse_opts(int argc, char **argv, struct run_opts *o) {
     return 0;
 }
 
-static int parse_shapes(const char *list, const struct app *app, const struct app_input *in,
-                        unsigned wgs[][2], int *n) {
+static int parse_shapes(const char *list, const struct app *app, const struct app_input *in, unsigned wgs[][2],
+                        int *n) {
     *n = 0;
     if (!list) {
         wg_default(app, in, wgs[0]);
@@ -169,12 +203,12 @@ static void tuned_shape(struct store *s, const struct app *app, const struct app
     if (store_tuned_get(s, dev->fingerprint, app->name, app->input_name(in), v->name, t, &tie) != 0) return;
     const char *why = app->invalid(&v->knobs, in, dev, t);
     if (why) {
-        fprintf(stderr, "note: the tuned work-group %ux%u for %s on %s is no longer valid (%s); using %ux%u\n",
-                t[0], t[1], v->name, dev->spec, why, wg[0], wg[1]);
+        fprintf(stderr, "note: the tuned work-group %ux%u for %s on %s is no longer valid (%s); using %ux%u\n", t[0],
+                t[1], v->name, dev->spec, why, wg[0], wg[1]);
         return;
     }
-    fprintf(stderr, "using tuned work-group %ux%u for %s on %s (from harness tune%s)\n", t[0], t[1], v->name,
-            dev->spec, tie ? "; a tie within noise with its runner-up" : "");
+    fprintf(stderr, "using tuned work-group %ux%u for %s on %s (from harness tune%s)\n", t[0], t[1], v->name, dev->spec,
+            tie ? "; a tie within noise with its runner-up" : "");
     wg[0] = t[0];
     wg[1] = t[1];
 }
@@ -246,7 +280,7 @@ static void run_result(void *ctx, struct round_job *j, int round, int first_samp
     struct run_ctx *c = ctx;
     (void)round;
     char err[1024];
-    int rc = j->mid > 0 ? store_measurement_more(c->store, j->mid, &j->m, first_sample, err, sizeof err)
+    int rc = j->mid > 0       ? store_measurement_more(c->store, j->mid, &j->m, first_sample, err, sizeof err)
              : j->run_id >= 0 ? store_measurement_id(c->store, j->run_id, &j->m, &j->mid, err, sizeof err)
                               : 0;
     if (rc != 0) fprintf(stderr, "harness: %s\n", err);
@@ -282,8 +316,8 @@ static int run_in_rounds(const struct run_opts *o, const struct app *app, const 
         if (runs[di] < 0) fprintf(stderr, "harness: %s\n", err);
         for (int v = 0; v < vars->n; v++)
             for (int w = 0; w < nwg; w++) {
-                struct config c = {.app = app, .in = in, .knobs = vars->v[v].knobs, .wg = {wgs[w][0], wgs[w][1]},
-                                   .source = &o->in};
+                struct config c = {
+                    .app = app, .in = in, .knobs = vars->v[v].knobs, .wg = {wgs[w][0], wgs[w][1]}, .source = &o->in};
                 str_copy(c.variant, sizeof c.variant, vars->v[v].name);
                 if (!o->wg) tuned_shape(store, app, in, info, &vars->v[v], c.wg);
                 struct round_job *j = &jobs[k];
@@ -300,8 +334,11 @@ static int run_in_rounds(const struct run_opts *o, const struct app *app, const 
     }
     if (!refs->ref) refs->ref = app->reference(in, err, sizeof err); /* once, outside every watchdog */
     struct run_ctx ctx = {.store = store, .jobs = jobs, .dev = devs, .runs = runs, .nruns = pick->count};
-    struct rounds_opts ro = {.seed = (unsigned)(clock_now() * 1e3), .on_result = run_result,
-                             .on_round = run_round_end, .ctx = &ctx, .what = "run"};
+    struct rounds_opts ro = {.seed = (unsigned)(clock_now() * 1e3),
+                             .on_result = run_result,
+                             .on_round = run_round_end,
+                             .ctx = &ctx,
+                             .what = "run"};
     rounds_run(jobs, k, &ro);
     for (int di = 0; di < pick->count; di++)
         if (runs[di] >= 0) store_run_end(store, runs[di]);

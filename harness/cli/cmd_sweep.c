@@ -59,7 +59,9 @@ struct run_ids {
     int64_t id[64];
 };
 
-struct tally { int measured, skipped, invalid, failed, resumed; };
+struct tally {
+    int measured, skipped, invalid, failed, resumed;
+};
 
 /* What the rounds callbacks need. */
 struct sweep_ctx {
@@ -76,18 +78,19 @@ static void on_signal(int sig) {
 }
 
 static void usage(FILE *out) {
-    fprintf(out, "usage: harness sweep FILE... [--db PATH] [--rounds R] [--seed S] [--force] [--shard I/N]\n"
-                 "                     [--dry-run]\n"
-                 "  Runs every config of the sweep files (format: sweeps/README.md), isolated,\n"
-                 "  verified and stored. A config's repetitions are spread over R rounds (each file's\n"
-                 "  `rounds`, default %d; --rounds overrides): every round starts a fresh worker\n"
-                 "  process per device and runs the configs of all the files in a shuffled order\n"
-                 "  (--seed makes the order repeatable; default: from the clock). Configs already\n"
-                 "  measured for this build and device are skipped, and a config a killed sweep left\n"
-                 "  with fewer rounds than planned gets its missing rounds, unless --force.\n"
-                 "  --shard I/N keeps the configs whose position in the canonical order is I mod N\n"
-                 "  (default: SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT).\n"
-                 "Exit status: 0 all verified, 1 a config failed, 2 bad input (nothing run).\n",
+    fprintf(out,
+            "usage: harness sweep FILE... [--db PATH] [--rounds R] [--seed S] [--force] [--shard I/N]\n"
+            "                     [--dry-run]\n"
+            "  Runs every config of the sweep files (format: sweeps/README.md), isolated,\n"
+            "  verified and stored. A config's repetitions are spread over R rounds (each file's\n"
+            "  `rounds`, default %d; --rounds overrides): every round starts a fresh worker\n"
+            "  process per device and runs the configs of all the files in a shuffled order\n"
+            "  (--seed makes the order repeatable; default: from the clock). Configs already\n"
+            "  measured for this build and device are skipped, and a config a killed sweep left\n"
+            "  with fewer rounds than planned gets its missing rounds, unless --force.\n"
+            "  --shard I/N keeps the configs whose position in the canonical order is I mod N\n"
+            "  (default: SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT).\n"
+            "Exit status: 0 all verified, 1 a config failed, 2 bad input (nothing run).\n",
             SWEEP_DEFAULT_ROUNDS);
 }
 
@@ -259,7 +262,9 @@ static int plan_jobs(struct sweep_run *r, struct store *store, const char *comma
         struct point *p = &r->points[i];
         const struct sweep_part *sp = &r->parts[p->part];
         const struct device_info *dev = point_device(r, p);
-        struct config c = {.app = sp->app, .in = sp->inputs[p->input], .knobs = sp->variants.v[p->variant].knobs,
+        struct config c = {.app = sp->app,
+                           .in = sp->inputs[p->input],
+                           .knobs = sp->variants.v[p->variant].knobs,
                            .wg = {p->wg[0], p->wg[1]}};
         str_copy(c.variant, sizeof c.variant, sp->variants.v[p->variant].name);
         struct round_job *j = &jobs[n];
@@ -330,8 +335,8 @@ static int sweep_execute(struct sweep_run *r, struct store *store, const char *c
     int n = plan_jobs(r, store, command, &ids, jobs, t);
     references(r, jobs, n);
     struct sweep_ctx ctx = {.r = r, .store = store, .t = t};
-    struct rounds_opts o = {.seed = r->seed, .on_result = on_result, .on_round = on_round, .ctx = &ctx,
-                            .what = "sweep"};
+    struct rounds_opts o = {
+        .seed = r->seed, .on_result = on_result, .on_round = on_round, .ctx = &ctx, .what = "sweep"};
     rounds_run(jobs, n, &o);
     for (int i = 0; i < n; i++) measurement_free(&jobs[i].m);
     free(jobs);
@@ -342,9 +347,8 @@ static int sweep_execute(struct sweep_run *r, struct store *store, const char *c
 
 static int parse_shard(const char *text, int *shard, int *shards) {
     char extra;
-    return sscanf(text, "%d/%d%c", shard, shards, &extra) == 2 && *shards >= 1 && *shard >= 0 && *shard < *shards
-               ? 0
-               : -1;
+    return sscanf(text, "%d/%d%c", shard, shards, &extra) == 2 && *shards >= 1 && *shard >= 0 && *shard < *shards ? 0
+                                                                                                                  : -1;
 }
 
 static void sweep_free_all(struct sweep_run *r) {
@@ -369,10 +373,10 @@ static void dry_run(const struct sweep_run *r) {
 }
 
 int cmd_sweep(int argc, char **argv) {
-    static const struct option longopts[] = {{"db", required_argument, 0, 'b'},    {"force", no_argument, 0, 'f'},
-                                             {"shard", required_argument, 0, 's'}, {"dry-run", no_argument, 0, 'n'},
+    static const struct option longopts[] = {{"db", required_argument, 0, 'b'},     {"force", no_argument, 0, 'f'},
+                                             {"shard", required_argument, 0, 's'},  {"dry-run", no_argument, 0, 'n'},
                                              {"rounds", required_argument, 0, 'R'}, {"seed", required_argument, 0, 'S'},
-                                             {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
+                                             {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     const char *db = NULL, *shard = NULL;
     int dry = 0, c, seeded = 0;
     static struct sweep_run r;
@@ -440,8 +444,8 @@ int cmd_sweep(int argc, char **argv) {
     struct tally t = {0};
     rc = sweep_execute(&r, store, command, &t);
     store_close(store);
-    fprintf(stderr, "sweep: %d measured (%d failed), %d invalid, %d skipped as already measured", t.measured,
-            t.failed, t.invalid, t.skipped);
+    fprintf(stderr, "sweep: %d measured (%d failed), %d invalid, %d skipped as already measured", t.measured, t.failed,
+            t.invalid, t.skipped);
     if (t.resumed) fprintf(stderr, ", %d resumed (rounds a killed sweep left)", t.resumed);
     fprintf(stderr, "%s\n", harness_interrupted ? "; interrupted" : "");
     sweep_free_all(&r);

@@ -18,8 +18,10 @@
 static const char *const states[] = {"detected", "acknowledged", "fixed", "false-positive"};
 
 int cmd_triage(int argc, char **argv) {
-    static const struct option longopts[] = {{"db", required_argument, 0, 'd'}, {"note", required_argument, 0, 'n'},
-                                             {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"db", required_argument, 0, 'd'},
+                                             {"note", required_argument, 0, 'n'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
     const char *db = NULL, *note = NULL;
     int c;
     optind = 1;
@@ -73,9 +75,9 @@ static int exclusion_list(struct store *s) {
 }
 
 int cmd_exclude(int argc, char **argv) {
-    static const struct option longopts[] = {{"db", required_argument, 0, 'd'},  {"reason", required_argument, 0, 'r'},
-                                             {"undo", no_argument, 0, 'u'},      {"list", no_argument, 0, 'l'},
-                                             {"help", no_argument, 0, 'h'},      {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"db", required_argument, 0, 'd'}, {"reason", required_argument, 0, 'r'},
+                                             {"undo", no_argument, 0, 'u'},     {"list", no_argument, 0, 'l'},
+                                             {"help", no_argument, 0, 'h'},     {0, 0, 0, 0}};
     const char *db = NULL, *reason = NULL;
     int undo = 0, list = 0, c;
     optind = 1;

@@ -29,9 +29,9 @@
 #include "util.h"
 #include "worker.h"
 
-#define POW2_STEPS 11 /* 1, 2, 4, ..., 1024 per dimension */
-#define VERDICT_SHAPES 4     /* shapes measured again for the verdict */
-#define VERDICT_CLOSE 0.05   /* ... those within this of the best */
+#define POW2_STEPS 11      /* 1, 2, 4, ..., 1024 per dimension */
+#define VERDICT_SHAPES 4   /* shapes measured again for the verdict */
+#define VERDICT_CLOSE 0.05 /* ... those within this of the best */
 #define VERDICT_ALPHA 0.05
 #define VERDICT_FLOOR 0.005
 
@@ -71,7 +71,8 @@ static void usage(FILE *out) {
             "              database (nothing runs; --device may be a fingerprint), all at one step\n"
             "              count: --iters, else the newest row's; stored only with --store\n"
             "  Prints the best shape and the runner-up and whether the best is a winner or a TIE;\n"
-            "  the host is checked before and after the search (load, copy canary).\n", VERDICT_SHAPES);
+            "  the host is checked before and after the search (load, copy canary).\n",
+            VERDICT_SHAPES);
 }
 
 static int parse_int(const char *opt, const char *text, long lo, long hi, long *v) {
@@ -84,48 +85,92 @@ static int parse_int(const char *opt, const char *text, long lo, long hi, long *
 
 static int parse_opts(int argc, char **argv, struct tune_opts *o) {
     static const struct option longopts[] = {
-        {"app", required_argument, 0, 'a'},      {"input", required_argument, 0, 'i'},
-        {"params", required_argument, 0, 'p'},   {"obstacles", required_argument, 0, 'o'},
-        {"iters", required_argument, 0, 'n'},    {"device", required_argument, 0, 'd'},
-        {"variant", required_argument, 0, 'v'},  {"strategy", required_argument, 0, 's'},
-        {"budget", required_argument, 0, 'B'},   {"seed", required_argument, 0, 'S'},
-        {"reps", required_argument, 0, 'r'},     {"warmup", required_argument, 0, 'u'},
-        {"wg-max", required_argument, 0, 'W'},   {"timeout", required_argument, 0, 't'},
-        {"replay", no_argument, 0, 'R'},         {"store", no_argument, 0, 'T'},
-        {"rounds", required_argument, 0, 'O'},
-        {"db", required_argument, 0, 'b'},       {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    *o = (struct tune_opts){.app = "lbm", .variant = "final", .reps = 5, .warmup = 1, .seed = 1,
-                            .wg_max = 1024, .timeout_s = 300, .rounds = 5};
+        {"app", required_argument, 0, 'a'},     {"input", required_argument, 0, 'i'},
+        {"params", required_argument, 0, 'p'},  {"obstacles", required_argument, 0, 'o'},
+        {"iters", required_argument, 0, 'n'},   {"device", required_argument, 0, 'd'},
+        {"variant", required_argument, 0, 'v'}, {"strategy", required_argument, 0, 's'},
+        {"budget", required_argument, 0, 'B'},  {"seed", required_argument, 0, 'S'},
+        {"reps", required_argument, 0, 'r'},    {"warmup", required_argument, 0, 'u'},
+        {"wg-max", required_argument, 0, 'W'},  {"timeout", required_argument, 0, 't'},
+        {"replay", no_argument, 0, 'R'},        {"store", no_argument, 0, 'T'},
+        {"rounds", required_argument, 0, 'O'},  {"db", required_argument, 0, 'b'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    *o = (struct tune_opts){.app = "lbm",
+                            .variant = "final",
+                            .reps = 5,
+                            .warmup = 1,
+                            .seed = 1,
+                            .wg_max = 1024,
+                            .timeout_s = 300,
+                            .rounds = 5};
     optind = 1;
     int c, rc = 0;
     long v;
     char *end;
     while (!rc && (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
-        case 'a': o->app = optarg; break;
-        case 'i': o->in.input = optarg; break;
-        case 'p': o->in.params = optarg; break;
-        case 'o': o->in.obstacles = optarg; break;
-        case 'n': rc = parse_int("iters", optarg, 1, 1L << 40, &o->in.iters); break;
-        case 'd': o->device = optarg; break;
-        case 'v': o->variant = optarg; break;
-        case 's': o->strategy = optarg; break;
-        case 'B': rc = parse_int("budget", optarg, 1, 1 << 20, &v), o->budget = (int)v; break;
-        case 'S': rc = parse_int("seed", optarg, 0, 0xffffffffL, &v), o->seed = (unsigned)v; break;
-        case 'r': rc = parse_int("reps", optarg, 1, 1 << 20, &v), o->reps = (int)v; break;
-        case 'u': rc = parse_int("warmup", optarg, 0, 1 << 20, &v), o->warmup = (int)v; break;
-        case 'O': rc = parse_int("rounds", optarg, 1, 1000, &v), o->rounds = (int)v; break;
-        case 'W': rc = parse_int("wg-max", optarg, 1, 1 << 20, &o->wg_max); break;
+        case 'a':
+            o->app = optarg;
+            break;
+        case 'i':
+            o->in.input = optarg;
+            break;
+        case 'p':
+            o->in.params = optarg;
+            break;
+        case 'o':
+            o->in.obstacles = optarg;
+            break;
+        case 'n':
+            rc = parse_int("iters", optarg, 1, 1L << 40, &o->in.iters);
+            break;
+        case 'd':
+            o->device = optarg;
+            break;
+        case 'v':
+            o->variant = optarg;
+            break;
+        case 's':
+            o->strategy = optarg;
+            break;
+        case 'B':
+            rc = parse_int("budget", optarg, 1, 1 << 20, &v), o->budget = (int)v;
+            break;
+        case 'S':
+            rc = parse_int("seed", optarg, 0, 0xffffffffL, &v), o->seed = (unsigned)v;
+            break;
+        case 'r':
+            rc = parse_int("reps", optarg, 1, 1 << 20, &v), o->reps = (int)v;
+            break;
+        case 'u':
+            rc = parse_int("warmup", optarg, 0, 1 << 20, &v), o->warmup = (int)v;
+            break;
+        case 'O':
+            rc = parse_int("rounds", optarg, 1, 1000, &v), o->rounds = (int)v;
+            break;
+        case 'W':
+            rc = parse_int("wg-max", optarg, 1, 1 << 20, &o->wg_max);
+            break;
         case 't':
             o->timeout_s = strtod(optarg, &end);
-            if (*end || !(o->timeout_s > 0)) rc = (fprintf(stderr, "harness: --timeout %s: need seconds > 0\n", optarg), EXIT_USAGE);
+            if (*end || !(o->timeout_s > 0))
+                rc = (fprintf(stderr, "harness: --timeout %s: need seconds > 0\n", optarg), EXIT_USAGE);
             break;
-        case 'R': o->replay = 1; break;
-        case 'T': o->store = 1; break;
-        case 'b': o->db = optarg; break;
-        case 'h': usage(stdout); return -1;
-        default: usage(stderr); return EXIT_USAGE;
+        case 'R':
+            o->replay = 1;
+            break;
+        case 'T':
+            o->store = 1;
+            break;
+        case 'b':
+            o->db = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return -1;
+        default:
+            usage(stderr);
+            return EXIT_USAGE;
         }
     }
     if (rc) return rc;
@@ -139,7 +184,9 @@ static int parse_opts(int argc, char **argv, struct tune_opts *o) {
         return EXIT_USAGE;
     }
     if (!o->budget && strcmp(o->strategy, "exhaustive"))
-        return fprintf(stderr, "harness: tune: --strategy %s needs --budget N (distinct shapes to measure)\n", o->strategy), EXIT_USAGE;
+        return fprintf(stderr, "harness: tune: --strategy %s needs --budget N (distinct shapes to measure)\n",
+                       o->strategy),
+               EXIT_USAGE;
     if (!o->device) return fprintf(stderr, "harness: tune: --device is required (one device per search)\n"), EXIT_USAGE;
     if (!o->in.input && !o->in.params) return fprintf(stderr, "harness: tune: --input is required\n"), EXIT_USAGE;
     if (strchr(o->variant, ',') || !strcmp(o->variant, "all"))
@@ -149,9 +196,7 @@ static int parse_opts(int argc, char **argv, struct tune_opts *o) {
 }
 
 /* A replay may name a device that is not in this machine by its fingerprint. */
-static int is_fingerprint(const char *s) {
-    return strlen(s) == 16 && strspn(s, "0123456789abcdef") == 16;
-}
+static int is_fingerprint(const char *s) { return strlen(s) == 16 && strspn(s, "0123456789abcdef") == 16; }
 
 /* The candidates: power-of-two shapes within wg_max that the app accepts on
  * the device (dev NULL: not checked, the replayed rows ran) and, when
@@ -239,7 +284,7 @@ static void verdict_result(void *ctx, struct round_job *j, int round, int first_
     struct verdict_ctx *v = ctx;
     (void)round;
     char err[512];
-    int rc = j->mid > 0 ? store_measurement_more(v->l->store, j->mid, &j->m, first_sample, err, sizeof err)
+    int rc = j->mid > 0          ? store_measurement_more(v->l->store, j->mid, &j->m, first_sample, err, sizeof err)
              : v->l->run_id >= 0 ? store_measurement_id(v->l->store, v->l->run_id, &j->m, &j->mid, err, sizeof err)
                                  : 0;
     if (rc != 0) fprintf(stderr, "harness: %s\n", err);
@@ -352,7 +397,6 @@ static double replay_eval_print(void *ctx, const unsigned wg[2], double *noise) 
 
 /* ---- report -------------------------------------------------------------- */
 
-
 static void report(const struct tune_opts *o, const struct tune_result *r, int nspace, int by_rounds) {
     printf("\nstrategy     %s", o->strategy);
     if (strcmp(o->strategy, "exhaustive")) printf(" (seed %u, budget %d)", o->seed, o->budget);
@@ -369,14 +413,12 @@ static void report(const struct tune_opts *o, const struct tune_result *r, int n
     if (by_rounds)
         printf("noise        %.2f%% (the sd of their round-for-round differences over %d rounds)\n", 100 * r->noise,
                o->rounds);
-    else
-        printf("noise        %.2f%% (the larger relative IQR of the two; never below 0.5%%)\n", 100 * r->noise);
+    else printf("noise        %.2f%% (the larger relative IQR of the two; never below 0.5%%)\n", 100 * r->noise);
     if (r->tie)
         printf("verdict      TIE (%s): %ux%u and %ux%u cannot be told apart; either will do\n",
                by_rounds ? "not ahead round for round" : "within noise", r->best[0], r->best[1], r->runner_up[0],
                r->runner_up[1]);
-    else
-        printf("verdict      winner: %ux%u\n", r->best[0], r->best[1]);
+    else printf("verdict      winner: %ux%u\n", r->best[0], r->best[1]);
 }
 
 /* In a replay the whole table is known, so how far the pick is from the best
@@ -412,7 +454,8 @@ int cmd_tune(int argc, char **argv) {
     if (!rc && !(o.replay && is_fingerprint(o.device))) {
         rc = cli_devices(o.device, &pick);
         if (!rc && pick.count != 1)
-            rc = (fprintf(stderr, "harness: tune: '%s' names %d devices; tune one at a time\n", o.device, pick.count), EXIT_USAGE);
+            rc = (fprintf(stderr, "harness: tune: '%s' names %d devices; tune one at a time\n", o.device, pick.count),
+                  EXIT_USAGE);
         if (!rc) dev = &pick.all[pick.idx[0]], fp = dev->fingerprint;
     }
     if (rc) goto done;
@@ -462,7 +505,7 @@ int cmd_tune(int argc, char **argv) {
     }
     fflush(stdout);
 
-    struct tune_space space = {nspace, (const unsigned (*)[2])shapes};
+    struct tune_space space = {nspace, (const unsigned(*)[2])shapes};
     struct tune_result r;
     int samples = o.reps, found, measured = 0, by_rounds = 0, disturbed = 0;
     if (o.replay) {
@@ -473,8 +516,14 @@ int cmd_tune(int argc, char **argv) {
     } else {
         char command[1024];
         cli_command_line(argc, argv, command, sizeof command);
-        struct live l = {.pool = pool_open(), .dev = dev, .refs = {app, in, NULL}, .warmup = o.warmup,
-                         .reps = o.reps, .timeout_s = o.timeout_s, .store = store, .measured = &measured,
+        struct live l = {.pool = pool_open(),
+                         .dev = dev,
+                         .refs = {app, in, NULL},
+                         .warmup = o.warmup,
+                         .reps = o.reps,
+                         .timeout_s = o.timeout_s,
+                         .store = store,
+                         .measured = &measured,
                          .peak = runner_peak(store, dev),
                          .cfg = {.app = app, .in = in, .source = &o.in, .knobs = vars.v[0].knobs}};
         str_copy(l.cfg.variant, sizeof l.cfg.variant, vars.v[0].name);
@@ -513,10 +562,12 @@ int cmd_tune(int argc, char **argv) {
     }
     report(&o, &r, nspace, by_rounds);
     if (disturbed)
-        printf("host         DISTURBED while tuning (above): the verdict may be the host's; tune again when it is quiet\n");
+        printf("host         DISTURBED while tuning (above): the verdict may be the host's; tune again when it is "
+               "quiet\n");
     if (o.replay) replay_regret(&table, &r);
     if (!o.replay || o.store) {
-        if (store_tuned_put(store, fp, app->name, app->input_name(in), vars.v[0].name, &r, samples, err, sizeof err) != 0) {
+        if (store_tuned_put(store, fp, app->name, app->input_name(in), vars.v[0].name, &r, samples, err, sizeof err) !=
+            0) {
             fprintf(stderr, "harness: %s\n", err);
             rc = EXIT_FOUND;
             goto done;

@@ -24,21 +24,34 @@ static void usage(FILE *out) {
 /* A cell of the matrix: short enough to align; reasons are listed below. */
 static void cell_text(const struct measurement *m, int note, char *buf, size_t n) {
     switch (m->status) {
-    case ST_OK: str_copy(buf, n, "verified"); break;
-    case ST_WRONG: snprintf(buf, n, "WRONG %.1e", m->max_rel_err); break;
-    case ST_INVALID: snprintf(buf, n, "invalid [%d]", note); break;
-    case ST_UNVERIFIED: str_copy(buf, n, "not verified (empty)"); break;
-    default: snprintf(buf, n, "%s [%d]", status_name(m->status), note); break;
+    case ST_OK:
+        str_copy(buf, n, "verified");
+        break;
+    case ST_WRONG:
+        snprintf(buf, n, "WRONG %.1e", m->max_rel_err);
+        break;
+    case ST_INVALID:
+        snprintf(buf, n, "invalid [%d]", note);
+        break;
+    case ST_UNVERIFIED:
+        str_copy(buf, n, "not verified (empty)");
+        break;
+    default:
+        snprintf(buf, n, "%s [%d]", status_name(m->status), note);
+        break;
     }
 }
 
 int cmd_verify(int argc, char **argv) {
-    static const struct option longopts[] = {
-        {"device", required_argument, 0, 'd'}, {"variant", required_argument, 0, 'v'},
-        {"input", required_argument, 0, 'i'},  {"iters", required_argument, 0, 'n'},
-        {"wg", required_argument, 0, 'w'},     {"db", required_argument, 0, 'b'},
-        {"timeout", required_argument, 0, 't'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"device", required_argument, 0, 'd'},
+                                             {"variant", required_argument, 0, 'v'},
+                                             {"input", required_argument, 0, 'i'},
+                                             {"iters", required_argument, 0, 'n'},
+                                             {"wg", required_argument, 0, 'w'},
+                                             {"db", required_argument, 0, 'b'},
+                                             {"timeout", required_argument, 0, 't'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
     const char *device = NULL, *variant = "all", *wg_text = NULL, *db = NULL;
     double timeout_s = 300;
     struct app_opts ao = {0};
@@ -46,23 +59,38 @@ int cmd_verify(int argc, char **argv) {
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
-        case 'd': device = optarg; break;
-        case 'v': variant = optarg; break;
-        case 'i': ao.input = optarg; break;
+        case 'd':
+            device = optarg;
+            break;
+        case 'v':
+            variant = optarg;
+            break;
+        case 'i':
+            ao.input = optarg;
+            break;
         case 'n': {
             char *end;
             ao.iters = strtol(optarg, &end, 10);
-            if (*end || ao.iters <= 0) return fprintf(stderr, "harness: --iters %s: need a positive integer\n", optarg), EXIT_USAGE;
+            if (*end || ao.iters <= 0)
+                return fprintf(stderr, "harness: --iters %s: need a positive integer\n", optarg), EXIT_USAGE;
             break;
         }
-        case 'w': wg_text = optarg; break;
-        case 'b': db = optarg; break;
+        case 'w':
+            wg_text = optarg;
+            break;
+        case 'b':
+            db = optarg;
+            break;
         case 't':
             timeout_s = strtod(optarg, NULL);
             if (timeout_s <= 0) return fprintf(stderr, "harness: --timeout %s: need seconds > 0\n", optarg), EXIT_USAGE;
             break;
-        case 'h': usage(stdout); return EXIT_OK;
-        default: usage(stderr); return EXIT_USAGE;
+        case 'h':
+            usage(stdout);
+            return EXIT_OK;
+        default:
+            usage(stderr);
+            return EXIT_USAGE;
         }
     }
     if (optind != argc - 1) {
@@ -128,7 +156,8 @@ int cmd_verify(int argc, char **argv) {
         for (int di = 0; di < pick.count; di++) {
             struct measurement *m = &cells[v * pick.count + di];
             char text[64];
-            int note = m->reason[0] && m->status != ST_OK && m->status != ST_WRONG && m->status != ST_UNVERIFIED ? ++notes : 0;
+            int note =
+                m->reason[0] && m->status != ST_OK && m->status != ST_WRONG && m->status != ST_UNVERIFIED ? ++notes : 0;
             cell_text(m, note, text, sizeof text);
             printf(" | %-22s", text);
             bad += m->status != ST_OK && m->status != ST_INVALID && m->status != ST_UNVERIFIED;
@@ -147,7 +176,8 @@ int cmd_verify(int argc, char **argv) {
         }
     printf("\ndevices:\n");
     for (int di = 0; di < pick.count; di++)
-        printf("  %-11s %s (%s)\n", pick.all[pick.idx[di]].spec, pick.all[pick.idx[di]].name, pick.all[pick.idx[di]].driver);
+        printf("  %-11s %s (%s)\n", pick.all[pick.idx[di]].spec, pick.all[pick.idx[di]].name,
+               pick.all[pick.idx[di]].driver);
     for (int i = 0; i < vars.n * pick.count; i++) measurement_free(&cells[i]);
     free(cells);
     store_close(store);

@@ -11,16 +11,16 @@
 
 /* Options the command line passes through to an app, untouched by the core. */
 struct app_opts {
-    const char *input;      /* a shipped input name ("128x128") or a generated size ("gen:300x200") */
-    const char *params;     /* explicit input files (LBM: params + obstacles) */
+    const char *input;  /* a shipped input name ("128x128") or a generated size ("gen:300x200") */
+    const char *params; /* explicit input files (LBM: params + obstacles) */
     const char *obstacles;
-    long iters;             /* > 0 overrides the input's step count */
-    const char *out_dir;    /* write the app's output files here */
+    long iters;          /* > 0 overrides the input's step count */
+    const char *out_dir; /* write the app's output files here */
 };
 
-struct app_input;    /* the app's own problem data */
-struct app_ref;      /* the app's own reference results */
-struct app_result;   /* what a device run produced, for verification */
+struct app_input;  /* the app's own problem data */
+struct app_ref;    /* the app's own reference results */
+struct app_result; /* what a device run produced, for verification */
 
 struct app {
     const char *name;
@@ -38,14 +38,14 @@ struct app {
     /* A short name for the input as stored ("128x128"), and the size of one
      * repetition's work. */
     const char *(*input_name)(const struct app_input *in);
-    long (*input_iters)(const struct app_input *in);       /* as run */
-    long (*input_iters_full)(const struct app_input *in);  /* the input's own count */
-    double (*cell_updates)(const struct app_input *in);    /* per repetition */
+    long (*input_iters)(const struct app_input *in);      /* as run */
+    long (*input_iters_full)(const struct app_input *in); /* the input's own count */
+    double (*cell_updates)(const struct app_input *in);   /* per repetition */
     /* The grid extent that work-group shapes tile. */
     void (*grid)(const struct app_input *in, size_t g[2]);
     /* Why a knob setting cannot run with this input on this device (NULL = valid). */
-    const char *(*invalid)(const struct knob_set *k, const struct app_input *in,
-                           const struct device_info *dev, const unsigned wg[2]);
+    const char *(*invalid)(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
+                           const unsigned wg[2]);
     /* Cost model: bytes moved and flops per cell update for this knob setting. */
     double (*bytes_per_cell)(const struct knob_set *k);
     double (*flops_per_cell)(const struct knob_set *k);
@@ -55,15 +55,14 @@ struct app {
     /* One timed execution on a device: sets up, runs the warm-up and the
      * repetitions, fills m (samples, status), and returns the last
      * repetition's results for verification. */
-    struct app_result *(*execute)(struct dev *d, const struct app_input *in,
-                                  const struct knob_set *k, const unsigned wg[2], int warmup,
-                                  int reps, struct measurement *m);
+    struct app_result *(*execute)(struct dev *d, const struct app_input *in, const struct knob_set *k,
+                                  const unsigned wg[2], int warmup, int reps, struct measurement *m);
     /* Compares with the reference: sets m->status ok/wrong, the errors and tolerance. */
-    void (*verify)(const struct app_input *in, const struct app_ref *ref,
-                   const struct app_result *res, struct measurement *m);
+    void (*verify)(const struct app_input *in, const struct app_ref *ref, const struct app_result *res,
+                   struct measurement *m);
     /* Writes the app's output files for a result into dir. */
-    int (*write_output)(const struct app_input *in, const struct app_result *res, const char *dir,
-                        char *err, size_t errn);
+    int (*write_output)(const struct app_input *in, const struct app_result *res, const char *dir, char *err,
+                        size_t errn);
     void (*result_free)(struct app_result *res);
 };
 

@@ -12,10 +12,10 @@
 #define HOSTLOAD_DISTURBED_CORES 0.5
 
 struct cpu_meter {
-    double busy_s; /* the whole machine's busy CPU seconds (/proc/stat) */
+    double busy_s;  /* the whole machine's busy CPU seconds (/proc/stat) */
     double steal_s; /* time the hypervisor gave this machine's CPUs to others */
-    double own_s;  /* this process's and its waited-for children's */
-    double wall;   /* monotonic seconds */
+    double own_s;   /* this process's and its waited-for children's */
+    double wall;    /* monotonic seconds */
 };
 
 void cpu_meter_start(struct cpu_meter *m);

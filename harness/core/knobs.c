@@ -12,8 +12,7 @@ void knobs_init(struct knob_set *k, const struct knob_def *defs) {
         /* An app with more knobs than a set holds is a build defect: the
          * ones past the limit would silently read as unknown. */
         if (k->n == KNOB_MAX) {
-            fprintf(stderr, "harness: an app declares more than KNOB_MAX (%d) knobs; raise it in knobs.h\n",
-                    KNOB_MAX);
+            fprintf(stderr, "harness: an app declares more than KNOB_MAX (%d) knobs; raise it in knobs.h\n", KNOB_MAX);
             abort();
         }
         str_copy(k->value[k->n], sizeof k->value[k->n], defs[k->n].def);
@@ -49,8 +48,7 @@ static int value_allowed(const struct knob_def *d, const char *v) {
 int knobs_apply(struct knob_set *k, const char *text, char *err, size_t errn) {
     char *copy = xstrdup(text);
     int rc = 0;
-    for (char *save = NULL, *tok = strtok_r(copy, ", \t", &save); tok;
-         tok = strtok_r(NULL, ", \t", &save)) {
+    for (char *save = NULL, *tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
         char *eq = strchr(tok, '=');
         if (!eq) {
             rc = err_set(err, errn, "'%s' is not knob=value", tok);
@@ -66,8 +64,8 @@ int knobs_apply(struct knob_set *k, const char *text, char *err, size_t errn) {
             break;
         }
         if (!value_allowed(&k->defs[i], eq + 1)) {
-            rc = err_set(err, errn, "knob %s: '%s' is not one of %s%s", tok, eq + 1,
-                         k->defs[i].values, strstr(k->defs[i].values, "int") ? " (int: a positive integer)" : "");
+            rc = err_set(err, errn, "knob %s: '%s' is not one of %s%s", tok, eq + 1, k->defs[i].values,
+                         strstr(k->defs[i].values, "int") ? " (int: a positive integer)" : "");
             break;
         }
         str_copy(k->value[i], sizeof k->value[i], eq + 1);
@@ -97,8 +95,7 @@ void knobs_canonical(const struct knob_set *k, char *buf, size_t n) {
 /* Upper-cases and turns '-' into '_' so "soa-3d" becomes SOA_3D. */
 static void macro_name(char *dst, size_t n, const char *src) {
     size_t i = 0;
-    for (; src[i] && i + 1 < n; i++)
-        dst[i] = src[i] == '-' ? '_' : (char)toupper((unsigned char)src[i]);
+    for (; src[i] && i + 1 < n; i++) dst[i] = src[i] == '-' ? '_' : (char)toupper((unsigned char)src[i]);
     dst[i] = '\0';
 }
 

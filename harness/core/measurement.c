@@ -9,8 +9,8 @@
 #include "util.h"
 
 const char *status_name(enum status s) {
-    static const char *names[] = {"ok",            "wrong",   "invalid", "compile-error",
-                                  "runtime-error", "timeout", "crashed", "unverified"};
+    static const char *names[] = {"ok",      "wrong",   "invalid",   "compile-error", "runtime-error",
+                                  "timeout", "crashed", "unverified"};
     return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "?";
 }
 
@@ -64,8 +64,7 @@ void measurement_add_round(struct measurement *acc, const struct measurement *r,
         acc->status = r->status;
         if (r->reason[0] && acc->rounds > 1)
             str_fmt(acc->reason, sizeof acc->reason, "round %d of %d: %s", round + 1, acc->rounds, r->reason);
-        else
-            str_copy(acc->reason, sizeof acc->reason, r->reason);
+        else str_copy(acc->reason, sizeof acc->reason, r->reason);
     }
 }
 

@@ -10,7 +10,7 @@ enum status {
     ST_RUNTIME_ERROR, /* an API call failed while running */
     ST_TIMEOUT,
     ST_CRASHED,
-    ST_UNVERIFIED     /* ran on purpose without verification (empty kernels) */
+    ST_UNVERIFIED /* ran on purpose without verification (empty kernels) */
 };
 const char *status_name(enum status s);
 
@@ -30,9 +30,9 @@ struct measurement {
     int rounds;             /* rounds planned (each a fresh worker process); 0 counts as 1 */
     int rounds_done;        /* rounds whose samples are in; 0 counts as 1 */
     double median, q1, q3, device_median;
-    double cell_updates;    /* per repetition */
-    double mlups, gbs;      /* from the median and the app's cost model */
-    double result;          /* the app's headline number (LBM: Reynolds number) */
+    double cell_updates; /* per repetition */
+    double mlups, gbs;   /* from the median and the app's cost model */
+    double result;       /* the app's headline number (LBM: Reynolds number) */
 };
 
 /* Fills median, quartiles, device median, MLUPS and GB/s from the samples;

@@ -144,8 +144,8 @@ static void progress(const struct rounds_opts *o, int done, int total, int r, in
     if (!isatty(2)) return; /* quiet in logs */
     double per = done ? (clock_now() - started) / done : 0;
     int eta = (int)(per * (total - done));
-    fprintf(stderr, "\r\033[K%s [%d/%d] round %d/%d, ETA %d:%02d  %.50s", o->what ? o->what : "", done, total,
-            r + 1, rounds, eta / 60, eta % 60, j ? j->m.variant : "");
+    fprintf(stderr, "\r\033[K%s [%d/%d] round %d/%d, ETA %d:%02d  %.50s", o->what ? o->what : "", done, total, r + 1,
+            rounds, eta / 60, eta % 60, j ? j->m.variant : "");
     fflush(stderr);
 }
 

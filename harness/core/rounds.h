@@ -28,19 +28,19 @@ struct round_exec {
 };
 
 struct round_job {
-    struct job job;      /* what a worker runs each round; job.reps is per round */
-    int exec;            /* index into rounds_opts.execs; 0 when there are none */
-    int group;           /* jobs of one group (>= 0) run back to back, their order
+    struct job job;   /* what a worker runs each round; job.reps is per round */
+    int exec;         /* index into rounds_opts.execs; 0 when there are none */
+    int group;        /* jobs of one group (>= 0) run back to back, their order
                           * turning every round (A B, then B A, ...); -1: alone */
-    double timeout_s;    /* per round */
+    double timeout_s; /* per round */
     double bytes_per_cell;
     struct measurement m; /* described by the caller (runner_describe); the rounds
                            * accumulate here, with m.rounds the rounds planned */
-    int first;           /* the first round to run (a resumed row has the earlier ones) */
-    int skip;            /* the caller's: do not run (invalid, already measured) */
-    int done;            /* the engine's: its last round ran, or it failed */
-    int64_t mid;         /* the caller's: the stored row, once there is one */
-    int64_t run_id;      /* the caller's: the run the row belongs to */
+    int first;            /* the first round to run (a resumed row has the earlier ones) */
+    int skip;             /* the caller's: do not run (invalid, already measured) */
+    int done;             /* the engine's: its last round ran, or it failed */
+    int64_t mid;          /* the caller's: the stored row, once there is one */
+    int64_t run_id;       /* the caller's: the run the row belongs to */
     void *user;
 };
 
@@ -51,13 +51,13 @@ typedef void (*round_result_fn)(void *ctx, struct round_job *j, int round, int f
 typedef void (*round_end_fn)(void *ctx, const struct round_state *st);
 
 struct rounds_opts {
-    unsigned seed;                 /* the shuffles; the same seed, the same orders */
+    unsigned seed; /* the shuffles; the same seed, the same orders */
     const struct round_exec *execs;
     int nexecs;
     round_result_fn on_result;
     round_end_fn on_round;
     void *ctx;
-    const char *what;              /* the progress line's label ("sweep", "confirm") */
+    const char *what; /* the progress line's label ("sweep", "confirm") */
 };
 
 /* Runs every job's rounds (job.m.rounds each, from job.first). Returns the

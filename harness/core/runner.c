@@ -21,8 +21,8 @@ void runner_describe(const struct config *c, struct measurement *m) {
     m->max_abs_err = m->max_rel_err = m->tolerance = m->result = NAN;
 }
 
-void runner_measure(struct dev *d, const struct config *c, struct ref_holder *refs, int warmup,
-                    int reps, struct measurement *m, struct app_result **keep) {
+void runner_measure(struct dev *d, const struct config *c, struct ref_holder *refs, int warmup, int reps,
+                    struct measurement *m, struct app_result **keep) {
     const struct app *app = c->app;
     runner_describe(c, m);
     const char *why = app->invalid(&c->knobs, c->in, &d->info, c->wg);
@@ -50,8 +50,8 @@ void runner_measure(struct dev *d, const struct config *c, struct ref_holder *re
 
 void runner_job(const struct config *c, const struct device_info *dev, int warmup, int reps, struct job *j) {
     memset(j, 0, sizeof *j);
-    *j = (struct job){.iters = c->source ? c->source->iters : 0, .warmup = warmup, .reps = reps,
-                      .wg = {c->wg[0], c->wg[1]}};
+    *j = (struct job){
+        .iters = c->source ? c->source->iters : 0, .warmup = warmup, .reps = reps, .wg = {c->wg[0], c->wg[1]}};
     str_copy(j->app, sizeof j->app, c->app->name);
     if (c->source && c->source->input) str_copy(j->input, sizeof j->input, c->source->input);
     if (c->source && c->source->params) str_copy(j->params, sizeof j->params, c->source->params);
@@ -62,8 +62,7 @@ void runner_job(const struct config *c, const struct device_info *dev, int warmu
 }
 
 void runner_measure_isolated(struct worker_pool *pool, const struct device_info *dev, const struct config *c,
-                             struct ref_holder *refs, int warmup, int reps, double timeout_s,
-                             struct measurement *m) {
+                             struct ref_holder *refs, int warmup, int reps, double timeout_s, struct measurement *m) {
     const struct app *app = c->app;
     runner_describe(c, m);
     const char *why = app->invalid(&c->knobs, c->in, dev, c->wg);
@@ -92,21 +91,21 @@ static const char *seconds(char *buf, size_t n, double s) {
 
 void runner_print(FILE *out, const struct device_info *dev, const struct measurement *m, double peak_gbs) {
     char med[32], iqr[32], peak[48] = "";
-    fprintf(out, "%-11s %-6s %-10s %-17s %4ux%-4u %-9s", dev->spec, m->app, m->input, m->variant,
-            m->wg[0], m->wg[1], status_name(m->status));
+    fprintf(out, "%-11s %-6s %-10s %-17s %4ux%-4u %-9s", dev->spec, m->app, m->input, m->variant, m->wg[0], m->wg[1],
+            status_name(m->status));
     if (m->status == ST_OK || m->status == ST_WRONG || m->status == ST_UNVERIFIED) {
         /* "effective": the app's byte model counts what a cell update would
          * move with no cache, so it can exceed DRAM traffic (temporal blocking,
          * a grid that fits in a CPU's caches) and read past 100 % of the copy. */
-        if (peak_gbs > 0 && !isnan(m->gbs))
-            snprintf(peak, sizeof peak, " (%.0f%% of copy)", 100 * m->gbs / peak_gbs);
+        if (peak_gbs > 0 && !isnan(m->gbs)) snprintf(peak, sizeof peak, " (%.0f%% of copy)", 100 * m->gbs / peak_gbs);
         fprintf(out, " median %s  IQR %s  %.1f MLUPS  %.1f effective GB/s%s", seconds(med, sizeof med, m->median),
                 seconds(iqr, sizeof iqr, m->q3 - m->q1), m->mlups, m->gbs, peak);
         if (m->iters < m->iters_full)
             fprintf(out, "  [%ld of %ld steps; scaled to all: %s]", m->iters, m->iters_full,
                     seconds(med, sizeof med, m->median * (double)m->iters_full / (double)m->iters));
         const struct app *app = app_find(m->app);
-        if (!isnan(m->result)) fprintf(out, "  %s %.6g", app && app->result_label ? app->result_label : "result", m->result);
+        if (!isnan(m->result))
+            fprintf(out, "  %s %.6g", app && app->result_label ? app->result_label : "result", m->result);
         if (!isnan(m->max_rel_err)) fprintf(out, "  err %.2g", m->max_rel_err);
     }
     if (m->reason[0]) {

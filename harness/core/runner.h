@@ -32,14 +32,13 @@ struct ref_holder {
 
 /* Fills m for one config on an open device. When keep is non-NULL the
  * device's result is handed back (for --out); otherwise it is freed. */
-void runner_measure(struct dev *d, const struct config *c, struct ref_holder *refs, int warmup,
-                    int reps, struct measurement *m, struct app_result **keep);
+void runner_measure(struct dev *d, const struct config *c, struct ref_holder *refs, int warmup, int reps,
+                    struct measurement *m, struct app_result **keep);
 /* The same, isolated: the config runs in a worker process under a watchdog
  * of timeout_s (worker.h), so a crash or a hang costs this row only. The
  * reference is computed here first (and cached), outside the watchdog. */
 void runner_measure_isolated(struct worker_pool *pool, const struct device_info *dev, const struct config *c,
-                             struct ref_holder *refs, int warmup, int reps, double timeout_s,
-                             struct measurement *m);
+                             struct ref_holder *refs, int warmup, int reps, double timeout_s, struct measurement *m);
 /* The worker's job for a config on a device (reps per worker process). */
 void runner_job(const struct config *c, const struct device_info *dev, int warmup, int reps, struct job *j);
 /* Describes the config in m (app, input, variant, knobs, wg). */

@@ -28,8 +28,7 @@ static int name_ok(const char *s) {
  * Parsed again on every evaluation: expressions are short, and keeping only
  * their text leaves sweep_spec a plain value with no tree to own or free. */
 
-static const char *const expr_vars[] = {"x",  "y",  "max_wg",    "max_x",        "max_y",
-                                        "nx", "ny", "local_mem", "compute_units"};
+static const char *const expr_vars[] = {"x", "y", "max_wg", "max_x", "max_y", "nx", "ny", "local_mem", "compute_units"};
 #define EXPR_NVARS ((int)(sizeof expr_vars / sizeof expr_vars[0]))
 
 /* C's binary operators from the loosest to the tightest. */
@@ -91,8 +90,7 @@ static long long expr_number(struct expr *e) {
     errno = 0;
     long long v = strtoll(e->p, &end, 10);
     if (errno == ERANGE) expr_fail(e, "number too large at column %d", expr_column(e));
-    else if (isalpha((unsigned char)*end) || *end == '_')
-        expr_fail(e, "bad number at column %d", expr_column(e));
+    else if (isalpha((unsigned char)*end) || *end == '_') expr_fail(e, "bad number at column %d", expr_column(e));
     e->p = end;
     return v;
 }
@@ -102,8 +100,7 @@ static long long expr_variable(struct expr *e) {
     while (isalnum((unsigned char)*e->p) || *e->p == '_') e->p++;
     size_t len = (size_t)(e->p - start);
     for (int i = 0; i < EXPR_NVARS; i++)
-        if (strlen(expr_vars[i]) == len && strncmp(start, expr_vars[i], len) == 0)
-            return expr_live(e) ? e->vals[i] : 0;
+        if (strlen(expr_vars[i]) == len && strncmp(start, expr_vars[i], len) == 0) return expr_live(e) ? e->vals[i] : 0;
     char names[256] = "";
     for (int i = 0; i < EXPR_NVARS; i++)
         str_fmt(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", expr_vars[i]);
@@ -153,8 +150,10 @@ static long long expr_arith(struct expr *e, char op, long long l, long long r, c
 }
 
 static long long expr_compare(struct expr *e, const char *op, long long l, long long r, const char *from) {
-    int v = op[0] == '=' ? l == r : op[0] == '!' ? l != r : op[0] == '<' ? (op[1] ? l <= r : l < r)
-                                                                          : (op[1] ? l >= r : l > r);
+    int v = op[0] == '='   ? l == r
+            : op[0] == '!' ? l != r
+            : op[0] == '<' ? (op[1] ? l <= r : l < r)
+                           : (op[1] ? l >= r : l > r);
     if (!v) {
         e->cmp_from = from;
         e->cmp_to = e->p;
@@ -193,8 +192,7 @@ static long long expr_level(struct expr *e, int level) {
 }
 
 /* Parses text whole and, given vals, evaluates it; -1 with err on failure. */
-static int expr_run(struct expr *e, const char *text, const long long *vals, long long *value, char *err,
-                    size_t errn) {
+static int expr_run(struct expr *e, const char *text, const long long *vals, long long *value, char *err, size_t errn) {
     memset(e, 0, sizeof *e);
     e->text = e->p = text;
     e->vals = vals;
@@ -202,16 +200,15 @@ static int expr_run(struct expr *e, const char *text, const long long *vals, lon
     e->errn = errn;
     long long v = expr_level(e, 0);
     expr_space(e);
-    if (!e->failed && *e->p == '=')
-        expr_fail(e, "unexpected '=' at column %d (equality is '==')", expr_column(e));
-    else if (!e->failed && *e->p)
-        expr_fail(e, "unexpected '%c' at column %d", *e->p, expr_column(e));
+    if (!e->failed && *e->p == '=') expr_fail(e, "unexpected '=' at column %d (equality is '==')", expr_column(e));
+    else if (!e->failed && *e->p) expr_fail(e, "unexpected '%c' at column %d", *e->p, expr_column(e));
     *value = v;
     return e->failed ? -1 : 0;
 }
 
 static const char *negated(const char *op) {
-    static const char *const pairs[][2] = {{"<=", ">"}, {"<", ">="}, {">=", "<"}, {">", "<="}, {"==", "!="}, {"!=", "=="}};
+    static const char *const pairs[][2] = {{"<=", ">"}, {"<", ">="},  {">=", "<"},
+                                           {">", "<="}, {"==", "!="}, {"!=", "=="}};
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
         if (strcmp(op, pairs[i][0]) == 0) return pairs[i][1];
     return "?";
@@ -225,8 +222,8 @@ static void expr_explain(const struct expr *e, char *why, size_t whyn) {
     } else if (e->cmp_from == e->text && !*e->cmp_to) {
         str_fmt(why, whyn, "%s: %lld %s %lld", e->text, e->cmp_l, negated(e->cmp_op), e->cmp_r);
     } else {
-        str_fmt(why, whyn, "%s: %.*s: %lld %s %lld", e->text, span(e->cmp_from, e->cmp_to), e->cmp_from,
-                e->cmp_l, negated(e->cmp_op), e->cmp_r);
+        str_fmt(why, whyn, "%s: %.*s: %lld %s %lld", e->text, span(e->cmp_from, e->cmp_to), e->cmp_from, e->cmp_l,
+                negated(e->cmp_op), e->cmp_r);
     }
 }
 
@@ -481,8 +478,7 @@ static int kw_constraint(struct sweep_spec *s, char *args, int line, char *msg, 
     if (s->nconstraints == SWEEP_MAX_CONSTRAINTS)
         return err_set(msg, msgn, "more than %d constraints", SWEEP_MAX_CONSTRAINTS);
     struct sweep_constraint *c = &s->constraints[s->nconstraints];
-    if (strlen(args) >= sizeof c->expr)
-        return err_set(msg, msgn, "longer than %zu characters", sizeof c->expr - 1);
+    if (strlen(args) >= sizeof c->expr) return err_set(msg, msgn, "longer than %zu characters", sizeof c->expr - 1);
     struct expr e;
     long long unused;
     if (expr_run(&e, args, NULL, &unused, msg, msgn)) return -1;
@@ -605,9 +601,9 @@ static const struct {
     const char *name;
     keyword_fn fn;
 } keywords[] = {
-    {"app", kw_app},       {"input", kw_input},   {"variant", kw_variant},       {"knobs", kw_knobs},
-    {"device", kw_device}, {"wg", kw_wg},         {"constraint", kw_constraint}, {"reps", kw_reps},
-    {"warmup", kw_warmup}, {"iters", kw_iters},   {"timeout", kw_timeout},   {"rounds", kw_rounds},
+    {"app", kw_app},       {"input", kw_input}, {"variant", kw_variant},       {"knobs", kw_knobs},
+    {"device", kw_device}, {"wg", kw_wg},       {"constraint", kw_constraint}, {"reps", kw_reps},
+    {"warmup", kw_warmup}, {"iters", kw_iters}, {"timeout", kw_timeout},       {"rounds", kw_rounds},
 };
 #define NKEYWORDS ((int)(sizeof keywords / sizeof keywords[0]))
 
@@ -642,7 +638,8 @@ static int parse_line(struct sweep_spec *s, char *line, int lineno, char *msg, s
  * last line number, where "missing" errors point. */
 static int sweep_finish(struct sweep_spec *s, int last, char *err, size_t errn) {
     if (!s->app[0]) return err_set(err, errn, "%s:%d: no 'app' line: a sweep names its app", s->path, last);
-    if (!s->ninputs) return err_set(err, errn, "%s:%d: no 'input' line: a sweep names at least one input", s->path, last);
+    if (!s->ninputs)
+        return err_set(err, errn, "%s:%d: no 'input' line: a sweep names at least one input", s->path, last);
     if (!s->nvariants && !s->npatterns)
         return err_set(err, errn, "%s:%d: no 'variant' or 'knobs' line: nothing to run", s->path, last);
     if (!s->ndevices) list_add(s->devices, &s->ndevices, NULL, "all", 0, NULL, 0);
@@ -697,14 +694,13 @@ static int unknown_variant(const struct sweep_spec *s, int line, const char *wha
                            const struct variant_list *named, char *err, size_t errn) {
     struct strbuf names = {0};
     for (int i = 0; named && i < named->n; i++) sb_printf(&names, "%s%s", i ? ", " : "", named->v[i].name);
-    err_set(err, errn, "%s:%d: unknown %s '%s' (variants: %s)", s->path, line, what, name,
-            names.s ? names.s : "none");
+    err_set(err, errn, "%s:%d: unknown %s '%s' (variants: %s)", s->path, line, what, name, names.s ? names.s : "none");
     sb_free(&names);
     return -1;
 }
 
-static int add_named(const struct sweep_spec *s, const struct variant_list *named, struct variant_list *out,
-                     char *err, size_t errn) {
+static int add_named(const struct sweep_spec *s, const struct variant_list *named, struct variant_list *out, char *err,
+                     size_t errn) {
     for (int i = 0; i < s->nvariants; i++) {
         if (strcmp(s->variants[i], "all") == 0) {
             for (int j = 0; named && j < named->n; j++) variants_push(out, &named->v[j]);
@@ -800,8 +796,8 @@ int sweep_variants(const struct sweep_spec *s, const struct knob_def *defs, cons
     for (int i = 0; i < s->npatterns && !rc; i++)
         rc = pattern_expand(s, &s->patterns[i], defs, named, out, &budget, err, errn);
     if (!rc && !out->n)
-        rc = err_set(err, errn, "%s:%d: the sweep selects no variants", s->path,
-                     s->nvariants ? s->variant_lines[0] : 0);
+        rc =
+            err_set(err, errn, "%s:%d: the sweep selects no variants", s->path, s->nvariants ? s->variant_lines[0] : 0);
     if (rc) variants_free(out);
     return rc;
 }

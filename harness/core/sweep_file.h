@@ -32,23 +32,23 @@ struct sweep_spec {
     char app[32];
     int app_line;
     int ninputs;
-    char inputs[SWEEP_MAX_LIST][64];     /* the app's input names, unchecked here */
-    int input_lines[SWEEP_MAX_LIST];     /* where each was named, for the app's errors */
+    char inputs[SWEEP_MAX_LIST][64]; /* the app's input names, unchecked here */
+    int input_lines[SWEEP_MAX_LIST]; /* where each was named, for the app's errors */
     int nvariants;
-    char variants[SWEEP_MAX_LIST][64];   /* named variants, or "all" */
-    int variant_lines[SWEEP_MAX_LIST];   /* where each was named, for sweep_variants' errors */
+    char variants[SWEEP_MAX_LIST][64]; /* named variants, or "all" */
+    int variant_lines[SWEEP_MAX_LIST]; /* where each was named, for sweep_variants' errors */
     int npatterns;
     struct sweep_pattern patterns[SWEEP_MAX_LIST];
     int ndevices;
-    char devices[SWEEP_MAX_LIST][64];    /* specs as --device takes them, or "all" */
+    char devices[SWEEP_MAX_LIST][64]; /* specs as --device takes them, or "all" */
     int nshapes;
-    unsigned (*shapes)[2];               /* every shape of every wg line, deduplicated, in order */
+    unsigned (*shapes)[2]; /* every shape of every wg line, deduplicated, in order */
     int nconstraints;
     struct sweep_constraint constraints[SWEEP_MAX_CONSTRAINTS];
-    int reps, warmup;                    /* defaults 5 and 1; reps in all, over the rounds */
-    int rounds;                          /* fresh worker processes the reps are spread over */
-    long iters;                          /* 0: each input's own step count */
-    double timeout_s;                    /* per config; default 300 */
+    int reps, warmup; /* defaults 5 and 1; reps in all, over the rounds */
+    int rounds;       /* fresh worker processes the reps are spread over */
+    long iters;       /* 0: each input's own step count */
+    double timeout_s; /* per config; default 300 */
 };
 
 int sweep_parse(const char *path, struct sweep_spec *s, char *err, size_t errn);
@@ -63,6 +63,6 @@ int sweep_constraints_ok(const struct sweep_spec *s, const unsigned wg[2], const
  * them) followed by the expansions of every pattern, each a complete knob set
  * named "<base or custom>{k=v,...}" after the knobs the pattern set. Unknown
  * names give "file:line: ..." errors. */
-int sweep_variants(const struct sweep_spec *s, const struct knob_def *defs,
-                   const struct variant_list *named, struct variant_list *out, char *err, size_t errn);
+int sweep_variants(const struct sweep_spec *s, const struct knob_def *defs, const struct variant_list *named,
+                   struct variant_list *out, char *err, size_t errn);
 #endif

@@ -69,13 +69,13 @@ struct search {
     tune_eval_fn eval;
     void *ctx;
     int budget, evaluations;
-    double *time;          /* NAN: not evaluated; INFINITY: failed */
+    double *time; /* NAN: not evaluated; INFINITY: failed */
     double *noise;
     /* Neighbours on the (log2 x, log2 y) grid, -1 where not in the space:
      * 2x, x/2, 2y, y/2 (one dimension), then (2x, y/2) and (x/2, 2y) (the
      * same size, another aspect), then (2x, 2y) and (x/2, y/2). */
     int (*nb)[NB_ALL];
-    int *order;            /* the shapes by size (x*y), then x */
+    int *order; /* the shapes by size (x*y), then x */
     struct rng rng;
 };
 
@@ -300,20 +300,24 @@ int tune_tied(double best_s, double best_noise, double other_s, double other_noi
     return other_s / best_s - 1 <= noise;
 }
 
-int tune_search(const char *strategy, const struct tune_space *space, int budget, unsigned seed,
-                tune_eval_fn eval, void *ctx, struct tune_result *out) {
+int tune_search(const char *strategy, const struct tune_space *space, int budget, unsigned seed, tune_eval_fn eval,
+                void *ctx, struct tune_result *out) {
     static const struct {
         const char *name;
         void (*run)(struct search *);
-    } strategies[] = {{"exhaustive", strategy_exhaustive}, {"random", strategy_random},
-                      {"anneal", strategy_anneal},         {"genetic", strategy_genetic}};
+    } strategies[] = {{"exhaustive", strategy_exhaustive},
+                      {"random", strategy_random},
+                      {"anneal", strategy_anneal},
+                      {"genetic", strategy_genetic}};
     void (*run)(struct search *) = NULL;
     for (size_t i = 0; i < sizeof strategies / sizeof strategies[0]; i++)
         if (strategy && !strcmp(strategy, strategies[i].name)) run = strategies[i].run;
     memset(out, 0, sizeof *out);
     if (!run || !space || space->n <= 0 || !eval) return -1;
     const int n = space->n;
-    struct search s = {.sp = space, .eval = eval, .ctx = ctx,
+    struct search s = {.sp = space,
+                       .eval = eval,
+                       .ctx = ctx,
                        .budget = budget <= 0 || budget > n || run == strategy_exhaustive ? n : budget,
                        .rng = {seed * 0x2545f4914f6cdd1dull + 1}};
     s.time = xcalloc((size_t)n, sizeof *s.time);
@@ -326,9 +330,14 @@ int tune_search(const char *strategy, const struct tune_space *space, int budget
         s.time[i] = NAN;
         for (int k = 0; k < NB_ALL; k++) {
             const int dx = step[k][0], dy = step[k][1];
-            s.nb[i][k] = (dx < 0 && x % 2) || (dy < 0 && y % 2)
-                             ? -1
-                             : space_find(space, dx > 0 ? x * 2 : dx < 0 ? x / 2 : x, dy > 0 ? y * 2 : dy < 0 ? y / 2 : y);
+            s.nb[i][k] = (dx < 0 && x % 2) || (dy < 0 && y % 2) ? -1
+                                                                : space_find(space,
+                                                                             dx > 0   ? x * 2
+                                                                             : dx < 0 ? x / 2
+                                                                                      : x,
+                                                                             dy > 0   ? y * 2
+                                                                             : dy < 0 ? y / 2
+                                                                                      : y);
         }
         /* Insertion into the order by size, then x (a space is a few hundred shapes). */
         const unsigned long size = (unsigned long)x * y;

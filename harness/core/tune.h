@@ -19,10 +19,10 @@ struct tune_space {
 struct tune_result {
     unsigned best[2], runner_up[2];
     double best_s, runner_up_s;
-    double margin;    /* runner_up_s / best_s - 1 */
-    double noise;     /* the larger relative spread of the two */
-    int tie;          /* the margin is within the noise: not a winner */
-    int evaluations;  /* distinct shapes evaluated */
+    double margin;   /* runner_up_s / best_s - 1 */
+    double noise;    /* the larger relative spread of the two */
+    int tie;         /* the margin is within the noise: not a winner */
+    int evaluations; /* distinct shapes evaluated */
 };
 
 /* strategy: "exhaustive", "random", "anneal" or "genetic". budget: the most
@@ -34,6 +34,6 @@ struct tune_result {
  * than half a percent. Tuning results, `best` and the replay tests use it. */
 int tune_tied(double best_s, double best_noise, double other_s, double other_noise);
 
-int tune_search(const char *strategy, const struct tune_space *space, int budget, unsigned seed,
-                tune_eval_fn eval, void *ctx, struct tune_result *out);
+int tune_search(const char *strategy, const struct tune_space *space, int budget, unsigned seed, tune_eval_fn eval,
+                void *ctx, struct tune_result *out);
 #endif

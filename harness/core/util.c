@@ -1,5 +1,6 @@
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -8,7 +9,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <ctype.h>
 
 int err_set(char *err, size_t n, const char *fmt, ...) {
     if (err && n) {
@@ -53,7 +53,10 @@ int file_write_all(const char *path, const void *data, size_t len) {
     FILE *f = fopen(tmp, "wb");
     if (!f) return -1;
     size_t put = fwrite(data, 1, len, f);
-    if (fclose(f) != 0 || put != len) { unlink(tmp); return -1; }
+    if (fclose(f) != 0 || put != len) {
+        unlink(tmp);
+        return -1;
+    }
     return rename(tmp, path);
 }
 
@@ -85,7 +88,7 @@ const char *repo_root(void) {
         exe[n] = '\0';
         char *slash = strrchr(exe, '/'); /* .../bin/harness -> .../bin */
         if (slash) *slash = '\0';
-        slash = strrchr(exe, '/');       /* .../bin -> ... */
+        slash = strrchr(exe, '/'); /* .../bin -> ... */
         if (slash) *slash = '\0';
         str_copy(root, sizeof root, exe);
     } else {

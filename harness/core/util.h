@@ -10,8 +10,7 @@ enum { EXIT_OK = 0, EXIT_FOUND = 1, EXIT_USAGE = 2 };
 
 /* Formats into a caller-owned error buffer; always returns -1 so callers can
  * write `return err_set(err, n, "...")`. */
-int err_set(char *err, size_t n, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+int err_set(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Reads a whole file into a NUL-terminated malloc'd buffer. */
 char *file_read_all(const char *path, size_t *len, char *err, size_t errn);
@@ -32,7 +31,10 @@ uint64_t hash_fnv1a(const void *data, size_t len, uint64_t seed);
 uint64_t hash_str(const char *s, uint64_t seed);
 
 /* Appends formatted text to a growing malloc'd string. */
-struct strbuf { char *s; size_t len, cap; };
+struct strbuf {
+    char *s;
+    size_t len, cap;
+};
 void sb_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_free(struct strbuf *b);
 

@@ -20,15 +20,15 @@ void variants_free(struct variant_list *l) {
 static int valid_name(const char *s) {
     if (!*s) return 0;
     for (; *s; s++)
-        if (!(*s == '-' || *s == '_' || *s == '.' || (*s >= '0' && *s <= '9') ||
-              (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+        if (!(*s == '-' || *s == '_' || *s == '.' || (*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'z') ||
+              (*s >= 'A' && *s <= 'Z')))
             return 0;
     return 1;
 }
 
 /* Parses one non-empty line into v; returns -1 with a message (no file:line). */
-static int parse_line(char *line, const struct knob_def *defs, const struct variant_list *sofar,
-                      struct variant *v, char *msg, size_t msgn) {
+static int parse_line(char *line, const struct knob_def *defs, const struct variant_list *sofar, struct variant *v,
+                      char *msg, size_t msgn) {
     memset(v, 0, sizeof *v);
     char *hash = strchr(line, '#');
     if (hash) {
@@ -59,8 +59,7 @@ static int parse_line(char *line, const struct knob_def *defs, const struct vari
     return knobs_apply(&v->knobs, rest, msg, msgn);
 }
 
-int variants_load(const char *path, const struct knob_def *defs, struct variant_list *out,
-                  char *err, size_t errn) {
+int variants_load(const char *path, const struct knob_def *defs, struct variant_list *out, char *err, size_t errn) {
     out->v = NULL;
     out->n = 0;
     FILE *f = fopen(path, "r");
@@ -86,8 +85,7 @@ int variants_load(const char *path, const struct knob_def *defs, struct variant_
     return rc;
 }
 
-int variants_load_app(const char *app, const struct knob_def *defs, struct variant_list *out,
-                      char *err, size_t errn) {
+int variants_load_app(const char *app, const struct knob_def *defs, struct variant_list *out, char *err, size_t errn) {
     char rel[256], path[PATH_MAX];
     snprintf(rel, sizeof rel, "variants/%s.variants", app);
     return variants_load(repo_path(path, sizeof path, rel), defs, out, err, errn);

@@ -20,11 +20,9 @@ struct variant_list {
     int n;
 };
 
-int variants_load(const char *path, const struct knob_def *defs, struct variant_list *out,
-                  char *err, size_t errn);
+int variants_load(const char *path, const struct knob_def *defs, struct variant_list *out, char *err, size_t errn);
 /* The app's variant file from the repository (ROOT/variants/<app>.variants). */
-int variants_load_app(const char *app, const struct knob_def *defs, struct variant_list *out,
-                      char *err, size_t errn);
+int variants_load_app(const char *app, const struct knob_def *defs, struct variant_list *out, char *err, size_t errn);
 const struct variant *variant_find(const struct variant_list *l, const char *name);
 void variants_free(struct variant_list *l);
 #endif

@@ -30,10 +30,11 @@ volatile sig_atomic_t harness_interrupted;
  * Values never contain newlines (reasons have theirs replaced). */
 
 void job_write(FILE *f, const struct job *j) {
-    fprintf(f, "app %s\ninput %s\nparams %s\nobstacles %s\niters %ld\nvariant %s\nknobs %s\n"
-               "wg %ux%u\ndevice %s\nwarmup %d\nreps %d\nend\n",
-            j->app, j->input, j->params, j->obstacles, j->iters, j->variant, j->knobs, j->wg[0],
-            j->wg[1], j->device, j->warmup, j->reps);
+    fprintf(f,
+            "app %s\ninput %s\nparams %s\nobstacles %s\niters %ld\nvariant %s\nknobs %s\n"
+            "wg %ux%u\ndevice %s\nwarmup %d\nreps %d\nend\n",
+            j->app, j->input, j->params, j->obstacles, j->iters, j->variant, j->knobs, j->wg[0], j->wg[1], j->device,
+            j->warmup, j->reps);
     fflush(f);
 }
 
@@ -134,7 +135,9 @@ struct worker_pool {
     char root[4096]; /* "" : HARNESS_ROOT as inherited */
 };
 
-struct worker_pool *pool_open(void) { return xcalloc(1, sizeof(struct worker_pool)); }
+struct worker_pool *pool_open(void) {
+    return xcalloc(1, sizeof(struct worker_pool));
+}
 
 struct worker_pool *pool_open_exec(const char *bin, const char *root) {
     struct worker_pool *p = pool_open();

@@ -18,13 +18,13 @@ extern volatile sig_atomic_t harness_interrupted;
 /* Everything a worker needs to run one config. */
 struct job {
     char app[32];
-    char input[64];                   /* a name, or "" with params/obstacles */
+    char input[64]; /* a name, or "" with params/obstacles */
     char params[1024], obstacles[1024];
-    long iters;                       /* 0: the input's own */
+    long iters; /* 0: the input's own */
     char variant[64];
-    char knobs[512];                  /* canonical knob string: the config's identity */
+    char knobs[512]; /* canonical knob string: the config's identity */
     unsigned wg[2];
-    char device[32];                  /* a device spec */
+    char device[32]; /* a device spec */
     int warmup, reps;
 };
 

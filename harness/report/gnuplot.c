@@ -53,7 +53,9 @@ int gnuplot_draw(const char *script_rel, const char *const vars[][2], int nvars,
     int st = pclose(gp);
     if (st != 0) {
         snprintf(err, errn, "gnuplot (%s) failed: exit %d", script_rel,
-                 st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+                 st == -1        ? -1
+                 : WIFEXITED(st) ? WEXITSTATUS(st)
+                                 : 128 + WTERMSIG(st));
         return -1;
     }
     for (int i = 0; i < nout; i++) {

@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "gnuplot.h"
 #include "launch_cost.h"
 #include "store.h"
 #include "store_report.h"
-#include "gnuplot.h"
 #include "util.h"
 
 struct series_data {
@@ -69,8 +69,8 @@ static int load(const char *db_path, struct series_data *s, char *err, size_t er
     return n < 0 ? -1 : s->nseries;
 }
 
-static int run_gnuplot(const struct series_data *s, const char *dat, const char *png, const char *svg,
-                       char *err, size_t errn) {
+static int run_gnuplot(const struct series_data *s, const char *dat, const char *png, const char *svg, char *err,
+                       size_t errn) {
     const char *var[][2] = {{"datafile", dat},
                             {"pngfile", png},
                             {"colors", s->colors.s},
@@ -126,8 +126,10 @@ static void usage(FILE *out) {
 
 int plot_launch_cost(int argc, char **argv) {
     static const struct option opts[] = {
-        {"db", required_argument, NULL, 'd'},      {"out", required_argument, NULL, 'o'},
-        {"out-dir", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
+        {"db", required_argument, NULL, 'd'},
+        {"out", required_argument, NULL, 'o'},
+        {"out-dir", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *db = NULL, *out_dir = NULL;
@@ -135,10 +137,18 @@ int plot_launch_cost(int argc, char **argv) {
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case 'd': db = optarg; break;
-        case 'o': out_dir = optarg; break;
-        case 'h': usage(stdout); return EXIT_OK;
-        default: usage(stderr); return EXIT_USAGE;
+        case 'd':
+            db = optarg;
+            break;
+        case 'o':
+            out_dir = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return EXIT_OK;
+        default:
+            usage(stderr);
+            return EXIT_USAGE;
         }
     }
     if (optind < argc) {

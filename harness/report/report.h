@@ -28,14 +28,14 @@ struct report_cell {
  * full step count (scaled = 1 when fewer steps ran), or a reason there is
  * no time (not run, failed verification, crashed, ...). */
 struct report_time {
-    double seconds;   /* NaN when there is no time to show */
+    double seconds; /* NaN when there is no time to show */
     int scaled, unverified;
-    const char *why;  /* "not run (--quick)", "wrong", ... when seconds is NaN */
+    const char *why; /* "not run (--quick)", "wrong", ... when seconds is NaN */
 };
 
 struct report_device {
     struct device_info info;
-    int ladder;           /* runs every table, not only the device tables */
+    int ladder; /* runs every table, not only the device tables */
     int64_t run_id;
     double copy_gbs, fp32_gflops; /* measured ceilings, 0 when unknown */
 };
@@ -47,10 +47,10 @@ struct report {
     const struct app *app;
     struct variant_list vars;
     int quick;
-    double target_s;  /* the longest one repetition should take */
-    long min_steps;   /* never fewer steps than this (or the input's own count) */
+    double target_s; /* the longest one repetition should take */
+    long min_steps;  /* never fewer steps than this (or the input's own count) */
     int warmup, reps;
-    int rounds;       /* each cell's rounds: the first in table order, the rest shuffled */
+    int rounds; /* each cell's rounds: the first in table order, the rest shuffled */
     double timeout_s;
     int ndev;
     struct report_device dev[REPORT_MAX_DEVICES];
@@ -69,14 +69,14 @@ struct report {
     char out_md[4096], fig_dir[4096], fig_rel[1024];
     long full_iters[REPORT_MAX_INPUTS];
     int measured, failed;
-    int drawing;      /* 0 on the pass that measures every cell, 1 on the pass that writes */
-    int measured_all; /* report_measure ran */
-    int from_db;      /* --from-db: cells come from the database; nothing is measured */
+    int drawing;                              /* 0 on the pass that measures every cell, 1 on the pass that writes */
+    int measured_all;                         /* report_measure ran */
+    int from_db;                              /* --from-db: cells come from the database; nothing is measured */
     char commit[48], compiler[128], when[64]; /* the build that measured, and when */
     int dirty;
     char host[2][600]; /* the host checks before and after (host_check.h), in words */
     int disturbed;     /* either found the host disturbed */
-    int nnotes;       /* what the probes found (report_note), by key */
+    int nnotes;        /* what the probes found (report_note), by key */
     char notes[8][2][512];
     double started;
 };
@@ -86,8 +86,7 @@ struct report {
 const struct report_cell *report_cell(struct report *r, int device, int input, const char *variant,
                                       const unsigned wg[2]);
 /* A new, empty cell (the caller measures or loads it). */
-struct report_cell *report_cell_new(struct report *r, int device, int input, const char *variant,
-                                    const unsigned wg[2]);
+struct report_cell *report_cell_new(struct report *r, int device, int input, const char *variant, const unsigned wg[2]);
 const struct report_cell *report_find(const struct report *r, int device, int input, const char *variant,
                                       const unsigned wg[2]);
 int report_input_runs(const struct report *r, int input);
@@ -113,8 +112,7 @@ const char *report_probe(struct report *r, const char *key);
  * path relative to the markdown file, or "" with a reason in why. */
 int report_figure_wg(struct report *r, int device, int input, char *rel, size_t reln, char *why, size_t whyn);
 int report_figure_roofline(struct report *r, int device, char *rel, size_t reln, char *why, size_t whyn);
-int report_figure_launch_cost(struct report *r, const char *db_path, char *rel, size_t reln, char *why,
-                              size_t whyn);
+int report_figure_launch_cost(struct report *r, const char *db_path, char *rel, size_t reln, char *why, size_t whyn);
 
 /* report_md.c: every cell measured (report_measure), then the markdown file
  * (tables, then figures drawn on the way). */
@@ -122,6 +120,6 @@ void report_measure(struct report *r);
 int report_write_markdown(struct report *r);
 /* report_explain.c: where our speedup of `variant` over `from` goes the other
  * way from the report's, the measurements that say why, as one paragraph. */
-void report_explain(struct report *r, struct strbuf *out, int device, int input, const char *variant,
-                    const char *from, double ours, double theirs);
+void report_explain(struct report *r, struct strbuf *out, int device, int input, const char *variant, const char *from,
+                    double ours, double theirs);
 #endif

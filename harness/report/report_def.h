@@ -35,9 +35,9 @@ struct report_table {
     int number;
     enum report_kind kind;
     char title[256];
-    char variant[64];            /* classes, devices, hostlang: what runs */
+    char variant[64]; /* classes, devices, hostlang: what runs */
     int nclasses;
-    char classes[4][32];         /* classes: "backend" or "backend/kind" */
+    char classes[4][32]; /* classes: "backend" or "backend/kind" */
     int nrows;
     struct report_row rows[REPORT_MAX_ROWS];
     int line;
@@ -46,12 +46,12 @@ struct report_table {
 struct report_def {
     char path[1024];
     char app[32];
-    char reference[128];         /* whose numbers: "Tesla P100 (seed 000)" */
+    char reference[128]; /* whose numbers: "Tesla P100 (seed 000)" */
     int ninputs, nquick;
     char inputs[REPORT_MAX_INPUTS][64];
     char quick[REPORT_MAX_INPUTS][64]; /* the inputs --quick runs (a subset of inputs) */
-    unsigned wg[2];              /* the shape every table runs with */
-    char wg_variant[64];         /* the work-group figures' variant */
+    unsigned wg[2];                    /* the shape every table runs with */
+    char wg_variant[64];               /* the work-group figures' variant */
     int nshapes;
     unsigned shapes[REPORT_MAX_SHAPES][2];
     char roofline_variant[64];

@@ -21,8 +21,8 @@ static void figure_paths(const struct report *r, const char *stem, char png[], c
     str_fmt(rel, reln, "%s/%s.png", r->fig_rel, stem);
 }
 
-static int draw(const char *script, const char *dat, const struct strbuf *rows, const char *const vars[][2],
-                int nvars, const char *png, const char *svg, char *why, size_t whyn) {
+static int draw(const char *script, const char *dat, const struct strbuf *rows, const char *const vars[][2], int nvars,
+                const char *png, const char *svg, char *why, size_t whyn) {
     if (file_write_all(dat, rows->s, rows->len) != 0) {
         snprintf(why, whyn, "cannot write %s", dat);
         return -1;
@@ -105,19 +105,18 @@ int report_figure_roofline(struct report *r, int device, char *rel, size_t reln,
     figure_paths(r, stem, png, svg, sizeof png, rel, reln);
     str_fmt(dat, sizeof dat, "%s/%s.dat", r->fig_dir, stem);
     device_label(d, label, sizeof label);
-    str_fmt(title, sizeof title, "Roofline of %s: %s, %.2f FLOP/byte by the cost model", label,
-            def->roofline_variant, flops / bytes);
+    str_fmt(title, sizeof title, "Roofline of %s: %s, %.2f FLOP/byte by the cost model", label, def->roofline_variant,
+            flops / bytes);
     snprintf(gbs, sizeof gbs, "%.6g", d->copy_gbs);
     snprintf(gfl, sizeof gfl, "%.6g", d->fp32_gflops);
-    const char *vars[][2] = {{"datafile", dat}, {"pngfile", png},      {"svgfile", svg},
+    const char *vars[][2] = {{"datafile", dat},    {"pngfile", png},  {"svgfile", svg},
                              {"plottitle", title}, {"peak_gbs", gbs}, {"peak_gflops", gfl}};
     int rc = draw("plots/roofline.gp", dat, &rows, vars, 6, png, svg, why, whyn);
     sb_free(&rows);
     return rc;
 }
 
-int report_figure_launch_cost(struct report *r, const char *db_path, char *rel, size_t reln, char *why,
-                              size_t whyn) {
+int report_figure_launch_cost(struct report *r, const char *db_path, char *rel, size_t reln, char *why, size_t whyn) {
     char png[4200], svg[4200];
     figure_paths(r, "launch-cost", png, svg, sizeof png, rel, reln);
     return launch_cost_plot(db_path, png, why, whyn);

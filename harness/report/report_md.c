@@ -171,7 +171,8 @@ static void devices_table(struct report *r, const struct report_table *t, struct
     sb_printf(b, "\n");
     for (int in = 0; in < def->ninputs; in++) {
         sb_printf(b, "| %s |", def->inputs[in]);
-        for (int c = 0; c < ncols; c++) time_cell(b, report_time_of(r, report_cell(r, cols[c], in, t->variant, def->wg)));
+        for (int c = 0; c < ncols; c++)
+            time_cell(b, report_time_of(r, report_cell(r, cols[c], in, t->variant, def->wg)));
         for (int k = 0; k < t->nrows; k++) number_cell(b, t->rows[k].published[in], "%.3f");
         sb_printf(b, "\n");
     }
@@ -195,8 +196,10 @@ static void openacc_table(struct report *r, const struct report_table *t, struct
         for (int k = 0; k < t->nrows; k++) number_cell(b, t->rows[k].published[in], "%.3f");
         sb_printf(b, "\n");
     }
-    sb_printf(b, "\nProbed on this machine: %s. The harness has no OpenACC port of this app; the row stays"
-                 " empty rather than borrowing a number.\n", probe);
+    sb_printf(b,
+              "\nProbed on this machine: %s. The harness has no OpenACC port of this app; the row stays"
+              " empty rather than borrowing a number.\n",
+              probe);
 }
 
 static void hostlang_table(struct report *r, const struct report_table *t, struct strbuf *b) {
@@ -270,8 +273,10 @@ static void figures(struct report *r, struct strbuf *b) {
     }
     sb_printf(b, "\n## Figures\n\n### Figure 1: time to launch a kernel against its number of arguments\n\n");
     if (report_figure_launch_cost(r, r->db_path, rel, sizeof rel, why, sizeof why) == 0)
-        sb_printf(b, "![Figure 1](%s)\n\nMicroseconds per launch (the host's enqueue loop, median of the"
-                     " repetitions), buffers against integers, per device (`harness launch-cost`).\n", rel);
+        sb_printf(b,
+                  "![Figure 1](%s)\n\nMicroseconds per launch (the host's enqueue loop, median of the"
+                  " repetitions), buffers against integers, per device (`harness launch-cost`).\n",
+                  rel);
     else sb_printf(b, "Not drawn: %s\n", why);
     sb_printf(b, "\nFigure 2 of the report is a diagram of the binary reduction; there is nothing to measure.\n");
     for (int in = 0; in < def->ninputs && def->nshapes; in++) {
@@ -314,26 +319,29 @@ static void figures(struct report *r, struct strbuf *b) {
 static void preamble(struct report *r, struct strbuf *b) {
     const struct report_def *def = r->def;
 
-    sb_printf(b, "# %s: the report's tables on this machine%s\n\n", r->app->description,
-              r->quick ? " (--quick)" : "");
-    sb_printf(b, "- Command: `%s`, %s; commit %.12s%s; built by %s; database `%s`%s.\n", r->command, r->when,
-              r->commit, r->dirty ? " (with uncommitted changes)" : "", r->compiler, r->db_path,
+    sb_printf(b, "# %s: the report's tables on this machine%s\n\n", r->app->description, r->quick ? " (--quick)" : "");
+    sb_printf(b, "- Command: `%s`, %s; commit %.12s%s; built by %s; database `%s`%s.\n", r->command, r->when, r->commit,
+              r->dirty ? " (with uncommitted changes)" : "", r->compiler, r->db_path,
               r->from_db ? " (tables and figures drawn again from its rows by `harness report --from-db`)" : "");
     sb_printf(b, "- Report numbers: %s, from `%s`.\n", def->reference, def->path);
-    sb_printf(b, "- Every time is the median end-to-end seconds of %d repetitions in %d round%s (each round a fresh"
-                 " worker process per device, the cells in a shuffled order; %d warm-up a round), work-group"
-                 " %ux%u, verified against the app's reference; a cell that failed shows its status, never a time."
-                 " ‡: ran fewer steps than the input's own count (at most %.2f s a repetition) and scaled to"
-                 " all of them. †: not verified by design (the kernels are emptied).\n",
+    sb_printf(b,
+              "- Every time is the median end-to-end seconds of %d repetitions in %d round%s (each round a fresh"
+              " worker process per device, the cells in a shuffled order; %d warm-up a round), work-group"
+              " %ux%u, verified against the app's reference; a cell that failed shows its status, never a time."
+              " ‡: ran fewer steps than the input's own count (at most %.2f s a repetition) and scaled to"
+              " all of them. †: not verified by design (the kernels are emptied).\n",
               r->reps, r->rounds, r->rounds == 1 ? "" : "s", r->warmup, def->wg[0], def->wg[1], r->target_s);
-    sb_printf(b, "- Speedup: over the step a row builds on (the report's \"speedup over the previous step\")."
-                 " Direction: ours is faster or slower only when the two rows' round medians separate (Welch's"
-                 " t-test on the rounds, p <= %.2g, and at least %.0f %%), else the same; the report's within"
-                 " %.0f %%. \"differs\" rows are explained below their table from this run's measurements.\n",
+    sb_printf(b,
+              "- Speedup: over the step a row builds on (the report's \"speedup over the previous step\")."
+              " Direction: ours is faster or slower only when the two rows' round medians separate (Welch's"
+              " t-test on the rounds, p <= %.2g, and at least %.0f %%), else the same; the report's within"
+              " %.0f %%. \"differs\" rows are explained below their table from this run's measurements.\n",
               SAME_ALPHA, 100 * SAME_FLOOR, 100 * SAME_BAND);
     if (r->host[0][0] || r->host[1][0])
-        sb_printf(b, "- The host%s: before, %s; after, %s.\n", r->disturbed ? " WAS DISTURBED while this was measured"
-                                                                             " (read the times with that in mind)" : "",
+        sb_printf(b, "- The host%s: before, %s; after, %s.\n",
+                  r->disturbed ? " WAS DISTURBED while this was measured"
+                                 " (read the times with that in mind)"
+                               : "",
                   r->host[0][0] ? r->host[0] : "not checked", r->host[1][0] ? r->host[1] : "not checked");
     sb_printf(b, "\n");
     sb_printf(b, "| device | name | driver | role | copy GB/s | FP32 GFLOP/s |\n|---|---|---|---|---|---|\n");
@@ -349,12 +357,22 @@ static void body_of(struct report *r, struct strbuf *body, struct tally *tl) {
         const struct report_table *t = &r->def->tables[i];
         sb_printf(body, "\n## Table %d: %s\n\n", t->number, t->title);
         switch (t->kind) {
-        case RK_STEP: step_table(r, t, body, tl); break;
+        case RK_STEP:
+            step_table(r, t, body, tl);
+            break;
         case RK_CLASSES:
-        case RK_DEVICES: devices_table(r, t, body); break;
-        case RK_OPENACC: openacc_table(r, t, body); break;
-        case RK_HOSTLANG: hostlang_table(r, t, body); break;
-        case RK_SPEEDUP: speedup_table(r, t, body); break;
+        case RK_DEVICES:
+            devices_table(r, t, body);
+            break;
+        case RK_OPENACC:
+            openacc_table(r, t, body);
+            break;
+        case RK_HOSTLANG:
+            hostlang_table(r, t, body);
+            break;
+        case RK_SPEEDUP:
+            speedup_table(r, t, body);
+            break;
         }
     }
     figures(r, body);

@@ -27,7 +27,8 @@ static void probe_openacc(char *out, size_t n) {
      * non-host devices it sees. GCC without an offload target (Debian's
      * default) still accepts -fopenacc but runs everything on the host. */
     static const char script[] =
-        "for c in nvc nvc++ pgcc; do command -v $c >/dev/null 2>&1 && { echo \"$c found: $(command -v $c)\"; exit; }; done; "
+        "for c in nvc nvc++ pgcc; do command -v $c >/dev/null 2>&1 && { echo \"$c found: $(command -v $c)\"; exit; }; "
+        "done; "
         "d=$(mktemp -d) || exit; trap 'rm -rf $d' EXIT; "
         "printf '#include <openacc.h>\\n#include <stdio.h>\\nint main(void){printf(\"%%d\\\\n\", "
         "acc_get_num_devices(acc_device_not_host));return 0;}\\n' > $d/a.c; "
@@ -59,8 +60,7 @@ static void probe_hostlang(const char *language, char *out, size_t n) {
     else if (!strcmp(language, "Haskell"))
         str_copy(script, sizeof script,
                  "command -v ghc >/dev/null 2>&1 && echo \"ghc $(ghc --numeric-version)\" || echo 'ghc not installed'");
-    else
-        snprintf(script, sizeof script, "echo 'no probe for this language'");
+    else snprintf(script, sizeof script, "echo 'no probe for this language'");
     shell_line(script, out, n);
 }
 

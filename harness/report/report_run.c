@@ -118,8 +118,7 @@ static void measure(struct report *r, struct report_cell *c, long iters) {
         str_copy(c->m.reason, sizeof c->m.reason, !l ? "the input did not load" : "no such variant");
         return;
     }
-    struct config cfg = {.app = r->app, .in = l->in, .source = &l->opts, .knobs = v->knobs,
-                         .wg = {c->wg[0], c->wg[1]}};
+    struct config cfg = {.app = r->app, .in = l->in, .source = &l->opts, .knobs = v->knobs, .wg = {c->wg[0], c->wg[1]}};
     str_copy(cfg.variant, sizeof cfg.variant, v->name);
     runner_measure_isolated(r->pool, &dv->info, &cfg, &l->refs, r->warmup, rounds_reps_each(r->reps, r->rounds),
                             r->timeout_s, &c->m);
@@ -235,8 +234,8 @@ void report_more_rounds(struct report *r) {
         struct report_loaded *l = load(r, c->input, c->m.iters);
         const struct variant *v = variant_find(&r->vars, c->variant);
         if (!l || !v) continue;
-        struct config cfg = {.app = r->app, .in = l->in, .source = &l->opts, .knobs = v->knobs,
-                             .wg = {c->wg[0], c->wg[1]}};
+        struct config cfg = {
+            .app = r->app, .in = l->in, .source = &l->opts, .knobs = v->knobs, .wg = {c->wg[0], c->wg[1]}};
         str_copy(cfg.variant, sizeof cfg.variant, v->name);
         struct round_job *j = &jobs[n];
         runner_job(&cfg, &r->dev[c->device].info, r->warmup, rounds_reps_each(r->reps, r->rounds), &j->job);
@@ -251,8 +250,11 @@ void report_more_rounds(struct report *r) {
     printf("report: rounds 2..%d of %d cells, each round a fresh worker per device, cells shuffled\n", r->rounds, n);
     fflush(stdout);
     struct more_ctx ctx = {r, cells, jobs};
-    struct rounds_opts o = {.seed = (unsigned)(clock_now() * 1e3), .on_result = more_result,
-                            .on_round = more_round_end, .ctx = &ctx, .what = "report"};
+    struct rounds_opts o = {.seed = (unsigned)(clock_now() * 1e3),
+                            .on_result = more_result,
+                            .on_round = more_round_end,
+                            .ctx = &ctx,
+                            .what = "report"};
     rounds_run(jobs, n, &o);
     for (int i = 0; i < n; i++) cells[i]->m = jobs[i].m;
     free(jobs);

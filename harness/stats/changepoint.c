@@ -43,8 +43,8 @@
 struct cp_ctx {
     const double *y; /* log values */
     int n;
-    double *pre;     /* (n+1) x (n+1): pre[i][j] = sum of |y_a - y_b| over a < i, b < j */
-    int ms;          /* minimum segment, at least 2 */
+    double *pre; /* (n+1) x (n+1): pre[i][j] = sum of |y_a - y_b| over a < i, b < j */
+    int ms;      /* minimum segment, at least 2 */
     const struct cp_params *p;
 };
 
@@ -138,8 +138,8 @@ int cp_detect(const double *x, int n, const struct cp_params *params, struct cha
     double *pre = xcalloc((size_t)w * (size_t)w, sizeof *pre);
     for (int i = 1; i <= n; i++)
         for (int j = 1; j <= n; j++)
-            pre[i * w + j] = fabs(y[i - 1] - y[j - 1]) + pre[(i - 1) * w + j] + pre[i * w + j - 1] -
-                             pre[(i - 1) * w + j - 1];
+            pre[i * w + j] =
+                fabs(y[i - 1] - y[j - 1]) + pre[(i - 1) * w + j] + pre[i * w + j - 1] - pre[(i - 1) * w + j - 1];
     struct cp_ctx c = {y, n, pre, ms, params};
     char *is_cp = xcalloc((size_t)n + 1, 1);
     segment(&c, 0, n, is_cp);

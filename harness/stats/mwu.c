@@ -23,8 +23,7 @@ static int cmp_ranked(const void *x, const void *y) {
 }
 
 /* Sum of ranks of sample a (midranks for ties) and the tie term sum(t^3 - t). */
-static void rank_sum(const double *a, size_t na, const double *b, size_t nb, double *ra,
-                     double *ties) {
+static void rank_sum(const double *a, size_t na, const double *b, size_t nb, double *ra, double *ties) {
     size_t n = na + nb;
     struct ranked *r = xcalloc(n, sizeof *r);
     for (size_t i = 0; i < na; i++) r[i] = (struct ranked){a[i], 1};

@@ -29,9 +29,7 @@ static uint64_t next_u64(struct gen_rng *r) { /* xoshiro256** */
 /* Uniform in (0, 1): 53 random bits, never 0 (log of it is taken). */
 static double uniform(struct gen_rng *r) { return ((double)(next_u64(r) >> 11) + 0.5) / 9007199254740992.0; }
 
-static double normal(struct gen_rng *r) {
-    return sqrt(-2.0 * log(uniform(r))) * cos(6.283185307179586 * uniform(r));
-}
+static double normal(struct gen_rng *r) { return sqrt(-2.0 * log(uniform(r))) * cos(6.283185307179586 * uniform(r)); }
 
 void gen_history(uint64_t seed, const struct gen_params *p, double *median, double *iqr_rel) {
     struct gen_rng r;
@@ -51,8 +49,8 @@ void gen_history(uint64_t seed, const struct gen_params *p, double *median, doub
         for (int k = 0; k < reps; k++) s[k] = level * exp(p->sigma * normal(&r));
         median[night] = stats_median(s, (size_t)reps);
         if (iqr_rel)
-            iqr_rel[night] = (stats_quantile(s, (size_t)reps, 0.75) - stats_quantile(s, (size_t)reps, 0.25)) /
-                             median[night];
+            iqr_rel[night] =
+                (stats_quantile(s, (size_t)reps, 0.75) - stats_quantile(s, (size_t)reps, 0.25)) / median[night];
     }
     free(s);
 }

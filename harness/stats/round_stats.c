@@ -113,9 +113,12 @@ void noise_learn(const struct night_value *nights, const int *group, int n, stru
     free(seen);
     double round_var = s.df_round > 0 ? s.ss_round / s.df_round : NAN;
     double night_var = night_excess(&s, round_var);
-    *out = (struct noise_model){.sigma_night = isnan(night_var) ? 0 : sqrt(night_var), .df_night = s.df_night,
-                                .sigma_round = isnan(round_var) ? 0 : sqrt(round_var), .df_round = s.df_round,
-                                .nights = n, .builds = builds};
+    *out = (struct noise_model){.sigma_night = isnan(night_var) ? 0 : sqrt(night_var),
+                                .df_night = s.df_night,
+                                .sigma_round = isnan(round_var) ? 0 : sqrt(round_var),
+                                .df_round = s.df_round,
+                                .nights = n,
+                                .builds = builds};
 }
 
 /* Folds the priors into the history's sums: the round variance first, then
@@ -182,8 +185,8 @@ int rc_compare(const struct night_value *a, int ka, const struct night_value *b,
     double c_n = var_n * (1.0 / ka + 1.0 / kb);
     double c_r = var_r * (inv_a / ((double)ka * ka) + inv_b / ((double)kb * kb));
     double var_d = c_n + c_r, d = mb - ma;
-    *out = (struct rc_result){.nights_a = ka, .nights_b = kb, .rounds_a = ra, .rounds_b = rb, .ratio = exp(d),
-                              .sigma_night = sqrt(var_n)};
+    *out = (struct rc_result){
+        .nights_a = ka, .nights_b = kb, .rounds_a = ra, .rounds_b = rb, .ratio = exp(d), .sigma_night = sqrt(var_n)};
     out->se = sqrt(var_d);
     /* Welch-Satterthwaite: each part brings its own degrees of freedom. */
     double den = (c_n > 0 ? sq(c_n) / df_n : 0) + (c_r > 0 ? sq(c_r) / df_r : 0);

@@ -23,11 +23,11 @@
 
 /* One night (a run) of a series, from its rounds. */
 struct night_value {
-    int rounds;    /* rounds counted */
-    double mean;   /* mean of the log round medians */
-    double var;    /* their sample variance; NaN with one round */
-    int dropped;   /* disturbed rounds left out */
-    int outliers;  /* rounds left out as outliers */
+    int rounds;   /* rounds counted */
+    double mean;  /* mean of the log round medians */
+    double var;   /* their sample variance; NaN with one round */
+    int dropped;  /* disturbed rounds left out */
+    int outliers; /* rounds left out as outliers */
 };
 
 /* A round this far from the night's median round, in robust standard
@@ -85,7 +85,7 @@ double noise_night_spread(const struct noise_model *own, int rounds);
 /* Two sets of nights of one series compared (A before, B after). */
 struct rc_result {
     int nights_a, nights_b, rounds_a, rounds_b;
-    double ratio;       /* exp(mean B - mean A): > 1 slower for times */
+    double ratio; /* exp(mean B - mean A): > 1 slower for times */
     double se, df, t, p;
     double sigma_night; /* the night sd the test used */
     double noise;       /* one night's spread (noise_night_spread) */

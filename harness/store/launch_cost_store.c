@@ -45,8 +45,8 @@ static int insert_row(sqlite3 *db, sqlite3_stmt *row, sqlite3_stmt *sample, int6
     return 0;
 }
 
-int launch_cost_store(struct store *s, int64_t run_id, const struct launch_cost_row *rows, int nrows,
-                      char *err, size_t errn) {
+int launch_cost_store(struct store *s, int64_t run_id, const struct launch_cost_row *rows, int nrows, char *err,
+                      size_t errn) {
     sqlite3 *db = store_db(s);
     const int64_t device_id = store_device_id(s, run_id);
     if (device_id < 0) return err_set(err, errn, "storing launch cost: no run %lld", (long long)run_id);

@@ -5,12 +5,12 @@
 
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <sqlite3.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "buildinfo.h"
@@ -26,8 +26,8 @@ extern const char schema_sql[]; /* harness/store/schema.sql, generated into buil
  * Append entries; never edit or reorder old ones. */
 struct migration {
     int version;
-    const char *sql;      /* NULL: nothing to change beyond schema.sql */
-    const char *columns;  /* "table column decl;..." added where missing */
+    const char *sql;     /* NULL: nothing to change beyond schema.sql */
+    const char *columns; /* "table column decl;..." added where missing */
 };
 static const struct migration migrations[] = {
     {1, NULL, NULL}, /* the initial schema */
@@ -36,8 +36,9 @@ static const struct migration migrations[] = {
     {4, NULL, NULL}, /* report_note: new */
     /* Rounds: a sample's round (an old run is one round, round 0), the rounds
      * a measurement planned and finished; round_state is new. */
-    {5, NULL, "sample round INTEGER NOT NULL DEFAULT 0;measurement rounds INTEGER NOT NULL DEFAULT 1;"
-              "measurement rounds_done INTEGER NOT NULL DEFAULT 1"},
+    {5, NULL,
+     "sample round INTEGER NOT NULL DEFAULT 0;measurement rounds INTEGER NOT NULL DEFAULT 1;"
+     "measurement rounds_done INTEGER NOT NULL DEFAULT 1"},
 };
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 #define SCHEMA_VERSION (migrations[MIGRATION_COUNT - 1].version)
@@ -194,13 +195,9 @@ static int step_id(struct store *s, sqlite3_stmt *st, int64_t *id, char *err, si
     return ret;
 }
 
-static int tx_begin(struct store *s, char *err, size_t errn) {
-    return step_exec(s, s->q[Q_BEGIN], err, errn);
-}
+static int tx_begin(struct store *s, char *err, size_t errn) { return step_exec(s, s->q[Q_BEGIN], err, errn); }
 
-static int tx_commit(struct store *s, char *err, size_t errn) {
-    return step_exec(s, s->q[Q_COMMIT], err, errn);
-}
+static int tx_commit(struct store *s, char *err, size_t errn) { return step_exec(s, s->q[Q_COMMIT], err, errn); }
 
 /* Undoes a failed transaction; the first error is already in err, so this
  * one's own failure is not reported over it. */
@@ -226,8 +223,7 @@ static int query_int(struct store *s, const char *sql, int64_t *v, char *err, si
     int rc = sqlite3_step(st);
     int ret = 0;
     if (rc == SQLITE_ROW) *v = sqlite3_column_int64(st, 0);
-    else ret = rc == SQLITE_DONE ? err_set(err, errn, "%s: no result: %s", s->path, sql)
-                                 : store_fail(s, err, errn);
+    else ret = rc == SQLITE_DONE ? err_set(err, errn, "%s: no result: %s", s->path, sql) : store_fail(s, err, errn);
     sqlite3_finalize(st);
     return ret;
 }
@@ -288,12 +284,12 @@ static int store_migrate(struct store *s, char *err, size_t errn) {
     if (tx_begin(s, err, errn) != 0) return -1;
     int64_t version = 0, existing = 0;
     if (query_int(s, "PRAGMA user_version", &version, err, errn) != 0 ||
-        query_int(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'measurement'",
-                  &existing, err, errn) != 0)
+        query_int(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'measurement'", &existing, err,
+                  errn) != 0)
         goto fail;
     if (version > SCHEMA_VERSION) {
-        err_set(err, errn, "%s: schema version %lld is newer than this harness knows (%d)", s->path,
-                (long long)version, SCHEMA_VERSION);
+        err_set(err, errn, "%s: schema version %lld is newer than this harness knows (%d)", s->path, (long long)version,
+                SCHEMA_VERSION);
         goto fail;
     }
     /* A file from before versioning (tables but version 0) is version 1. */
@@ -318,8 +314,7 @@ fail:
  * needs them, and the rest cannot be prepared before their tables exist. */
 static int store_prepare(struct store *s, int from, int to, char *err, size_t errn) {
     for (int i = from; i < to; i++)
-        if (sqlite3_prepare_v2(s->db, stmt_sql[i], -1, &s->q[i], NULL) != SQLITE_OK)
-            return store_fail(s, err, errn);
+        if (sqlite3_prepare_v2(s->db, stmt_sql[i], -1, &s->q[i], NULL) != SQLITE_OK) return store_fail(s, err, errn);
     return 0;
 }
 
@@ -408,13 +403,11 @@ static int host_upsert(struct store *s, int64_t *id, char *err, size_t errn) {
 
 /* The fingerprint covers the driver, so an existing row never needs an
  * update: a changed device is a new fingerprint. */
-static int device_upsert(struct store *s, const struct device_info *d, int64_t *id, char *err,
-                         size_t errn) {
+static int device_upsert(struct store *s, const struct device_info *d, int64_t *id, char *err, size_t errn) {
     sqlite3_stmt *st = s->q[Q_DEVICE_INS];
-    if (bind_text(st, 1, d->fingerprint) || bind_text(st, 2, d->backend) ||
-        bind_text(st, 3, d->spec) || bind_text(st, 4, d->vendor) || bind_text(st, 5, d->name) ||
-        bind_text(st, 6, d->driver) || bind_text(st, 7, d->kind) ||
-        bind_int(st, 8, d->compute_units) || bind_int(st, 9, (int64_t)d->max_wg) ||
+    if (bind_text(st, 1, d->fingerprint) || bind_text(st, 2, d->backend) || bind_text(st, 3, d->spec) ||
+        bind_text(st, 4, d->vendor) || bind_text(st, 5, d->name) || bind_text(st, 6, d->driver) ||
+        bind_text(st, 7, d->kind) || bind_int(st, 8, d->compute_units) || bind_int(st, 9, (int64_t)d->max_wg) ||
         bind_int(st, 10, (int64_t)d->max_item[0]) || bind_int(st, 11, (int64_t)d->max_item[1]) ||
         bind_int(st, 12, (int64_t)d->max_item[2]) || bind_int(st, 13, (int64_t)d->global_mem) ||
         bind_int(st, 14, (int64_t)d->local_mem) || bind_int(st, 15, (int64_t)d->max_alloc) ||
@@ -422,15 +415,13 @@ static int device_upsert(struct store *s, const struct device_info *d, int64_t *
         return bind_fail(s, st, err, errn);
     if (step_exec(s, st, err, errn) != 0) return -1;
     st = s->q[Q_DEVICE_SEL];
-    if (bind_text(st, 1, d->fingerprint))
-        return bind_fail(s, st, err, errn);
+    if (bind_text(st, 1, d->fingerprint)) return bind_fail(s, st, err, errn);
     return step_id(s, st, id, err, errn);
 }
 
 static int bind_build(sqlite3_stmt *st, const struct build_info *b) {
-    return bind_text(st, 1, b->commit) || bind_int(st, 2, b->dirty) ||
-           bind_text(st, 3, b->compiler) || bind_text(st, 4, b->flags) ||
-           bind_text(st, 5, b->kernel_compilers);
+    return bind_text(st, 1, b->commit) || bind_int(st, 2, b->dirty) || bind_text(st, 3, b->compiler) ||
+           bind_text(st, 4, b->flags) || bind_text(st, 5, b->kernel_compilers);
 }
 
 static int build_upsert(struct store *s, int64_t *id, char *err, size_t errn) {
@@ -442,24 +433,21 @@ static int build_upsert(struct store *s, int64_t *id, char *err, size_t errn) {
     return step_id(s, sel, id, err, errn);
 }
 
-static int run_insert(struct store *s, int64_t host, int64_t device, int64_t build,
-                      const char *command, int64_t *id, char *err, size_t errn) {
+static int run_insert(struct store *s, int64_t host, int64_t device, int64_t build, const char *command, int64_t *id,
+                      char *err, size_t errn) {
     sqlite3_stmt *st = s->q[Q_RUN_INS];
-    if (bind_int(st, 1, host) || bind_int(st, 2, device) || bind_int(st, 3, build) ||
-        bind_text(st, 4, command))
+    if (bind_int(st, 1, host) || bind_int(st, 2, device) || bind_int(st, 3, build) || bind_text(st, 4, command))
         return bind_fail(s, st, err, errn);
     if (step_exec(s, st, err, errn) != 0) return -1;
     *id = sqlite3_last_insert_rowid(s->db);
     return 0;
 }
 
-int64_t store_run_begin(struct store *s, const struct device_info *dev, const char *command,
-                        char *err, size_t errn) {
+int64_t store_run_begin(struct store *s, const struct device_info *dev, const char *command, char *err, size_t errn) {
     int64_t host = 0, device = 0, build = 0, run = 0;
     if (tx_begin(s, err, errn) != 0) return -1;
     if (host_upsert(s, &host, err, errn) != 0 || device_upsert(s, dev, &device, err, errn) != 0 ||
-        build_upsert(s, &build, err, errn) != 0 ||
-        run_insert(s, host, device, build, command, &run, err, errn) != 0 ||
+        build_upsert(s, &build, err, errn) != 0 || run_insert(s, host, device, build, command, &run, err, errn) != 0 ||
         tx_commit(s, err, errn) != 0) {
         tx_rollback(s);
         return -1;
@@ -486,8 +474,7 @@ static int bind_config_key(sqlite3_stmt *st, const struct measurement *m) {
            bind_int(st, 4, m->wg[0]) || bind_int(st, 5, m->wg[1]);
 }
 
-static int config_upsert(struct store *s, const struct measurement *m, int64_t *id, char *err,
-                         size_t errn) {
+static int config_upsert(struct store *s, const struct measurement *m, int64_t *id, char *err, size_t errn) {
     sqlite3_stmt *ins = s->q[Q_CONFIG_INS], *sel = s->q[Q_CONFIG_SEL];
     if (bind_config_key(ins, m) || bind_text(ins, 6, m->variant)) return bind_fail(s, ins, err, errn);
     if (step_exec(s, ins, err, errn) != 0) return -1;
@@ -498,21 +485,18 @@ static int config_upsert(struct store *s, const struct measurement *m, int64_t *
 /* The columns of a measurement row, bound for the insert (?1 the run, ?2
  * the config) or for a later round's update (?1 the row's id). */
 static int bind_measurement(sqlite3_stmt *st, int64_t first, int64_t second, const struct measurement *m) {
-    return bind_int(st, 1, first) || bind_int(st, 2, second) ||
-           bind_text(st, 3, status_name(m->status)) || bind_text_or_null(st, 4, m->reason) ||
-           bind_int(st, 5, m->iters) || bind_int(st, 6, m->iters_full) ||
-           bind_int(st, 7, m->iters < m->iters_full) || bind_int(st, 8, m->warmup) ||
-           bind_int(st, 9, m->nsamples) || bind_real(st, 10, m->max_abs_err) ||
-           bind_real(st, 11, m->max_rel_err) || bind_real(st, 12, m->tolerance) ||
+    return bind_int(st, 1, first) || bind_int(st, 2, second) || bind_text(st, 3, status_name(m->status)) ||
+           bind_text_or_null(st, 4, m->reason) || bind_int(st, 5, m->iters) || bind_int(st, 6, m->iters_full) ||
+           bind_int(st, 7, m->iters < m->iters_full) || bind_int(st, 8, m->warmup) || bind_int(st, 9, m->nsamples) ||
+           bind_real(st, 10, m->max_abs_err) || bind_real(st, 11, m->max_rel_err) || bind_real(st, 12, m->tolerance) ||
            bind_real(st, 13, m->median) || bind_real(st, 14, m->q1) || bind_real(st, 15, m->q3) ||
-           bind_real(st, 16, m->device_median) || bind_real(st, 17, m->cell_updates) ||
-           bind_real(st, 18, m->mlups) || bind_real(st, 19, m->gbs) || bind_real(st, 20, m->result) ||
-           bind_text(st, 21, m->variant) || bind_int(st, 22, m->rounds > 0 ? m->rounds : 1) ||
-           bind_int(st, 23, m->rounds_done > 0 ? m->rounds_done : 1);
+           bind_real(st, 16, m->device_median) || bind_real(st, 17, m->cell_updates) || bind_real(st, 18, m->mlups) ||
+           bind_real(st, 19, m->gbs) || bind_real(st, 20, m->result) || bind_text(st, 21, m->variant) ||
+           bind_int(st, 22, m->rounds > 0 ? m->rounds : 1) || bind_int(st, 23, m->rounds_done > 0 ? m->rounds_done : 1);
 }
 
-static int measurement_insert(struct store *s, int64_t run_id, int64_t config_id,
-                              const struct measurement *m, int64_t *id, char *err, size_t errn) {
+static int measurement_insert(struct store *s, int64_t run_id, int64_t config_id, const struct measurement *m,
+                              int64_t *id, char *err, size_t errn) {
     sqlite3_stmt *st = s->q[Q_MEAS_INS];
     if (bind_measurement(st, run_id, config_id, m)) return bind_fail(s, st, err, errn);
     if (step_exec(s, st, err, errn) != 0) return -1;
@@ -523,12 +507,10 @@ static int measurement_insert(struct store *s, int64_t run_id, int64_t config_id
 /* Samples [from, m->nsamples). Either array may be absent (a config that
  * never ran, a backend without device timers); absent or NaN values are
  * stored as NULL. */
-static int samples_insert(struct store *s, int64_t mid, const struct measurement *m, int from, char *err,
-                          size_t errn) {
+static int samples_insert(struct store *s, int64_t mid, const struct measurement *m, int from, char *err, size_t errn) {
     sqlite3_stmt *st = s->q[Q_SAMPLE_INS];
     for (int i = from; i < m->nsamples; i++) {
-        if (bind_int(st, 1, mid) || bind_int(st, 2, i) ||
-            bind_real(st, 3, m->samples ? m->samples[i] : NAN) ||
+        if (bind_int(st, 1, mid) || bind_int(st, 2, i) || bind_real(st, 3, m->samples ? m->samples[i] : NAN) ||
             bind_real(st, 4, m->device_samples ? m->device_samples[i] : NAN) ||
             bind_int(st, 5, m->sample_round ? m->sample_round[i] : 0))
             return bind_fail(s, st, err, errn);
@@ -610,8 +592,8 @@ int store_round_state(struct store *s, int64_t run_id, const struct round_state 
 
 /* ---- peaks ------------------------------------------------------------ */
 
-int store_peak_put(struct store *s, const struct device_info *dev, double copy_gbs,
-                   double fp32_gflops, char *err, size_t errn) {
+int store_peak_put(struct store *s, const struct device_info *dev, double copy_gbs, double fp32_gflops, char *err,
+                   size_t errn) {
     int64_t device = 0;
     if (tx_begin(s, err, errn) != 0) return -1;
     if (device_upsert(s, dev, &device, err, errn) != 0) goto fail;
@@ -635,10 +617,8 @@ int store_peak_get(struct store *s, const char *fingerprint, double *copy_gbs, d
     }
     int ret = -1;
     if (sqlite3_step(st) == SQLITE_ROW) {
-        if (copy_gbs)
-            *copy_gbs = sqlite3_column_type(st, 0) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 0);
-        if (fp32_gflops)
-            *fp32_gflops = sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 1);
+        if (copy_gbs) *copy_gbs = sqlite3_column_type(st, 0) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 0);
+        if (fp32_gflops) *fp32_gflops = sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 1);
         ret = 0;
     }
     stmt_done(st);
@@ -662,22 +642,44 @@ int store_peak_usual(struct store *s, const char *fingerprint, double *copy_gbs)
 
 /* ---- printing --------------------------------------------------------- */
 
-enum { C_ID, C_WHEN, C_DEVICE, C_APP, C_INPUT, C_VARIANT, C_WG, C_STATUS, C_MEDIAN, C_IQR,
-       C_MLUPS, C_GBS, C_RELERR, C_REASON, NCOL };
+enum {
+    C_ID,
+    C_WHEN,
+    C_DEVICE,
+    C_APP,
+    C_INPUT,
+    C_VARIANT,
+    C_WG,
+    C_STATUS,
+    C_MEDIAN,
+    C_IQR,
+    C_MLUPS,
+    C_GBS,
+    C_RELERR,
+    C_REASON,
+    NCOL
+};
 
 struct column {
     const char *header;
-    int right;      /* numbers align right */
-    int table_max;  /* widest a table cell may be (0: no limit); CSV is never cut */
+    int right;     /* numbers align right */
+    int table_max; /* widest a table cell may be (0: no limit); CSV is never cut */
 };
 static const struct column columns[NCOL] = {
-    [C_ID] = {"id", 1, 0},          [C_WHEN] = {"when", 0, 0},
-    [C_DEVICE] = {"device", 0, 32}, [C_APP] = {"app", 0, 0},
-    [C_INPUT] = {"input", 0, 0},    [C_VARIANT] = {"variant", 0, 24},
-    [C_WG] = {"wg", 1, 0},          [C_STATUS] = {"status", 0, 0},
-    [C_MEDIAN] = {"median_s", 1, 0}, [C_IQR] = {"iqr_s", 1, 0},
-    [C_MLUPS] = {"mlups", 1, 0},    [C_GBS] = {"gbs", 1, 0},
-    [C_RELERR] = {"max_rel_err", 1, 0}, [C_REASON] = {"reason", 0, 40},
+    [C_ID] = {"id", 1, 0},
+    [C_WHEN] = {"when", 0, 0},
+    [C_DEVICE] = {"device", 0, 32},
+    [C_APP] = {"app", 0, 0},
+    [C_INPUT] = {"input", 0, 0},
+    [C_VARIANT] = {"variant", 0, 24},
+    [C_WG] = {"wg", 1, 0},
+    [C_STATUS] = {"status", 0, 0},
+    [C_MEDIAN] = {"median_s", 1, 0},
+    [C_IQR] = {"iqr_s", 1, 0},
+    [C_MLUPS] = {"mlups", 1, 0},
+    [C_GBS] = {"gbs", 1, 0},
+    [C_RELERR] = {"max_rel_err", 1, 0},
+    [C_REASON] = {"reason", 0, 40},
 };
 
 /* One result row as text; cells are malloc'd. */
@@ -736,8 +738,8 @@ static void row_fill(sqlite3_stmt *st, int csv, struct row *r) {
     r->cell[C_APP] = xstrdup(col_text(st, 4));
     r->cell[C_INPUT] = xstrdup(col_text(st, 5));
     r->cell[C_VARIANT] = xstrdup(col_text(st, 6));
-    r->cell[C_WG] = fmt_str("%lldx%lld", (long long)sqlite3_column_int64(st, 7),
-                            (long long)sqlite3_column_int64(st, 8));
+    r->cell[C_WG] =
+        fmt_str("%lldx%lld", (long long)sqlite3_column_int64(st, 7), (long long)sqlite3_column_int64(st, 8));
     r->cell[C_STATUS] = xstrdup(col_text(st, 9));
     r->cell[C_MEDIAN] = fmt_num(st, 10, csv, "%.4g");
     r->cell[C_IQR] = fmt_num(st, 11, csv, "%.2g");
@@ -773,8 +775,8 @@ static void table_line(FILE *out, const char *const cell[NCOL], const int width[
 
 /* Steps Q_RECENT once over every row: pass 0 measures column widths, pass 1
  * prints. */
-static int recent_pass(struct store *s, int limit, int csv, int pass, int width[NCOL], FILE *out,
-                       char *err, size_t errn) {
+static int recent_pass(struct store *s, int limit, int csv, int pass, int width[NCOL], FILE *out, char *err,
+                       size_t errn) {
     sqlite3_stmt *st = s->q[Q_RECENT];
     if (bind_int(st, 1, limit > 0 ? limit : -1)) return bind_fail(s, st, err, errn);
     int rc;
@@ -828,7 +830,9 @@ int store_print_recent(struct store *s, int limit, int csv, FILE *out) {
     return ferror(out) ? -1 : 0;
 }
 
-struct sqlite3 *store_db(struct store *s) { return s->db; }
+struct sqlite3 *store_db(struct store *s) {
+    return s->db;
+}
 
 const char *store_errmsg(struct store *s) { return sqlite3_errmsg(s->db); }
 
@@ -844,7 +848,6 @@ static int64_t run_column(struct store *s, int64_t run_id, const char *column) {
     sqlite3_finalize(st);
     return v;
 }
-
 
 int64_t store_device_id(struct store *s, int64_t run_id) { return run_column(s, run_id, "device_id"); }
 int64_t store_build_id(struct store *s, int64_t run_id) { return run_column(s, run_id, "build_id"); }
@@ -891,7 +894,9 @@ void store_reader_close(struct store_reader *rd) {
 
 const char *store_reader_errmsg(struct store_reader *rd) { return sqlite3_errmsg(rd->db); }
 
-struct sqlite3 *store_reader_db(struct store_reader *rd) { return rd->db; }
+struct sqlite3 *store_reader_db(struct store_reader *rd) {
+    return rd->db;
+}
 
 /* Closes the round being gathered: its median onto the line (a CSV row). */
 static void round_close(FILE *out, int csv, const char *line, int round, const double *v, int *k) {
@@ -916,8 +921,9 @@ int store_print_rounds(struct store *s, int limit, int csv, FILE *out) {
     }
     sqlite3_bind_int(st, 1, limit > 0 ? limit : -1);
     if (csv) fprintf(out, "id,device,app,input,variant,wg,status,rounds_done,rounds,round,median_s,reps\n");
-    else fprintf(out, "%6s  %-11s %-10s %-22s %-9s %-8s %-7s  %s\n", "id", "device", "input", "variant", "wg",
-                 "status", "rounds", "median of each round");
+    else
+        fprintf(out, "%6s  %-11s %-10s %-22s %-9s %-8s %-7s  %s\n", "id", "device", "input", "variant", "wg", "status",
+                "rounds", "median of each round");
     int64_t cur = -1;
     int round = -1, k = 0, rc;
     double v[4096];

@@ -21,19 +21,16 @@ const char *store_default_path(void);
 /* Starts a run (a session of one command on one device): records host,
  * device (with fingerprint), build and the command line. Returns the run id
  * or -1. */
-int64_t store_run_begin(struct store *s, const struct device_info *dev, const char *command,
-                        char *err, size_t errn);
+int64_t store_run_begin(struct store *s, const struct device_info *dev, const char *command, char *err, size_t errn);
 int store_run_end(struct store *s, int64_t run_id);
 /* Stores one measurement and every sample in a single transaction. */
-int store_measurement(struct store *s, int64_t run_id, const struct measurement *m, char *err,
-                      size_t errn);
+int store_measurement(struct store *s, int64_t run_id, const struct measurement *m, char *err, size_t errn);
 /* The same, giving the new row's id (for its later rounds). */
 int store_measurement_id(struct store *s, int64_t run_id, const struct measurement *m, int64_t *id, char *err,
                          size_t errn);
 /* A later round of measurement mid: stores samples [from, m->nsamples) and
  * refreshes the row's summary, status and rounds_done, in one transaction. */
-int store_measurement_more(struct store *s, int64_t mid, const struct measurement *m, int from, char *err,
-                           size_t errn);
+int store_measurement_more(struct store *s, int64_t mid, const struct measurement *m, int from, char *err, size_t errn);
 /* Loads measurement mid's samples (with their rounds) into m, replacing
  * what m held: a resumed sweep continues the rounds of a stored row. */
 int store_measurement_samples(struct store *s, int64_t mid, struct measurement *m, char *err, size_t errn);
@@ -41,7 +38,7 @@ int store_measurement_samples(struct store *s, int64_t mid, struct measurement *
 /* One round of a measuring command (rounds.h) as seen on one run. */
 struct round_state {
     int round;
-    char started_at[32];  /* ISO 8601 UTC */
+    char started_at[32]; /* ISO 8601 UTC */
     double wall_s;
     double foreign_cores; /* CPU seconds of other processes per second of the round */
     double steal_cores;   /* CPU seconds the hypervisor took, per second */
@@ -50,8 +47,8 @@ struct round_state {
 int store_round_state(struct store *s, int64_t run_id, const struct round_state *r, char *err, size_t errn);
 
 /* Device ceilings, keyed by fingerprint (the latest wins). */
-int store_peak_put(struct store *s, const struct device_info *dev, double copy_gbs,
-                   double fp32_gflops, char *err, size_t errn);
+int store_peak_put(struct store *s, const struct device_info *dev, double copy_gbs, double fp32_gflops, char *err,
+                   size_t errn);
 /* 0 and the values when known; -1 when the device has none yet. */
 int store_peak_get(struct store *s, const char *fingerprint, double *copy_gbs, double *fp32_gflops);
 /* The median of the device's last nine copy bandwidths: what it usually

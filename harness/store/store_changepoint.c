@@ -67,10 +67,12 @@ int64_t store_change_point_put(struct store *s, const struct change_point_found 
 int64_t store_change_points_withdraw(struct store *s) {
     sqlite3 *db = store_db(s);
     int64_t gone = 0;
-    db_int(db, "SELECT count(*) FROM change_point WHERE triage = 'detected'"
-               " AND id NOT IN (SELECT id FROM temp.cp_seen)", 0, &gone, NULL, 0);
-    db_exec(db, "DELETE FROM change_point WHERE triage = 'detected' AND id NOT IN (SELECT id FROM temp.cp_seen)",
-            NULL, 0);
+    db_int(db,
+           "SELECT count(*) FROM change_point WHERE triage = 'detected'"
+           " AND id NOT IN (SELECT id FROM temp.cp_seen)",
+           0, &gone, NULL, 0);
+    db_exec(db, "DELETE FROM change_point WHERE triage = 'detected' AND id NOT IN (SELECT id FROM temp.cp_seen)", NULL,
+            0);
     return gone;
 }
 
@@ -133,11 +135,16 @@ int store_change_points(struct store *s, struct change_point_row **out) {
     while (sqlite3_step(st) == SQLITE_ROW) {
         *out = xrealloc(*out, (size_t)(n + 1) * sizeof **out);
         (*out)[n++] = (struct change_point_row){
-            .id = sqlite3_column_int64(st, 0),          .series = text_at(st, 1),
-            .night = text_at(st, 2),                    .magnitude = sqlite3_column_double(st, 3),
-            .p_value = sqlite3_column_double(st, 4),    .triage = text_at(st, 5),
-            .direction = text_at(st, 6),                .note = text_at(st, 7),
-            .run_id = sqlite3_column_int64(st, 8),      .nightly_id = sqlite3_column_int64(st, 9),
+            .id = sqlite3_column_int64(st, 0),
+            .series = text_at(st, 1),
+            .night = text_at(st, 2),
+            .magnitude = sqlite3_column_double(st, 3),
+            .p_value = sqlite3_column_double(st, 4),
+            .triage = text_at(st, 5),
+            .direction = text_at(st, 6),
+            .note = text_at(st, 7),
+            .run_id = sqlite3_column_int64(st, 8),
+            .nightly_id = sqlite3_column_int64(st, 9),
             .confirmation = text_at(st, 10),
         };
     }

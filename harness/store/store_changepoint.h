@@ -12,14 +12,14 @@
 /* One change point as found: a series' step at night (the nightly's start,
  * ISO 8601 UTC), the first night of the new level. */
 struct change_point_found {
-    const char *series;      /* the series key (series.h) */
+    const char *series; /* the series key (series.h) */
     const char *night;
     const char *near[2];     /* the nights before and after it (night itself at an end) */
     const char *fingerprint; /* the device's */
     const char *direction;   /* "regression" (worse) or "improvement" */
     int64_t run_id;          /* the night's run, <= 0 when unknown */
     int64_t nightly_id;
-    double magnitude;        /* > 0: worse by this fraction */
+    double magnitude; /* > 0: worse by this fraction */
     double p_value;
 };
 

@@ -36,8 +36,10 @@ int64_t store_confirmation_put(struct store *s, const struct store_confirmation 
     if (id < 0) return -1;
     /* Every sample of both sides, with its round, so a verdict can be re-read. */
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "INSERT INTO confirmation_sample(confirmation_id, side, round, seconds)"
-                               " VALUES (?1, ?2, ?3, ?4)", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db,
+                           "INSERT INTO confirmation_sample(confirmation_id, side, round, seconds)"
+                           " VALUES (?1, ?2, ?3, ?4)",
+                           -1, &st, NULL) != SQLITE_OK)
         return id;
     for (int side = 0; side < 2; side++) {
         const struct measurement *m = side ? b : a;

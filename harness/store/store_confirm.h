@@ -12,7 +12,7 @@ struct store_confirmation {
     int64_t nightly_id, change_point_id; /* what it judged; 0 stores NULL */
     const char *source, *build_a, *build_b;
     double flagged_ratio;
-    int rounds;                          /* pairs of rounds; with 0, ratio, p and sd are stored NULL */
+    int rounds; /* pairs of rounds; with 0, ratio, p and sd are stored NULL */
     double ratio, p, sd;
     const char *verdict, *reason;
 };

@@ -35,16 +35,19 @@ static char *text_at(sqlite3_stmt *st, int i) {
 int store_run_exclusions(struct store *s, struct run_exclusion_row **out) {
     sqlite3_stmt *st = NULL;
     *out = NULL;
-    if (sqlite3_prepare_v2(store_db(s), "SELECT e.run_id, COALESCE(dv.spec, '?'), COALESCE(r.started_at, '?'), e.reason"
-                                        " FROM run_exclusion e LEFT JOIN run r ON r.id = e.run_id"
-                                        " LEFT JOIN device dv ON dv.id = r.device_id ORDER BY e.run_id",
+    if (sqlite3_prepare_v2(store_db(s),
+                           "SELECT e.run_id, COALESCE(dv.spec, '?'), COALESCE(r.started_at, '?'), e.reason"
+                           " FROM run_exclusion e LEFT JOIN run r ON r.id = e.run_id"
+                           " LEFT JOIN device dv ON dv.id = r.device_id ORDER BY e.run_id",
                            -1, &st, NULL) != SQLITE_OK)
         return -1;
     int n = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
         *out = xrealloc(*out, (size_t)(n + 1) * sizeof **out);
-        (*out)[n++] = (struct run_exclusion_row){.run_id = sqlite3_column_int64(st, 0), .device = text_at(st, 1),
-                                                 .started_at = text_at(st, 2), .reason = text_at(st, 3)};
+        (*out)[n++] = (struct run_exclusion_row){.run_id = sqlite3_column_int64(st, 0),
+                                                 .device = text_at(st, 1),
+                                                 .started_at = text_at(st, 2),
+                                                 .reason = text_at(st, 3)};
     }
     sqlite3_finalize(st);
     return n;

@@ -47,8 +47,10 @@ static struct export_rows *rows_of(sqlite3_stmt *st) {
 
 static int has_variant_column(sqlite3 *db) {
     sqlite3_stmt *st = NULL;
-    int yes = sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('measurement')"
-                                     " WHERE name = 'variant'", -1, &st, NULL) == SQLITE_OK &&
+    int yes = sqlite3_prepare_v2(db,
+                                 "SELECT 1 FROM pragma_table_info('measurement')"
+                                 " WHERE name = 'variant'",
+                                 -1, &st, NULL) == SQLITE_OK &&
               sqlite3_step(st) == SQLITE_ROW;
     sqlite3_finalize(st);
     return yes;
@@ -58,8 +60,8 @@ static int has_variant_column(sqlite3 *db) {
 static struct export_rows *filtered(struct store_reader *x, const struct export_filter *f, const char *cols,
                                     const char *tail) {
     struct strbuf sql = {0};
-    sb_printf(&sql, export_cte, has_variant_column(store_reader_db(x)) ? "COALESCE(m.variant, c.variant)" : "c.variant", cols,
-              tail);
+    sb_printf(&sql, export_cte, has_variant_column(store_reader_db(x)) ? "COALESCE(m.variant, c.variant)" : "c.variant",
+              cols, tail);
     sqlite3_stmt *st = NULL;
     int ok = sqlite3_prepare_v2(store_reader_db(x), sql.s, -1, &st, NULL) == SQLITE_OK;
     sb_free(&sql);
@@ -84,8 +86,10 @@ struct export_rows *store_export_hosts(struct store_reader *x, const struct expo
 
 struct export_rows *store_export_samples(struct store_reader *x, int64_t measurement_id) {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(store_reader_db(x), "SELECT rep, seconds, device_seconds FROM sample"
-                                  " WHERE measurement_id = ?1 ORDER BY rep", -1, &st, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(store_reader_db(x),
+                           "SELECT rep, seconds, device_seconds FROM sample"
+                           " WHERE measurement_id = ?1 ORDER BY rep",
+                           -1, &st, NULL) != SQLITE_OK) {
         sqlite3_finalize(st);
         return NULL;
     }
@@ -103,8 +107,10 @@ int store_export_next(struct export_rows *r, struct export_value *row) {
     for (int i = 0; i < sqlite3_column_count(r->st); i++) {
         struct export_value *v = &row[i];
         int t = sqlite3_column_type(r->st, i);
-        v->kind = t == SQLITE_NULL ? EXPORT_NULL : t == SQLITE_INTEGER ? EXPORT_INT : t == SQLITE_FLOAT ? EXPORT_REAL
-                                                                                                         : EXPORT_TEXT;
+        v->kind = t == SQLITE_NULL      ? EXPORT_NULL
+                  : t == SQLITE_INTEGER ? EXPORT_INT
+                  : t == SQLITE_FLOAT   ? EXPORT_REAL
+                                        : EXPORT_TEXT;
         /* The text last: no later read may convert the value under its pointer. */
         v->i = sqlite3_column_int64(r->st, i);
         v->d = sqlite3_column_double(r->st, i);

@@ -32,10 +32,37 @@ struct export_value {
 /* The columns of store_export_measurements, in order (their names are the
  * CSV header). */
 enum export_column {
-    X_ID, X_WHEN, X_HOST, X_DEVICE, X_NAME, X_FP, X_DRIVER, X_BACKEND, X_COMMIT, X_DIRTY,
-    X_APP, X_INPUT, X_VARIANT, X_KNOBS, X_WGX, X_WGY, X_STATUS, X_REASON, X_ITERS,
-    X_ITERS_FULL, X_SCALED, X_REPS, X_MEDIAN, X_Q1, X_Q3, X_DEVMED, X_MLUPS, X_GBS,
-    X_RELERR, X_RESULT, X_COUNT
+    X_ID,
+    X_WHEN,
+    X_HOST,
+    X_DEVICE,
+    X_NAME,
+    X_FP,
+    X_DRIVER,
+    X_BACKEND,
+    X_COMMIT,
+    X_DIRTY,
+    X_APP,
+    X_INPUT,
+    X_VARIANT,
+    X_KNOBS,
+    X_WGX,
+    X_WGY,
+    X_STATUS,
+    X_REASON,
+    X_ITERS,
+    X_ITERS_FULL,
+    X_SCALED,
+    X_REPS,
+    X_MEDIAN,
+    X_Q1,
+    X_Q3,
+    X_DEVMED,
+    X_MLUPS,
+    X_GBS,
+    X_RELERR,
+    X_RESULT,
+    X_COUNT
 };
 /* The most columns any read here has. */
 #define EXPORT_MAX_COLUMNS X_COUNT

@@ -167,35 +167,45 @@ static int merge_runs(sqlite3 *db, struct merge_tally *t, char *err, size_t errn
     /* Each src run with the ids its host, device and build have in main. */
     const char *runs_sql =
         "SELECT r.id, mh.id, md.id, mb.id, r.started_at, r.command FROM src.run r"
-        " JOIN src.host h ON h.id = r.host_id JOIN main.host mh ON mh.hostname = h.hostname AND mh.os = h.os AND mh.cpu = h.cpu"
+        " JOIN src.host h ON h.id = r.host_id JOIN main.host mh ON mh.hostname = h.hostname AND mh.os = h.os AND "
+        "mh.cpu = h.cpu"
         " JOIN src.device d ON d.id = r.device_id JOIN main.device md ON md.fingerprint = d.fingerprint"
-        " JOIN src.build b ON b.id = r.build_id JOIN main.build mb ON mb.git_commit = b.git_commit AND mb.dirty = b.dirty"
-        " AND mb.compiler = b.compiler AND mb.flags = b.flags AND mb.kernel_compilers = b.kernel_compilers ORDER BY r.id";
+        " JOIN src.build b ON b.id = r.build_id JOIN main.build mb ON mb.git_commit = b.git_commit AND mb.dirty = "
+        "b.dirty"
+        " AND mb.compiler = b.compiler AND mb.flags = b.flags AND mb.kernel_compilers = b.kernel_compilers ORDER BY "
+        "r.id";
     char *ins_sql = sqlite3_mprintf("INSERT INTO main.run(host_id, device_id, build_id, %s) SELECT ?1, ?2, ?3, %s"
-                                    " FROM src.run WHERE id = ?4", rcols, rcols);
+                                    " FROM src.run WHERE id = ?4",
+                                    rcols, rcols);
     char *samp_sql = sqlite3_mprintf("INSERT INTO main.sample(measurement_id, %s) SELECT ?1, %s FROM src.sample"
-                                     " WHERE measurement_id = ?2", scols, scols);
+                                     " WHERE measurement_id = ?2",
+                                     scols, scols);
     char *mins_sql = sqlite3_mprintf(
         "INSERT INTO main.measurement(run_id, config_id, %s) SELECT ?1, mc.id, %s FROM src.measurement m"
         " JOIN src.config c ON c.id = m.config_id JOIN main.config mc ON mc.app = c.app AND mc.input = c.input"
-        " AND mc.knobs = c.knobs AND mc.wg_x = c.wg_x AND mc.wg_y = c.wg_y WHERE m.id = ?2", mcols, mcols_m);
+        " AND mc.knobs = c.knobs AND mc.wg_x = c.wg_x AND mc.wg_y = c.wg_y WHERE m.id = ?2",
+        mcols, mcols_m);
     char *more_sql = sqlite3_mprintf("UPDATE main.measurement SET (%s) = (SELECT %s FROM src.measurement WHERE id = ?2)"
-                                     " WHERE id = ?1", mcols, mcols);
+                                     " WHERE id = ?1",
+                                     mcols, mcols);
     char *more_samp_sql = sqlite3_mprintf("INSERT INTO main.sample(measurement_id, %s) SELECT ?1, %s FROM src.sample"
-                                          " WHERE measurement_id = ?2 AND round >= ?3", scols, scols);
-    int prep = sqlite3_prepare_v2(db, runs_sql, -1, &q.runs, NULL) ||
-               sqlite3_prepare_v2(db, "SELECT id FROM main.run WHERE host_id = ?1 AND device_id = ?2 AND build_id = ?3"
-                                      " AND started_at = ?4 AND command = ?5", -1, &q.find, NULL) ||
-               sqlite3_prepare_v2(db, ins_sql, -1, &q.ins, NULL) ||
-               sqlite3_prepare_v2(db, "SELECT id, rounds_done FROM src.measurement WHERE run_id = ?1 ORDER BY id", -1,
-                                  &q.meas, NULL) ||
-               sqlite3_prepare_v2(db, "SELECT id, rounds_done FROM main.measurement WHERE run_id = ?1 ORDER BY id", -1,
-                                  &q.dmeas, NULL) ||
-               sqlite3_prepare_v2(db, mins_sql, -1, &q.mins, NULL) ||
-               sqlite3_prepare_v2(db, samp_sql, -1, &q.samp, NULL) ||
-               sqlite3_prepare_v2(db, more_sql, -1, &q.more, NULL) ||
-               sqlite3_prepare_v2(db, more_samp_sql, -1, &q.more_samp, NULL) ||
-               sqlite3_prepare_v2(db, "INSERT INTO temp.run_map(src, dst, fresh) VALUES (?1, ?2, ?3)", -1, &q.map, NULL);
+                                          " WHERE measurement_id = ?2 AND round >= ?3",
+                                          scols, scols);
+    int prep =
+        sqlite3_prepare_v2(db, runs_sql, -1, &q.runs, NULL) ||
+        sqlite3_prepare_v2(db,
+                           "SELECT id FROM main.run WHERE host_id = ?1 AND device_id = ?2 AND build_id = ?3"
+                           " AND started_at = ?4 AND command = ?5",
+                           -1, &q.find, NULL) ||
+        sqlite3_prepare_v2(db, ins_sql, -1, &q.ins, NULL) ||
+        sqlite3_prepare_v2(db, "SELECT id, rounds_done FROM src.measurement WHERE run_id = ?1 ORDER BY id", -1, &q.meas,
+                           NULL) ||
+        sqlite3_prepare_v2(db, "SELECT id, rounds_done FROM main.measurement WHERE run_id = ?1 ORDER BY id", -1,
+                           &q.dmeas, NULL) ||
+        sqlite3_prepare_v2(db, mins_sql, -1, &q.mins, NULL) || sqlite3_prepare_v2(db, samp_sql, -1, &q.samp, NULL) ||
+        sqlite3_prepare_v2(db, more_sql, -1, &q.more, NULL) ||
+        sqlite3_prepare_v2(db, more_samp_sql, -1, &q.more_samp, NULL) ||
+        sqlite3_prepare_v2(db, "INSERT INTO temp.run_map(src, dst, fresh) VALUES (?1, ?2, ?3)", -1, &q.map, NULL);
     sqlite3_free(ins_sql);
     sqlite3_free(mins_sql);
     sqlite3_free(samp_sql);
@@ -304,18 +314,20 @@ static int merge_tracking(sqlite3 *db, struct merge_tally *t, char *err, size_t 
         char *cols = common_columns(db, "change_point", "id run_id");
         int has_run = 0;
         int64_t n = 0;
-        db_int(db, "SELECT count(*) FROM pragma_table_info('change_point', 'src') WHERE name = 'run_id'", 0, &n, NULL, 0);
+        db_int(db, "SELECT count(*) FROM pragma_table_info('change_point', 'src') WHERE name = 'run_id'", 0, &n, NULL,
+               0);
         has_run = n > 0;
         db_int(db, "SELECT count(*) FROM main.change_point", 0, &before, NULL, 0);
-        int rc = exec_fmt(db, err, errn,
-                          "UPDATE main.change_point SET triage = (SELECT s.triage FROM src.change_point s"
-                          " WHERE s.series = change_point.series AND s.night = change_point.night),"
-                          " note = COALESCE((SELECT s.note FROM src.change_point s WHERE s.series = change_point.series"
-                          " AND s.night = change_point.night), note)"
-                          " WHERE triage = 'detected' AND EXISTS (SELECT 1 FROM src.change_point s"
-                          " WHERE s.series = change_point.series AND s.night = change_point.night AND s.triage != 'detected');"
-                          "INSERT OR IGNORE INTO main.change_point(%s, run_id) SELECT %s, %s FROM src.change_point cp ORDER BY id",
-                          cols, cols, has_run ? "(SELECT dst FROM temp.run_map WHERE src = cp.run_id)" : "NULL");
+        int rc = exec_fmt(
+            db, err, errn,
+            "UPDATE main.change_point SET triage = (SELECT s.triage FROM src.change_point s"
+            " WHERE s.series = change_point.series AND s.night = change_point.night),"
+            " note = COALESCE((SELECT s.note FROM src.change_point s WHERE s.series = change_point.series"
+            " AND s.night = change_point.night), note)"
+            " WHERE triage = 'detected' AND EXISTS (SELECT 1 FROM src.change_point s"
+            " WHERE s.series = change_point.series AND s.night = change_point.night AND s.triage != 'detected');"
+            "INSERT OR IGNORE INTO main.change_point(%s, run_id) SELECT %s, %s FROM src.change_point cp ORDER BY id",
+            cols, cols, has_run ? "(SELECT dst FROM temp.run_map WHERE src = cp.run_id)" : "NULL");
         free(cols);
         if (rc) return -1;
         db_int(db, "SELECT count(*) FROM main.change_point", 0, &after, NULL, 0);
@@ -324,26 +336,28 @@ static int merge_tracking(sqlite3 *db, struct merge_tally *t, char *err, size_t 
     if (src_has(db, "nightly")) {
         char *cols = common_columns(db, "nightly", "id");
         db_int(db, "SELECT count(*) FROM main.nightly", 0, &before, NULL, 0);
-        int rc = exec_fmt(db, err, errn,
-                          "INSERT OR IGNORE INTO main.nightly(%s) SELECT %s FROM src.nightly ORDER BY id;"
-                          "INSERT INTO temp.nightly_map(src, dst) SELECT s.id, m.id FROM src.nightly s JOIN main.nightly m"
-                          " ON m.host = s.host AND m.started_at = s.started_at AND m.suite = s.suite;"
-                          "INSERT OR IGNORE INTO main.nightly_run(nightly_id, run_id) SELECT nm.dst, rm.dst"
-                          " FROM src.nightly_run x JOIN temp.nightly_map nm ON nm.src = x.nightly_id"
-                          " JOIN temp.run_map rm ON rm.src = x.run_id;"
-                          "INSERT OR IGNORE INTO main.nightly_peak(nightly_id, peak_id) SELECT nm.dst, pm.dst"
-                          " FROM src.nightly_peak x JOIN temp.nightly_map nm ON nm.src = x.nightly_id"
-                          " JOIN temp.peak_map pm ON pm.src = x.peak_id",
-                          cols, cols);
+        int rc =
+            exec_fmt(db, err, errn,
+                     "INSERT OR IGNORE INTO main.nightly(%s) SELECT %s FROM src.nightly ORDER BY id;"
+                     "INSERT INTO temp.nightly_map(src, dst) SELECT s.id, m.id FROM src.nightly s JOIN main.nightly m"
+                     " ON m.host = s.host AND m.started_at = s.started_at AND m.suite = s.suite;"
+                     "INSERT OR IGNORE INTO main.nightly_run(nightly_id, run_id) SELECT nm.dst, rm.dst"
+                     " FROM src.nightly_run x JOIN temp.nightly_map nm ON nm.src = x.nightly_id"
+                     " JOIN temp.run_map rm ON rm.src = x.run_id;"
+                     "INSERT OR IGNORE INTO main.nightly_peak(nightly_id, peak_id) SELECT nm.dst, pm.dst"
+                     " FROM src.nightly_peak x JOIN temp.nightly_map nm ON nm.src = x.nightly_id"
+                     " JOIN temp.peak_map pm ON pm.src = x.peak_id",
+                     cols, cols);
         free(cols);
         if (rc) return -1;
         db_int(db, "SELECT count(*) FROM main.nightly", 0, &after, NULL, 0);
         t->nightlies += after - before;
     }
-    if (src_has(db, "run_exclusion") &&
-        db_exec(db, "INSERT OR IGNORE INTO main.run_exclusion(run_id, reason, excluded_at)"
-                    " SELECT rm.dst, e.reason, e.excluded_at FROM src.run_exclusion e JOIN temp.run_map rm ON rm.src = e.run_id",
-                err, errn))
+    if (src_has(db, "run_exclusion") && db_exec(db,
+                                                "INSERT OR IGNORE INTO main.run_exclusion(run_id, reason, excluded_at)"
+                                                " SELECT rm.dst, e.reason, e.excluded_at FROM src.run_exclusion e JOIN "
+                                                "temp.run_map rm ON rm.src = e.run_id",
+                                                err, errn))
         return -1;
     return 0;
 }
@@ -354,8 +368,9 @@ static int merge_tracking(sqlite3 *db, struct merge_tally *t, char *err, size_t 
  * pair up by their order within the run, as they were stored. */
 static int merge_run_extras(sqlite3 *db, char *err, size_t errn) {
     if (src_has(db, "report_note") &&
-        db_exec(db, "INSERT OR IGNORE INTO main.report_note(run_id, key, text) SELECT rm.dst, n.key, n.text"
-                    " FROM src.report_note n JOIN temp.run_map rm ON rm.src = n.run_id WHERE rm.fresh ORDER BY n.rowid",
+        db_exec(db,
+                "INSERT OR IGNORE INTO main.report_note(run_id, key, text) SELECT rm.dst, n.key, n.text"
+                " FROM src.report_note n JOIN temp.run_map rm ON rm.src = n.run_id WHERE rm.fresh ORDER BY n.rowid",
                 err, errn))
         return -1;
     if (!src_has(db, "launch_cost")) return 0;
@@ -398,19 +413,26 @@ int store_merge_file(struct store *s, const char *path, struct merge_tally *t, c
     db_int(db, "PRAGMA main.user_version", -1, &vout, NULL, 0);
     if (!tables) err_set(err, errn, "not a results database (no run table)");
     else if (vin != vout)
-        err_set(err, errn, "schema version %lld, the output's is %lld (any harness command on it, e.g."
-                           " `harness results --db %s`, brings it up to date)", (long long)vin, (long long)vout, path);
+        err_set(err, errn,
+                "schema version %lld, the output's is %lld (any harness command on it, e.g."
+                " `harness results --db %s`, brings it up to date)",
+                (long long)vin, (long long)vout, path);
     else if (db_exec(db, "BEGIN IMMEDIATE", err, errn) == 0) {
-        if (db_exec(db, "DROP TABLE IF EXISTS temp.run_map; CREATE TEMP TABLE run_map (src INTEGER PRIMARY KEY, dst INTEGER, fresh INTEGER);"
-                        "DROP TABLE IF EXISTS temp.launch_cost_map; CREATE TEMP TABLE launch_cost_map (src INTEGER PRIMARY KEY, dst INTEGER);"
-                        "DROP TABLE IF EXISTS temp.peak_map; CREATE TEMP TABLE peak_map (src INTEGER PRIMARY KEY, dst INTEGER);"
-                        "DROP TABLE IF EXISTS temp.nightly_map; CREATE TEMP TABLE nightly_map (src INTEGER PRIMARY KEY, dst INTEGER)",
-                    err, errn) == 0 &&
+        if (db_exec(
+                db,
+                "DROP TABLE IF EXISTS temp.run_map; CREATE TEMP TABLE run_map (src INTEGER PRIMARY KEY, dst INTEGER, "
+                "fresh INTEGER);"
+                "DROP TABLE IF EXISTS temp.launch_cost_map; CREATE TEMP TABLE launch_cost_map (src INTEGER PRIMARY "
+                "KEY, dst INTEGER);"
+                "DROP TABLE IF EXISTS temp.peak_map; CREATE TEMP TABLE peak_map (src INTEGER PRIMARY KEY, dst INTEGER);"
+                "DROP TABLE IF EXISTS temp.nightly_map; CREATE TEMP TABLE nightly_map (src INTEGER PRIMARY KEY, dst "
+                "INTEGER)",
+                err, errn) == 0 &&
             merge_keyed(db, "host", err, errn) == 0 && merge_keyed(db, "device", err, errn) == 0 &&
             merge_keyed(db, "build", err, errn) == 0 && merge_keyed(db, "config", err, errn) == 0 &&
-            merge_runs(db, t, err, errn) == 0 && merge_peaks(db, t, err, errn) == 0 && merge_tuned(db, err, errn) == 0 &&
-            merge_tracking(db, t, err, errn) == 0 && merge_run_extras(db, err, errn) == 0 &&
-            db_exec(db, "COMMIT", err, errn) == 0)
+            merge_runs(db, t, err, errn) == 0 && merge_peaks(db, t, err, errn) == 0 &&
+            merge_tuned(db, err, errn) == 0 && merge_tracking(db, t, err, errn) == 0 &&
+            merge_run_extras(db, err, errn) == 0 && db_exec(db, "COMMIT", err, errn) == 0)
             rc = 0;
         if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     }
@@ -421,8 +443,10 @@ int store_merge_file(struct store *s, const char *path, struct merge_tally *t, c
 int store_shard_coverage(struct store *s, char *const *keys, int nkeys, int shards, int64_t *want, int64_t *have,
                          char *err, size_t errn) {
     sqlite3 *db = store_db(s);
-    int rc = db_exec(db, "CREATE TEMP TABLE IF NOT EXISTS merge_expected(key TEXT PRIMARY KEY, shard INTEGER);"
-                         "DELETE FROM temp.merge_expected", err, errn);
+    int rc = db_exec(db,
+                     "CREATE TEMP TABLE IF NOT EXISTS merge_expected(key TEXT PRIMARY KEY, shard INTEGER);"
+                     "DELETE FROM temp.merge_expected",
+                     err, errn);
     sqlite3_stmt *ins = NULL, *st = NULL;
     if (!rc && sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO temp.merge_expected(key, shard) VALUES (?1, ?2)", -1, &ins,
                                   NULL) != SQLITE_OK)
@@ -440,7 +464,8 @@ int store_shard_coverage(struct store *s, char *const *keys, int nkeys, int shar
      * rounds, as `sweep` does); a failed config is complete as it is. */
     const char *sql =
         "WITH have AS (SELECT DISTINCT d.fingerprint || '|' || c.app || '|' || c.input || '|' || c.knobs || '|'"
-        " || printf('%05dx%05d', c.wg_x, c.wg_y) AS key FROM main.measurement m JOIN main.config c ON c.id = m.config_id"
+        " || printf('%05dx%05d', c.wg_x, c.wg_y) AS key FROM main.measurement m JOIN main.config c ON c.id = "
+        "m.config_id"
         " JOIN main.run r ON r.id = m.run_id JOIN main.device d ON d.id = r.device_id"
         " WHERE m.status NOT IN ('ok', 'unverified') OR m.rounds_done >= m.rounds)"
         " SELECT e.shard, count(*), count(h.key) FROM temp.merge_expected e LEFT JOIN have h ON h.key = e.key"

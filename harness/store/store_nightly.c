@@ -23,7 +23,7 @@ static const char nightly_sql[] =
     " suite TEXT NOT NULL,"
     " started_at TEXT NOT NULL,"
     " ended_at TEXT,"
-    " status INTEGER,"  /* 0 when every child command succeeded */
+    " status INTEGER," /* 0 when every child command succeeded */
     " telemetry TEXT NOT NULL DEFAULT '',"
     " UNIQUE (host, started_at, suite));"
     "CREATE TABLE IF NOT EXISTS nightly_run ("
@@ -47,11 +47,11 @@ static const char nightly_sql[] =
     "CREATE TABLE IF NOT EXISTS confirmation ("
     " id INTEGER PRIMARY KEY,"
     " series TEXT NOT NULL,"
-    " nightly_id INTEGER,"          /* the night whose flag it judged */
-    " change_point_id INTEGER,"     /* or the change point */
+    " nightly_id INTEGER,"      /* the night whose flag it judged */
+    " change_point_id INTEGER," /* or the change point */
     " source TEXT NOT NULL,"
     " build_a TEXT NOT NULL, build_b TEXT NOT NULL,"
-    " flagged_ratio REAL,"          /* what the flag said (B/A) */
+    " flagged_ratio REAL," /* what the flag said (B/A) */
     " rounds INTEGER, ratio REAL, p REAL, sd REAL,"
     " verdict TEXT NOT NULL,"
     " reason TEXT,"
@@ -60,7 +60,7 @@ static const char nightly_sql[] =
     "CREATE INDEX IF NOT EXISTS confirmation_series ON confirmation (series);"
     "CREATE TABLE IF NOT EXISTS confirmation_sample ("
     " confirmation_id INTEGER NOT NULL REFERENCES confirmation (id),"
-    " side TEXT NOT NULL,"             /* A or B */
+    " side TEXT NOT NULL," /* A or B */
     " round INTEGER NOT NULL,"
     " seconds REAL);"
     /* Each series' noise model (round_stats.h) as `harness noise` last
@@ -86,11 +86,11 @@ static const struct {
     {"change_point", "device_fingerprint", "TEXT"},
     {"change_point", "direction", "TEXT"}, /* 'regression' (slower) or 'improvement' */
     {"change_point", "detected_at", "TEXT"},
-    {"change_point", "confirmation", "TEXT"}, /* confirmed, rejected, unconfirmed (why) */
-    {"change_point", "nightly_id", "INTEGER"},  /* the first night of the new level */
-    {"nightly", "build_hash", "TEXT"},        /* results/builds/<hash> (kept_build.h) */
+    {"change_point", "confirmation", "TEXT"},  /* confirmed, rejected, unconfirmed (why) */
+    {"change_point", "nightly_id", "INTEGER"}, /* the first night of the new level */
+    {"nightly", "build_hash", "TEXT"},         /* results/builds/<hash> (kept_build.h) */
     {"nightly", "rounds", "INTEGER"},
-    {"nightly", "quality", "TEXT"},           /* 'ok', or 'disturbed: why' */
+    {"nightly", "quality", "TEXT"}, /* 'ok', or 'disturbed: why' */
 };
 
 int db_exec(sqlite3 *db, const char *sql, char *err, size_t errn) {
@@ -103,8 +103,7 @@ int db_exec(sqlite3 *db, const char *sql, char *err, size_t errn) {
 
 int db_int(sqlite3 *db, const char *sql, int64_t dflt, int64_t *out, char *err, size_t errn) {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return err_set(err, errn, "%s", sqlite3_errmsg(db));
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return err_set(err, errn, "%s", sqlite3_errmsg(db));
     int rc = sqlite3_step(st);
     *out = dflt;
     if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) *out = sqlite3_column_int64(st, 0);
@@ -132,8 +131,8 @@ int nightly_schema(sqlite3 *db, char *err, size_t errn) {
                 added_columns[i].decl);
         if (db_exec(db, sql, err, errn) != 0) goto fail;
     }
-    if (db_exec(db, "CREATE UNIQUE INDEX IF NOT EXISTS change_point_key ON change_point (series, night)",
-                err, errn) != 0)
+    if (db_exec(db, "CREATE UNIQUE INDEX IF NOT EXISTS change_point_key ON change_point (series, night)", err, errn) !=
+        0)
         goto fail;
     if (db_exec(db, "COMMIT", err, errn) == 0) return 0;
 fail:
@@ -157,7 +156,8 @@ static int runset_add(sqlite3 *db, const char *spec, const char *table, char *er
     int kind;
     if (!strncmp(spec, "build:", 6) && spec[6]) {
         kind = 1;
-        fill = "SELECT r.id FROM run r JOIN build b ON b.id = r.build_id WHERE substr(b.git_commit, 1, length(?1)) = ?1";
+        fill =
+            "SELECT r.id FROM run r JOIN build b ON b.id = r.build_id WHERE substr(b.git_commit, 1, length(?1)) = ?1";
     } else if (!strncmp(spec, "nightly:", 8) && parse_int(spec + 8, &n) == 0 && n != 0) {
         kind = 2;
         /* A negative number counts back from the latest, by start time. */
@@ -189,14 +189,16 @@ static int runset_add(sqlite3 *db, const char *spec, const char *table, char *er
     sqlite3_finalize(st);
     if (count == 0)
         err_set(err, errn, "%s: no such run%s", spec,
-                kind == 1 ? "s (no build with that commit)" : kind == 2 ? "s (no such nightly)" : "");
+                kind == 1   ? "s (no build with that commit)"
+                : kind == 2 ? "s (no such nightly)"
+                            : "");
     return count;
 }
 
 int runset_resolve(sqlite3 *db, const char *spec, const char *table, char *err, size_t errn) {
     char sql[256];
-    str_fmt(sql, sizeof sql, "DROP TABLE IF EXISTS temp.%s; CREATE TEMP TABLE %s (run_id INTEGER PRIMARY KEY)",
-            table, table);
+    str_fmt(sql, sizeof sql, "DROP TABLE IF EXISTS temp.%s; CREATE TEMP TABLE %s (run_id INTEGER PRIMARY KEY)", table,
+            table);
     if (db_exec(db, sql, err, errn) != 0) return -1;
     /* A comma-separated list is the union of its parts. */
     char *copy = xstrdup(spec), *save = NULL;

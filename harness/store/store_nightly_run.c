@@ -52,8 +52,9 @@ int store_nightly_end(struct store *s, int64_t id, int status, const char *telem
             (long long)id, (long long)run0, (long long)run1, (long long)id, (long long)peak0, (long long)peak1);
     sqlite3_stmt *st = NULL;
     int rc = db_exec(db, sql, err, errn);
-    if (rc == 0 && sqlite3_prepare_v2(db, "UPDATE nightly SET ended_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),"
-                                          " status = ?1, telemetry = telemetry || ?2 WHERE id = ?3",
+    if (rc == 0 && sqlite3_prepare_v2(db,
+                                      "UPDATE nightly SET ended_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),"
+                                      " status = ?1, telemetry = telemetry || ?2 WHERE id = ?3",
                                       -1, &st, NULL) == SQLITE_OK) {
         sqlite3_bind_int(st, 1, status);
         sqlite3_bind_text(st, 2, telemetry, -1, SQLITE_TRANSIENT);

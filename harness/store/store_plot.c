@@ -35,8 +35,10 @@ static double col_or_nan(sqlite3_stmt *st, int i) {
  * names the variant in config alone. */
 static int has_variant_column(sqlite3 *db) {
     sqlite3_stmt *st = NULL;
-    int yes = sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('measurement')"
-                                     " WHERE name = 'variant'", -1, &st, NULL) == SQLITE_OK &&
+    int yes = sqlite3_prepare_v2(db,
+                                 "SELECT 1 FROM pragma_table_info('measurement')"
+                                 " WHERE name = 'variant'",
+                                 -1, &st, NULL) == SQLITE_OK &&
               sqlite3_step(st) == SQLITE_ROW;
     sqlite3_finalize(st);
     return yes;
@@ -49,13 +51,23 @@ int store_wg_rows(struct store_reader *p, const char *const filt[4], void (*row)
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(store_reader_db(p), sql.s, -1, &st, NULL);
     sb_free(&sql);
-    if (rc != SQLITE_OK) return err_set(err, errn, "not a harness results database? %s", sqlite3_errmsg(store_reader_db(p)));
+    if (rc != SQLITE_OK)
+        return err_set(err, errn, "not a harness results database? %s", sqlite3_errmsg(store_reader_db(p)));
     for (int i = 0; i < 4; i++)
         if (filt[i]) sqlite3_bind_text(st, i + 1, filt[i], -1, SQLITE_TRANSIENT);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct wg_row r = {col(st, 0), col(st, 1), col(st, 2), col(st, 3), col(st, 4), col(st, 5), col(st, 6),
-                           sqlite3_column_int(st, 7), sqlite3_column_int(st, 8), sqlite3_column_double(st, 9),
-                           col_or_nan(st, 10), col_or_nan(st, 11)};
+        struct wg_row r = {col(st, 0),
+                           col(st, 1),
+                           col(st, 2),
+                           col(st, 3),
+                           col(st, 4),
+                           col(st, 5),
+                           col(st, 6),
+                           sqlite3_column_int(st, 7),
+                           sqlite3_column_int(st, 8),
+                           sqlite3_column_double(st, 9),
+                           col_or_nan(st, 10),
+                           col_or_nan(st, 11)};
         row(&r, ctx);
     }
     if (rc != SQLITE_DONE) err_set(err, errn, "%s", sqlite3_errmsg(store_reader_db(p)));
@@ -65,8 +77,9 @@ int store_wg_rows(struct store_reader *p, const char *const filt[4], void (*row)
 
 int store_series_change_points(struct store *s, const char *series, struct series_change_point *out, int max) {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(store_db(s), "SELECT id, night, triage, COALESCE(direction, ''), COALESCE(magnitude, 0)"
-                                        " FROM change_point WHERE series = ?1 ORDER BY night",
+    if (sqlite3_prepare_v2(store_db(s),
+                           "SELECT id, night, triage, COALESCE(direction, ''), COALESCE(magnitude, 0)"
+                           " FROM change_point WHERE series = ?1 ORDER BY night",
                            -1, &st, NULL) != SQLITE_OK)
         return 0;
     sqlite3_bind_text(st, 1, series, -1, SQLITE_TRANSIENT);

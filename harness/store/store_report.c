@@ -27,8 +27,7 @@ static void *grow(void *rows, int n, int *cap, size_t size) {
     return xrealloc(rows, (size_t)*cap * size);
 }
 
-int store_report_note_put(struct store *s, int64_t run_id, const char *key, const char *text, char *err,
-                          size_t errn) {
+int store_report_note_put(struct store *s, int64_t run_id, const char *key, const char *text, char *err, size_t errn) {
     sqlite3 *db = store_db(s);
     sqlite3_stmt *st = NULL;
     int rc = -1;
@@ -100,8 +99,8 @@ int store_report_latest(struct store_reader *rd, const char *app, char *command,
 
 int store_build_get(struct store_reader *rd, int64_t build, struct stored_build *out) {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_reader_db(rd), "SELECT git_commit, dirty, compiler FROM build WHERE id = ?", -1, &st, NULL) !=
-        SQLITE_OK)
+    if (sqlite3_prepare_v2(store_reader_db(rd), "SELECT git_commit, dirty, compiler FROM build WHERE id = ?", -1, &st,
+                           NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_int64(st, 1, build);
     int rc = -1;
@@ -244,7 +243,8 @@ int store_measurement_rows(struct store_reader *rd, int64_t run_id, struct measu
 
 int store_report_notes(struct store_reader *rd, int64_t run_id, struct report_note_row *out, int max) {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_reader_db(rd), "SELECT key, text FROM report_note WHERE run_id = ?", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(store_reader_db(rd), "SELECT key, text FROM report_note WHERE run_id = ?", -1, &st, NULL) !=
+        SQLITE_OK)
         return -1;
     sqlite3_bind_int64(st, 1, run_id);
     int n = 0;

@@ -13,8 +13,7 @@
 
 /* Records what a probe found (key, text) with one of a report's runs,
  * replacing an earlier note of that key. 0, or -1 with err. */
-int store_report_note_put(struct store *s, int64_t run_id, const char *key, const char *text, char *err,
-                          size_t errn);
+int store_report_note_put(struct store *s, int64_t run_id, const char *key, const char *text, char *err, size_t errn);
 
 /* A database opened read-only and never created or migrated: a report drawn
  * again or a plot must not make an empty database, and a sweep may be

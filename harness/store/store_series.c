@@ -7,13 +7,15 @@
 
 #include "util.h"
 
-#define KEY_SQL "d.fingerprint || '|' || c.app || '|' || c.input || '|' || c.knobs || '|' || c.wg_x || 'x' || c.wg_y" \
-                " || '|' || COALESCE(m.iters, 0)"
+#define KEY_SQL                                                                                                        \
+    "d.fingerprint || '|' || c.app || '|' || c.input || '|' || c.knobs || '|' || c.wg_x || 'x' || c.wg_y"              \
+    " || '|' || COALESCE(m.iters, 0)"
 
 /* Columns 0..11 of both sample queries: key, fingerprint, spec, device name,
  * app, input, variant, knobs, wg_x, wg_y, iters, warmup. */
-#define ID_COLUMNS KEY_SQL ", d.fingerprint, d.spec, d.name, c.app, c.input, COALESCE(m.variant, c.variant)," \
-                           " c.knobs, c.wg_x, c.wg_y, m.iters, m.warmup"
+#define ID_COLUMNS                                                                                                     \
+    KEY_SQL ", d.fingerprint, d.spec, d.name, c.app, c.input, COALESCE(m.variant, c.variant),"                         \
+            " c.knobs, c.wg_x, c.wg_y, m.iters, m.warmup"
 #define ID_NCOL 12
 
 static const char *text(sqlite3_stmt *st, int i) {

@@ -30,8 +30,7 @@ typedef void (*store_run_sample_fn)(const struct store_run_sample *r, void *ctx)
 
 /* The samples of the runs in temp.<table>(run_id), by key, run, measurement,
  * round and repetition. 0, or -1 with err. */
-int store_run_samples(struct sqlite3 *db, const char *table, store_run_sample_fn fn, void *ctx, char *err,
-                      size_t errn);
+int store_run_samples(struct sqlite3 *db, const char *table, store_run_sample_fn fn, void *ctx, char *err, size_t errn);
 
 /* One sample of a nightly's run, with the night: its start, the run's commit,
  * its build (the kept build's hash, else commit(+dirty)) and whether the night

@@ -5,12 +5,11 @@
 
 int store_latest_measurement(struct store *s, const struct device_info *dev, const struct measurement *m,
                              struct earlier_measurement *e) {
-    static const char *sql =
-        "SELECT m.id, m.run_id, m.rounds, m.rounds_done, m.status IN ('ok', 'unverified')"
-        " FROM measurement m JOIN config c ON c.id = m.config_id JOIN run r ON r.id = m.run_id"
-        " JOIN device d ON d.id = r.device_id JOIN build b ON b.id = r.build_id"
-        " WHERE c.app = ?1 AND c.input = ?2 AND c.knobs = ?3 AND c.wg_x = ?4 AND c.wg_y = ?5"
-        " AND d.fingerprint = ?6 AND b.id = ?7 AND m.iters = ?8 ORDER BY m.id DESC LIMIT 1";
+    static const char *sql = "SELECT m.id, m.run_id, m.rounds, m.rounds_done, m.status IN ('ok', 'unverified')"
+                             " FROM measurement m JOIN config c ON c.id = m.config_id JOIN run r ON r.id = m.run_id"
+                             " JOIN device d ON d.id = r.device_id JOIN build b ON b.id = r.build_id"
+                             " WHERE c.app = ?1 AND c.input = ?2 AND c.knobs = ?3 AND c.wg_x = ?4 AND c.wg_y = ?5"
+                             " AND d.fingerprint = ?6 AND b.id = ?7 AND m.iters = ?8 ORDER BY m.id DESC LIMIT 1";
     sqlite3_stmt *st = NULL;
     int found = 0;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return 0;

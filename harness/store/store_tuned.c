@@ -37,8 +37,8 @@ static void bind_key(sqlite3_stmt *st, const char *fp, const char *app, const ch
     sqlite3_bind_text(st, 4, last, -1, SQLITE_TRANSIENT);
 }
 
-int store_tuned_put(struct store *s, const char *fingerprint, const char *app, const char *input,
-                    const char *variant, const struct tune_result *r, int samples, char *err, size_t errn) {
+int store_tuned_put(struct store *s, const char *fingerprint, const char *app, const char *input, const char *variant,
+                    const struct tune_result *r, int samples, char *err, size_t errn) {
     sqlite3 *db = store_db(s);
     sqlite3_stmt *st = NULL;
     const char *sql = "INSERT OR REPLACE INTO tuned(device_fingerprint, app, input, variant, wg_x, wg_y,"
@@ -59,8 +59,8 @@ int store_tuned_put(struct store *s, const char *fingerprint, const char *app, c
     return rc;
 }
 
-int store_tuned_get(struct store *s, const char *fingerprint, const char *app, const char *input,
-                    const char *variant, unsigned wg[2], int *tie) {
+int store_tuned_get(struct store *s, const char *fingerprint, const char *app, const char *input, const char *variant,
+                    unsigned wg[2], int *tie) {
     sqlite3_stmt *st = NULL;
     const char *sql = "SELECT wg_x, wg_y, tie FROM tuned WHERE device_fingerprint = ?1 AND app = ?2"
                       " AND input = ?3 AND variant = ?4";
@@ -79,15 +79,29 @@ int store_tuned_get(struct store *s, const char *fingerprint, const char *app, c
 
 /* ---- harness best ------------------------------------------------------ */
 
-enum { B_DEVICE, B_NAME, B_FP, B_APP, B_INPUT, B_VARIANT, B_WG, B_MEDIAN, B_MARGIN, B_NOISE, B_SAMPLES,
-       B_VERDICT, B_DECIDED, BCOL };
-static const char *const best_header[BCOL] = {"device", "device_name", "fingerprint", "app", "input",
-                                              "variant", "wg", "median_s", "margin_pct", "noise_pct",
-                                              "samples", "verdict", "decided_at"};
+enum {
+    B_DEVICE,
+    B_NAME,
+    B_FP,
+    B_APP,
+    B_INPUT,
+    B_VARIANT,
+    B_WG,
+    B_MEDIAN,
+    B_MARGIN,
+    B_NOISE,
+    B_SAMPLES,
+    B_VERDICT,
+    B_DECIDED,
+    BCOL
+};
+static const char *const best_header[BCOL] = {"device",  "device_name", "fingerprint", "app",        "input",
+                                              "variant", "wg",          "median_s",    "margin_pct", "noise_pct",
+                                              "samples", "verdict",     "decided_at"};
 /* The table folds spec and name into one column and leaves the fingerprint
  * to the CSV; numbers align right. */
-static const int table_cols[] = {B_DEVICE, B_APP, B_INPUT, B_VARIANT, B_WG, B_MEDIAN, B_MARGIN, B_NOISE,
-                                 B_SAMPLES, B_VERDICT, B_DECIDED};
+static const int table_cols[] = {B_DEVICE, B_APP,   B_INPUT,   B_VARIANT, B_WG,     B_MEDIAN,
+                                 B_MARGIN, B_NOISE, B_SAMPLES, B_VERDICT, B_DECIDED};
 #define NTABLE ((int)(sizeof table_cols / sizeof table_cols[0]))
 
 static void csv_cell(FILE *out, const char *v, int last) {
@@ -134,8 +148,8 @@ static void best_row(sqlite3_stmt *st, int csv, char *cell[BCOL]) {
     cell[B_DECIDED] = xstrdup(column_text(st, 13));
 }
 
-static const char *const table_header[BCOL] = {"device", "", "", "app", "input", "variant", "wg", "median",
-                                               "margin", "noise", "samples", "verdict", "decided"};
+static const char *const table_header[BCOL] = {"device", "",       "",      "app",     "input",   "variant", "wg",
+                                               "median", "margin", "noise", "samples", "verdict", "decided"};
 
 static void table_line(FILE *out, char *const cell[BCOL], const int width[BCOL]) {
     for (int k = 0; k < NTABLE; k++) {
@@ -175,13 +189,11 @@ int store_tuned_print(struct store *s, const char *device, int csv, FILE *out) {
     }
     if (csv)
         for (int c = 0; c < BCOL; c++) csv_cell(out, best_header[c], c == BCOL - 1);
-    else if (n)
-        table_line(out, (char *const *)table_header, width);
+    else if (n) table_line(out, (char *const *)table_header, width);
     for (int i = 0; i < n; i++) {
         if (csv)
             for (int c = 0; c < BCOL; c++) csv_cell(out, rows[i][c], c == BCOL - 1);
-        else
-            table_line(out, rows[i], width);
+        else table_line(out, rows[i], width);
         for (int c = 0; c < BCOL; c++) free(rows[i][c]);
     }
     free(rows);
@@ -199,8 +211,8 @@ static int shape_in(unsigned (*wg)[2], int n, unsigned x, unsigned y) {
     return 0;
 }
 
-int store_replay_load(struct store *s, const char *fingerprint, const char *app, const char *input,
-                      const char *knobs, struct replay_table *out) {
+int store_replay_load(struct store *s, const char *fingerprint, const char *app, const char *input, const char *knobs,
+                      struct replay_table *out) {
     return store_replay_load_iters(s, fingerprint, app, input, knobs, 0, out);
 }
 
@@ -221,7 +233,7 @@ int store_replay_load_iters(struct store *s, const char *fingerprint, const char
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
     bind_key(st, fingerprint, app, input, knobs);
     int cap = 0, nother = 0, rc;
-    unsigned (*other)[2] = NULL; /* shapes seen at another step count */
+    unsigned(*other)[2] = NULL; /* shapes seen at another step count */
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const unsigned x = (unsigned)sqlite3_column_int64(st, 0), y = (unsigned)sqlite3_column_int64(st, 1);
         const long iters = (long)sqlite3_column_int64(st, 5);

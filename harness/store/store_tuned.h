@@ -12,11 +12,11 @@
 
 /* Records (or replaces) the decision for this key; samples is the number of
  * repetitions behind the best shape's median. 0, or -1 with err. */
-int store_tuned_put(struct store *s, const char *fingerprint, const char *app, const char *input,
-                    const char *variant, const struct tune_result *r, int samples, char *err, size_t errn);
+int store_tuned_put(struct store *s, const char *fingerprint, const char *app, const char *input, const char *variant,
+                    const struct tune_result *r, int samples, char *err, size_t errn);
 /* 0 and the shape (and *tie when tie is non-NULL) when the key has one; -1 when not. */
-int store_tuned_get(struct store *s, const char *fingerprint, const char *app, const char *input,
-                    const char *variant, unsigned wg[2], int *tie);
+int store_tuned_get(struct store *s, const char *fingerprint, const char *app, const char *input, const char *variant,
+                    unsigned wg[2], int *tie);
 /* `harness best`: the table, or CSV with a header. device selects rows by
  * fingerprint or by the device's spec ("cuda:0"); NULL prints all. 0 or -1. */
 int store_tuned_print(struct store *s, const char *device, int csv, FILE *out);
@@ -30,12 +30,12 @@ struct replay_table {
     unsigned (*wg)[2];
     double *median, *noise; /* seconds; (q3 - q1) / median, NaN when unknown */
     int *samples;
-    long iters;             /* the step count of every loaded row */
-    int skipped;            /* shapes measured ok only at another step count */
+    long iters;  /* the step count of every loaded row */
+    int skipped; /* shapes measured ok only at another step count */
 };
 /* 0 (possibly with n == 0), or -1 on a database error. */
-int store_replay_load(struct store *s, const char *fingerprint, const char *app, const char *input,
-                      const char *knobs, struct replay_table *out);
+int store_replay_load(struct store *s, const char *fingerprint, const char *app, const char *input, const char *knobs,
+                      struct replay_table *out);
 /* The same at a given step count (iters > 0) instead of the newest row's. */
 int store_replay_load_iters(struct store *s, const char *fingerprint, const char *app, const char *input,
                             const char *knobs, long iters, struct replay_table *out);

@@ -10,7 +10,8 @@
 #include "stats.h"
 #include "util.h"
 
-int burn_in(const struct device_info *dev, double min_s, double max_s, struct burn_result *out, char *err, size_t errn) {
+int burn_in(const struct device_info *dev, double min_s, double max_s, struct burn_result *out, char *err,
+            size_t errn) {
     memset(out, 0, sizeof *out);
     double start = clock_now(), last[3] = {0};
     struct dev *d = backend_by_name(dev->backend)->open(dev, err, errn);

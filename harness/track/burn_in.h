@@ -13,11 +13,11 @@
 #define BURN_STABLE 0.02
 
 struct burn_result {
-    int canaries;      /* copy measurements made */
-    double seconds;    /* how long it took */
-    double gbs;        /* the last canary */
-    double spread;     /* (max - min) / median of the last three */
-    int stable;        /* 1 when it settled within the time */
+    int canaries;   /* copy measurements made */
+    double seconds; /* how long it took */
+    double gbs;     /* the last canary */
+    double spread;  /* (max - min) / median of the last three */
+    int stable;     /* 1 when it settled within the time */
 };
 
 /* Burns one device in. 0, or -1 with err (the device did not open or copy). */

@@ -11,10 +11,14 @@
 
 const char *verdict_name(enum verdict v) {
     switch (v) {
-    case V_REGRESSION: return "REGRESSION";
-    case V_IMPROVEMENT: return "improvement";
-    case V_FEW: return "cannot tell";
-    default: return "same";
+    case V_REGRESSION:
+        return "REGRESSION";
+    case V_IMPROVEMENT:
+        return "improvement";
+    case V_FEW:
+        return "cannot tell";
+    default:
+        return "same";
     }
 }
 
@@ -32,8 +36,8 @@ void compare_series_pooled(const struct series_samples *a, const struct series_s
     mwu_test(a->v, (size_t)a->n, b->v, (size_t)b->n, &m);
     r->med_a = stats_median(a->v, (size_t)a->n);
     r->med_b = stats_median(b->v, (size_t)b->n);
-    r->r = (struct rc_result){.nights_a = 1, .nights_b = 1, .rounds_a = a->n, .rounds_b = b->n,
-                              .ratio = r->med_b / r->med_a, .p = m.p};
+    r->r = (struct rc_result){
+        .nights_a = 1, .nights_b = 1, .rounds_a = a->n, .rounds_b = b->n, .ratio = r->med_b / r->med_a, .p = m.p};
     r->r.noise = fmax(rel_iqr(a->v, a->n), rel_iqr(b->v, b->n));
     r->r.threshold = fmax(p->min_effect, r->r.noise);
     if (m.p_min > p->alpha) r->v = V_FEW;

@@ -36,12 +36,12 @@ struct compare_row {
     const struct series_samples *a, *b;
     struct noise_model model; /* the series' model as used */
     struct rc_result r;
-    double med_a, med_b;      /* geometric means of the round medians */
+    double med_a, med_b; /* geometric means of the round medians */
     enum verdict v;
-    int suspect;              /* V_SAME, but p <= screen_alpha past min_effect */
+    int suspect; /* V_SAME, but p <= screen_alpha past min_effect */
     /* What a confirmation (confirm.h) said of this change, when one did. */
     char confirmation[200];
-    int rejected;             /* a confirmation called it noise */
+    int rejected; /* a confirmation called it noise */
 };
 
 /* The statistic this harness used before rounds, kept to show what it did

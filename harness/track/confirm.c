@@ -18,8 +18,8 @@ struct side_job {
 };
 
 /* The job for one series on one side, or a reason it cannot run here. */
-static const char *job_for(const struct confirm_series *c, const struct device_info *all, int nall,
-                           struct round_job *j, int side, const struct confirm_opts *o) {
+static const char *job_for(const struct confirm_series *c, const struct device_info *all, int nall, struct round_job *j,
+                           int side, const struct confirm_opts *o) {
     const struct app *app = app_find(c->id.app);
     if (!app) return "its app is not in this harness";
     int idx = -1;
@@ -90,8 +90,9 @@ static void judge(struct confirm_series *c, const struct round_job *a, const str
         int sure = c->r.p <= o->alpha;
         str_copy(c->verdict, sizeof c->verdict, same_way && big && sure ? "confirmed" : "rejected");
         if (!sure) str_fmt(c->reason, sizeof c->reason, "p %.2g > %.2g", c->r.p, o->alpha);
-        else if (!big) str_fmt(c->reason, sizeof c->reason, "%+.1f %% is under the %.0f %% that counts",
-                               100 * (c->r.ratio - 1), 100 * o->min_effect);
+        else if (!big)
+            str_fmt(c->reason, sizeof c->reason, "%+.1f %% is under the %.0f %% that counts", 100 * (c->r.ratio - 1),
+                    100 * o->min_effect);
         else if (!same_way) str_copy(c->reason, sizeof c->reason, "the rerun moved the other way");
         else c->reason[0] = '\0';
     }
@@ -104,11 +105,19 @@ static void judge(struct confirm_series *c, const struct round_job *a, const str
 static int64_t record(struct store *store, const struct confirm_series *c, const struct confirm_opts *o,
                       const struct round_job *a, const struct round_job *b) {
     struct store_confirmation row = {
-        .series = c->id.key, .nightly_id = c->nightly_id, .change_point_id = c->change_point_id,
-        .source = o->source ? o->source : "", .build_a = o->build_a ? o->build_a : "",
-        .build_b = o->build_b ? o->build_b : "", .flagged_ratio = c->flagged_ratio,
-        .rounds = c->r.n, .ratio = c->r.ratio, .p = c->r.p, .sd = c->r.sd,
-        .verdict = c->verdict, .reason = c->reason,
+        .series = c->id.key,
+        .nightly_id = c->nightly_id,
+        .change_point_id = c->change_point_id,
+        .source = o->source ? o->source : "",
+        .build_a = o->build_a ? o->build_a : "",
+        .build_b = o->build_b ? o->build_b : "",
+        .flagged_ratio = c->flagged_ratio,
+        .rounds = c->r.n,
+        .ratio = c->r.ratio,
+        .p = c->r.p,
+        .sd = c->r.sd,
+        .verdict = c->verdict,
+        .reason = c->reason,
     };
     return store_confirmation_put(store, &row, &a->m, &b->m);
 }

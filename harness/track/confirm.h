@@ -16,27 +16,27 @@
 #include "series.h"
 #include "store.h"
 
-#define CONFIRM_ROUNDS 10      /* pairs of rounds */
-#define CONFIRM_ALPHA 0.01     /* the paired t-test's significance */
+#define CONFIRM_ROUNDS 10  /* pairs of rounds */
+#define CONFIRM_ALPHA 0.01 /* the paired t-test's significance */
 
 struct confirm_series {
-    struct series_id id;   /* what to measure again (device, app, input, knobs, shape, steps) */
-    double flagged_ratio;  /* B/A as the flag saw it: the direction to confirm */
-    int reps, warmup;      /* per round, as the compared nights ran it */
+    struct series_id id;                 /* what to measure again (device, app, input, knobs, shape, steps) */
+    double flagged_ratio;                /* B/A as the flag saw it: the direction to confirm */
+    int reps, warmup;                    /* per round, as the compared nights ran it */
     int64_t nightly_id, change_point_id; /* what it judges, for the record (0: none) */
     /* the outcome */
     struct paired_result r;
-    char verdict[16];      /* "confirmed", "rejected", "failed" */
+    char verdict[16]; /* "confirmed", "rejected", "failed" */
     char reason[512];
 };
 
 struct confirm_opts {
-    struct round_exec a, b;      /* the two builds' binaries and roots */
+    struct round_exec a, b;        /* the two builds' binaries and roots */
     const char *build_a, *build_b; /* their names, for the record */
-    int rounds;                  /* default CONFIRM_ROUNDS */
-    double alpha, min_effect;    /* defaults CONFIRM_ALPHA and 0.03 */
-    double timeout_s;            /* per round and side; default 300 */
-    const char *source;          /* "nightly", "compare", "regressions" */
+    int rounds;                    /* default CONFIRM_ROUNDS */
+    double alpha, min_effect;      /* defaults CONFIRM_ALPHA and 0.03 */
+    double timeout_s;              /* per round and side; default 300 */
+    const char *source;            /* "nightly", "compare", "regressions" */
     unsigned seed;
 };
 

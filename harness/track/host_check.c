@@ -32,8 +32,8 @@ void host_check(struct store *s, const char *specs, int canaries, struct host_ch
             out->dev[k].gbs = gbs;
             if (!s || store_peak_usual(s, info->fingerprint, &out->dev[k].usual) != 0) out->dev[k].usual = 0;
             if (out->dev[k].usual > 0 && gbs < (1 - HOST_CHECK_CANARY_DROP) * out->dev[k].usual)
-                sb_printf(&why, "%s%s copy %.1f GB/s, %.0f %% of its usual %.1f", why.len ? "; " : "", info->spec,
-                          gbs, 100 * gbs / out->dev[k].usual, out->dev[k].usual);
+                sb_printf(&why, "%s%s copy %.1f GB/s, %.0f %% of its usual %.1f", why.len ? "; " : "", info->spec, gbs,
+                          100 * gbs / out->dev[k].usual, out->dev[k].usual);
         }
         cli_devices_free(&pick);
     }

@@ -22,7 +22,7 @@ struct host_check {
         double gbs, usual; /* this canary; the median of the stored ones (0: none yet) */
     } dev[HOST_CHECK_MAX_DEVICES];
     int disturbed;
-    char why[512];        /* what disturbed it, in words */
+    char why[512]; /* what disturbed it, in words */
 };
 
 /* Measures: specs is a comma-separated device list (NULL: every device);

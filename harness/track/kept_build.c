@@ -214,7 +214,8 @@ int kept_build_prune(double max_age_days, const char *const *keep, int nkeep, FI
         if (needed || stat(dir, &sb) != 0 || difftime(now, sb.st_mtime) < max_age_days * 86400.0) continue;
         remove_tree(dir);
         removed++;
-        if (log) fprintf(log, "nightly: pruned kept build %s (unused for more than %g days)\n", e->d_name, max_age_days);
+        if (log)
+            fprintf(log, "nightly: pruned kept build %s (unused for more than %g days)\n", e->d_name, max_age_days);
     }
     closedir(d);
     return removed;

@@ -36,9 +36,10 @@ static void loaded(struct sqlite3 *db, int64_t id, struct strbuf *why) {
     struct store_round_load l;
     if (store_nightly_round_load(db, id, &l) != 0) return;
     if (l.rounds > 0 && l.disturbed >= NIGHT_LOADED_SHARE * l.rounds)
-        sb_printf(why, "%sthe host busy in %d of %d rounds (other processes up to %.1f cores, the hypervisor"
-                       " took up to %.1f)", why->len ? "; " : "", l.disturbed, l.rounds, l.foreign_cores,
-                  l.steal_cores);
+        sb_printf(why,
+                  "%sthe host busy in %d of %d rounds (other processes up to %.1f cores, the hypervisor"
+                  " took up to %.1f)",
+                  why->len ? "; " : "", l.disturbed, l.rounds, l.foreign_cores, l.steal_cores);
 }
 
 int night_quality(struct sqlite3 *db, int64_t id, char *quality, size_t n) {

@@ -11,8 +11,8 @@
 
 struct sqlite3;
 
-#define NIGHT_CANARY_OFF 0.10      /* a canary this far from its usual (or 4x its noise) */
-#define NIGHT_LOADED_SHARE 0.5     /* this share of disturbed rounds */
+#define NIGHT_CANARY_OFF 0.10  /* a canary this far from its usual (or 4x its noise) */
+#define NIGHT_LOADED_SHARE 0.5 /* this share of disturbed rounds */
 
 /* Judges nightly `id` against the nights before it and stores the verdict.
  * 1 when disturbed (why in quality), 0 when ok, -1 on a database error. */

@@ -13,7 +13,8 @@
 #include "store_nightly.h"
 #include "util.h"
 
-static int load_night(struct sqlite3 *db, int64_t id, const char *table, struct series_list *l, char *err, size_t errn) {
+static int load_night(struct sqlite3 *db, int64_t id, const char *table, struct series_list *l, char *err,
+                      size_t errn) {
     char spec[48];
     str_fmt(spec, sizeof spec, "nightly:%lld", (long long)id);
     if (runset_resolve(db, spec, table, err, errn) <= 0) return -1;
@@ -40,11 +41,17 @@ static void confirm_flags(struct store *store, int64_t id, const char *hash_a, c
     struct strbuf devs = {0};
     const int k = confirm_from_rows(rows, n, id, cs, &devs);
     if (o->burn_in_s > 0) burn_in_devices(devs.s, 2, o->burn_in_s, out);
-    fprintf(out, "nightly: confirming %d flag%s and suspect%s: build %s (last night) and %s (tonight), %d pairs of"
-            " rounds\n", k, k == 1 ? "" : "s", k == 1 ? "" : "s", hash_a, hash_b, o->confirm_rounds);
+    fprintf(out,
+            "nightly: confirming %d flag%s and suspect%s: build %s (last night) and %s (tonight), %d pairs of"
+            " rounds\n",
+            k, k == 1 ? "" : "s", k == 1 ? "" : "s", hash_a, hash_b, o->confirm_rounds);
     fflush(out);
-    struct confirm_opts co = {.a = {bin_a, dir_a}, .b = {bin_b, dir_b}, .build_a = hash_a, .build_b = hash_b,
-                              .rounds = o->confirm_rounds, .source = "nightly",
+    struct confirm_opts co = {.a = {bin_a, dir_a},
+                              .b = {bin_b, dir_b},
+                              .build_a = hash_a,
+                              .build_b = hash_b,
+                              .rounds = o->confirm_rounds,
+                              .source = "nightly",
                               .seed = (unsigned)(clock_now() * 1e3) ^ (unsigned)id};
     confirm_run(store, cs, k, &co);
     for (int i = 0, j = 0; i < n; i++) {
@@ -110,8 +117,9 @@ int nightly_gate(struct store *store, int64_t prev, int64_t id, const struct gat
             res->unconfirmed++;
         }
     }
-    if (res->rejected) fprintf(out, "noise: %d flag%s rejected by the confirmation (figures above)\n", res->rejected,
-                               res->rejected == 1 ? "" : "s");
+    if (res->rejected)
+        fprintf(out, "noise: %d flag%s rejected by the confirmation (figures above)\n", res->rejected,
+                res->rejected == 1 ? "" : "s");
     if (res->suspects_rejected)
         fprintf(out, "noise: %d suspect%s rejected by the confirmation (figures above)\n", res->suspects_rejected,
                 res->suspects_rejected == 1 ? "" : "s");

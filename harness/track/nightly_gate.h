@@ -13,10 +13,10 @@
 #include "store.h"
 
 struct gate_opts {
-    int confirm;          /* 0: flags stay unconfirmed (--no-confirm) */
-    int confirm_rounds;   /* pairs of rounds */
-    double burn_in_s;     /* before a confirmation, at most this per device */
-    int disturbed;        /* tonight's quality is not ok */
+    int confirm;        /* 0: flags stay unconfirmed (--no-confirm) */
+    int confirm_rounds; /* pairs of rounds */
+    double burn_in_s;   /* before a confirmation, at most this per device */
+    int disturbed;      /* tonight's quality is not ok */
 };
 
 struct gate_result {

@@ -62,11 +62,17 @@ int noise_set_store(struct sqlite3 *db, const struct noise_set *s, char *err, si
     for (int i = 0; i < s->n; i++) {
         const struct noise_entry *e = &s->e[i];
         rows[i] = (struct store_noise_row){
-            .series = e->key, .fingerprint = e->fp, .label = e->label,
-            .nights = e->own.nights, .builds = e->own.builds,
-            .own_sigma_night = e->own.sigma_night, .own_df_night = e->own.df_night,
-            .sigma_night = e->used.sigma_night, .df_night = e->used.df_night,
-            .sigma_round = e->used.sigma_round, .df_round = e->used.df_round,
+            .series = e->key,
+            .fingerprint = e->fp,
+            .label = e->label,
+            .nights = e->own.nights,
+            .builds = e->own.builds,
+            .own_sigma_night = e->own.sigma_night,
+            .own_df_night = e->own.df_night,
+            .sigma_night = e->used.sigma_night,
+            .df_night = e->used.df_night,
+            .sigma_round = e->used.sigma_round,
+            .df_round = e->used.df_round,
         };
     }
     int rc = store_noise_models(db, rows, s->n, err, errn);

@@ -8,19 +8,19 @@
  * app "canary", where higher is better. */
 #ifndef HARNESS_SERIES_H
 #define HARNESS_SERIES_H
-#include <stdint.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "round_stats.h"
 
 struct sqlite3;
 
 struct series_id {
-    char key[1024];   /* fingerprint|app|input|knobs|WxH|iters: change_point.series */
+    char key[1024]; /* fingerprint|app|input|knobs|WxH|iters: change_point.series */
     char fp[24], spec[32], device[128];
     char app[32], input[64], variant[64], knobs[512];
     unsigned wg[2];
-    long iters;       /* steps per repetition, and warm-ups, as measured */
+    long iters; /* steps per repetition, and warm-ups, as measured */
     int warmup;
     int higher_better; /* the canary: a drop is the regression */
 };
@@ -33,7 +33,7 @@ struct series_samples {
     int n, cap;
     double *v;
     int64_t *run;
-    int64_t *meas;   /* the measurement: two of one run are two sets of rounds */
+    int64_t *meas; /* the measurement: two of one run are two sets of rounds */
     int *round;
     int *disturbed;
 };
@@ -59,9 +59,9 @@ struct night_point {
     char when[32];              /* the nightly's start, ISO 8601 UTC */
     char commit[48];
     int dirty;
-    char build[72];             /* the kept build's content hash, else commit(+dirty) */
-    int bad;                    /* the night was marked disturbed (nightly.quality) */
-    int n;                      /* samples */
+    char build[72]; /* the kept build's content hash, else commit(+dirty) */
+    int bad;        /* the night was marked disturbed (nightly.quality) */
+    int n;          /* samples */
     struct night_value nv;
     double median, q1, q3;
 };

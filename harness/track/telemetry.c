@@ -52,9 +52,9 @@ static void throttle_names(unsigned long long bits, struct strbuf *out) {
         unsigned long long bit;
         const char *name;
     } names[] = {
-        {0x1, "gpu-idle"},          {0x2, "applications-clocks"}, {0x4, "sw-power-cap"},
-        {0x8, "hw-slowdown"},       {0x10, "sync-boost"},         {0x20, "sw-thermal"},
-        {0x40, "hw-thermal"},       {0x80, "hw-power-brake"},     {0x100, "display-clocks"},
+        {0x1, "gpu-idle"},    {0x2, "applications-clocks"}, {0x4, "sw-power-cap"},
+        {0x8, "hw-slowdown"}, {0x10, "sync-boost"},         {0x20, "sw-thermal"},
+        {0x40, "hw-thermal"}, {0x80, "hw-power-brake"},     {0x100, "display-clocks"},
     };
     int any = 0;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -66,13 +66,13 @@ static int nvml_load(struct nvml *n) {
     memset(n, 0, sizeof *n);
     n->lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!n->lib) return -1;
-    /* dlsym returns void *; going through memcpy avoids the ISO C warning
+        /* dlsym returns void *; going through memcpy avoids the ISO C warning
      * about converting it to a function pointer. */
-#define SYM(field, name)                                          \
-    do {                                                          \
-        void *p_ = dlsym(n->lib, name);                           \
-        if (!p_) return -1;                                       \
-        memcpy(&n->field, &p_, sizeof p_);                        \
+#define SYM(field, name)                                                                                               \
+    do {                                                                                                               \
+        void *p_ = dlsym(n->lib, name);                                                                                \
+        if (!p_) return -1;                                                                                            \
+        memcpy(&n->field, &p_, sizeof p_);                                                                             \
     } while (0)
     SYM(init, "nvmlInit_v2");
     SYM(shutdown, "nvmlShutdown");

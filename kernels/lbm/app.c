@@ -122,15 +122,13 @@ static const char *lbm_invalid_launch(const struct knob_set *k, const struct dev
     if ((once || persistent) && (!fused || knob_is(k, "args", "struct")))
         return "bind=once and persistent=grid|cluster drive the fused step with the lattices as plain "
                "arguments (kernels=fused|fused-accel, args other than struct)";
-    if (graph && !once)
-        return "launch=graph replays bound launches: it needs bind=once";
+    if (graph && !once) return "launch=graph replays bound launches: it needs bind=once";
     if ((graph || persistent) && !on_device_partials)
         return "launch=graph and persistent=grid run many steps without the host: every step's "
                "partials must stay on the device (reduction=chunked|deferred)";
     if ((graph || persistent) && knob_is(k, "sync", "finish-each"))
         return "launch=graph and persistent=grid run many steps per launch: sync=finish-each cannot apply";
-    if (!graph && strcmp(knob_get(k, "batch"), "32") != 0)
-        return "batch only means something with launch=graph";
+    if (!graph && strcmp(knob_get(k, "batch"), "32") != 0) return "batch only means something with launch=graph";
     if (persistent && (once || graph))
         return "persistent=grid|cluster is one launch per chunk of steps: bind=once and launch=graph do not apply";
     if (persistent && !knob_is(k, "kernels", "fused-accel"))
@@ -155,8 +153,7 @@ uint64_t lbm_cluster_smem(const struct app_input *in, int c) {
 
 /* The cluster's blocks (1, 2, 4, 8 or 16): the fewest that fit, or with
  * `most` the most. 0 when no cluster can hold the grid. */
-int lbm_cluster_size(const struct app_input *in, const struct device_info *dev, const unsigned wg[2],
-                     int most) {
+int lbm_cluster_size(const struct app_input *in, const struct device_info *dev, const unsigned wg[2], int most) {
     for (int i = 0; i <= 4; i++) {
         const int c = most ? 16 >> i : 1 << i;
         if (in->ny % c || (in->ny / c) % (int)wg[1]) continue;
@@ -198,8 +195,8 @@ unsigned lbm_halo_cluster(const struct knob_set *k, const struct app_input *in, 
 static int has_clusters(const struct device_info *dev) { return dev->caps.clusters; }
 
 /* halo=cluster: CUDA's thread-block clusters, one across the grid's width. */
-static const char *lbm_invalid_halo(const struct knob_set *k, const struct app_input *in,
-                                    const struct device_info *dev, const unsigned wg[2]) {
+static const char *lbm_invalid_halo(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
+                                    const unsigned wg[2]) {
     static _Thread_local char why[256];
     if (!has_clusters(dev))
         return "halo=cluster reads the neighbouring work-groups' local memory: thread-block clusters "
@@ -209,26 +206,31 @@ static const char *lbm_invalid_halo(const struct knob_set *k, const struct app_i
                "new speeds go to the other one: lattices=two";
     const unsigned c = lbm_halo_cluster(k, in, wg);
     if (c > 16) { /* (the tile rule already asked that wg[0] divide nx) */
-        snprintf(why, sizeof why, "halo=cluster: one cluster spans the grid's width, %d / %u = %u work-groups; "
-                 "a cluster has 16 at most", in->nx, wg[0], c);
+        snprintf(why, sizeof why,
+                 "halo=cluster: one cluster spans the grid's width, %d / %u = %u work-groups; "
+                 "a cluster has 16 at most",
+                 in->nx, wg[0], c);
         return why;
     }
     return NULL;
 }
 
-static const char *lbm_invalid_temporal(const struct knob_set *k, const struct device_info *dev,
-                                        const unsigned wg[2], const unsigned tile[2]) {
+static const char *lbm_invalid_temporal(const struct knob_set *k, const struct device_info *dev, const unsigned wg[2],
+                                        const unsigned tile[2]) {
     static _Thread_local char why[320];
     const long steps = knob_int(k, "temporal");
     /* The settings only the temporal kernel reads, and why they need it. */
-    static const struct { const char *knob, *value, *why; } temporal_only[] = {
+    static const struct {
+        const char *knob, *value, *why;
+    } temporal_only[] = {
         {"tile", "inner", "tile=inner only means something with temporal>1"},
         {"lattices", "one", "lattices=one is temporal blocking's local lattice: it needs temporal>1"},
         {"ilp", "2", "ilp=2 is the temporal kernel's pass over a sub-step: it needs temporal>1"},
         {"sums", "deferred", "sums=deferred orders the temporal kernel's sums: it needs temporal>1"},
         {"sums", "end", "sums=end orders the temporal kernel's sums: it needs temporal>1"},
-        {"geometry", "compiled", "geometry=compiled compiles the work-group's shape into the temporal "
-                                 "kernel: it needs temporal>1"},
+        {"geometry", "compiled",
+         "geometry=compiled compiles the work-group's shape into the temporal "
+         "kernel: it needs temporal>1"},
         {"halo", "cluster", "halo=cluster shares the temporal kernel's tiles' halos: it needs temporal>1"},
         {"cells", "fixed", "cells=fixed maps the temporal kernel's work-items to cells: it needs temporal>1"},
         {"entry", "pull", "entry=pull starts the temporal kernel's first sub-step: it needs temporal>1"},
@@ -268,9 +270,10 @@ static const char *lbm_invalid_temporal(const struct knob_set *k, const struct d
                "a sub-step, so tile=inner";
     const uint64_t bytes = lbm_temporal_local_bytes(k, tile, wg);
     if (dev->local_mem && bytes > dev->local_mem) {
-        snprintf(why, sizeof why, "temporal=%ld with a %ux%u work-group needs %llu bytes of local memory "
-                 "(the tile and its halo); the device has %llu", steps, wg[0], wg[1],
-                 (unsigned long long)bytes, (unsigned long long)dev->local_mem);
+        snprintf(why, sizeof why,
+                 "temporal=%ld with a %ux%u work-group needs %llu bytes of local memory "
+                 "(the tile and its halo); the device has %llu",
+                 steps, wg[0], wg[1], (unsigned long long)bytes, (unsigned long long)dev->local_mem);
         return why;
     }
     return NULL;
@@ -288,10 +291,11 @@ static const char *lbm_invalid_cluster(const struct knob_set *k, const struct ap
         return "persistent=cluster sums each warp with shuffles: the work-group must be whole warps "
                "(a multiple of 32 items)";
     if (lbm_cluster_size(in, dev, wg, knob_is(k, "cluster", "most")) == 0) {
-        snprintf(why, sizeof why, "persistent=cluster keeps both lattices (%.0f KiB for %dx%d) in one "
+        snprintf(why, sizeof why,
+                 "persistent=cluster keeps both lattices (%.0f KiB for %dx%d) in one "
                  "cluster's shared memory: no cluster of at most 16 blocks of %llu bytes, each a band of "
-                 "rows divisible by the work-group's %u, holds it", 72.0 * in->nx * in->ny / 1024.0,
-                 in->nx, in->ny, (unsigned long long)dev->local_mem, wg[1]);
+                 "rows divisible by the work-group's %u, holds it",
+                 72.0 * in->nx * in->ny / 1024.0, in->nx, in->ny, (unsigned long long)dev->local_mem, wg[1]);
         return why;
     }
     return NULL;
@@ -350,14 +354,14 @@ static const char *lbm_invalid_fma(const struct knob_set *k, const struct device
 
 static int is_pow2(long x) { return x > 0 && (x & (x - 1)) == 0; }
 
-static const char *lbm_invalid(const struct knob_set *k, const struct app_input *in,
-                               const struct device_info *dev, const unsigned wg[2]) {
+static const char *lbm_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
+                               const unsigned wg[2]) {
     static _Thread_local char why[256];
     const char *layout = knob_get(k, "layout"), *args = knob_get(k, "args");
     if (!strcmp(args, "packed") != !strcmp(layout, "soa-3d"))
         return "args=packed is the one 3D buffer of layout=soa-3d: the two go together";
-    if (knob_is(k, "args", "struct") && (strcmp(layout, "soa") || knob_is(k, "kernels", "split") ||
-                                        knob_is(k, "kernels", "partial")))
+    if (knob_is(k, "args", "struct") &&
+        (strcmp(layout, "soa") || knob_is(k, "kernels", "split") || knob_is(k, "kernels", "partial")))
         return "args=struct gathers the nine buffers of layout=soa for the fused kernels";
     if (knob_is(k, "kernels", "partial") &&
         (strcmp(layout, "aos") || !knob_is(k, "reduction", "host-each-step") || !knob_is(k, "args", "buffers")))
@@ -365,8 +369,8 @@ static const char *lbm_invalid(const struct knob_set *k, const struct app_input 
     if (dev->caps.work_groups && (!knob_is(k, "threads", "all") || !knob_is(k, "schedule", "static")))
         return "threads and schedule are OpenMP knobs; this device runs work-groups, not threads";
     if (knob_is(k, "neighbours", "bitmask") && (!is_pow2(in->nx) || !is_pow2(in->ny))) {
-        snprintf(why, sizeof why, "neighbours=bitmask needs power-of-two nx and ny; this grid is %dx%d",
-                 in->nx, in->ny);
+        snprintf(why, sizeof why, "neighbours=bitmask needs power-of-two nx and ny; this grid is %dx%d", in->nx,
+                 in->ny);
         return why;
     }
     if (!knob_is(k, "reduction", "chunked") && strcmp(knob_get(k, "chunk"), "1792") != 0)
@@ -385,36 +389,37 @@ static const char *lbm_invalid(const struct knob_set *k, const struct app_input 
     lbm_temporal_tile(k, wg, tile);
     if (tile[0] == 0 || tile[1] == 0 || in->nx % (int)tile[0] || in->ny % (int)tile[1]) {
         if (knob_is(k, "tile", "inner"))
-            snprintf(why, sizeof why, "tile=inner: work-group %ux%u less temporal=%ld's inner halo leaves a %ux%u "
-                     "tile, which does not divide the %dx%d grid", wg[0], wg[1], knob_int(k, "temporal"), tile[0],
-                     tile[1], in->nx, in->ny);
-        else
-            snprintf(why, sizeof why, "work-group %ux%u does not divide the %dx%d grid", wg[0], wg[1], in->nx, in->ny);
+            snprintf(why, sizeof why,
+                     "tile=inner: work-group %ux%u less temporal=%ld's inner halo leaves a %ux%u "
+                     "tile, which does not divide the %dx%d grid",
+                     wg[0], wg[1], knob_int(k, "temporal"), tile[0], tile[1], in->nx, in->ny);
+        else snprintf(why, sizeof why, "work-group %ux%u does not divide the %dx%d grid", wg[0], wg[1], in->nx, in->ny);
         return why;
     }
     if ((size_t)wg[0] * wg[1] > dev->max_wg) {
-        snprintf(why, sizeof why, "work-group %ux%u = %u items exceeds the device's maximum of %zu",
-                 wg[0], wg[1], wg[0] * wg[1], dev->max_wg);
+        snprintf(why, sizeof why, "work-group %ux%u = %u items exceeds the device's maximum of %zu", wg[0], wg[1],
+                 wg[0] * wg[1], dev->max_wg);
         return why;
     }
     if (wg[0] > dev->max_item[0] || wg[1] > dev->max_item[1]) {
-        snprintf(why, sizeof why, "work-group %ux%u exceeds the device's per-dimension limits %zux%zu",
-                 wg[0], wg[1], dev->max_item[0], dev->max_item[1]);
+        snprintf(why, sizeof why, "work-group %ux%u exceeds the device's per-dimension limits %zux%zu", wg[0], wg[1],
+                 dev->max_item[0], dev->max_item[1]);
         return why;
     }
     const size_t scratch = (knob_is(k, "reduction", "host-each-step") ? 2 : 1) * (size_t)wg[0] * wg[1] * 4;
     if (dev->caps.work_groups && dev->local_mem && scratch > dev->local_mem) {
-        snprintf(why, sizeof why, "the reduction needs %zu bytes of local memory; the device has %llu",
-                 scratch, (unsigned long long)dev->local_mem);
+        snprintf(why, sizeof why, "the reduction needs %zu bytes of local memory; the device has %llu", scratch,
+                 (unsigned long long)dev->local_mem);
         return why;
     }
     if (knob_is(k, "reduction", "chunked")) {
         const size_t ngroups = ((size_t)in->nx / tile[0]) * ((size_t)in->ny / tile[1]);
         const double need = (double)ngroups * 4.0 * (double)knob_int(k, "chunk");
         if (need > (double)dev->max_alloc) {
-            snprintf(why, sizeof why, "partials for %ld steps need %.2f GiB, over the device's largest "
-                     "allocation of %.2f GiB", knob_int(k, "chunk"), need / 1073741824.0,
-                     (double)dev->max_alloc / 1073741824.0);
+            snprintf(why, sizeof why,
+                     "partials for %ld steps need %.2f GiB, over the device's largest "
+                     "allocation of %.2f GiB",
+                     knob_int(k, "chunk"), need / 1073741824.0, (double)dev->max_alloc / 1073741824.0);
             return why;
         }
     }

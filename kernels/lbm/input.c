@@ -11,8 +11,7 @@
 #include "lbm.h"
 #include "util.h"
 
-static const char *const param_names[7] = {"nx", "ny", "maxIters", "reynolds_dim",
-                                           "density", "accel", "omega"};
+static const char *const param_names[7] = {"nx", "ny", "maxIters", "reynolds_dim", "density", "accel", "omega"};
 
 static int parse_number(const char *text, double *out) {
     char *end;
@@ -28,15 +27,19 @@ static int parse_number(const char *text, double *out) {
 /* Checks one value; returns a message or NULL. */
 static const char *param_check(int idx, double v) {
     switch (idx) {
-    case 0: case 1:
+    case 0:
+    case 1:
         if (v != floor(v) || v <= 0 || v > 1 << 16) return "must be a whole number between 1 and 65536";
         return NULL;
     case 2:
         if (v != floor(v) || v <= 0 || v > 1e9) return "must be a whole number above 0";
         return NULL;
-    case 4: return v > 0 ? NULL : "must be above 0";
-    case 6: return v > 0 && v < 2 ? NULL : "must lie in (0, 2) for a stable BGK relaxation";
-    default: return NULL;
+    case 4:
+        return v > 0 ? NULL : "must be above 0";
+    case 6:
+        return v > 0 && v < 2 ? NULL : "must lie in (0, 2) for a stable BGK relaxation";
+    default:
+        return NULL;
     }
 }
 
@@ -51,13 +54,11 @@ int lbm_params_parse(const char *path, struct app_input *in, char *err, size_t e
         str_trim(line);
         if (!line[0]) continue;
         if (got == 7) {
-            rc = err_set(err, errn, "%s:%d: unexpected extra value '%s' (a params file has 7)", path,
-                         lineno, line);
+            rc = err_set(err, errn, "%s:%d: unexpected extra value '%s' (a params file has 7)", path, lineno, line);
             break;
         }
         if (parse_number(line, &v[got]) != 0) {
-            rc = err_set(err, errn, "%s:%d: %s: '%s' is not a number", path, lineno,
-                         param_names[got], line);
+            rc = err_set(err, errn, "%s:%d: %s: '%s' is not a number", path, lineno, param_names[got], line);
             break;
         }
         const char *why = param_check(got, v[got]);
@@ -70,8 +71,10 @@ int lbm_params_parse(const char *path, struct app_input *in, char *err, size_t e
     fclose(f);
     if (rc) return rc;
     if (got < 7)
-        return err_set(err, errn, "%s:%d: missing value for %s (expected 7 lines: nx ny maxIters "
-                       "reynolds_dim density accel omega)", path, lineno + 1, param_names[got]);
+        return err_set(err, errn,
+                       "%s:%d: missing value for %s (expected 7 lines: nx ny maxIters "
+                       "reynolds_dim density accel omega)",
+                       path, lineno + 1, param_names[got]);
     in->nx = (int)v[0];
     in->ny = (int)v[1];
     if (in->ny < 3) return err_set(err, errn, "%s:2: ny = %d: accelerate_flow needs at least 3 rows", path, in->ny);
@@ -101,8 +104,8 @@ int lbm_obstacles_parse(const char *path, struct app_input *in, char *err, size_
             break;
         }
         if (x < 0 || x >= in->nx || y < 0 || y >= in->ny) {
-            rc = err_set(err, errn, "%s:%d: obstacle (%ld, %ld) lies outside the %dx%d grid", path,
-                         lineno, x, y, in->nx, in->ny);
+            rc = err_set(err, errn, "%s:%d: obstacle (%ld, %ld) lies outside the %dx%d grid", path, lineno, x, y,
+                         in->nx, in->ny);
             break;
         }
         if (flag != 1) {
@@ -160,8 +163,10 @@ static int load_named(const char *name, struct app_input *in, char *err, size_t 
     if (!probe) {
         const char *size = strncmp(name, "gen:", 4) == 0 ? name + 4 : name;
         if (parse_size(size, &nx, &ny) != 0)
-            return err_set(err, errn, "unknown input '%s' (shipped: 128x128 128x256 256x256 "
-                           "1024x1024; or gen:NXxNY for a generated box)", name);
+            return err_set(err, errn,
+                           "unknown input '%s' (shipped: 128x128 128x256 256x256 "
+                           "1024x1024; or gen:NXxNY for a generated box)",
+                           name);
         if (ny < 3 || nx < 2) return err_set(err, errn, "input '%s': the grid needs nx >= 2 and ny >= 3", name);
         generate_box(in, nx, ny);
         return 0;

@@ -57,7 +57,7 @@ static int bind_pair(struct lbm_exec *e) {
         lbm_push(&a, ARG_INT(0));              /* slot: from the clock */
         lbm_push(&a, ARG_INT(e->fused_accel)); /* cleared on the device for the last step */
         lbm_push(&a, ARG_BUF(e->clock));
-        lbm_push(&a, ARG_INT(p));              /* its step in clock[p], the next into clock[1-p] */
+        lbm_push(&a, ARG_INT(p)); /* its step in clock[p], the next into clock[1-p] */
         lbm_push(&a, ARG_INT((int)e->in->iters));
         lbm_push(&a, ARG_INT((int)e->chunk));
         lbm_push(&a, ARG_LOCAL(e->scratch_bytes));
@@ -98,11 +98,9 @@ int lbm_launch_setup(struct lbm_exec *e) {
     if (!(e->clock = d->ops->alloc(d, 2 * sizeof(int)))) return -1;
     if (lbm_launch_reset(e)) return -1;
     if (e->cluster)
-        return d->ops->launch_cluster ? 0
-                                      : dev_fail(d, "the %s backend has no cluster launches", d->ops->name);
+        return d->ops->launch_cluster ? 0 : dev_fail(d, "the %s backend has no cluster launches", d->ops->name);
     if (e->persistent)
-        return d->ops->launch_resident ? 0
-                                       : dev_fail(d, "the %s backend has no resident launches", d->ops->name);
+        return d->ops->launch_resident ? 0 : dev_fail(d, "the %s backend has no resident launches", d->ops->name);
     if (bind_pair(e)) return -1;
     if (e->graph && (record(e, 0) || record(e, 1))) return -1;
     return 0;

@@ -6,11 +6,11 @@
 #include "app.h"
 
 struct app_input {
-    char name[64];          /* "128x128", or "gen-300x200" for a generated input */
+    char name[64]; /* "128x128", or "gen-300x200" for a generated input */
     char params_path[1024], obstacles_path[1024];
     int nx, ny;
-    long iters_full;        /* maxIters from the params file */
-    long iters;             /* as run (--iters overrides) */
+    long iters_full; /* maxIters from the params file */
+    long iters;      /* as run (--iters overrides) */
     double reynolds_dim, density, accel, omega;
     unsigned char *obstacles; /* nx*ny, 1 = blocked, index x + y*nx */
     long fluid_cells;
@@ -19,7 +19,7 @@ struct app_input {
 /* The double-precision reference after `iters` steps. */
 struct app_ref {
     long iters;
-    double *av_vels;        /* iters values */
+    double *av_vels;            /* iters values */
     double *ux, *uy, *pressure; /* per cell (obstacles: 0, 0, density*c_sq) */
 };
 
@@ -54,8 +54,7 @@ void lbm_verify(const struct app_input *in, const struct app_ref *ref, const str
                 struct measurement *m);
 void lbm_cell_macro(const float *s, double *ux, double *uy, double *rho);
 double lbm_reynolds(const struct app_input *in, double av_vel);
-int lbm_write_output(const struct app_input *in, const struct app_result *res, const char *dir,
-                     char *err, size_t errn);
+int lbm_write_output(const struct app_input *in, const struct app_result *res, const char *dir, char *err, size_t errn);
 void lbm_result_free(struct app_result *r);
 
 /* host_steps.c: the host half of kernels=partial */
@@ -68,8 +67,7 @@ struct app_result *lbm_execute(struct dev *d, const struct app_input *in, const 
 /* app.c: blocks in the thread-block cluster of persistent=cluster (0: the
  * grid does not fit one cluster's shared memory): the fewest that fit, or
  * with `most` the most (up to 16, non-portable), so each SM has less work. */
-int lbm_cluster_size(const struct app_input *in, const struct device_info *dev, const unsigned wg[2],
-                     int most);
+int lbm_cluster_size(const struct app_input *in, const struct device_info *dev, const unsigned wg[2], int most);
 /* app.c: shared memory per block of a cluster of c blocks (lbm_cluster.h). */
 uint64_t lbm_cluster_smem(const struct app_input *in, int c);
 /* app.c: the tile a work-group of temporal=T updates: its own shape, or
@@ -82,6 +80,5 @@ uint64_t lbm_temporal_local_bytes(const struct knob_set *k, const unsigned tile[
  * halo=cluster, else 1. */
 unsigned lbm_halo_cluster(const struct knob_set *k, const struct app_input *in, const unsigned wg[2]);
 /* Steps whose group partial sums fit the device's memory (chunked/deferred). */
-long lbm_partials_capacity(const struct app_input *in, const struct device_info *dev,
-                           const unsigned wg[2]);
+long lbm_partials_capacity(const struct app_input *in, const struct device_info *dev, const unsigned wg[2]);
 #endif

@@ -36,8 +36,12 @@ static void accelerate_flow(struct ref_state *s) {
     for (int ii = 0; ii < in->nx; ii++) {
         double *c = s->cells + 9 * (size_t)(ii + jj * in->nx);
         if (!in->obstacles[ii + jj * in->nx] && c[3] - w1 > 0.0 && c[6] - w2 > 0.0 && c[7] - w2 > 0.0) {
-            c[1] += w1; c[5] += w2; c[8] += w2;
-            c[3] -= w1; c[6] -= w2; c[7] -= w2;
+            c[1] += w1;
+            c[5] += w2;
+            c[8] += w2;
+            c[3] -= w1;
+            c[6] -= w2;
+            c[7] -= w2;
         }
     }
 }
@@ -71,8 +75,14 @@ static void step_rows(struct ref_state *s, int y0, int y1) {
             double *c = s->next + 9 * i;
             if (in->obstacles[i]) {
                 c[0] = t[0];
-                c[1] = t[3]; c[2] = t[4]; c[3] = t[1]; c[4] = t[2];
-                c[5] = t[7]; c[6] = t[8]; c[7] = t[5]; c[8] = t[6];
+                c[1] = t[3];
+                c[2] = t[4];
+                c[3] = t[1];
+                c[4] = t[2];
+                c[5] = t[7];
+                c[6] = t[8];
+                c[7] = t[5];
+                c[8] = t[6];
                 continue;
             }
             double rho = 0.0;
@@ -103,7 +113,10 @@ static void step_rows(struct ref_state *s, int y0, int y1) {
     }
 }
 
-struct worker { struct ref_state *s; int id; };
+struct worker {
+    struct ref_state *s;
+    int id;
+};
 
 static void rows_of(const struct ref_state *s, int id, int *y0, int *y1) {
     const int ny = s->in->ny, per = (ny + s->threads - 1) / s->threads;

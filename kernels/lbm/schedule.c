@@ -77,8 +77,7 @@ void lbm_push_common(struct args *a, const struct lbm_exec *e) {
     }
 }
 
-int lbm_launch(struct lbm_exec *e, struct kernel *k, const size_t g[2], const size_t l[2],
-                  const struct args *a) {
+int lbm_launch(struct lbm_exec *e, struct kernel *k, const size_t g[2], const size_t l[2], const struct args *a) {
     if (e->d->ops->launch(e->d, k, g, l, a->n, a->a) != 0) return -1;
     return e->finish_each ? e->d->ops->finish(e->d) : 0;
 }
@@ -92,8 +91,7 @@ static enum reduction reduction_of(const struct knob_set *k) {
     return RED_HOST_EACH_STEP;
 }
 
-long lbm_partials_capacity(const struct app_input *in, const struct device_info *dev,
-                           const unsigned wg[2]) {
+long lbm_partials_capacity(const struct app_input *in, const struct device_info *dev, const unsigned wg[2]) {
     const size_t ngroups = ((size_t)in->nx / wg[0]) * ((size_t)in->ny / wg[1]);
     /* The report hit the per-allocation limit here (4 GB on the P100). We
      * keep at most 1 GiB of partials (and never more than the device allows
@@ -123,20 +121,20 @@ static int build(struct lbm_exec *e) {
     /* math=fast: the backend's relaxed-math option (the rules refuse it where there is none). */
     if (knob_is(e->k, "math", "fast") && d->ops->fast_math_option) sb_printf(&opts, " %s", d->ops->fast_math_option);
     /* geometry=compiled: one program per work-group shape (lbm_temporal.h). */
-    if (knob_is(e->k, "geometry", "compiled"))
-        sb_printf(&opts, " -DK_WG_X=%zu -DK_WG_Y=%zu", e->local[0], e->local[1]);
+    if (knob_is(e->k, "geometry", "compiled")) sb_printf(&opts, " -DK_WG_X=%zu -DK_WG_Y=%zu", e->local[0], e->local[1]);
     e->prog = d->ops->build(d, src, opts.s);
     sb_free(&opts);
     if (!e->prog) return -1;
-    struct { struct kernel **slot; const char *name; } want[] = {
-        {&e->accel, "accelerate_flow"}, {&e->propagate, "propagate"}, {&e->rebound, "rebound"},
-        {&e->collision, "collision"}, {&e->av_velocity, "av_velocity"},
-        {&e->fused, e->temporal > 1 ? "fused_temporal" : "fused_step"},
-        {&e->reduce, "reduce_steps"}};
+    struct {
+        struct kernel **slot;
+        const char *name;
+    } want[] = {{&e->accel, "accelerate_flow"},   {&e->propagate, "propagate"},
+                {&e->rebound, "rebound"},         {&e->collision, "collision"},
+                {&e->av_velocity, "av_velocity"}, {&e->fused, e->temporal > 1 ? "fused_temporal" : "fused_step"},
+                {&e->reduce, "reduce_steps"}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         if (!(*want[i].slot = d->ops->kernel(d, e->prog, want[i].name))) return -1;
-    if (e->persistent &&
-        !(e->persist = d->ops->kernel(d, e->prog, e->cluster ? "fused_cluster" : "fused_persistent")))
+    if (e->persistent && !(e->persist = d->ops->kernel(d, e->prog, e->cluster ? "fused_cluster" : "fused_persistent")))
         return -1;
     if (e->overlap && (!d->ops->overlap || d->ops->overlap(d, e->fused, 1) != 0))
         return d->ops->overlap ? -1 : dev_fail(d, "the %s backend cannot overlap launches", d->ops->name);
@@ -440,9 +438,9 @@ struct app_result *lbm_execute(struct dev *d, const struct app_input *in, const 
     e.cluster = knob_is(k, "persistent", "cluster")
                     ? (unsigned)lbm_cluster_size(in, &d->info, wg, knob_is(k, "cluster", "most"))
                     : 0;
-    e.chunk = e.red == RED_CHUNKED ? knob_int(k, "chunk") : e.red == RED_DEFERRED
-                                                               ? lbm_partials_capacity(in, &d->info, tile)
-                                                               : 1;
+    e.chunk = e.red == RED_CHUNKED    ? knob_int(k, "chunk")
+              : e.red == RED_DEFERRED ? lbm_partials_capacity(in, &d->info, tile)
+                                      : 1;
     if (e.chunk > in->iters) e.chunk = in->iters;
     /* A cluster sums each step within each block: one partial per block. */
     if (e.cluster) e.ngroups = e.cluster;

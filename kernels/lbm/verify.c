@@ -43,7 +43,11 @@ double lbm_reynolds(const struct app_input *in, double av_vel) {
     return av_vel * in->reynolds_dim / viscosity;
 }
 
-struct err_acc { double max_rel, max_abs; long where; const char *what; };
+struct err_acc {
+    double max_rel, max_abs;
+    long where;
+    const char *what;
+};
 
 static double field_scale(const double *x, size_t n) {
     double m = 0.0;
@@ -51,8 +55,7 @@ static double field_scale(const double *x, size_t n) {
     return m;
 }
 
-static void compare(struct err_acc *acc, double got, double ref, double floor_, long where,
-                    const char *what) {
+static void compare(struct err_acc *acc, double got, double ref, double floor_, long where, const char *what) {
     double abs_err = fabs(got - ref);
     double rel = isnan(got) ? INFINITY : abs_err / fmax(fabs(ref), floor_);
     if (rel > acc->max_rel || (isnan(got) && acc->max_rel != INFINITY)) {
@@ -90,15 +93,15 @@ void lbm_verify(const struct app_input *in, const struct app_ref *ref, const str
     }
     m->status = ST_WRONG;
     if (strcmp(acc.what, "av_vels step") == 0)
-        snprintf(m->reason, sizeof m->reason, "max relative error %.3g > %.0e at av_vels step %ld",
-                 acc.max_rel, LBM_TOLERANCE, acc.where);
+        snprintf(m->reason, sizeof m->reason, "max relative error %.3g > %.0e at av_vels step %ld", acc.max_rel,
+                 LBM_TOLERANCE, acc.where);
     else
-        snprintf(m->reason, sizeof m->reason, "max relative error %.3g > %.0e at %s (%ld, %ld)",
-                 acc.max_rel, LBM_TOLERANCE, acc.what, acc.where % in->nx, acc.where / in->nx);
+        snprintf(m->reason, sizeof m->reason, "max relative error %.3g > %.0e at %s (%ld, %ld)", acc.max_rel,
+                 LBM_TOLERANCE, acc.what, acc.where % in->nx, acc.where / in->nx);
 }
 
-int lbm_write_output(const struct app_input *in, const struct app_result *res, const char *dir,
-                     char *err, size_t errn) {
+int lbm_write_output(const struct app_input *in, const struct app_result *res, const char *dir, char *err,
+                     size_t errn) {
     if (dir_make_p(dir) != 0) return err_set(err, errn, "%s: cannot create: %s", dir, strerror(errno));
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/av_vels.dat", dir);
@@ -117,8 +120,8 @@ int lbm_write_output(const struct app_input *in, const struct app_result *res, c
                 lbm_cell_macro(res->cells + 9 * i, &ux, &uy, &rho);
                 pressure = rho / 3.0;
             }
-            fprintf(f, "%d %d %.12E %.12E %.12E %.12E %d\n", x, y, ux, uy, sqrt(ux * ux + uy * uy),
-                    pressure, in->obstacles[i]);
+            fprintf(f, "%d %d %.12E %.12E %.12E %.12E %d\n", x, y, ux, uy, sqrt(ux * ux + uy * uy), pressure,
+                    in->obstacles[i]);
         }
     fclose(f);
     return 0;

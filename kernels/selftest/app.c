@@ -11,9 +11,17 @@
 #include "app.h"
 #include "util.h"
 
-struct app_input { char name[64]; long n, iters, iters_full; };
-struct app_ref { double value; };
-struct app_result { float *y; long n; };
+struct app_input {
+    char name[64];
+    long n, iters, iters_full;
+};
+struct app_ref {
+    double value;
+};
+struct app_result {
+    float *y;
+    long n;
+};
 
 static const struct knob_def selftest_knobs[] = {
     {"behaviour", "ok|wrong|crash|hang", "ok", "what the kernel does: the right thing, or a failure on purpose"},
@@ -45,8 +53,8 @@ static void st_grid(const struct app_input *in, size_t g[2]) {
     g[1] = 1;
 }
 
-static const char *st_invalid(const struct knob_set *k, const struct app_input *in,
-                              const struct device_info *dev, const unsigned wg[2]) {
+static const char *st_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
+                              const unsigned wg[2]) {
     (void)k;
     if (wg[1] != 1) return "selftest is one-dimensional: the shape must be Nx1";
     if (in->n % wg[0]) return "the work-group does not divide the vector";
@@ -54,8 +62,14 @@ static const char *st_invalid(const struct knob_set *k, const struct app_input *
     return NULL;
 }
 
-static double st_bytes(const struct knob_set *k) { (void)k; return 8; }
-static double st_flops(const struct knob_set *k) { (void)k; return 2; }
+static double st_bytes(const struct knob_set *k) {
+    (void)k;
+    return 8;
+}
+static double st_flops(const struct knob_set *k) {
+    (void)k;
+    return 2;
+}
 
 /* Every element starts at 0; after t steps it is 2 - 2^(1-t). */
 static struct app_ref *st_reference(const struct app_input *in, char *err, size_t errn) {

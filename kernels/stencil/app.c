@@ -23,16 +23,15 @@ static const struct knob_def stencil_knobs[] = {
      "work-items each reduce a contiguous chunk, partials reduced on the host; the same with the "
      "work-items of a group striding together; or in the update kernel (work-group reduction), "
      "finished on the device, one 8-byte read"},
-    {"partials", "int", "4096",
-     "range=chunked|coalesced: the range kernel's work-items (the slides' 4096 chunks)"},
+    {"partials", "int", "4096", "range=chunked|coalesced: the range kernel's work-items (the slides' 4096 chunks)"},
     {"rows", "int", "1",
      "grid points each work-item updates, down its column (1: the slides' one point per item); "
      "the launch is W x H/rows, and fused pays its group reduction once per rows points"},
     {NULL, NULL, NULL, NULL},
 };
 
-static const char *stencil_invalid(const struct knob_set *k, const struct app_input *in,
-                                   const struct device_info *dev, const unsigned wg[2]) {
+static const char *stencil_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
+                                   const unsigned wg[2]) {
     static _Thread_local char why[256];
     const int kernel_range = knob_is(k, "range", "chunked") || knob_is(k, "range", "coalesced");
     if (knob_is(k, "setup", "rebuild") && !knob_is(k, "range", "host"))
@@ -46,19 +45,21 @@ static const char *stencil_invalid(const struct knob_set *k, const struct app_in
         return why;
     }
     if (rows > in->h || in->h % (wg[1] * rows)) {
-        snprintf(why, sizeof why, "rows=%ld: work-group %ux%u covers %ux%ld points, which do not divide the %dx%d "
-                 "grid", rows, wg[0], wg[1], wg[0], wg[1] * rows, in->w, in->h);
+        snprintf(why, sizeof why,
+                 "rows=%ld: work-group %ux%u covers %ux%ld points, which do not divide the %dx%d "
+                 "grid",
+                 rows, wg[0], wg[1], wg[0], wg[1] * rows, in->w, in->h);
         return why;
     }
     const size_t items = (size_t)wg[0] * wg[1];
     if (items > dev->max_wg) {
-        snprintf(why, sizeof why, "work-group %ux%u = %zu items exceeds the device's maximum of %zu", wg[0],
-                 wg[1], items, dev->max_wg);
+        snprintf(why, sizeof why, "work-group %ux%u = %zu items exceeds the device's maximum of %zu", wg[0], wg[1],
+                 items, dev->max_wg);
         return why;
     }
     if (wg[0] > dev->max_item[0] || wg[1] > dev->max_item[1]) {
-        snprintf(why, sizeof why, "work-group %ux%u exceeds the device's per-dimension limits %zux%zu", wg[0],
-                 wg[1], dev->max_item[0], dev->max_item[1]);
+        snprintf(why, sizeof why, "work-group %ux%u exceeds the device's per-dimension limits %zux%zu", wg[0], wg[1],
+                 dev->max_item[0], dev->max_item[1]);
         return why;
     }
     const long total = (long)in->w * in->h, parts = knob_int(k, "partials");
@@ -70,13 +71,17 @@ static const char *stencil_invalid(const struct knob_set *k, const struct app_in
             return why;
         }
         if (parts % (long)items) {
-            snprintf(why, sizeof why, "the range kernel runs partials=%ld work-items in groups of %zu (%ux%u): "
-                     "%zu does not divide %ld", parts, items, wg[0], wg[1], items, parts);
+            snprintf(why, sizeof why,
+                     "the range kernel runs partials=%ld work-items in groups of %zu (%ux%u): "
+                     "%zu does not divide %ld",
+                     parts, items, wg[0], wg[1], items, parts);
             return why;
         }
         if (items > dev->max_item[0]) {
-            snprintf(why, sizeof why, "the range kernel's groups of %zu items in a row exceed the device's "
-                     "limit of %zu in x", items, dev->max_item[0]);
+            snprintf(why, sizeof why,
+                     "the range kernel's groups of %zu items in a row exceed the device's "
+                     "limit of %zu in x",
+                     items, dev->max_item[0]);
             return why;
         }
     }
@@ -88,8 +93,8 @@ static const char *stencil_invalid(const struct knob_set *k, const struct app_in
     }
     const double grid = (double)total * sizeof(float);
     if (dev->max_alloc && grid > (double)dev->max_alloc) {
-        snprintf(why, sizeof why, "a %dx%d grid is %.2f GiB, over the device's largest allocation of %.2f GiB",
-                 in->w, in->h, grid / 1073741824.0, (double)dev->max_alloc / 1073741824.0);
+        snprintf(why, sizeof why, "a %dx%d grid is %.2f GiB, over the device's largest allocation of %.2f GiB", in->w,
+                 in->h, grid / 1073741824.0, (double)dev->max_alloc / 1073741824.0);
         return why;
     }
     if (dev->global_mem && 2.1 * grid > (double)dev->global_mem) {

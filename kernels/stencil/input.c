@@ -20,19 +20,17 @@ int stencil_parse_size(const char *text, int *w, int *h, char *err, size_t errn)
     char extra;
     const size_t len = strlen(s), digits = strspn(s, "0123456789");
     int ok = 0;
-    if (len && strspn(s, "0123456789x") == len && digits > 0)
-        ok = sscanf(s, "%ldx%ld%c", &a, &b, &extra) == 2;
+    if (len && strspn(s, "0123456789x") == len && digits > 0) ok = sscanf(s, "%ldx%ld%c", &a, &b, &extra) == 2;
     if (!ok && s != text && len && digits == len && len < 10) {
         a = b = strtol(s, NULL, 10); /* gen:N, a square */
         ok = 1;
     }
-    if (!ok)
-        return err_set(err, errn, "stencil input '%s': expected WxH, gen:WxH or gen:N (e.g. 4096x4096)", text);
+    if (!ok) return err_set(err, errn, "stencil input '%s': expected WxH, gen:WxH or gen:N (e.g. 4096x4096)", text);
     if (a < 3 || b < 3)
         return err_set(err, errn, "stencil input '%s': the grid needs at least 3x3 points (one interior point)", text);
     if (a > MAX_SIDE || b > MAX_SIDE || a * b > MAX_CELLS)
-        return err_set(err, errn, "stencil input '%s': at most %d points a side and %ld points in all", text,
-                       MAX_SIDE, MAX_CELLS);
+        return err_set(err, errn, "stencil input '%s': at most %d points a side and %ld points in all", text, MAX_SIDE,
+                       MAX_CELLS);
     *w = (int)a;
     *h = (int)b;
     return 0;

@@ -42,13 +42,13 @@ void stencil_update(const float *in, float *out, int w, int h) {
         }
 }
 
-long stencil_serial_run(const float *initial, int w, int h, long limit, long snapshot,
-                        float *snap_grid, float *snap_range, long *snap_iters) {
+long stencil_serial_run(const float *initial, int w, int h, long limit, long snapshot, float *snap_grid,
+                        float *snap_range, long *snap_iters) {
     const size_t n = (size_t)w * (size_t)h;
     float *grids[2] = {xcalloc(n, sizeof(float)), xcalloc(n, sizeof(float))};
     memcpy(grids[0], initial, n * sizeof(float));
     memcpy(grids[1], initial, n * sizeof(float)); /* the border: zeros, never written */
-    float range = 1e30f; /* the slides' BIG_RANGE: the loop runs at least once */
+    float range = 1e30f;                          /* the slides' BIG_RANGE: the loop runs at least once */
     long it = 0;
     int cur = 0, snapped = 0; /* grids[cur] is the current state */
     while (range > ST_LIMIT && (limit <= 0 || it < limit)) {
@@ -79,8 +79,8 @@ const struct stencil_serial *stencil_serial(const struct app_input *in) {
     struct stencil_serial *s = in->serial;
     if (s->iters_full >= 0) return s;
     s->grid = xcalloc((size_t)in->w * (size_t)in->h, sizeof(float));
-    s->iters_full = stencil_serial_run(in->initial, in->w, in->h, SERIAL_SAFETY, in->cap > 0 ? in->cap : -1,
-                                       s->grid, &s->range, &s->iters);
+    s->iters_full = stencil_serial_run(in->initial, in->w, in->h, SERIAL_SAFETY, in->cap > 0 ? in->cap : -1, s->grid,
+                                       &s->range, &s->iters);
     return s;
 }
 

@@ -56,7 +56,7 @@ struct st_exec {
     struct strbuf opts;
     struct program *prog;
     struct kernel *update, *update_range, *range_chunked, *range_coalesced, *range_finish;
-    struct buf *grid[2];        /* grid[0] is always the current state */
+    struct buf *grid[2]; /* grid[0] is always the current state */
     struct buf *partials, *partials2, *result;
     size_t global[2], local[2]; /* the update's launch: W x H/rows items */
     size_t ngroups;             /* the update's groups (fused: one pair each) */
@@ -65,7 +65,7 @@ struct st_exec {
     size_t finish_groups;       /* range_finish's first launch (1: a single launch) */
     float *host_grid[2];        /* rebuild: both grids live on the host; range=host: the read-back grid */
     float *host_partials;
-    long iters;                 /* this repetition's count */
+    long iters; /* this repetition's count */
     float last_range;
 };
 
@@ -96,9 +96,14 @@ static int build(struct st_exec *e) {
     e->prog = d->ops->build(d, e->src, e->opts.s);
     if (!e->prog) return -1;
     if (e->setup == SETUP_REBUILD) return (e->update = d->ops->kernel(d, e->prog, "update")) ? 0 : -1;
-    struct { struct kernel **slot; const char *name; } want[] = {
-        {&e->update, "update"}, {&e->update_range, "update_range"}, {&e->range_chunked, "range_chunked"},
-        {&e->range_coalesced, "range_coalesced"}, {&e->range_finish, "range_finish"}};
+    struct {
+        struct kernel **slot;
+        const char *name;
+    } want[] = {{&e->update, "update"},
+                {&e->update_range, "update_range"},
+                {&e->range_chunked, "range_chunked"},
+                {&e->range_coalesced, "range_coalesced"},
+                {&e->range_finish, "range_finish"}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         if (!(*want[i].slot = d->ops->kernel(d, e->prog, want[i].name))) return -1;
     return 0;
@@ -179,9 +184,9 @@ static int iteration_hoisted(struct st_exec *e, float *range) {
         break;
     }
     case RANGE_FUSED: {
-        const struct karg fa[6] = {ARG_BUF(e->grid[0]), ARG_BUF(e->grid[1]), ARG_BUF(e->partials),
-                                   ARG_INT(e->in->w), ARG_INT(e->in->h),
-                                   ARG_LOCAL(2 * e->local[0] * e->local[1] * sizeof(float))};
+        const struct karg fa[6] = {ARG_BUF(e->grid[0]),  ARG_BUF(e->grid[1]),
+                                   ARG_BUF(e->partials), ARG_INT(e->in->w),
+                                   ARG_INT(e->in->h),    ARG_LOCAL(2 * e->local[0] * e->local[1] * sizeof(float))};
         const size_t l[2] = {e->finish_local, 1}, g1[2] = {e->finish_local * e->finish_groups, 1};
         const struct karg fin1[4] = {ARG_BUF(e->partials), ARG_BUF(e->finish_groups > 1 ? e->partials2 : e->result),
                                      ARG_INT((int)e->ngroups), ARG_LOCAL(2 * e->finish_local * sizeof(float))};

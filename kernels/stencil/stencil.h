@@ -10,17 +10,17 @@
  * 34 iterations, about a second on one core at 4096x4096) and kept with the
  * input, because the input's own step count is its convergence count. */
 struct stencil_serial {
-    long iters_full;  /* iterations until range <= 100 (-1: not yet run) */
-    long iters;       /* the same, or the cap (--iters) when that is smaller */
-    float range;      /* the range after `iters` iterations */
-    float *grid;      /* the grid after `iters` iterations (w*h) */
+    long iters_full; /* iterations until range <= 100 (-1: not yet run) */
+    long iters;      /* the same, or the cap (--iters) when that is smaller */
+    float range;     /* the range after `iters` iterations */
+    float *grid;     /* the grid after `iters` iterations (w*h) */
 };
 
 struct app_input {
-    char name[64];    /* "4096x4096", "64x64", "100x60" */
-    int w, h;         /* the grid, border included; x in [0, w), y in [0, h) */
-    long cap;         /* --iters: the most iterations a run may take (0 = none) */
-    float *initial;   /* w*h: interior uniform in [-200, 200) from the fixed seed, border 0 */
+    char name[64];                 /* "4096x4096", "64x64", "100x60" */
+    int w, h;                      /* the grid, border included; x in [0, w), y in [0, h) */
+    long cap;                      /* --iters: the most iterations a run may take (0 = none) */
+    float *initial;                /* w*h: interior uniform in [-200, 200) from the fixed seed, border 0 */
     struct stencil_serial *serial; /* allocated at load, filled on first use */
 };
 
@@ -60,8 +60,8 @@ void stencil_update(const float *in, float *out, int w, int h);
  * iterations (<= 0: no limit); the grid after `snapshot` iterations (or at
  * the end, if that comes first) is copied to snap_grid, with its range and
  * count (any of the three may be NULL). Returns the iteration count. */
-long stencil_serial_run(const float *initial, int w, int h, long limit, long snapshot,
-                        float *snap_grid, float *snap_range, long *snap_iters);
+long stencil_serial_run(const float *initial, int w, int h, long limit, long snapshot, float *snap_grid,
+                        float *snap_range, long *snap_iters);
 const struct stencil_serial *stencil_serial(const struct app_input *in);
 /* The most iterations a device run may take: the cap, and in any case twice
  * the serial count plus 16, so a broken kernel whose range never falls stops
@@ -73,8 +73,8 @@ void stencil_ref_free(struct app_ref *r);
 /* verify.c */
 void stencil_verify(const struct app_input *in, const struct app_ref *ref, const struct app_result *res,
                     struct measurement *m);
-int stencil_write_output(const struct app_input *in, const struct app_result *res, const char *dir,
-                         char *err, size_t errn);
+int stencil_write_output(const struct app_input *in, const struct app_result *res, const char *dir, char *err,
+                         size_t errn);
 void stencil_result_free(struct app_result *r);
 
 /* schedule.c */

@@ -64,15 +64,18 @@ void stencil_verify(const struct app_input *in, const struct app_ref *ref, const
     }
     if (res->iters == ref->iters && res->range == ref->range) {
         m->status = ST_WRONG;
-        snprintf(m->reason, sizeof m->reason, "count and range equal the serial program's, but %ld grid "
-                 "points differ (largest by %.3g at (%ld, %ld))", differ, worst, where % in->w, where / in->w);
+        snprintf(m->reason, sizeof m->reason,
+                 "count and range equal the serial program's, but %ld grid "
+                 "points differ (largest by %.3g at (%ld, %ld))",
+                 differ, worst, where % in->w, where / in->w);
         return;
     }
     m->status = ST_WRONG;
     if (m->max_rel_err == 0) m->max_rel_err = INFINITY; /* a different count with the same numbers is wrong too */
     snprintf(m->reason, sizeof m->reason,
              "%ld iterations, final range %.9g; the serial program: %ld iterations, range %.9g "
-             "(%ld grid points differ%s)", res->iters, (double)res->range, ref->iters, (double)ref->range, differ,
+             "(%ld grid points differ%s)",
+             res->iters, (double)res->range, ref->iters, (double)ref->range, differ,
              res->iters != ref->iters ? ", compared at different iterations" : "");
 }
 
@@ -83,8 +86,8 @@ int stencil_write_output(const struct app_input *in, const struct app_result *re
     str_fmt(path, sizeof path, "%s/stencil.dat", dir);
     FILE *f = fopen(path, "w");
     if (!f) return err_set(err, errn, "%s: %s", path, strerror(errno));
-    fprintf(f, "input %s\nwidth %d\nheight %d\niterations %ld\nrange %.9g\ngrid final_grid.f32\n", in->name,
-            res->w, res->h, res->iters, (double)res->range);
+    fprintf(f, "input %s\nwidth %d\nheight %d\niterations %ld\nrange %.9g\ngrid final_grid.f32\n", in->name, res->w,
+            res->h, res->iters, (double)res->range);
     fclose(f);
     /* The final grid, row after row, as raw float32 in the host byte order. */
     str_fmt(path, sizeof path, "%s/final_grid.f32", dir);

@@ -7,15 +7,15 @@
 
 static int check_failures;
 
-#define CHECK(cond, ...)                                                                     \
-    do {                                                                                     \
-        int ok_ = !!(cond);                                                                  \
-        printf("%s - ", ok_ ? "ok" : "not ok");                                              \
-        printf(__VA_ARGS__);                                                                 \
-        if (!ok_) printf("   [%s:%d: %s]", __FILE__, __LINE__, #cond);                       \
-        printf("\n");                                                                        \
-        fflush(stdout);                                                                      \
-        check_failures += !ok_;                                                              \
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        int ok_ = !!(cond);                                                                                            \
+        printf("%s - ", ok_ ? "ok" : "not ok");                                                                        \
+        printf(__VA_ARGS__);                                                                                           \
+        if (!ok_) printf("   [%s:%d: %s]", __FILE__, __LINE__, #cond);                                                 \
+        printf("\n");                                                                                                  \
+        fflush(stdout);                                                                                                \
+        check_failures += !ok_;                                                                                        \
     } while (0)
 
 #define CHECK_DONE() return check_failures ? 1 : 0

@@ -56,9 +56,7 @@ static struct noise_model learn(struct gen_rng *r, const struct gen_noise *g) {
     return own; /* the tests add the priors */
 }
 
-static int flagged(const struct rc_result *x) {
-    return x->p <= ALPHA && fabs(log(x->ratio)) >= log1p(x->threshold);
-}
+static int flagged(const struct rc_result *x) { return x->p <= ALPHA && fabs(log(x->ratio)) >= log1p(x->threshold); }
 
 /* The nightly gate's rule (compare.h): a flag, or a suspect (p <= 0.05 past
  * the minimum effect); both go to the confirmation. */
@@ -70,7 +68,8 @@ static int to_confirm(const struct rc_result *x, int *is_flag) {
 }
 
 /* An interleaved A B session: one night effect for both builds. */
-static int confirmed(struct gen_rng *r, double level_a, double level_b, const struct gen_noise *g, double flagged_ratio) {
+static int confirmed(struct gen_rng *r, double level_a, double level_b, const struct gen_noise *g,
+                     double flagged_ratio) {
     double la[CONFIRM_PAIRS], lb[CONFIRM_PAIRS], med[1];
     struct gen_noise one = *g;
     one.rounds = 1;
@@ -160,15 +159,18 @@ int main(void) {
           "paired: a constant 5 %% difference is certain (p %.3g)", p.p);
     double b2[3] = {0.01, 0.0, 0.03};
     rc_paired(a, b2, 3, &p);
-    CHECK(fabs(log(p.ratio) - 1.0 / 300) < 1e-12 && p.p > 0.5, "paired: differences of 1, -1, 1 %% say nothing (p %.2f)", p.p);
+    CHECK(fabs(log(p.ratio) - 1.0 / 300) < 1e-12 && p.p > 0.5,
+          "paired: differences of 1, -1, 1 %% say nothing (p %.2f)", p.p);
     struct noise_model none = {0, 0, 0, 0, 0, 0};
     struct night_value n1 = {.rounds = 6, .var = 1e-4}, n2 = {.rounds = 6, .mean = log(1.10), .var = 1e-4};
     struct rc_result x;
     struct night_value e1[1];
     CHECK(rc_compare(e1, 0, &n2, 1, &none, MIN_EFFECT, &x) != 0, "an empty side is refused");
     rc_compare(&n1, 1, &n2, 1, &none, MIN_EFFECT, &x);
-    CHECK(!flagged(&x), "with no history (priors: a night as spread as a round, 1 %%) a 10 %% change between two"
-                        " nights is not flagged (p %.3g, df %.1f)", x.p, x.df);
+    CHECK(!flagged(&x),
+          "with no history (priors: a night as spread as a round, 1 %%) a 10 %% change between two"
+          " nights is not flagged (p %.3g, df %.1f)",
+          x.p, x.df);
     struct night_value q1 = {.rounds = 6, .var = 1e-5}, q2 = {.rounds = 6, .mean = log(1.10), .var = 1e-5};
     rc_compare(&q1, 1, &q2, 1, &none, MIN_EFFECT, &x);
     CHECK(flagged(&x), "but on a quiet series (rounds within 0.3 %%) it is, with no history (p %.3g)", x.p);
@@ -189,8 +191,10 @@ int main(void) {
         CHECK(c.flags <= 10, "night noise %.1f %%: clean pairs flagged (unconfirmed) in %d of 1000 (want <= 1 %%)",
               100 * sigmas[i], c.flags);
         if (i == 2)
-            CHECK(c.old_flags >= 100, "the generator's night effect is real: the old design flagged %d of 1000"
-                                      " clean pairs (it must fall for it, >= 10 %%)", c.old_flags);
+            CHECK(c.old_flags >= 100,
+                  "the generator's night effect is real: the old design flagged %d of 1000"
+                  " clean pairs (it must fall for it, >= 10 %%)",
+                  c.old_flags);
     }
     /* One night against the next with a 5 % step: the flag alone (p <= 0.002)
      * misses most of it through 1 % night noise; the suspects' confirmation,
@@ -205,7 +209,8 @@ int main(void) {
         if (i == 1)
             CHECK(s.flags < 50 && s.confirmed >= 80,
                   "night noise 1 %%: a 5 %% step one night against the next is confirmed in %d of 100 (want >= 80),"
-                  " though flagged outright in only %d (the suspects' part)", s.confirmed, s.flags);
+                  " though flagged outright in only %d (the suspects' part)",
+                  s.confirmed, s.flags);
     }
     CHECK(step_confirmed[0] >= 95, "night noise 0.5 %%: the 5 %% step confirmed in %d of 100 (want >= 95)",
           step_confirmed[0]);
@@ -217,7 +222,8 @@ int main(void) {
     int found = build_pairs(0.015, 0.05, 8, 100, 300);
     int clean = build_pairs(0.015, 0, 8, 1000, 400);
     printf("# night noise 1.5 %%, eight nights of a build against eight of the next: 5 %% step found %d/100,"
-           " clean flagged %d/1000\n", found, clean);
+           " clean flagged %d/1000\n",
+           found, clean);
     CHECK(found >= 95, "a 5 %% step with 1.5 %% night noise, build against build: found in %d of 100 (want >= 95)",
           found);
     CHECK(clean <= 1, "the same without a step: flagged in %d of 1000 (want <= 1)", clean);

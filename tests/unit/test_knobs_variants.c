@@ -8,8 +8,8 @@
 
 #include "app.h"
 #include "check.h"
-#include "test_files.h"
 #include "knobs.h"
+#include "test_files.h"
 #include "util.h"
 #include "variants.h"
 
@@ -18,7 +18,6 @@ static char tmpdir[] = "/tmp/test_knobs_variants.XXXXXX";
 static const char *write_tmp(const char *name, const char *text, char *path, size_t n) {
     return write_file_in(tmpdir, name, text, path, n);
 }
-
 
 /* A small table of our own, so order and defaults are known here. */
 static const struct knob_def defs[] = {
@@ -37,7 +36,8 @@ static void test_knobs(void) {
     CHECK(k.n == 5 && knob_is(&k, "layout", "aos") && knob_int(&k, "chunk") == 1792, "knobs_init: defaults");
 
     knobs_canonical(&k, buf, sizeof buf);
-    CHECK(strcmp(buf, "layout=aos,kernels=split,chunk=1792,work=full,threads=all") == 0, "canonical: defaults (%s)", buf);
+    CHECK(strcmp(buf, "layout=aos,kernels=split,chunk=1792,work=full,threads=all") == 0, "canonical: defaults (%s)",
+          buf);
 
     CHECK(knobs_apply(&k, "work=empty, layout=soa-3d chunk=64", err, sizeof err) == 0,
           "apply: commas and spaces separate (%s)", err);
@@ -47,12 +47,10 @@ static void test_knobs(void) {
 
     struct strbuf d = {0};
     knobs_defines(&k, &d);
-    CHECK(d.s && strstr(d.s, "-DK_LAYOUT_SOA_3D=1") && strstr(d.s, "-DK_CHUNK=64") &&
-              strstr(d.s, "-DK_WORK_EMPTY=1") && strstr(d.s, "-DK_KERNELS_SPLIT=1") &&
-              strstr(d.s, "-DK_THREADS_ALL=1"),
+    CHECK(d.s && strstr(d.s, "-DK_LAYOUT_SOA_3D=1") && strstr(d.s, "-DK_CHUNK=64") && strstr(d.s, "-DK_WORK_EMPTY=1") &&
+              strstr(d.s, "-DK_KERNELS_SPLIT=1") && strstr(d.s, "-DK_THREADS_ALL=1"),
           "defines: -DK_LAYOUT_SOA_3D=1 -DK_CHUNK=64 ... (%s)", d.s ? d.s : "");
-    CHECK(d.s && !strstr(d.s, "-DK_LAYOUT_SOA=1") && !strstr(d.s, "-DK_LAYOUT_AOS") &&
-              !strstr(d.s, "-DK_CHUNK_"),
+    CHECK(d.s && !strstr(d.s, "-DK_LAYOUT_SOA=1") && !strstr(d.s, "-DK_LAYOUT_AOS") && !strstr(d.s, "-DK_CHUNK_"),
           "defines: only the chosen value of each knob");
     sb_free(&d);
 
@@ -106,7 +104,7 @@ static void test_knobs(void) {
     knobs_init(&k, lbm->knobs);
     knobs_canonical(&k, buf, sizeof buf);
     static const char lbm_prefix[] = "layout=soa-3d,kernels=fused-accel,sync=in-order,obstacles=mask,"
-                                      "neighbours=bitmask,reduction=deferred,chunk=1792,";
+                                     "neighbours=bitmask,reduction=deferred,chunk=1792,";
     CHECK(strncmp(buf, lbm_prefix, sizeof lbm_prefix - 1) == 0,
           "lbm canonical defaults begin with the final program's knobs (%s)", buf);
     struct strbuf ld = {0};
@@ -169,8 +167,8 @@ static void test_variants(void) {
     write_tmp("dup.variants", "a: layout=soa\n# comment\nb: a\na: layout=aos\n", path, sizeof path);
     err[0] = '\0';
     rc = variants_load(path, defs, &l, err, sizeof err);
-    CHECK(rc != 0 && names_line(err, path, 4) && strstr(err, "'a'"),
-          "variants: duplicate name fails at path:4: (%s)", err);
+    CHECK(rc != 0 && names_line(err, path, 4) && strstr(err, "'a'"), "variants: duplicate name fails at path:4: (%s)",
+          err);
 
     write_tmp("nocolon.variants", "a: layout=soa\nb layout=aos\n", path, sizeof path);
     err[0] = '\0';
@@ -204,10 +202,15 @@ static void test_variants(void) {
     const struct variant *t02 = variant_find(&l, "t02-ported");
     CHECK(t02 != NULL, "shipped: t02-ported present");
     if (t02) {
-        static const char *const want[][2] = {
-            {"layout", "aos"},           {"args", "buffers"},        {"kernels", "split"},
-            {"sync", "finish-each"},     {"obstacles", "branch"},    {"neighbours", "wrap"},
-            {"reduction", "host-each-step"}, {"constants", "inline"}, {"work", "full"}};
+        static const char *const want[][2] = {{"layout", "aos"},
+                                              {"args", "buffers"},
+                                              {"kernels", "split"},
+                                              {"sync", "finish-each"},
+                                              {"obstacles", "branch"},
+                                              {"neighbours", "wrap"},
+                                              {"reduction", "host-each-step"},
+                                              {"constants", "inline"},
+                                              {"work", "full"}};
         int good = 1;
         for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
             if (!knob_is(&t02->knobs, want[i][0], want[i][1])) {

@@ -83,7 +83,8 @@ static void check_sources(void) {
     check_gpu_sources("opencl", "__global float *a");
     check_gpu_sources("cuda", "float *a");
     char *c = launch_cost_source("cuda", LAUNCH_COST_INT, 2);
-    CHECK(c && strstr(c, "extern \"C\" __global__ void " LAUNCH_COST_KERNEL "("), "cuda: an extern \"C\" __global__ kernel");
+    CHECK(c && strstr(c, "extern \"C\" __global__ void " LAUNCH_COST_KERNEL "("),
+          "cuda: an extern \"C\" __global__ kernel");
     free(c);
     c = launch_cost_source("opencl", LAUNCH_COST_INT, 2);
     CHECK(c && strstr(c, "__kernel void " LAUNCH_COST_KERNEL "("), "opencl: a __kernel");
@@ -118,7 +119,8 @@ static void check_parse(void) {
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
         int rc = launch_cost_parse_counts(bad[i], &o, err, sizeof err);
-        CHECK(rc == -1 && err[0] && o.ncounts == 4 && o.counts[3] == 40, "'%s' is refused, opts unchanged (%s)", bad[i], err);
+        CHECK(rc == -1 && err[0] && o.ncounts == 4 && o.counts[3] == 40, "'%s' is refused, opts unchanged (%s)", bad[i],
+              err);
     }
 }
 
@@ -129,8 +131,7 @@ static long long q_int(const char *db, const char *sql) {
     if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
         sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
         v = sqlite3_column_int64(st, 0);
-    else
-        printf("# %s: %s\n", sql, h ? sqlite3_errmsg(h) : "no handle");
+    else printf("# %s: %s\n", sql, h ? sqlite3_errmsg(h) : "no handle");
     sqlite3_finalize(st);
     sqlite3_close(h);
     return v;
@@ -179,8 +180,8 @@ static void check_store_and_migration(const char *dir) {
     store_close(s);
     sqlite3 *h = NULL;
     int rc = sqlite3_open(db, &h) == SQLITE_OK &&
-             sqlite3_exec(h, "DROP TABLE launch_cost_sample; DROP TABLE launch_cost; PRAGMA user_version = 2",
-                          NULL, NULL, NULL) == SQLITE_OK;
+             sqlite3_exec(h, "DROP TABLE launch_cost_sample; DROP TABLE launch_cost; PRAGMA user_version = 2", NULL,
+                          NULL, NULL) == SQLITE_OK;
     sqlite3_close(h);
     CHECK(rc && q_int(db, "PRAGMA user_version") == 2 &&
               q_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'launch_cost'") == 0,
@@ -193,19 +194,22 @@ static void check_store_and_migration(const char *dir) {
     CHECK(q_int(db, "SELECT count(*) FROM run WHERE command = 'harness launch-cost --test'") == 1 &&
               q_int(db, "SELECT count(*) FROM device WHERE fingerprint = 'fedcba9876543210'") == 1,
           "the migration keeps the runs and devices");
-    CHECK(q_int(db, "SELECT count(*) FROM launch_cost") == 0 && q_int(db, "SELECT count(*) FROM launch_cost_sample") == 0,
+    CHECK(q_int(db, "SELECT count(*) FROM launch_cost") == 0 &&
+              q_int(db, "SELECT count(*) FROM launch_cost_sample") == 0,
           "the migration creates empty launch_cost tables");
 
     struct launch_cost_row rows[4];
     fake_rows(rows, 4);
     run = store_run_begin(s, &dev, "harness launch-cost --test 2", err, sizeof err);
     CHECK(launch_cost_store(s, run, rows, 4, err, sizeof err) == 0, "launch_cost_store (%s)", err);
-    CHECK(q_int(db, "SELECT count(*) FROM launch_cost") == 4 && q_int(db, "SELECT count(*) FROM launch_cost_sample") == 12,
+    CHECK(q_int(db, "SELECT count(*) FROM launch_cost") == 4 &&
+              q_int(db, "SELECT count(*) FROM launch_cost_sample") == 12,
           "4 rows with 3 samples each");
     char sql[512];
     snprintf(sql, sizeof sql,
              "SELECT count(*) FROM launch_cost lc JOIN run r ON r.id = lc.run_id WHERE lc.run_id = %lld"
-             " AND lc.device_id = r.device_id AND lc.launches = 1000 AND lc.reps = 3", (long long)run);
+             " AND lc.device_id = r.device_id AND lc.launches = 1000 AND lc.reps = 3",
+             (long long)run);
     CHECK(q_int(db, sql) == 4, "rows name their run and its device, launches and reps");
     CHECK(q_int(db, "SELECT count(*) FROM launch_cost WHERE kind = 'int' AND nargs = 4 AND"
                     " enqueue_median_s = 0.00401 AND total_q3_s = 0.00802") == 1,
@@ -213,7 +217,8 @@ static void check_store_and_migration(const char *dir) {
     CHECK(q_int(db, "SELECT count(*) FROM launch_cost_sample s JOIN launch_cost lc ON lc.id = s.launch_cost_id"
                     " WHERE lc.kind = 'buffer' AND lc.nargs = 0 AND s.rep = 2 AND s.enqueue_s = 0.00102") == 1,
           "samples keep their repetition index and value");
-    CHECK(launch_cost_store(s, run, rows, 4, err, sizeof err) == -1 && q_int(db, "SELECT count(*) FROM launch_cost") == 4,
+    CHECK(launch_cost_store(s, run, rows, 4, err, sizeof err) == -1 &&
+              q_int(db, "SELECT count(*) FROM launch_cost") == 4,
           "the same rows twice in one run are refused, and nothing is half-stored");
     CHECK(launch_cost_store(s, 99999, rows, 4, err, sizeof err) == -1, "an unknown run is refused");
     store_run_end(s, run);

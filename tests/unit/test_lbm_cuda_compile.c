@@ -15,7 +15,7 @@
 #include "variants.h"
 
 static const char *const settings[] = {
-    "",                                           /* final, as a baseline */
+    "", /* final, as a baseline */
     "bind=once",
     "bind=once,kernels=fused,reduction=chunked,chunk=100",
     "bind=once,launch=graph,batch=16",
@@ -41,25 +41,33 @@ static const char *const settings[] = {
     "temporal=5,tile=inner,geometry=compiled,bind=once,layout=soa,args=buffers,reduction=chunked,chunk=100",
     "temporal=3,tile=inner,lattices=one,geometry=compiled,tree=warp,bind=once,speed=moments",
     "temporal=4,tile=inner,lattices=one,bind=once,obstacles=branch",
-    "temporal=5,ilp=2,geometry=compiled,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg,speed=moments,obstacles=branch",
+    "temporal=5,ilp=2,geometry=compiled,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg,speed=moments,"
+    "obstacles=branch",
     "temporal=3,ilp=2,bind=once,layout=aos,args=buffers",
     "temporal=5,tile=inner,geometry=compiled,overlap=pdl-early,tree=warp,bind=once,launch=graph,batch=256,loads=ldg",
     "overlap=pdl-early,tree=warp,bind=once,launch=graph,batch=256,loads=ldg,obstacles=branch",
-    "temporal=5,tile=inner,geometry=compiled,sums=deferred,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg",
+    "temporal=5,tile=inner,geometry=compiled,sums=deferred,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,"
+    "loads=ldg",
     "temporal=3,sums=deferred,tree=warp,bind=once,reduction=chunked,chunk=100",
-    "collide=paired,temporal=5,tile=inner,geometry=compiled,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg",
+    "collide=paired,temporal=5,tile=inner,geometry=compiled,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,"
+    "loads=ldg",
     "collide=paired,constants=inline,kernels=split,layout=soa,args=buffers",
-    "halo=cluster,temporal=5,tile=inner,geometry=compiled,collide=paired,sums=deferred,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg",
+    "halo=cluster,temporal=5,tile=inner,geometry=compiled,collide=paired,sums=deferred,overlap=pdl,tree=warp,bind=once,"
+    "launch=graph,batch=256,loads=ldg",
     "halo=cluster,temporal=3,ilp=2,bind=once,layout=soa,args=buffers,reduction=chunked,chunk=100",
-    "cells=fixed,moments=tree,temporal=5,tile=inner,geometry=compiled,collide=paired,sums=deferred,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg",
+    "cells=fixed,moments=tree,temporal=5,tile=inner,geometry=compiled,collide=paired,sums=deferred,overlap=pdl,tree="
+    "warp,bind=once,launch=graph,batch=256,loads=ldg",
     "cells=fixed,halo=cluster,temporal=4,tile=inner,lattices=two,bind=once,speed=moments",
     "cells=fixed,temporal=3,tile=inner,lattices=one,geometry=compiled,bind=once",
     "moments=tree,kernels=split,layout=soa,args=buffers",
-    "entry=pull,cells=fixed,moments=tree,obstacles=mask,temporal=5,tile=inner,geometry=compiled,collide=paired,sums=deferred,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg",
+    "entry=pull,cells=fixed,moments=tree,obstacles=mask,temporal=5,tile=inner,geometry=compiled,collide=paired,sums="
+    "deferred,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg",
     "entry=pull,cells=fixed,halo=cluster,temporal=3,tile=inner,bind=once,layout=soa,args=buffers",
-    "sums=end,entry=pull,cells=fixed,temporal=5,tile=inner,geometry=compiled,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256,loads=ldg",
+    "sums=end,entry=pull,cells=fixed,temporal=5,tile=inner,geometry=compiled,overlap=pdl,tree=warp,bind=once,launch="
+    "graph,batch=256,loads=ldg",
     "sums=end,temporal=4,tree=warp,bind=once,reduction=chunked,chunk=100",
-    "unroll=counted,temporal=5,tile=inner,geometry=compiled,cells=fixed,entry=pull,sums=end,overlap=pdl,tree=warp,bind=once,launch=graph,batch=256",
+    "unroll=counted,temporal=5,tile=inner,geometry=compiled,cells=fixed,entry=pull,sums=end,overlap=pdl,tree=warp,bind="
+    "once,launch=graph,batch=256",
 };
 enum { NSET = sizeof settings / sizeof settings[0] };
 
@@ -121,8 +129,8 @@ int main(void) {
             log[got] = '\0';
             int rc = pclose(p[j]);
             const char *s = settings[first + j];
-            CHECK(rc == 0, "nvcc -arch=sm_90 lbm.cu with '%s'%s%.300s", *s ? s : "(final)",
-                  rc ? ":\n# " : "", rc ? log : "");
+            CHECK(rc == 0, "nvcc -arch=sm_90 lbm.cu with '%s'%s%.300s", *s ? s : "(final)", rc ? ":\n# " : "",
+                  rc ? log : "");
             if (rc == 0 && strstr(s, "persistent=grid"))
                 CHECK(file_has(out[j], "fused_persistent"), "'%s': the CUBIN has fused_persistent", s);
             if (rc == 0 && strstr(s, "persistent=cluster"))
@@ -136,8 +144,8 @@ int main(void) {
      * today, with the backend's fast-math option where math=fast asks for it. */
     struct variant_list vars = {0};
     char verr[256];
-    CHECK(variants_load("variants/lbm.variants", lbm->knobs, &vars, verr, sizeof verr) == 0, "variants/lbm.variants loads%s%s",
-          vars.n ? "" : ": ", vars.n ? "" : verr);
+    CHECK(variants_load("variants/lbm.variants", lbm->knobs, &vars, verr, sizeof verr) == 0,
+          "variants/lbm.variants loads%s%s", vars.n ? "" : ": ", vars.n ? "" : verr);
     const char *const winners[] = {"g15-fast", "g16-pull", "g17-counted-ocl"};
     for (size_t w = 0; w < sizeof winners / sizeof winners[0]; w++) {
         const struct variant *v = variant_find(&vars, winners[w]);

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "test_files.h"
 #include "lbm.h"
+#include "test_files.h"
 #include "util.h"
 
 static char tmpdir[] = "/tmp/test_lbm_input.XXXXXX";
@@ -20,8 +20,8 @@ static const char *write_tmp(const char *name, const char *text, char *path, siz
 }
 
 /* Parses a params text; returns the rc, err holds the message. */
-static int params_from(const char *name, const char *text, struct app_input *in, char *err,
-                       size_t errn, char *path, size_t pathn) {
+static int params_from(const char *name, const char *text, struct app_input *in, char *err, size_t errn, char *path,
+                       size_t pathn) {
     memset(in, 0, sizeof *in);
     err[0] = '\0';
     write_tmp(name, text, path, pathn);
@@ -41,8 +41,8 @@ static void test_params(void) {
     if (rc) printf("# %s\n", err);
     CHECK(in.nx == 128 && in.ny == 128 && in.iters_full == 40000, "params: nx 128, ny 128, maxIters 40000");
     CHECK(in.reynolds_dim == 10 && in.density == 0.1 && in.accel == 0.005 && in.omega == 1.85,
-          "params: reynolds_dim 10, density 0.1, accel 0.005, omega 1.85 (%g %g %g %g)", in.reynolds_dim,
-          in.density, in.accel, in.omega);
+          "params: reynolds_dim 10, density 0.1, accel 0.005, omega 1.85 (%g %g %g %g)", in.reynolds_dim, in.density,
+          in.accel, in.omega);
     CHECK(strcmp(in.params_path, shipped) == 0, "params: path remembered");
 
     rc = params_from("nonnum.params", "128\n128\nforty\n10\n0.1\n0.005\n1.85\n", &in, err, sizeof err, path,
@@ -58,38 +58,31 @@ static void test_params(void) {
     CHECK(rc != 0 && strstr(err, path) && strstr(err, "omega"),
           "params: missing 7th line fails naming the file and omega (%s)", err);
 
-    rc = params_from("zero_nx.params", "0\n128\n100\n10\n0.1\n0.005\n1.85\n", &in, err, sizeof err, path,
-                     sizeof path);
+    rc = params_from("zero_nx.params", "0\n128\n100\n10\n0.1\n0.005\n1.85\n", &in, err, sizeof err, path, sizeof path);
     CHECK(rc != 0 && names_line(err, path, 1) && strstr(err, "nx"), "params: nx = 0 fails at file:1: (%s)", err);
 
-    rc = params_from("neg_ny.params", "128\n-5\n100\n10\n0.1\n0.005\n1.85\n", &in, err, sizeof err, path,
-                     sizeof path);
+    rc = params_from("neg_ny.params", "128\n-5\n100\n10\n0.1\n0.005\n1.85\n", &in, err, sizeof err, path, sizeof path);
     CHECK(rc != 0 && names_line(err, path, 2) && strstr(err, "ny"), "params: ny = -5 fails at file:2: (%s)", err);
 
     rc = params_from("frac_nx.params", "12.5\n128\n100\n10\n0.1\n0.005\n1.85\n", &in, err, sizeof err, path,
                      sizeof path);
     CHECK(rc != 0 && names_line(err, path, 1), "params: nx = 12.5 fails at file:1: (%s)", err);
 
-    rc = params_from("omega0.params", "128\n128\n100\n10\n0.1\n0.005\n0\n", &in, err, sizeof err, path,
-                     sizeof path);
-    CHECK(rc != 0 && names_line(err, path, 7) && strstr(err, "omega"), "params: omega = 0 fails at file:7: (%s)",
+    rc = params_from("omega0.params", "128\n128\n100\n10\n0.1\n0.005\n0\n", &in, err, sizeof err, path, sizeof path);
+    CHECK(rc != 0 && names_line(err, path, 7) && strstr(err, "omega"), "params: omega = 0 fails at file:7: (%s)", err);
+
+    rc = params_from("omega25.params", "128\n128\n100\n10\n0.1\n0.005\n2.5\n", &in, err, sizeof err, path, sizeof path);
+    CHECK(rc != 0 && names_line(err, path, 7) && strstr(err, "omega"), "params: omega = 2.5 fails at file:7: (%s)",
           err);
 
-    rc = params_from("omega25.params", "128\n128\n100\n10\n0.1\n0.005\n2.5\n", &in, err, sizeof err, path,
-                     sizeof path);
-    CHECK(rc != 0 && names_line(err, path, 7) && strstr(err, "omega"),
-          "params: omega = 2.5 fails at file:7: (%s)", err);
-
-    rc = params_from("omega2.params", "128\n128\n100\n10\n0.1\n0.005\n2\n", &in, err, sizeof err, path,
-                     sizeof path);
+    rc = params_from("omega2.params", "128\n128\n100\n10\n0.1\n0.005\n2\n", &in, err, sizeof err, path, sizeof path);
     CHECK(rc != 0 && names_line(err, path, 7), "params: omega = 2 (the open bound) fails (%s)", err);
 
     rc = params_from("omega_ok.params", "128\n64\n100\n10\n0.1\n0.005\n1.999\n", &in, err, sizeof err, path,
                      sizeof path);
     CHECK(rc == 0 && in.omega == 1.999 && in.ny == 64, "params: omega = 1.999 accepted (%s)", err);
 
-    rc = params_from("density0.params", "128\n128\n100\n10\n0\n0.005\n1.85\n", &in, err, sizeof err, path,
-                     sizeof path);
+    rc = params_from("density0.params", "128\n128\n100\n10\n0\n0.005\n1.85\n", &in, err, sizeof err, path, sizeof path);
     CHECK(rc != 0 && names_line(err, path, 5) && strstr(err, "density"), "params: density = 0 fails at file:5: (%s)",
           err);
 
@@ -141,8 +134,7 @@ static void test_obstacles(void) {
 
     write_tmp("flag.dat", "0 0 1\n1 1 7\n", path, sizeof path);
     rc = lbm_obstacles_parse(path, &in, err, sizeof err);
-    CHECK(rc != 0 && names_line(err, path, 2) && strstr(err, "flag"), "obstacles: flag 7 fails at file:2: (%s)",
-          err);
+    CHECK(rc != 0 && names_line(err, path, 2) && strstr(err, "flag"), "obstacles: flag 7 fails at file:2: (%s)", err);
 
     write_tmp("flag0.dat", "1 1 0\n", path, sizeof path);
     rc = lbm_obstacles_parse(path, &in, err, sizeof err);
@@ -200,8 +192,7 @@ static void test_load(void) {
         err[0] = '\0';
         o = (struct app_opts){.input = bad[i]};
         in = lbm_input_load(&o, err, sizeof err);
-        CHECK(in == NULL && strstr(err, bad[i]), "load: input '%s' fails with a message naming it (%s)", bad[i],
-              err);
+        CHECK(in == NULL && strstr(err, bad[i]), "load: input '%s' fails with a message naming it (%s)", bad[i], err);
         lbm_input_free(in);
     }
 

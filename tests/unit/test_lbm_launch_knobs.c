@@ -62,7 +62,6 @@ static void refused(const char *knobs, const char *backend, const char *reason, 
     refused_at(knobs, backend, reason, in, 32, 1);
 }
 
-
 /* persistent=cluster: where it runs and which grids fit one cluster. */
 static void cluster_rules(const struct app_input *small) {
     char err[256];
@@ -120,8 +119,7 @@ static void halo_rules(const struct app_input *in) {
     char err[256];
     knobs_init(&k, lbm->knobs);
     knobs_init(&kc, lbm->knobs);
-    if (knobs_apply(&k, "temporal=5,tile=inner,bind=once", err, sizeof err) ||
-        knobs_apply(&kc, t, err, sizeof err)) {
+    if (knobs_apply(&k, "temporal=5,tile=inner,bind=once", err, sizeof err) || knobs_apply(&kc, t, err, sizeof err)) {
         CHECK(0, "halo knobs apply: %s", err);
         return;
     }

@@ -62,8 +62,8 @@ static void test_rest_and_mass(void) {
     double mass = 0;
     for (size_t i = 0; i < n; i++) mass += r->pressure[i] * 3.0;
     CHECK(fabs(mass - (double)n * in->density) <= 1e-9,
-          "mass: no obstacles, accel 0.005: sum(pressure*3) = nx*ny*density after 200 steps (%.15g vs %.15g)",
-          mass, (double)n * in->density);
+          "mass: no obstacles, accel 0.005: sum(pressure*3) = nx*ny*density after 200 steps (%.15g vs %.15g)", mass,
+          (double)n * in->density);
     CHECK(r->av_vels[199] > 1e-5 && r->av_vels[199] > r->av_vels[0] && r->av_vels[0] > 0,
           "mass: the flow is driven (av_vels %g -> %g)", r->av_vels[0], r->av_vels[199]);
     /* accelerate_flow pushes east on row ny-2: that row moves east. */
@@ -118,8 +118,12 @@ static struct hand by_hand(const struct app_input *in, int steps) {
             double *c = f + 9 * (size_t)(x + (ny - 2) * nx);
             if (in->obstacles[x + (ny - 2) * nx]) continue;
             if (c[3] - a1 > 0 && c[6] - a2 > 0 && c[7] - a2 > 0) {
-                c[1] += a1; c[5] += a2; c[8] += a2;
-                c[3] -= a1; c[6] -= a2; c[7] -= a2;
+                c[1] += a1;
+                c[5] += a2;
+                c[8] += a2;
+                c[3] -= a1;
+                c[6] -= a2;
+                c[7] -= a2;
             }
         }
         /* 2. propagate: speed k arrives from the cell one step against its direction */
@@ -180,12 +184,12 @@ static void compare_by_hand(const struct app_input *in, int steps, const char *w
     }
     for (int s = 0; s < steps; s++) dav = fmax(dav, fabs(h.av[s] - r->av_vels[s]));
     CHECK(dux <= 1e-12 && duy <= 1e-12 && dp <= 1e-12,
-          "%s, %d step%s: u_x, u_y, pressure of every cell match (%.2g %.2g %.2g)", what, steps,
-          steps == 1 ? "" : "s", dux, duy, dp);
+          "%s, %d step%s: u_x, u_y, pressure of every cell match (%.2g %.2g %.2g)", what, steps, steps == 1 ? "" : "s",
+          dux, duy, dp);
     CHECK(dav <= 1e-12, "%s, %d step%s: av_vels match (%.2g)", what, steps, steps == 1 ? "" : "s", dav);
     /* Not a vacuous match: the state has moved. */
-    CHECK(max_abs(h.ux, n) > 1e-7 && h.av[steps - 1] > 1e-7, "%s: the by-hand flow is nonzero (max |u_x| %g)",
-          what, max_abs(h.ux, n));
+    CHECK(max_abs(h.ux, n) > 1e-7 && h.av[steps - 1] > 1e-7, "%s: the by-hand flow is nonzero (max |u_x| %g)", what,
+          max_abs(h.ux, n));
     free(h.ux);
     free(h.uy);
     free(h.pressure);
@@ -342,8 +346,7 @@ static void test_verify(void) {
     equilibrium(res->cells + 9 * i, r->pressure[i] * 3 * 1.02, r->ux[i], r->uy[i]);
     memset(&m, 0, sizeof m);
     lbm_verify(in, r, res, &m);
-    CHECK(m.status == ST_WRONG && strstr(m.reason, "pressure"), "verify: pressure 2%% high is wrong (%s)",
-          m.reason);
+    CHECK(m.status == ST_WRONG && strstr(m.reason, "pressure"), "verify: pressure 2%% high is wrong (%s)", m.reason);
     lbm_result_free(res);
 
     /* Half a percent is within the 1 % tolerance. */
@@ -383,7 +386,8 @@ static void test_verify(void) {
     /* Reynolds number = av * reynolds_dim / (1/6 (2/omega - 1)). */
     struct app_input *h = make_input(4, 4, 0.1, 0.005, 1.85);
     const double re = lbm_reynolds(h, 0.01), want = 0.01 * 10 / ((2 / 1.85 - 1) / 6);
-    CHECK(fabs(re - want) <= 1e-12 * want && fabs(re - 7.4) < 1e-9, "reynolds: omega 1.85, dim 10, av 0.01 -> %.12g", re);
+    CHECK(fabs(re - want) <= 1e-12 * want && fabs(re - 7.4) < 1e-9, "reynolds: omega 1.85, dim 10, av 0.01 -> %.12g",
+          re);
     h->omega = 1.0;
     h->reynolds_dim = 128;
     CHECK(fabs(lbm_reynolds(h, 0.002) - 0.002 * 128 * 6) < 1e-12, "reynolds: omega 1, dim 128, av 0.002 -> 1.536");

@@ -12,9 +12,7 @@
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-static int close_rel(double x, double want, double rel) {
-    return fabs(x - want) <= rel * fabs(want) + 1e-15;
-}
+static int close_rel(double x, double want, double rel) { return fabs(x - want) <= rel * fabs(want) + 1e-15; }
 
 struct mwu_case {
     const char *name;
@@ -64,8 +62,8 @@ int main(void) {
     CHECK(close_rel(mwu_min_p(3, 3), 0.1, 1e-12), "mwu_min_p(3,3) = 0.1: 3 vs 3 can never reach 0.002");
     CHECK(close_rel(mwu_min_p(9, 9), 2.0 / 48620, 1e-9) && mwu_min_p(9, 9) <= 0.002,
           "mwu_min_p(9,9) = 2/C(18,9) = %.3g <= 0.002", mwu_min_p(9, 9));
-    CHECK(mwu_min_p(6, 6) > 0.002 && mwu_min_p(7, 7) <= 0.002, "mwu_min_p: 6 vs 6 cannot reach 0.002 (%.3g), 7 vs 7 can (%.3g)",
-          mwu_min_p(6, 6), mwu_min_p(7, 7));
+    CHECK(mwu_min_p(6, 6) > 0.002 && mwu_min_p(7, 7) <= 0.002,
+          "mwu_min_p: 6 vs 6 cannot reach 0.002 (%.3g), 7 vs 7 can (%.3g)", mwu_min_p(6, 6), mwu_min_p(7, 7));
     /* A larger exact case (the counts pass 2^53): 30 vs 30, shifted by about half the range. */
     double big_a[30], big_b[30];
     for (int i = 0; i < 30; i++) {
@@ -78,8 +76,11 @@ int main(void) {
 
     static const struct {
         double t, df, p;
-    } tc[] = {{2.0, 5, 0.10193947882985835}, {4.2, 28, 0.0002452570165493724}, {1.0, 1, 0.5000000000000001},
-              {10.0, 3.5, 0.0010714758956126634}, {3.3, 100, 0.0013406195219600942}};
+    } tc[] = {{2.0, 5, 0.10193947882985835},
+              {4.2, 28, 0.0002452570165493724},
+              {1.0, 1, 0.5000000000000001},
+              {10.0, 3.5, 0.0010714758956126634},
+              {3.3, 100, 0.0013406195219600942}};
     for (size_t i = 0; i < N(tc); i++) {
         double p = student_t_two_sided(tc[i].t, tc[i].df);
         CHECK(close_rel(p, tc[i].p, 1e-9), "student t: P(|T| >= %g), df %g = %.12g (scipy %.12g)", tc[i].t, tc[i].df, p,

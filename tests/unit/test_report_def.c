@@ -48,8 +48,8 @@ int main(void) {
               !strcmp(t7->rows[1].from, "t05-soa") && t7->rows[1].published[1] == 2.505,
           "Table 7 compares the 3D buffer and the device struct, each over t05-soa, with 2.505 s at 256x256");
     CHECK(isnan(t10->rows[1].published[2]), "Table 10's missing 1024x1024 number reads as none");
-    CHECK(t13->kind == RK_CLASSES && t13->nclasses == 3 && !strcmp(t13->classes[0], "opencl/gpu") &&
-              t13->nrows == 3 && t13->rows[2].published[2] == 20.744,
+    CHECK(t13->kind == RK_CLASSES && t13->nclasses == 3 && !strcmp(t13->classes[0], "opencl/gpu") && t13->nrows == 3 &&
+              t13->rows[2].published[2] == 20.744,
           "Table 13 runs final on three device classes beside the report's three columns");
     CHECK(d.tables[16].kind == RK_SPEEDUP && d.tables[16].rows[0].published[2] == 426.1, "Table 17 is a speedup table");
     CHECK(d.nshapes >= 16 && d.shapes[0][0] == 16 && d.shapes[0][1] == 1, "the work-group figure's shapes");

@@ -47,8 +47,15 @@ static void gathering(void) {
     acc.rounds = 3;
     acc.max_abs_err = acc.max_rel_err = acc.tolerance = acc.result = NAN;
     double s1[2] = {1.0, 1.2}, s2[2] = {2.0, 2.2}, s3[1] = {3.0};
-    struct measurement r1 = {.status = ST_OK, .nsamples = 2, .samples = s1, .max_rel_err = 1e-4, .tolerance = 1e-2,
-                             .max_abs_err = NAN, .result = NAN, .iters = 100, .iters_full = 1000};
+    struct measurement r1 = {.status = ST_OK,
+                             .nsamples = 2,
+                             .samples = s1,
+                             .max_rel_err = 1e-4,
+                             .tolerance = 1e-2,
+                             .max_abs_err = NAN,
+                             .result = NAN,
+                             .iters = 100,
+                             .iters_full = 1000};
     struct measurement r2 = r1, r3 = r1;
     r2.samples = s2;
     r2.max_rel_err = 3e-4;

@@ -37,8 +37,7 @@ static void test_update_by_hand(void) {
     col[4] = 10, col[7] = 20, col[10] = 30;
     stencil_update(col, cout, 3, 5);
     CHECK(near(cout[4], 8) && near(cout[7], 15) && near(cout[10], 14),
-          "column 10 20 30 -> %g %g %g (want 8 15 14: N = y-1 weighs 0.1, S = y+1 0.2)", cout[4], cout[7],
-          cout[10]);
+          "column 10 20 30 -> %g %g %g (want 8 15 14: N = y-1 weighs 0.1, S = y+1 0.2)", cout[4], cout[7], cout[10]);
     /* The exact float sequence: products rounded, summed left to right. */
     float g[9] = {0}, o9[9] = {0};
     g[4] = 1.0f / 3.0f;
@@ -94,8 +93,7 @@ static void test_convergence(void) {
     long it = 0;
     const long count = stencil_serial_run(in->initial, 64, 64, 0, -1, grid, &range, &it);
     CHECK(count == 12 && it == 12, "64x64 converges after 12 iterations (%ld)", count);
-    CHECK(range <= 100 && range == stencil_find_range(grid, n), "its final range %.9g is <= 100 and the grid's",
-          range);
+    CHECK(range <= 100 && range == stencil_find_range(grid, n), "its final range %.9g is <= 100 and the grid's", range);
     float before = 0;
     stencil_serial_run(in->initial, 64, 64, count - 1, -1, NULL, &before, NULL);
     CHECK(before > 100, "one iteration earlier the range was %.9g > 100", before);
@@ -161,12 +159,15 @@ static void test_convergence(void) {
 
 static void test_sizes(void) {
     /* The convergence counts of the sizes the tests and the default verify use. */
-    const struct { const char *name; long count; } want[] = {{"16x16", 7}, {"128x128", 18}, {"512x512", 23}};
+    const struct {
+        const char *name;
+        long count;
+    } want[] = {{"16x16", 7}, {"128x128", 18}, {"512x512", 23}};
     char err[256];
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         struct app_input *in = load(want[i].name, 0, err, sizeof err);
-        CHECK(in && stencil_app()->input_iters(in) == want[i].count, "%s converges after %ld iterations",
-              want[i].name, want[i].count);
+        CHECK(in && stencil_app()->input_iters(in) == want[i].count, "%s converges after %ld iterations", want[i].name,
+              want[i].count);
         stencil_app()->input_free(in);
     }
 }
@@ -177,8 +178,8 @@ static void test_parse(void) {
     CHECK(stencil_parse_size("4096x4096", &w, &h, err, sizeof err) == 0 && w == 4096 && h == 4096, "4096x4096");
     CHECK(stencil_parse_size("gen:100x60", &w, &h, err, sizeof err) == 0 && w == 100 && h == 60, "gen:100x60");
     CHECK(stencil_parse_size("gen:64", &w, &h, err, sizeof err) == 0 && w == 64 && h == 64, "gen:64 is 64x64");
-    const char *bad[] = {"", "abc", "64", "64x", "x64", "64x64x", "64 x 64", "-5x5", "64x+64", "gen:", "gen:6a",
-                         "2x64", "64x2", "70000x4", "40000x40000", "64x64 "};
+    const char *bad[] = {"",       "abc",  "64",     "64x",  "x64",  "64x64x",  "64 x 64",     "-5x5",
+                         "64x+64", "gen:", "gen:6a", "2x64", "64x2", "70000x4", "40000x40000", "64x64 "};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
         CHECK(stencil_parse_size(bad[i], &w, &h, err, sizeof err) == -1 && strstr(err, "stencil input"),
@@ -203,8 +204,12 @@ static void test_invalid(void) {
     const struct app *app = stencil_app();
     char err[256];
     struct app_input *in = load("128x128", 0, err, sizeof err);
-    struct device_info gpu = {.backend = "opencl", .max_wg = 1024, .max_item = {1024, 1024, 64},
-                              .local_mem = 49152, .global_mem = 1ull << 32, .max_alloc = 1ull << 30};
+    struct device_info gpu = {.backend = "opencl",
+                              .max_wg = 1024,
+                              .max_item = {1024, 1024, 64},
+                              .local_mem = 49152,
+                              .global_mem = 1ull << 32,
+                              .max_alloc = 1ull << 30};
     device_caps(&gpu);
     struct knob_set k;
     knobs_init(&k, app->knobs);

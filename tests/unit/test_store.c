@@ -29,8 +29,7 @@ static long long q_int(const char *db, const char *sql) {
     if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
         sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
         v = sqlite3_column_int64(st, 0);
-    else
-        fprintf(stderr, "# %s: %s\n", sql, h ? sqlite3_errmsg(h) : "no handle");
+    else fprintf(stderr, "# %s: %s\n", sql, h ? sqlite3_errmsg(h) : "no handle");
     sqlite3_finalize(st);
     sqlite3_close(h);
     return v;
@@ -219,8 +218,7 @@ int main(void) {
     FILE *mem = open_memstream(&buf, &len);
     int rc = store_print_recent(s, 10, 1, mem);
     fclose(mem);
-    check(rc == 0 && count_records(buf) == 3 &&
-              strncmp(buf, "id,when,device,", 15) == 0,
+    check(rc == 0 && count_records(buf) == 3 && strncmp(buf, "id,when,device,", 15) == 0,
           "CSV has a header and 2 data lines");
     check(strstr(buf, "\"work-group 32x1 exceeds, \"\"the\"\" limit\nsecond line\"") != NULL,
           "CSV quotes commas, quotes and line breaks");
@@ -237,8 +235,7 @@ int main(void) {
 
     /* The knobs are the identity: another name for them is the same config. */
     fake_measurement(&bad, "final", ST_INVALID, 0);
-    check(store_measurement(s, run, &bad, err, sizeof err) == 0 &&
-              q_int(db, "SELECT count(*) FROM config") == 1,
+    check(store_measurement(s, run, &bad, err, sizeof err) == 0 && q_int(db, "SELECT count(*) FROM config") == 1,
           "same knobs under another variant name reuse the config");
     q_text(db, "SELECT variant FROM config", text, sizeof text);
     check(strcmp(text, "t05-soa") == 0, "the first variant name is kept");

@@ -9,8 +9,8 @@
 
 #include "app.h"
 #include "check.h"
-#include "test_files.h"
 #include "sweep_file.h"
+#include "test_files.h"
 #include "util.h"
 #include "variants.h"
 
@@ -159,8 +159,8 @@ static void test_generators(void) {
     CHECK(s.ninputs == 2 && strcmp(s.inputs[1], "gen:300x200") == 0, "gen: inputs add up, repeats dropped");
     /* range: 8 16 24 32 (x1); then 32x1 again (dropped), 64x1, 16x1 (dropped),
      * 16x2, 16x4; then 1x2 1x1 2x2 2x1 3x2 3x1; then 4x1 (new), 8x1 (dropped). */
-    static const unsigned want[][2] = {{8, 1},  {16, 1}, {24, 1}, {32, 1}, {64, 1}, {16, 2}, {16, 4},
-                                       {1, 2},  {1, 1},  {2, 2},  {2, 1},  {3, 2},  {3, 1},  {4, 1}};
+    static const unsigned want[][2] = {{8, 1}, {16, 1}, {24, 1}, {32, 1}, {64, 1}, {16, 2}, {16, 4},
+                                       {1, 2}, {1, 1},  {2, 2},  {2, 1},  {3, 2},  {3, 1},  {4, 1}};
     const int nwant = (int)(sizeof want / sizeof want[0]);
     int same = s.nshapes == nwant;
     for (int i = 0; same && i < nwant; i++) same = has_shape(&s, i, want[i][0], want[i][1]);
@@ -170,8 +170,8 @@ static void test_generators(void) {
           "gen: defaults reps 5, warmup 1, iters 0, timeout 300");
     sweep_free(&s);
 
-    write_tmp("nowg.sweep", "app lbm\ninput 128x128\nknobs layout=soa\ndevice openmp cuda:0\ndevice openmp\n",
-              path, sizeof path);
+    write_tmp("nowg.sweep", "app lbm\ninput 128x128\nknobs layout=soa\ndevice openmp cuda:0\ndevice openmp\n", path,
+              sizeof path);
     rc = sweep_parse(path, &s, err, sizeof err);
     CHECK(rc == 0 && s.nshapes == 1 && has_shape(&s, 0, 32, 1), "gen: no wg line gives 32x1 (%s)", rc ? err : "");
     CHECK(rc == 0 && s.ndevices == 2 && strcmp(s.devices[1], "cuda:0") == 0, "gen: device lists add up");
@@ -205,18 +205,18 @@ static void test_constraints(void) {
         unsigned x, y;
         int want;
     } cases[] = {
-        {"x+y*2 == 10", 4, 3, 1},          /* * before + */
-        {"(x+y)*2 == 14", 4, 3, 1},        /* parentheses */
-        {"x - y - 1 == 0", 4, 3, 1},       /* left to right */
-        {"x / y * y == 3", 4, 3, 1},       /* integer division, left to right */
+        {"x+y*2 == 10", 4, 3, 1},    /* * before + */
+        {"(x+y)*2 == 14", 4, 3, 1},  /* parentheses */
+        {"x - y - 1 == 0", 4, 3, 1}, /* left to right */
+        {"x / y * y == 3", 4, 3, 1}, /* integer division, left to right */
         {"x % y == 1", 4, 3, 1},
-        {"1 || 0 && 0", 4, 3, 1},          /* && before || */
+        {"1 || 0 && 0", 4, 3, 1}, /* && before || */
         {"(1 || 0) && 0", 4, 3, 0},
-        {"!0 == 1", 4, 3, 1},              /* ! before == */
+        {"!0 == 1", 4, 3, 1}, /* ! before == */
         {"!x", 4, 3, 0},
         {"!!x", 4, 3, 1},
-        {"1 < 2 == 1", 4, 3, 1},           /* < before == */
-        {"-x + 5 == 1", 4, 3, 1},          /* unary minus */
+        {"1 < 2 == 1", 4, 3, 1},  /* < before == */
+        {"-x + 5 == 1", 4, 3, 1}, /* unary minus */
         {"x*y <= max_wg", 32, 32, 1},
         {"x*y <= max_wg", 64, 32, 0},
         {"x <= max_x && y <= max_y", 1024, 64, 1},
@@ -226,13 +226,13 @@ static void test_constraints(void) {
         {"x > 2 != y > 2", 4, 1, 1},
         {"x != 4 && nx % (x - 4) == 0", 4, 1, 0}, /* short-circuit: no division by zero */
         {"x == 4 || nx / (x - 4) > 0", 4, 1, 1},
-        {"x*y", 0, 5, 0},                  /* any integer: zero is false */
+        {"x*y", 0, 5, 0}, /* any integer: zero is false */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         why[0] = '\0';
         int got = eval(cases[i].expr, cases[i].x, cases[i].y, why, sizeof why);
-        CHECK(got == cases[i].want, "constraint %s with x=%u y=%u is %d (%s)", cases[i].expr, cases[i].x,
-              cases[i].y, cases[i].want, why);
+        CHECK(got == cases[i].want, "constraint %s with x=%u y=%u is %d (%s)", cases[i].expr, cases[i].x, cases[i].y,
+              cases[i].want, why);
     }
     CHECK(!eval("x != 4 && nx % (x - 4) == 0", 4, 1, why, sizeof why) && !strstr(why, "division"),
           "constraint: the skipped side of && does not divide (%s)", why);
@@ -265,8 +265,8 @@ static void expect_error(const char *what, const char *text, int line, const cha
     struct sweep_spec s;
     write_tmp("bad.sweep", text, path, sizeof path);
     int rc = sweep_parse(path, &s, err, sizeof err);
-    CHECK(rc != 0 && at_line(err, path, line) && (!needle || strstr(err, needle)),
-          "error: %s at line %d (%s)", what, line, err);
+    CHECK(rc != 0 && at_line(err, path, line) && (!needle || strstr(err, needle)), "error: %s at line %d (%s)", what,
+          line, err);
     CHECK(rc != 0 && s.shapes == NULL && s.nshapes == 0, "error: %s leaves no shapes to free", what);
     if (rc == 0) sweep_free(&s);
 }
@@ -285,8 +285,7 @@ static void test_errors(void) {
     expect_error("bad number (iters 12x)", HEAD "iters 12x\n", 4, "'12x'");
     expect_error("bad number (timeout 0)", HEAD "timeout 0\n", 4, "'0'");
     expect_error("bad number (timeout soon)", HEAD "timeout soon\n", 4, "'soon'");
-    expect_error("bad generator (pow2 of non powers of two)", HEAD "wg 32x1\nwg pow2(3..64) x 1\n", 5,
-                 "powers of two");
+    expect_error("bad generator (pow2 of non powers of two)", HEAD "wg 32x1\nwg pow2(3..64) x 1\n", 5, "powers of two");
     expect_error("bad generator (pow2 a > b)", HEAD "wg pow2(64..1) x 1\n", 4, "empty");
     expect_error("bad generator (range a > b)", HEAD "wg range(8..4) x 1\n", 4, "empty");
     expect_error("bad generator (empty set)", HEAD "wg 1 x {}\n", 4, "empty set");
@@ -321,13 +320,12 @@ static void test_errors(void) {
     char path[PATH_MAX], err[2048] = "";
     struct sweep_spec s;
     snprintf(path, sizeof path, "%s/absent.sweep", tmpdir);
-    CHECK(sweep_parse(path, &s, err, sizeof err) != 0 && strstr(err, path), "error: a missing file is named (%s)",
-          err);
+    CHECK(sweep_parse(path, &s, err, sizeof err) != 0 && strstr(err, path), "error: a missing file is named (%s)", err);
 }
 
 /* Parses text and expands its variants against the lbm app. */
-static int expand(const char *text, const struct variant_list *named, struct variant_list *out, char *path,
-                  char *err, size_t errn) {
+static int expand(const char *text, const struct variant_list *named, struct variant_list *out, char *path, char *err,
+                  size_t errn) {
     struct sweep_spec s;
     write_tmp("variants.sweep", text, path, PATH_MAX);
     if (sweep_parse(path, &s, err, errn) != 0) return -2;
@@ -356,8 +354,8 @@ static void test_variants(void) {
           "variants: final then all: no repeats, final first (%d)", out.n);
     variants_free(&out);
 
-    rc = expand("app lbm\ninput 128x128\nknobs final: reduction=binary|deferred obstacles=branch|mask\n", &named,
-                &out, path, err, sizeof err);
+    rc = expand("app lbm\ninput 128x128\nknobs final: reduction=binary|deferred obstacles=branch|mask\n", &named, &out,
+                path, err, sizeof err);
     CHECK(rc == 0 && out.n == 4, "variants: 2 x 2 pattern gives 4 (%s)", rc ? err : "");
     if (rc == 0 && out.n == 4) {
         static const char *const names[] = {
@@ -374,8 +372,8 @@ static void test_variants(void) {
     }
     variants_free(&out);
 
-    rc = expand("app lbm\ninput 128x128\nknobs t05-soa: kernels=fused|split\nknobs layout=aos|soa work=empty\n",
-                &named, &out, path, err, sizeof err);
+    rc = expand("app lbm\ninput 128x128\nknobs t05-soa: kernels=fused|split\nknobs layout=aos|soa work=empty\n", &named,
+                &out, path, err, sizeof err);
     CHECK(rc == 0 && out.n == 4, "variants: two patterns add up (%d) (%s)", out.n, rc ? err : "");
     if (rc == 0 && out.n == 4) {
         CHECK(strcmp(out.v[1].name, "t05-soa{kernels=split}") == 0 && knob_is(&out.v[1].knobs, "layout", "soa") &&
@@ -399,8 +397,7 @@ static void test_variants(void) {
                 "knobs t10-chunked-1792: layout=soa-3d sync=in-order|finish-each obstacles=mask neighbours=bitmask\n",
                 &named, &out, path, err, sizeof err);
     CHECK(rc == 0 && out.n == 2 && strlen(out.v[0].name) == 63 && strlen(out.v[1].name) == 63 &&
-              strcmp(out.v[0].name, out.v[1].name) != 0 && strchr(out.v[0].name, '~') &&
-              out.v[0].name[62] == '}',
+              strcmp(out.v[0].name, out.v[1].name) != 0 && strchr(out.v[0].name, '~') && out.v[0].name[62] == '}',
           "variants: long names are cut to 63 characters and stay distinct (%s)", rc ? err : out.v[0].name);
     CHECK(rc == 0 && out.n == 2 &&
               strcmp(out.v[1].description,
@@ -409,8 +406,7 @@ static void test_variants(void) {
     variants_free(&out);
 
     /* Errors, each at the line that named the thing. */
-    rc = expand("app lbm\ninput 128x128\nvariant final\n\nvariant t05-soa t99\n", &named, &out, path, err,
-                sizeof err);
+    rc = expand("app lbm\ninput 128x128\nvariant final\n\nvariant t05-soa t99\n", &named, &out, path, err, sizeof err);
     CHECK(rc == -1 && at_line(err, path, 5) && strstr(err, "unknown variant 't99'"),
           "variants: unknown variant at path:5: (%s)", err);
     CHECK(out.n == 0 && out.v == NULL, "variants: a failure leaves an empty list");
@@ -424,9 +420,10 @@ static void test_variants(void) {
     CHECK(rc == -1 && at_line(err, path, 3) && strstr(err, "tree"), "variants: bad value at path:3: (%s)", err);
     /* 4 x 2 x 2 x 2 x 5 x 3 x 2 x 2 = 1920 twice (two bases), then
      * 3 x 4 x 5 x 3 x 2 = 360 more: 4200, over 4096 at the third pattern. */
-#define WIDE "kernels=partial|split|fused|fused-accel sync=finish-each|in-order obstacles=branch|mask " \
-             "neighbours=wrap|bitmask reduction=host-each-step|local|binary|chunked|deferred "           \
-             "args=buffers|packed|struct constants=hoisted|inline work=full|empty\n"
+#define WIDE                                                                                                           \
+    "kernels=partial|split|fused|fused-accel sync=finish-each|in-order obstacles=branch|mask "                         \
+    "neighbours=wrap|bitmask reduction=host-each-step|local|binary|chunked|deferred "                                  \
+    "args=buffers|packed|struct constants=hoisted|inline work=full|empty\n"
     rc = expand("app lbm\ninput 128x128\nknobs " WIDE "knobs final: " WIDE
                 "knobs layout=aos|soa|soa-3d kernels=partial|split|fused|fused-accel "
                 "reduction=host-each-step|local|binary|chunked|deferred args=buffers|packed|struct "

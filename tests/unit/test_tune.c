@@ -24,10 +24,10 @@ static int lg(unsigned v) {
  * slight tilt so no two shapes tie exactly, and the very large work-groups
  * (x*y > 2^14) failing as they would at launch. */
 struct landscape {
-    int calls[N];    /* per shape */
+    int calls[N]; /* per shape */
     int ncalls;
     unsigned long long trace; /* a hash of the order of calls */
-    int order[N];    /* the shapes in the order of their calls */
+    int order[N];             /* the shapes in the order of their calls */
     double noise;
 };
 
@@ -207,8 +207,8 @@ int main(void) {
             tune_search(strategies[s], &space, quarter, seed, smooth, &a, &r);
             found += r.best[0] == 64 && r.best[1] == 4;
         }
-        CHECK(found >= 10, "%s finds the optimum of a sharp bowl in %d of 20 seeds with %d evaluations",
-              strategies[s], found, quarter);
+        CHECK(found >= 10, "%s finds the optimum of a sharp bowl in %d of 20 seeds with %d evaluations", strategies[s],
+              found, quarter);
     }
     curvature = 0.01;
 

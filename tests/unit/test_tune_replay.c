@@ -54,8 +54,8 @@ static int load(const char *path, struct landscape *ls, int max) {
         char backend[16], fp[32], input[16], status[16];
         unsigned x, y;
         double med, q1, q3;
-        if (sscanf(line, "%15[^,],%31[^,],%15[^,],%u,%u,%15[^,],%lf,%lf,%lf", backend, fp, input, &x, &y, status,
-                   &med, &q1, &q3) != 9)
+        if (sscanf(line, "%15[^,],%31[^,],%15[^,],%u,%u,%15[^,],%lf,%lf,%lf", backend, fp, input, &x, &y, status, &med,
+                   &q1, &q3) != 9)
             continue;
         int k = 0;
         while (k < count && (strcmp(ls[k].backend, backend) || strcmp(ls[k].input, input))) k++;
@@ -106,8 +106,8 @@ int main(void) {
               "%s %s: exhaustive evaluates all %d shapes", l->backend, l->input, l->n);
         double truth = INFINITY;
         for (int i = 0; i < l->n; i++) truth = fmin(truth, l->median[i]);
-        CHECK(fabs(ex.best_s - truth) < 1e-12, "%s %s: exhaustive best %ux%u is the true minimum", l->backend,
-              l->input, ex.best[0], ex.best[1]);
+        CHECK(fabs(ex.best_s - truth) < 1e-12, "%s %s: exhaustive best %ux%u is the true minimum", l->backend, l->input,
+              ex.best[0], ex.best[1]);
         const int budget = l->n / 4; /* 25 % of the evaluations */
         int tied_with_best = 0, worst = 0;
         for (int i = 0; i < l->n; i++) {
@@ -140,8 +140,10 @@ int main(void) {
             CHECK(within_budget, "%s %s: %s never evaluates more than %d of %d shapes", l->backend, l->input,
                   strategies[s], budget, l->n);
             if (s < 2)
-                CHECK(reached >= 10, "%s %s: %s reaches the best (within 2 %% or tied) in the median of 20 seeds "
-                      "with 25 %% of the evaluations (%d of 20)", l->backend, l->input, strategies[s], reached);
+                CHECK(reached >= 10,
+                      "%s %s: %s reaches the best (within 2 %% or tied) in the median of 20 seeds "
+                      "with 25 %% of the evaluations (%d of 20)",
+                      l->backend, l->input, strategies[s], reached);
             else if (!ex.tie)
                 CHECK(reached < 10, "%s %s: not searching (the first %d shapes) does not reach the best (%d of 20)",
                       l->backend, l->input, budget, reached);

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Formats the C the style covers (.clang-format): harness/, tests/unit/ and the
+# apps' host code; not the device sources nor the peak probes. --check lists
+# the files that differ and exits 1 if any do.
+set -eu
+cd "$(dirname "$0")/.."
+files=$(find harness tests/unit kernels -name '*.[ch]' -not -path 'harness/backend/peak/*' -not -name '*_omp.c' \
+        -not -name 'lbm_*.h' -not -name 'stencil_*.h' -not -name '*_body.h' | sort)
+if [ "${1:-}" = --check ]; then
+    bad=0
+    for f in $files; do clang-format --style=file "$f" | cmp -s - "$f" || { echo "$f"; bad=1; }; done
+    exit $bad
+fi
+clang-format -i --style=file $files
