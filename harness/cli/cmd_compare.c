@@ -305,9 +305,9 @@ static int rerun(struct store *store, struct compare_opts *o, struct compare_row
 /* ---- the command ------------------------------------------------------------ */
 
 static int load_side(struct store *store, struct side *s, char *err, size_t errn) {
-    int n = runset_resolve(store_db(store), s->spec, s->table, err, errn);
+    int n = store_runset(store, s->spec, s->table, err, errn);
     if (n <= 0) return -1;
-    return series_load_runs(store_db(store), s->table, &s->list, err, errn);
+    return series_load_runs(store, s->table, &s->list, err, errn);
 }
 
 int cmd_compare(int argc, char **argv) {
@@ -330,7 +330,7 @@ int cmd_compare(int argc, char **argv) {
      * holds no nightly: all history). */
     store_runset_first_night(store, o.b.table, before, sizeof before);
     struct noise_set ns;
-    if (noise_set_load(store_db(store), before, &ns, err, sizeof err) != 0) {
+    if (noise_set_load(store, before, &ns, err, sizeof err) != 0) {
         fprintf(stderr, "harness compare: %s\n", err);
         store_close(store);
         return EXIT_FOUND;

@@ -334,7 +334,7 @@ int cmd_nightly(int argc, char **argv) {
             return EXIT_USAGE;
         }
     struct store *store = store_open(o.db, err, sizeof err);
-    if (!store || nightly_schema(store_db(store), err, sizeof err) != 0) {
+    if (!store || store_nightly_tables(store, err, sizeof err) != 0) {
         fprintf(stderr, "harness nightly: %s\n", err);
         store_close(store);
         for (int j = 0; j < o.nsuites; j++) sweep_free(&specs[j]);
@@ -378,7 +378,7 @@ int cmd_nightly(int argc, char **argv) {
     rc = store_nightly_end(store, id, failed ? 1 : 0, tel.s, run0, run1, peak0, peak1, err, sizeof err);
     if (rc != 0) fprintf(stderr, "harness nightly: %s\n", err);
     char quality[1024];
-    int bad = night_quality(store_db(store), id, quality, sizeof quality);
+    int bad = night_quality(store, id, quality, sizeof quality);
     printf("nightly %lld: runs %lld..%lld, %d step%s failed; quality: %s\n", (long long)id, (long long)run0 + 1,
            (long long)run1, failed, failed == 1 ? "" : "s", quality);
 

@@ -66,8 +66,7 @@ int cmd_noise(int argc, char **argv) {
     if (!store) return rc;
     char err[1024];
     struct noise_set ns;
-    if (noise_set_load(store_db(store), NULL, &ns, err, sizeof err) != 0 ||
-        noise_set_store(store_db(store), &ns, err, sizeof err) != 0) {
+    if (noise_set_load(store, NULL, &ns, err, sizeof err) != 0 || noise_set_store(store, &ns, err, sizeof err) != 0) {
         fprintf(stderr, "harness noise: %s\n", err);
         store_close(store);
         return EXIT_FOUND;

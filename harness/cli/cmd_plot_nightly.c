@@ -126,8 +126,7 @@ int plot_nightly(int argc, char **argv) {
     char err[1024];
     struct store *s = store_open(db_path, err, sizeof err);
     struct history_list hl = {0};
-    if (!s || nightly_schema(store_db(s), err, sizeof err) != 0 ||
-        history_load(store_db(s), &hl, err, sizeof err) != 0) {
+    if (!s || store_nightly_tables(s, err, sizeof err) != 0 || history_load(s, &hl, err, sizeof err) != 0) {
         fprintf(stderr, "harness plot nightly: %s\n", err);
         store_close(s);
         return EXIT_FOUND;

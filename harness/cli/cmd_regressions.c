@@ -381,7 +381,7 @@ int cmd_regressions(int argc, char **argv) {
     char err[1024] = "";
     struct history_list hl;
     /* history_load (track/series.h) still reads the connection itself. */
-    if (history_load(store_db(store), &hl, err, sizeof err) != 0) {
+    if (history_load(store, &hl, err, sizeof err) != 0) {
         fprintf(stderr, "harness regressions: %s\n", err);
         store_close(store);
         return EXIT_FOUND;

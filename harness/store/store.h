@@ -68,8 +68,7 @@ void store_reader_close(struct store_reader *rd);
 const char *store_reader_errmsg(struct store_reader *rd);
 struct sqlite3 *store_reader_db(struct store_reader *rd);
 
-/* The open connection, for the store's other files (store_*.c); outside
- * store/ only track/'s loaders still take it (harness/README.md). */
+/* The open connection, for the store's own files (store_*.c) only. */
 struct sqlite3 *store_db(struct store *s);
 /* The last SQLite error on s, for a message. */
 const char *store_errmsg(struct store *s);

@@ -262,3 +262,9 @@ void store_nightly_build(struct store *s, int64_t id, char *hash, size_t hn, cha
     }
     sqlite3_finalize(st);
 }
+
+int store_nightly_tables(struct store *s, char *err, size_t errn) { return nightly_schema(store_db(s), err, errn); }
+
+int store_runset(struct store *s, const char *spec, const char *table, char *err, size_t errn) {
+    return runset_resolve(store_db(s), spec, table, err, errn);
+}

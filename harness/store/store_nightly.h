@@ -40,4 +40,7 @@ int db_int(struct sqlite3 *db, const char *sql, int64_t dflt, int64_t *out, char
  * Returns the number of runs, or -1 with err when a part is malformed or
  * names no run, or on a database error. */
 int runset_resolve(struct sqlite3 *db, const char *spec, const char *table, char *err, size_t errn);
+/* The same two on an open store, for code outside store/. */
+int store_nightly_tables(struct store *s, char *err, size_t errn);
+int store_runset(struct store *s, const char *spec, const char *table, char *err, size_t errn);
 #endif

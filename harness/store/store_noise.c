@@ -3,6 +3,7 @@
 
 #include <sqlite3.h>
 
+#include "store.h"
 #include "store_nightly.h"
 #include "util.h"
 
@@ -20,7 +21,8 @@ static void bind_row(sqlite3_stmt *st, const struct store_noise_row *r) {
     sqlite3_bind_double(st, 11, r->df_round);
 }
 
-int store_noise_models(sqlite3 *db, const struct store_noise_row *rows, int n, char *err, size_t errn) {
+int store_noise_models(struct store *s, const struct store_noise_row *rows, int n, char *err, size_t errn) {
+    sqlite3 *db = store_db(s);
     if (db_exec(db, "BEGIN IMMEDIATE; DELETE FROM noise_model", err, errn) != 0) return -1;
     sqlite3_stmt *st = NULL;
     const char *sql = "INSERT INTO noise_model(series, fingerprint, label, nights, builds, own_sigma_night,"

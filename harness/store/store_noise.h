@@ -4,7 +4,7 @@
 #define HARNESS_STORE_NOISE_H
 #include <stddef.h>
 
-struct sqlite3;
+struct store;
 
 /* One series' row: its own estimate and the one used after the priors. */
 struct store_noise_row {
@@ -16,5 +16,5 @@ struct store_noise_row {
 
 /* Replaces every row of noise_model with these, in one transaction.
  * 0, or -1 with err (and nothing changed). */
-int store_noise_models(struct sqlite3 *db, const struct store_noise_row *rows, int n, char *err, size_t errn);
+int store_noise_models(struct store *s, const struct store_noise_row *rows, int n, char *err, size_t errn);
 #endif

@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 
+#include "store.h"
 #include "util.h"
 
 /* The past canaries come as one group_concat list per device. */
@@ -16,7 +17,8 @@ static int parse_list(const char *list, double *v) {
     return k;
 }
 
-int store_nightly_canaries(sqlite3 *db, int64_t id, store_canary_past_fn fn, void *ctx) {
+int store_nightly_canaries(struct store *s, int64_t id, store_canary_past_fn fn, void *ctx) {
+    sqlite3 *db = store_db(s);
     const char *sql =
         "SELECT d.spec, p.copy_gbs,"
         " (SELECT group_concat(q.copy_gbs) FROM (SELECT p2.copy_gbs FROM nightly_peak np2"
@@ -40,7 +42,8 @@ int store_nightly_canaries(sqlite3 *db, int64_t id, store_canary_past_fn fn, voi
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-char *store_nightly_telemetry(sqlite3 *db, int64_t id) {
+char *store_nightly_telemetry(struct store *s, int64_t id) {
+    sqlite3 *db = store_db(s);
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, "SELECT telemetry FROM nightly WHERE id = ?1", -1, &st, NULL) != SQLITE_OK) return NULL;
     sqlite3_bind_int64(st, 1, id);
@@ -51,7 +54,8 @@ char *store_nightly_telemetry(sqlite3 *db, int64_t id) {
     return t;
 }
 
-int store_nightly_round_load(sqlite3 *db, int64_t id, struct store_round_load *out) {
+int store_nightly_round_load(struct store *s, int64_t id, struct store_round_load *out) {
+    sqlite3 *db = store_db(s);
     const char *sql = "SELECT count(*), COALESCE(sum(rs.disturbed), 0), COALESCE(max(rs.foreign_cores), 0),"
                       " COALESCE(max(rs.steal_cores), 0)"
                       " FROM round_state rs JOIN nightly_run nr ON nr.run_id = rs.run_id WHERE nr.nightly_id = ?1";
@@ -66,7 +70,8 @@ int store_nightly_round_load(sqlite3 *db, int64_t id, struct store_round_load *o
     return rc;
 }
 
-int store_nightly_quality(sqlite3 *db, int64_t id, const char *quality) {
+int store_nightly_quality(struct store *s, int64_t id, const char *quality) {
+    sqlite3 *db = store_db(s);
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, "UPDATE nightly SET quality = ?1 WHERE id = ?2", -1, &st, NULL) != SQLITE_OK) return -1;
     sqlite3_bind_text(st, 1, quality, -1, SQLITE_TRANSIENT);

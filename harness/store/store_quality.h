@@ -5,7 +5,7 @@
 #define HARNESS_STORE_QUALITY_H
 #include <stdint.h>
 
-struct sqlite3;
+struct store;
 
 #define STORE_CANARY_PAST 7 /* clean nights a canary is held against */
 
@@ -21,9 +21,9 @@ struct store_canary_past {
 typedef void (*store_canary_past_fn)(const struct store_canary_past *r, void *ctx);
 
 /* Every canary (copy_gbs > 0) of nightly id. 0, or -1 on a database error. */
-int store_nightly_canaries(struct sqlite3 *db, int64_t id, store_canary_past_fn fn, void *ctx);
+int store_nightly_canaries(struct store *s, int64_t id, store_canary_past_fn fn, void *ctx);
 /* Nightly id's telemetry text (malloc'd), or NULL when it has none. */
-char *store_nightly_telemetry(struct sqlite3 *db, int64_t id);
+char *store_nightly_telemetry(struct store *s, int64_t id);
 
 /* The rounds of a nightly's runs (round_state): how many, how many were
  * disturbed, and the most cores other processes and the hypervisor took. */
@@ -32,8 +32,8 @@ struct store_round_load {
     double foreign_cores, steal_cores;
 };
 /* 0, or -1 on a database error. */
-int store_nightly_round_load(struct sqlite3 *db, int64_t id, struct store_round_load *out);
+int store_nightly_round_load(struct store *s, int64_t id, struct store_round_load *out);
 
 /* Stores nightly id's verdict ("ok" or "disturbed: why"). 0, or -1. */
-int store_nightly_quality(struct sqlite3 *db, int64_t id, const char *quality);
+int store_nightly_quality(struct store *s, int64_t id, const char *quality);
 #endif

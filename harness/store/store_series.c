@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 #include <string.h>
 
+#include "store.h"
 #include "util.h"
 
 #define KEY_SQL                                                                                                        \
@@ -38,7 +39,8 @@ static void key_fill(sqlite3_stmt *st, struct store_series_key *id) {
     id->warmup = sqlite3_column_int(st, 11);
 }
 
-int store_run_samples(sqlite3 *db, const char *table, store_run_sample_fn fn, void *ctx, char *err, size_t errn) {
+int store_run_samples(struct store *s, const char *table, store_run_sample_fn fn, void *ctx, char *err, size_t errn) {
+    sqlite3 *db = store_db(s);
     char sql[2048];
     str_fmt(sql, sizeof sql,
             "SELECT " ID_COLUMNS ", s.seconds, m.run_id, m.id, s.round, COALESCE(rs.disturbed, 0)"
@@ -68,7 +70,8 @@ int store_run_samples(sqlite3 *db, const char *table, store_run_sample_fn fn, vo
 
 /* A night's build is its kept build's content hash (nightly.build_hash) when
  * it has one, else the commit with "+dirty" for a dirty tree. */
-int store_nightly_samples(sqlite3 *db, store_night_sample_fn fn, void *ctx, char *err, size_t errn) {
+int store_nightly_samples(struct store *s, store_night_sample_fn fn, void *ctx, char *err, size_t errn) {
+    sqlite3 *db = store_db(s);
     static const char sql[] =
         "SELECT " ID_COLUMNS ", n.id, n.started_at, r.id, b.git_commit, b.dirty, s.seconds,"
         " COALESCE(n.build_hash, b.git_commit || CASE WHEN b.dirty THEN '+dirty' ELSE '' END),"
@@ -104,7 +107,8 @@ int store_nightly_samples(sqlite3 *db, store_night_sample_fn fn, void *ctx, char
     return rc == SQLITE_DONE ? 0 : err_set(err, errn, "%s", sqlite3_errmsg(db));
 }
 
-int store_canary_history(sqlite3 *db, store_night_canary_fn fn, void *ctx, char *err, size_t errn) {
+int store_canary_history(struct store *s, store_night_canary_fn fn, void *ctx, char *err, size_t errn) {
+    sqlite3 *db = store_db(s);
     static const char sql[] =
         "SELECT d.fingerprint, d.spec, d.name, n.id, n.started_at, p.copy_gbs,"
         " (SELECT b.git_commit FROM nightly_run nr JOIN run r ON r.id = nr.run_id JOIN build b ON b.id = r.build_id"

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct sqlite3;
+struct store;
 
 /* What names a series: key is fingerprint|app|input|knobs|WxH|iters. */
 struct store_series_key {
@@ -30,7 +30,7 @@ typedef void (*store_run_sample_fn)(const struct store_run_sample *r, void *ctx)
 
 /* The samples of the runs in temp.<table>(run_id), by key, run, measurement,
  * round and repetition. 0, or -1 with err. */
-int store_run_samples(struct sqlite3 *db, const char *table, store_run_sample_fn fn, void *ctx, char *err, size_t errn);
+int store_run_samples(struct store *s, const char *table, store_run_sample_fn fn, void *ctx, char *err, size_t errn);
 
 /* One sample of a nightly's run, with the night: its start, the run's commit,
  * its build (the kept build's hash, else commit(+dirty)) and whether the night
@@ -46,7 +46,7 @@ typedef void (*store_night_sample_fn)(const struct store_night_sample *r, void *
 
 /* Every nightly's samples, runs in run_exclusion left out, by key, start,
  * nightly, run, measurement, round and repetition. 0, or -1 with err. */
-int store_nightly_samples(struct sqlite3 *db, store_night_sample_fn fn, void *ctx, char *err, size_t errn);
+int store_nightly_samples(struct store *s, store_night_sample_fn fn, void *ctx, char *err, size_t errn);
 
 /* One canary of a nightly: a device's copy bandwidth, with the commit of the
  * nightly's first run. */
@@ -60,5 +60,5 @@ typedef void (*store_night_canary_fn)(const struct store_night_canary *r, void *
 
 /* Every nightly's canaries (copy_gbs > 0), by fingerprint, start, nightly and
  * peak. 0, or -1 with err. */
-int store_canary_history(struct sqlite3 *db, store_night_canary_fn fn, void *ctx, char *err, size_t errn);
+int store_canary_history(struct store *s, store_night_canary_fn fn, void *ctx, char *err, size_t errn);
 #endif

@@ -24,17 +24,17 @@ static void canary_judge(const struct store_canary_past *r, void *ctx) {
 
 /* Throttling the GPU reported at the night's start or end (idle clocks and
  * application clocks are not throttling). */
-static void throttling(struct sqlite3 *db, int64_t id, struct strbuf *why) {
+static void throttling(struct store *s, int64_t id, struct strbuf *why) {
     static const char *const bad[] = {"hw-slowdown", "sw-thermal", "hw-thermal", "hw-power-brake"};
-    char *t = store_nightly_telemetry(db, id);
+    char *t = store_nightly_telemetry(s, id);
     for (size_t i = 0; t && i < sizeof bad / sizeof bad[0]; i++)
         if (strstr(t, bad[i])) sb_printf(why, "%sGPU throttled (%s)", why->len ? "; " : "", bad[i]);
     free(t);
 }
 
-static void loaded(struct sqlite3 *db, int64_t id, struct strbuf *why) {
+static void loaded(struct store *s, int64_t id, struct strbuf *why) {
     struct store_round_load l;
-    if (store_nightly_round_load(db, id, &l) != 0) return;
+    if (store_nightly_round_load(s, id, &l) != 0) return;
     if (l.rounds > 0 && l.disturbed >= NIGHT_LOADED_SHARE * l.rounds)
         sb_printf(why,
                   "%sthe host busy in %d of %d rounds (other processes up to %.1f cores, the hypervisor"
@@ -42,14 +42,14 @@ static void loaded(struct sqlite3 *db, int64_t id, struct strbuf *why) {
                   why->len ? "; " : "", l.disturbed, l.rounds, l.foreign_cores, l.steal_cores);
 }
 
-int night_quality(struct sqlite3 *db, int64_t id, char *quality, size_t n) {
+int night_quality(struct store *s, int64_t id, char *quality, size_t n) {
     struct strbuf why = {0};
-    store_nightly_canaries(db, id, canary_judge, &why);
-    throttling(db, id, &why);
-    loaded(db, id, &why);
+    store_nightly_canaries(s, id, canary_judge, &why);
+    throttling(s, id, &why);
+    loaded(s, id, &why);
     if (why.len) str_fmt(quality, n, "disturbed: %s", why.s);
     else str_copy(quality, n, "ok");
     sb_free(&why);
-    if (store_nightly_quality(db, id, quality) != 0) return -1;
+    if (store_nightly_quality(s, id, quality) != 0) return -1;
     return strcmp(quality, "ok") != 0;
 }

@@ -9,12 +9,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct sqlite3;
+struct store;
 
 #define NIGHT_CANARY_OFF 0.10  /* a canary this far from its usual (or 4x its noise) */
 #define NIGHT_LOADED_SHARE 0.5 /* this share of disturbed rounds */
 
 /* Judges nightly `id` against the nights before it and stores the verdict.
  * 1 when disturbed (why in quality), 0 when ok, -1 on a database error. */
-int night_quality(struct sqlite3 *db, int64_t id, char *quality, size_t n);
+int night_quality(struct store *s, int64_t id, char *quality, size_t n);
 #endif

@@ -13,12 +13,11 @@
 #include "store_nightly.h"
 #include "util.h"
 
-static int load_night(struct sqlite3 *db, int64_t id, const char *table, struct series_list *l, char *err,
-                      size_t errn) {
+static int load_night(struct store *s, int64_t id, const char *table, struct series_list *l, char *err, size_t errn) {
     char spec[48];
     str_fmt(spec, sizeof spec, "nightly:%lld", (long long)id);
-    if (runset_resolve(db, spec, table, err, errn) <= 0) return -1;
-    return series_load_runs(db, table, l, err, errn);
+    if (store_runset(s, spec, table, err, errn) <= 0) return -1;
+    return series_load_runs(s, table, l, err, errn);
 }
 
 static int is_flag(const struct compare_row *r) { return r->v == V_REGRESSION || r->v == V_IMPROVEMENT; }
@@ -66,18 +65,18 @@ static void confirm_flags(struct store *store, int64_t id, const char *hash_a, c
 
 int nightly_gate(struct store *store, int64_t prev, int64_t id, const struct gate_opts *o, struct gate_result *res,
                  FILE *out, char *err, size_t errn) {
-    struct sqlite3 *db = store_db(store);
     memset(res, 0, sizeof *res);
     char hash_a[40], hash_b[40], start_a[40], start_b[40];
     store_nightly_build(store, prev, hash_a, sizeof hash_a, start_a, sizeof start_a);
     store_nightly_build(store, id, hash_b, sizeof hash_b, start_b, sizeof start_b);
     struct series_list la = {0}, lb = {0};
-    if (load_night(db, prev, "gate_a", &la, err, errn) != 0 || load_night(db, id, "gate_b", &lb, err, errn) != 0) {
+    if (load_night(store, prev, "gate_a", &la, err, errn) != 0 ||
+        load_night(store, id, "gate_b", &lb, err, errn) != 0) {
         series_list_free(&la);
         return -1;
     }
     struct noise_set ns;
-    if (noise_set_load(db, start_b, &ns, err, errn) != 0) {
+    if (noise_set_load(store, start_b, &ns, err, errn) != 0) {
         series_list_free(&la);
         series_list_free(&lb);
         return -1;

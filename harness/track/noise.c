@@ -40,9 +40,9 @@ void noise_set_learn(const struct history_list *hl, const char *before, struct n
     for (int i = 0; i < out->n; i++) noise_effective(&out->e[i].own, &out->e[i].used);
 }
 
-int noise_set_load(struct sqlite3 *db, const char *before, struct noise_set *out, char *err, size_t errn) {
+int noise_set_load(struct store *s, const char *before, struct noise_set *out, char *err, size_t errn) {
     struct history_list hl;
-    if (history_load(db, &hl, err, errn) != 0) return -1;
+    if (history_load(s, &hl, err, errn) != 0) return -1;
     noise_set_learn(&hl, before, out);
     history_list_free(&hl);
     return 0;
@@ -57,7 +57,7 @@ void noise_set_find(const struct noise_set *s, const char *key, struct noise_mod
     *out = (struct noise_model){0}; /* no history: the priors alone (round_stats.h) */
 }
 
-int noise_set_store(struct sqlite3 *db, const struct noise_set *s, char *err, size_t errn) {
+int noise_set_store(struct store *store, const struct noise_set *s, char *err, size_t errn) {
     struct store_noise_row *rows = xcalloc((size_t)s->n + 1, sizeof *rows);
     for (int i = 0; i < s->n; i++) {
         const struct noise_entry *e = &s->e[i];
@@ -75,7 +75,7 @@ int noise_set_store(struct sqlite3 *db, const struct noise_set *s, char *err, si
             .df_round = e->used.df_round,
         };
     }
-    int rc = store_noise_models(db, rows, s->n, err, errn);
+    int rc = store_noise_models(store, rows, s->n, err, errn);
     free(rows);
     return rc;
 }

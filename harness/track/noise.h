@@ -11,7 +11,7 @@
 #include "round_stats.h"
 #include "series.h"
 
-struct sqlite3;
+struct store;
 
 struct noise_entry {
     char key[1024], fp[24], label[256];
@@ -28,11 +28,11 @@ struct noise_set {
  * `before` (ISO 8601; NULL or "" for all). */
 void noise_set_learn(const struct history_list *hl, const char *before, struct noise_set *out);
 /* The same from the database. 0, or -1 with err. */
-int noise_set_load(struct sqlite3 *db, const char *before, struct noise_set *out, char *err, size_t errn);
+int noise_set_load(struct store *s, const char *before, struct noise_set *out, char *err, size_t errn);
 /* A series' own model (zeros when it has no history); the tests add the
  * priors. */
 void noise_set_find(const struct noise_set *s, const char *key, struct noise_model *out);
 /* Replaces the noise_model table's rows with these. 0, or -1 with err. */
-int noise_set_store(struct sqlite3 *db, const struct noise_set *s, char *err, size_t errn);
+int noise_set_store(struct store *store, const struct noise_set *s, char *err, size_t errn);
 void noise_set_free(struct noise_set *s);
 #endif

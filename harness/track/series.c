@@ -59,9 +59,9 @@ static void run_sample_add(const struct store_run_sample *r, void *ctx) {
     cur->disturbed[cur->n++] = r->disturbed;
 }
 
-int series_load_runs(struct sqlite3 *db, const char *table, struct series_list *out, char *err, size_t errn) {
+int series_load_runs(struct store *s, const char *table, struct series_list *out, char *err, size_t errn) {
     memset(out, 0, sizeof *out);
-    if (store_run_samples(db, table, run_sample_add, out, err, errn) != 0) {
+    if (store_run_samples(s, table, run_sample_add, out, err, errn) != 0) {
         series_list_free(out);
         return -1;
     }
@@ -207,9 +207,9 @@ static void night_sample_add(const struct store_night_sample *r, void *ctx) {
     gather_add(&t->g, r->seconds, r->measurement_id, r->round, r->disturbed);
 }
 
-static int load_timings(struct sqlite3 *db, struct history_list *out, char *err, size_t errn) {
+static int load_timings(struct store *s, struct history_list *out, char *err, size_t errn) {
     struct timings t = {.out = out};
-    int rc = store_nightly_samples(db, night_sample_add, &t, err, errn);
+    int rc = store_nightly_samples(s, night_sample_add, &t, err, errn);
     if (t.p) night_close(t.p, &t.g);
     gather_free(&t.g);
     return rc;
@@ -245,9 +245,9 @@ static int cmp_history(const void *a, const void *b) {
     return strcmp(((const struct history *)a)->id.key, ((const struct history *)b)->id.key);
 }
 
-int history_load(struct sqlite3 *db, struct history_list *out, char *err, size_t errn) {
+int history_load(struct store *s, struct history_list *out, char *err, size_t errn) {
     memset(out, 0, sizeof *out);
-    if (load_timings(db, out, err, errn) != 0 || store_canary_history(db, canary_add, out, err, errn) != 0) {
+    if (load_timings(s, out, err, errn) != 0 || store_canary_history(s, canary_add, out, err, errn) != 0) {
         history_list_free(out);
         return -1;
     }

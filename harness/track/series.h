@@ -13,7 +13,7 @@
 
 #include "round_stats.h"
 
-struct sqlite3;
+struct store;
 
 struct series_id {
     char key[1024]; /* fingerprint|app|input|knobs|WxH|iters: change_point.series */
@@ -49,7 +49,7 @@ struct series_list {
 };
 
 /* Every series of the runs in temp.<table>(run_id), sorted by key. 0 or -1 + err. */
-int series_load_runs(struct sqlite3 *db, const char *table, struct series_list *out, char *err, size_t errn);
+int series_load_runs(struct store *s, const char *table, struct series_list *out, char *err, size_t errn);
 void series_list_free(struct series_list *l);
 
 /* One night of a series: its value from the rounds (round_stats.h), and for
@@ -79,7 +79,7 @@ struct history_list {
 
 /* Every series over every nightly, runs in run_exclusion left out; the
  * canary series from nightly_peak. Sorted by key. 0 or -1 + err. */
-int history_load(struct sqlite3 *db, struct history_list *out, char *err, size_t errn);
+int history_load(struct store *s, struct history_list *out, char *err, size_t errn);
 void history_list_free(struct history_list *l);
 
 /* "openmp final 32x1 128x128" for tables and plot titles. */
