@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "store.h"
 #include "store_merge.h"
+#include "store_nightly.h"
 #include "util.h"
 
 /* --sweep FILE --shards N: which shards of that sweep are missing or
@@ -140,8 +141,9 @@ static int merge_main(int argc, char **argv, const char *sweep, int shards) {
     }
     char err[1024];
     struct store *s = store_open(argv[1], err, sizeof err);
-    if (!s) {
+    if (!s || store_nightly_tables(s, err, sizeof err) != 0) {
         fprintf(stderr, "harness merge: %s\n", err);
+        store_close(s);
         return EXIT_FOUND;
     }
     if (!realpath(argv[1], out_real)) out_real[0] = '\0';

@@ -15,6 +15,7 @@
 
 #include "buildinfo.h"
 #include "stats.h"
+#include "store_sql.h"
 #include "util.h"
 
 extern const char schema_sql[]; /* harness/store/schema.sql, generated into build/gen */
@@ -687,11 +688,6 @@ struct row {
     char *cell[NCOL];
 };
 
-static const char *col_text(sqlite3_stmt *st, int i) {
-    const unsigned char *t = sqlite3_column_text(st, i);
-    return t ? (const char *)t : "";
-}
-
 /* A number, or the NULL marker: "-" reads better in a table, while CSV
  * readers expect an empty field. Tables round; CSV keeps the precision. */
 static char *fmt_num(sqlite3_stmt *st, int i, int csv, const char *table_fmt) {
@@ -729,24 +725,24 @@ static void table_cell_fit(char *c, int max) {
 
 static void row_fill(sqlite3_stmt *st, int csv, struct row *r) {
     r->cell[C_ID] = fmt_str("%lld", (long long)sqlite3_column_int64(st, 0));
-    r->cell[C_WHEN] = xstrdup(col_text(st, 1));
+    r->cell[C_WHEN] = xstrdup(store_text(st, 1));
     if (!csv && strlen(r->cell[C_WHEN]) >= 19) { /* "2024-05-01 12:34:56" */
         r->cell[C_WHEN][10] = ' ';
         r->cell[C_WHEN][19] = '\0';
     }
-    r->cell[C_DEVICE] = fmt_str("%s %s", col_text(st, 2), col_text(st, 3));
-    r->cell[C_APP] = xstrdup(col_text(st, 4));
-    r->cell[C_INPUT] = xstrdup(col_text(st, 5));
-    r->cell[C_VARIANT] = xstrdup(col_text(st, 6));
+    r->cell[C_DEVICE] = fmt_str("%s %s", store_text(st, 2), store_text(st, 3));
+    r->cell[C_APP] = xstrdup(store_text(st, 4));
+    r->cell[C_INPUT] = xstrdup(store_text(st, 5));
+    r->cell[C_VARIANT] = xstrdup(store_text(st, 6));
     r->cell[C_WG] =
         fmt_str("%lldx%lld", (long long)sqlite3_column_int64(st, 7), (long long)sqlite3_column_int64(st, 8));
-    r->cell[C_STATUS] = xstrdup(col_text(st, 9));
+    r->cell[C_STATUS] = xstrdup(store_text(st, 9));
     r->cell[C_MEDIAN] = fmt_num(st, 10, csv, "%.4g");
     r->cell[C_IQR] = fmt_num(st, 11, csv, "%.2g");
     r->cell[C_MLUPS] = fmt_num(st, 12, csv, "%.1f");
     r->cell[C_GBS] = fmt_num(st, 13, csv, "%.1f");
     r->cell[C_RELERR] = fmt_num(st, 14, csv, "%.2g");
-    r->cell[C_REASON] = xstrdup(col_text(st, 15));
+    r->cell[C_REASON] = xstrdup(store_text(st, 15));
     if (!csv)
         for (int c = 0; c < NCOL; c++) table_cell_fit(r->cell[c], columns[c].table_max);
 }
@@ -940,12 +936,12 @@ int store_print_rounds(struct store *s, int limit, int csv, FILE *out) {
             char wg[32];
             snprintf(wg, sizeof wg, "%dx%d", sqlite3_column_int(st, 5), sqlite3_column_int(st, 6));
             if (csv)
-                sb_printf(&line, "%lld,%s,%s,%s,%s,%s,%s,%d,%d", (long long)id, col_text(st, 1), col_text(st, 2),
-                          col_text(st, 3), col_text(st, 4), wg, col_text(st, 7), sqlite3_column_int(st, 8),
+                sb_printf(&line, "%lld,%s,%s,%s,%s,%s,%s,%d,%d", (long long)id, store_text(st, 1), store_text(st, 2),
+                          store_text(st, 3), store_text(st, 4), wg, store_text(st, 7), sqlite3_column_int(st, 8),
                           sqlite3_column_int(st, 9));
             else
-                fprintf(out, "%6lld  %-11.11s %-10.10s %-22.22s %-9s %-8s %3d/%-3d ", (long long)id, col_text(st, 1),
-                        col_text(st, 3), col_text(st, 4), wg, col_text(st, 7), sqlite3_column_int(st, 8),
+                fprintf(out, "%6lld  %-11.11s %-10.10s %-22.22s %-9s %-8s %3d/%-3d ", (long long)id, store_text(st, 1),
+                        store_text(st, 3), store_text(st, 4), wg, store_text(st, 7), sqlite3_column_int(st, 8),
                         sqlite3_column_int(st, 9));
             round = r;
         }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "store_nightly.h"
+#include "store_sql.h"
 #include "util.h"
 
 int store_runs_exclude(struct store *s, const char *spec, const char *reason, char *err, size_t errn) {
@@ -27,10 +28,7 @@ int store_runs_exclude(struct store *s, const char *spec, const char *reason, ch
     return n;
 }
 
-static char *text_at(sqlite3_stmt *st, int i) {
-    const char *v = (const char *)sqlite3_column_text(st, i);
-    return xstrdup(v ? v : "");
-}
+static char *text_at(sqlite3_stmt *st, int i) { return xstrdup(store_text(st, i)); }
 
 int store_run_exclusions(struct store *s, struct run_exclusion_row **out) {
     sqlite3_stmt *st = NULL;

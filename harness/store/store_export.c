@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "store.h"
+#include "store_sql.h"
 #include "util.h"
 
 struct export_rows {
@@ -45,22 +46,13 @@ static struct export_rows *rows_of(sqlite3_stmt *st) {
     return r;
 }
 
-static int has_variant_column(sqlite3 *db) {
-    sqlite3_stmt *st = NULL;
-    int yes = sqlite3_prepare_v2(db,
-                                 "SELECT 1 FROM pragma_table_info('measurement')"
-                                 " WHERE name = 'variant'",
-                                 -1, &st, NULL) == SQLITE_OK &&
-              sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return yes;
-}
-
 /* SELECT cols FROM the filtered measurements, then tail (ORDER BY ...). */
 static struct export_rows *filtered(struct store_reader *x, const struct export_filter *f, const char *cols,
                                     const char *tail) {
     struct strbuf sql = {0};
-    sb_printf(&sql, export_cte, has_variant_column(store_reader_db(x)) ? "COALESCE(m.variant, c.variant)" : "c.variant",
+    sb_printf(&sql, export_cte,
+              store_has_column(store_reader_db(x), "measurement", "variant") ? "COALESCE(m.variant, c.variant)"
+                                                                             : "c.variant",
               cols, tail);
     sqlite3_stmt *st = NULL;
     int ok = sqlite3_prepare_v2(store_reader_db(x), sql.s, -1, &st, NULL) == SQLITE_OK;

@@ -253,8 +253,8 @@ static int merge_runs(sqlite3 *db, struct merge_tally *t, char *err, size_t errn
                       rs, rs);
     free(rs);
 done:;
-    sqlite3_stmt **all = &q.runs; /* every member of run_stmts is a statement */
-    for (size_t i = 0; i < sizeof q / sizeof *all; i++) sqlite3_finalize(all[i]);
+    sqlite3_stmt *all[] = {q.runs, q.find, q.ins, q.meas, q.dmeas, q.mins, q.samp, q.more, q.more_samp, q.map};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) sqlite3_finalize(all[i]);
     free(rcols);
     free(mcols);
     free(mcols_m);
@@ -398,7 +398,6 @@ static int merge_run_extras(sqlite3 *db, char *err, size_t errn) {
 
 int store_merge_file(struct store *s, const char *path, struct merge_tally *t, char *err, size_t errn) {
     sqlite3 *db = store_db(s);
-    if (nightly_schema(db, err, errn) != 0) return -1;
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS src", -1, &st, NULL) != SQLITE_OK)
         return err_set(err, errn, "%s", sqlite3_errmsg(db));

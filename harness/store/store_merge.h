@@ -14,7 +14,7 @@ struct merge_tally {
 };
 
 /* Merges the results database at `path` into s's file: all of it, or (-1
- * with err) nothing. */
+ * with err) nothing. s has the nightly tables (store_nightly_tables). */
 int store_merge_file(struct store *s, const char *path, struct merge_tally *t, char *err, size_t errn);
 /* Shard coverage of a sweep: keys are its configs' canonical keys in order
  * (`harness sweep --dry-run`), shard i holding the positions p % shards == i.

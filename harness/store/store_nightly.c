@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store_sql.h"
 #include "util.h"
 
 static const char nightly_sql[] =
@@ -112,20 +113,13 @@ int db_int(sqlite3 *db, const char *sql, int64_t dflt, int64_t *out, char *err, 
     return ret;
 }
 
-static int has_column(sqlite3 *db, const char *table, const char *column) {
-    char sql[128];
-    str_fmt(sql, sizeof sql, "SELECT count(*) FROM pragma_table_info('%s') WHERE name = '%s'", table, column);
-    int64_t n = 0;
-    return db_int(db, sql, 0, &n, NULL, 0) == 0 && n > 0;
-}
-
 int nightly_schema(sqlite3 *db, char *err, size_t errn) {
     /* One write transaction, so two harnesses doing this at once do not
      * both add a column. */
     if (db_exec(db, "BEGIN IMMEDIATE", err, errn) != 0) return -1;
     if (db_exec(db, nightly_sql, err, errn) != 0) goto fail;
     for (size_t i = 0; i < sizeof added_columns / sizeof added_columns[0]; i++) {
-        if (has_column(db, added_columns[i].table, added_columns[i].name)) continue;
+        if (store_has_column(db, added_columns[i].table, added_columns[i].name)) continue;
         char sql[256];
         str_fmt(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN %s %s", added_columns[i].table, added_columns[i].name,
                 added_columns[i].decl);

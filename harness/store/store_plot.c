@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 
+#include "store_sql.h"
 #include "util.h"
 
 /* Latest ok measurement per (device fingerprint, input, variant, knobs, shape).
@@ -31,23 +32,14 @@ static double col_or_nan(sqlite3_stmt *st, int i) {
     return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
-/* A file from before measurement.variant (opened read-only, so never migrated)
- * names the variant in config alone. */
-static int has_variant_column(sqlite3 *db) {
-    sqlite3_stmt *st = NULL;
-    int yes = sqlite3_prepare_v2(db,
-                                 "SELECT 1 FROM pragma_table_info('measurement')"
-                                 " WHERE name = 'variant'",
-                                 -1, &st, NULL) == SQLITE_OK &&
-              sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return yes;
-}
-
 int store_wg_rows(struct store_reader *p, const char *const filt[4], void (*row)(const struct wg_row *r, void *ctx),
                   void *ctx, char *err, size_t errn) {
     struct strbuf sql = {0};
-    sb_printf(&sql, plot_sql, has_variant_column(store_reader_db(p)) ? "COALESCE(m.variant, c.variant)" : "c.variant");
+    /* A file from before measurement.variant (opened read-only, so never
+     * migrated) names the variant in config alone. */
+    sb_printf(&sql, plot_sql,
+              store_has_column(store_reader_db(p), "measurement", "variant") ? "COALESCE(m.variant, c.variant)"
+                                                                             : "c.variant");
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(store_reader_db(p), sql.s, -1, &st, NULL);
     sb_free(&sql);

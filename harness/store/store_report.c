@@ -9,12 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "store_sql.h"
 #include "util.h"
-
-static const char *column_text(sqlite3_stmt *st, int i) {
-    const unsigned char *t = sqlite3_column_text(st, i);
-    return t ? (const char *)t : "";
-}
 
 static double column_real(sqlite3_stmt *st, int i) {
     return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
@@ -63,9 +59,9 @@ int store_launch_cost_latest(struct store_reader *rd, struct launch_cost_point *
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         *points = grow(*points, n, &cap, sizeof **points);
         struct launch_cost_point *p = &(*points)[n++];
-        str_copy(p->spec, sizeof p->spec, column_text(st, 0));
-        str_copy(p->name, sizeof p->name, column_text(st, 1));
-        str_copy(p->kind, sizeof p->kind, column_text(st, 2));
+        str_copy(p->spec, sizeof p->spec, store_text(st, 0));
+        str_copy(p->name, sizeof p->name, store_text(st, 1));
+        str_copy(p->kind, sizeof p->kind, store_text(st, 2));
         p->nargs = sqlite3_column_int(st, 3);
         p->median_us = sqlite3_column_double(st, 4);
         p->q1_us = sqlite3_column_type(st, 5) == SQLITE_NULL ? p->median_us : sqlite3_column_double(st, 5);
@@ -89,7 +85,7 @@ int store_report_latest(struct store_reader *rd, const char *app, char *command,
     sqlite3_bind_text(st, 1, app, -1, SQLITE_TRANSIENT);
     int rc = -1;
     if (sqlite3_step(st) == SQLITE_ROW) {
-        str_copy(command, n, column_text(st, 0));
+        str_copy(command, n, store_text(st, 0));
         *build = sqlite3_column_int64(st, 1);
         rc = 0;
     }
@@ -105,9 +101,9 @@ int store_build_get(struct store_reader *rd, int64_t build, struct stored_build 
     sqlite3_bind_int64(st, 1, build);
     int rc = -1;
     if (sqlite3_step(st) == SQLITE_ROW) {
-        str_copy(out->commit, sizeof out->commit, column_text(st, 0));
+        str_copy(out->commit, sizeof out->commit, store_text(st, 0));
         out->dirty = sqlite3_column_int(st, 1);
-        str_copy(out->compiler, sizeof out->compiler, column_text(st, 2));
+        str_copy(out->compiler, sizeof out->compiler, store_text(st, 2));
         rc = 0;
     }
     sqlite3_finalize(st);
@@ -130,7 +126,7 @@ int store_report_runs(struct store_reader *rd, const char *command, int64_t buil
         struct report_run_row *r = &(*rows)[n++];
         r->run_id = sqlite3_column_int64(st, 0);
         r->device_id = sqlite3_column_int64(st, 1);
-        str_copy(r->started_at, sizeof r->started_at, column_text(st, 2));
+        str_copy(r->started_at, sizeof r->started_at, store_text(st, 2));
     }
     sqlite3_finalize(st);
     return n;
@@ -147,14 +143,14 @@ int store_device_get(struct store_reader *rd, int64_t device_id, struct device_i
     int rc = -1;
     if (sqlite3_step(st) == SQLITE_ROW) {
         memset(out, 0, sizeof *out);
-        str_copy(out->backend, sizeof out->backend, column_text(st, 0));
-        str_copy(out->spec, sizeof out->spec, column_text(st, 1));
-        str_copy(out->vendor, sizeof out->vendor, column_text(st, 2));
-        str_copy(out->name, sizeof out->name, column_text(st, 3));
-        str_copy(out->driver, sizeof out->driver, column_text(st, 4));
-        str_copy(out->kind, sizeof out->kind, column_text(st, 5));
-        str_copy(out->fingerprint, sizeof out->fingerprint, column_text(st, 6));
-        str_copy(out->arch, sizeof out->arch, column_text(st, 7));
+        str_copy(out->backend, sizeof out->backend, store_text(st, 0));
+        str_copy(out->spec, sizeof out->spec, store_text(st, 1));
+        str_copy(out->vendor, sizeof out->vendor, store_text(st, 2));
+        str_copy(out->name, sizeof out->name, store_text(st, 3));
+        str_copy(out->driver, sizeof out->driver, store_text(st, 4));
+        str_copy(out->kind, sizeof out->kind, store_text(st, 5));
+        str_copy(out->fingerprint, sizeof out->fingerprint, store_text(st, 6));
+        str_copy(out->arch, sizeof out->arch, store_text(st, 7));
         out->compute_units = (unsigned)sqlite3_column_int(st, 8);
         rc = 0;
     }
@@ -192,7 +188,7 @@ int store_launch_cost_of_run(struct store_reader *rd, int64_t run_id, struct lau
     while (sqlite3_step(st) == SQLITE_ROW) {
         *rows = grow(*rows, n, &cap, sizeof **rows);
         struct launch_cost_per_args *r = &(*rows)[n++];
-        str_copy(r->kind, sizeof r->kind, column_text(st, 0));
+        str_copy(r->kind, sizeof r->kind, store_text(st, 0));
         r->nargs = sqlite3_column_int(st, 1);
         r->seconds = sqlite3_column_double(st, 2);
     }
@@ -201,12 +197,12 @@ int store_launch_cost_of_run(struct store_reader *rd, int64_t run_id, struct lau
 }
 
 static void measurement_row_read(sqlite3_stmt *st, struct measurement_row *m) {
-    str_copy(m->input, sizeof m->input, column_text(st, 0));
-    str_copy(m->variant, sizeof m->variant, column_text(st, 1));
+    str_copy(m->input, sizeof m->input, store_text(st, 0));
+    str_copy(m->variant, sizeof m->variant, store_text(st, 1));
     m->wg[0] = (unsigned)sqlite3_column_int(st, 2);
     m->wg[1] = (unsigned)sqlite3_column_int(st, 3);
-    str_copy(m->status, sizeof m->status, column_text(st, 4));
-    str_copy(m->reason, sizeof m->reason, column_text(st, 5));
+    str_copy(m->status, sizeof m->status, store_text(st, 4));
+    str_copy(m->reason, sizeof m->reason, store_text(st, 5));
     m->iters = sqlite3_column_int64(st, 6);
     m->iters_full = sqlite3_column_int64(st, 7);
     m->median = column_real(st, 8);
@@ -249,8 +245,8 @@ int store_report_notes(struct store_reader *rd, int64_t run_id, struct report_no
     sqlite3_bind_int64(st, 1, run_id);
     int n = 0;
     while (n < max && sqlite3_step(st) == SQLITE_ROW) {
-        str_copy(out[n].key, sizeof out[n].key, column_text(st, 0));
-        str_copy(out[n].text, sizeof out[n].text, column_text(st, 1));
+        str_copy(out[n].key, sizeof out[n].key, store_text(st, 0));
+        str_copy(out[n].text, sizeof out[n].text, store_text(st, 1));
         n++;
     }
     sqlite3_finalize(st);

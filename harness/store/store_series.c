@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "store.h"
+#include "store_sql.h"
 #include "util.h"
 
 #define KEY_SQL                                                                                                        \
@@ -19,20 +20,15 @@
             " c.knobs, c.wg_x, c.wg_y, m.iters, m.warmup"
 #define ID_NCOL 12
 
-static const char *text(sqlite3_stmt *st, int i) {
-    const unsigned char *t = sqlite3_column_text(st, i);
-    return t ? (const char *)t : "";
-}
-
 static void key_fill(sqlite3_stmt *st, struct store_series_key *id) {
-    id->key = text(st, 0);
-    id->fp = text(st, 1);
-    id->spec = text(st, 2);
-    id->device = text(st, 3);
-    id->app = text(st, 4);
-    id->input = text(st, 5);
-    id->variant = text(st, 6);
-    id->knobs = text(st, 7);
+    id->key = store_text(st, 0);
+    id->fp = store_text(st, 1);
+    id->spec = store_text(st, 2);
+    id->device = store_text(st, 3);
+    id->app = store_text(st, 4);
+    id->input = store_text(st, 5);
+    id->variant = store_text(st, 6);
+    id->knobs = store_text(st, 7);
     id->wg[0] = (unsigned)sqlite3_column_int(st, 8);
     id->wg[1] = (unsigned)sqlite3_column_int(st, 9);
     id->iters = (long)sqlite3_column_int64(st, 10);
@@ -91,12 +87,12 @@ int store_nightly_samples(struct store *s, store_night_sample_fn fn, void *ctx, 
         struct store_night_sample r;
         key_fill(st, &r.id);
         r.nightly_id = sqlite3_column_int64(st, ID_NCOL);
-        r.started_at = text(st, ID_NCOL + 1);
+        r.started_at = store_text(st, ID_NCOL + 1);
         r.run_id = sqlite3_column_int64(st, ID_NCOL + 2);
-        r.commit = text(st, ID_NCOL + 3);
+        r.commit = store_text(st, ID_NCOL + 3);
         r.dirty = sqlite3_column_int(st, ID_NCOL + 4);
         r.seconds = sqlite3_column_double(st, ID_NCOL + 5);
-        r.build = text(st, ID_NCOL + 6);
+        r.build = store_text(st, ID_NCOL + 6);
         r.bad = sqlite3_column_int(st, ID_NCOL + 7);
         r.measurement_id = sqlite3_column_int64(st, ID_NCOL + 8);
         r.round = sqlite3_column_int(st, ID_NCOL + 9);
@@ -123,13 +119,13 @@ int store_canary_history(struct store *s, store_night_canary_fn fn, void *ctx, c
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         struct store_night_canary r = {
-            .fp = text(st, 0),
-            .spec = text(st, 1),
-            .device = text(st, 2),
+            .fp = store_text(st, 0),
+            .spec = store_text(st, 1),
+            .device = store_text(st, 2),
             .nightly_id = sqlite3_column_int64(st, 3),
-            .started_at = text(st, 4),
+            .started_at = store_text(st, 4),
             .copy_gbs = sqlite3_column_double(st, 5),
-            .commit = text(st, 6),
+            .commit = store_text(st, 6),
             .dirty = sqlite3_column_int(st, 7),
         };
         fn(&r, ctx);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store_sql.h"
 #include "util.h"
 
 static int tuned_fail(sqlite3 *db, char *err, size_t errn, const char *what) {
@@ -22,11 +23,6 @@ static void bind_real(sqlite3_stmt *st, int i, double v) {
 
 static double column_real(sqlite3_stmt *st, int i) {
     return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
-static const char *column_text(sqlite3_stmt *st, int i) {
-    const unsigned char *t = sqlite3_column_text(st, i);
-    return t ? (const char *)t : "";
 }
 
 /* Binds ?1..?4 = fingerprint, app, input, and the fourth key part. */
@@ -125,13 +121,13 @@ static void fmt_number(char *buf, size_t n, double v, const char *fmt, double sc
 /* One row's cells (malloc'd) from the query below, as CSV or table text. */
 static void best_row(sqlite3_stmt *st, int csv, char *cell[BCOL]) {
     char buf[512];
-    const char *spec = column_text(st, 0), *name = column_text(st, 1), *fp = column_text(st, 2);
+    const char *spec = store_text(st, 0), *name = store_text(st, 1), *fp = store_text(st, 2);
     if (csv) cell[B_DEVICE] = xstrdup(spec);
     else if (*spec) str_fmt(buf, sizeof buf, "%s %.28s", spec, name), cell[B_DEVICE] = xstrdup(buf);
     else cell[B_DEVICE] = xstrdup(fp); /* tuned elsewhere and merged in: no device row here */
     cell[B_NAME] = xstrdup(name);
     cell[B_FP] = xstrdup(fp);
-    for (int i = 0; i < 3; i++) cell[B_APP + i] = xstrdup(column_text(st, 3 + i));
+    for (int i = 0; i < 3; i++) cell[B_APP + i] = xstrdup(store_text(st, 3 + i));
     snprintf(buf, sizeof buf, "%lldx%lld", sqlite3_column_int64(st, 6), sqlite3_column_int64(st, 7));
     cell[B_WG] = xstrdup(buf);
     const double median = column_real(st, 8), margin = column_real(st, 9), noise = column_real(st, 10);
@@ -142,10 +138,10 @@ static void best_row(sqlite3_stmt *st, int csv, char *cell[BCOL]) {
     cell[B_MARGIN] = xstrdup(csv || !isnan(margin) ? buf : "-");
     fmt_number(buf, sizeof buf, noise, csv ? "%.3f" : "%.1f%%", 100);
     cell[B_NOISE] = xstrdup(csv || !isnan(noise) ? buf : "-");
-    cell[B_SAMPLES] = xstrdup(column_text(st, 11));
+    cell[B_SAMPLES] = xstrdup(store_text(st, 11));
     /* Without a runner-up there was nothing to beat: say so rather than "winner". */
     cell[B_VERDICT] = xstrdup(sqlite3_column_int(st, 12) ? "tie" : isnan(margin) ? "uncontested" : "winner");
-    cell[B_DECIDED] = xstrdup(column_text(st, 13));
+    cell[B_DECIDED] = xstrdup(store_text(st, 13));
 }
 
 static const char *const table_header[BCOL] = {"device", "",       "",      "app",     "input",   "variant", "wg",

@@ -27,6 +27,11 @@ static double rel_iqr(const double *v, int n) {
     return n >= 2 && med > 0 ? (stats_quantile(v, (size_t)n, 0.75) - stats_quantile(v, (size_t)n, 0.25)) / med : 0;
 }
 
+/* A change's verdict by its direction: slower is a regression unless higher is better. */
+static enum verdict direction(double ratio, int higher_better) {
+    return (ratio > 1) != (higher_better != 0) ? V_REGRESSION : V_IMPROVEMENT;
+}
+
 void compare_series_pooled(const struct series_samples *a, const struct series_samples *b,
                            const struct compare_params *p, struct compare_row *r) {
     memset(r, 0, sizeof *r);
@@ -42,7 +47,7 @@ void compare_series_pooled(const struct series_samples *a, const struct series_s
     r->r.threshold = fmax(p->min_effect, r->r.noise);
     if (m.p_min > p->alpha) r->v = V_FEW;
     else if (m.p > p->alpha || fabs(log(r->r.ratio)) < log1p(r->r.threshold)) r->v = V_SAME;
-    else r->v = (r->r.ratio > 1) != (a->id.higher_better != 0) ? V_REGRESSION : V_IMPROVEMENT;
+    else r->v = direction(r->r.ratio, a->id.higher_better);
 }
 
 void compare_series(const struct series_samples *a, const struct series_samples *b, const struct compare_params *p,
@@ -70,10 +75,6 @@ void compare_series(const struct series_samples *a, const struct series_samples 
     }
     free(na);
     free(nb);
-}
-
-static enum verdict direction(double ratio, int higher_better) {
-    return (ratio > 1) != (higher_better != 0) ? V_REGRESSION : V_IMPROVEMENT;
 }
 
 enum verdict compare_verdict(const struct rc_result *r, const struct compare_params *p, int higher_better,

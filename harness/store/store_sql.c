@@ -1,0 +1,21 @@
+/* store_sql.h. */
+#include "store_sql.h"
+
+#include "util.h"
+
+const char *store_text(sqlite3_stmt *st, int i) {
+    const unsigned char *t = sqlite3_column_text(st, i);
+    return t ? (const char *)t : "";
+}
+
+int store_has_column(sqlite3 *db, const char *table, const char *column) {
+    sqlite3_stmt *st = NULL;
+    int yes = sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &st, NULL) == SQLITE_OK;
+    if (yes) {
+        sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
+        yes = sqlite3_step(st) == SQLITE_ROW;
+    }
+    sqlite3_finalize(st);
+    return yes;
+}
