@@ -658,20 +658,13 @@ static int cuda_params(struct dev *d, int nargs, const struct karg *args, union 
             if (!args[i].buf) return dev_fail(d, "cuda: argument %d is a NULL buffer", i);
             vals[np].p = args[i].buf->ptr;
             break;
-        case KARG_INT:
-            vals[np].i = args[i].i;
-            break;
-        case KARG_FLOAT:
-            vals[np].f = args[i].f;
-            break;
-        case KARG_LOCAL:
-            *shared += args[i].bytes;
-            continue;
+        case KARG_INT: vals[np].i = args[i].i; break;
+        case KARG_FLOAT: vals[np].f = args[i].f; break;
+        case KARG_LOCAL: *shared += args[i].bytes; continue;
         case KARG_BYTES: /* the driver copies the struct from where it lies */
             params[np++] = (void *)args[i].val.ptr;
             continue;
-        default:
-            return dev_fail(d, "cuda: argument %d has unknown kind %d", i, (int)args[i].kind);
+        default: return dev_fail(d, "cuda: argument %d has unknown kind %d", i, (int)args[i].kind);
         }
         params[np] = &vals[np];
         np++;

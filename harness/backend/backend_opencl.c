@@ -336,21 +336,11 @@ static int set_args(struct dev *d, cl_kernel k, const char *name, int nargs, con
     for (int i = 0; i < nargs; i++) {
         cl_int rc;
         switch (args[i].kind) {
-        case KARG_BUF:
-            rc = p_clSetKernelArg(k, (cl_uint)i, sizeof(cl_mem), &args[i].buf->mem);
-            break;
-        case KARG_INT:
-            rc = p_clSetKernelArg(k, (cl_uint)i, sizeof(cl_int), &args[i].i);
-            break;
-        case KARG_FLOAT:
-            rc = p_clSetKernelArg(k, (cl_uint)i, sizeof(cl_float), &args[i].f);
-            break;
-        case KARG_BYTES:
-            rc = p_clSetKernelArg(k, (cl_uint)i, args[i].val.size, args[i].val.ptr);
-            break;
-        default:
-            rc = p_clSetKernelArg(k, (cl_uint)i, args[i].bytes, NULL);
-            break;
+        case KARG_BUF: rc = p_clSetKernelArg(k, (cl_uint)i, sizeof(cl_mem), &args[i].buf->mem); break;
+        case KARG_INT: rc = p_clSetKernelArg(k, (cl_uint)i, sizeof(cl_int), &args[i].i); break;
+        case KARG_FLOAT: rc = p_clSetKernelArg(k, (cl_uint)i, sizeof(cl_float), &args[i].f); break;
+        case KARG_BYTES: rc = p_clSetKernelArg(k, (cl_uint)i, args[i].val.size, args[i].val.ptr); break;
+        default: rc = p_clSetKernelArg(k, (cl_uint)i, args[i].bytes, NULL); break;
         }
         if (rc != CL_SUCCESS) return dev_fail(d, "clSetKernelArg(%s, %d): OpenCL error %d", name, i, (int)rc);
     }

@@ -274,21 +274,11 @@ static int omp_launch(struct dev *d, struct kernel *k, const size_t global[2], c
     void *argv[KARG_MAX];
     for (int i = 0; i < nargs; i++) {
         switch (args[i].kind) {
-        case KARG_BUF:
-            argv[i] = args[i].buf->mem;
-            break;
-        case KARG_INT:
-            argv[i] = (void *)&args[i].i;
-            break;
-        case KARG_FLOAT:
-            argv[i] = (void *)&args[i].f;
-            break;
-        case KARG_BYTES:
-            argv[i] = (void *)args[i].val.ptr;
-            break;
-        default:
-            argv[i] = NULL;
-            break;
+        case KARG_BUF: argv[i] = args[i].buf->mem; break;
+        case KARG_INT: argv[i] = (void *)&args[i].i; break;
+        case KARG_FLOAT: argv[i] = (void *)&args[i].f; break;
+        case KARG_BYTES: argv[i] = (void *)args[i].val.ptr; break;
+        default: argv[i] = NULL; break;
         }
     }
     k->fn(&L, argv);
@@ -301,9 +291,7 @@ static struct bound *omp_bind(struct dev *d, struct kernel *k, int nargs, const 
     b->fn = k->fn;
     for (int i = 0; i < nargs; i++) {
         switch (args[i].kind) {
-        case KARG_BUF:
-            b->argv[i] = args[i].buf->mem;
-            break;
+        case KARG_BUF: b->argv[i] = args[i].buf->mem; break;
         case KARG_INT:
             b->vals[i].i = args[i].i;
             b->argv[i] = &b->vals[i];
@@ -317,9 +305,7 @@ static struct bound *omp_bind(struct dev *d, struct kernel *k, int nargs, const 
             memcpy(b->bytes[i], args[i].val.ptr, args[i].val.size);
             b->argv[i] = b->bytes[i];
             break;
-        default:
-            b->argv[i] = NULL;
-            break;
+        default: b->argv[i] = NULL; break;
         }
     }
     return b;

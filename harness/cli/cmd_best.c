@@ -32,21 +32,11 @@ int cmd_best(int argc, char **argv) {
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
-        case 'd':
-            device = optarg;
-            break;
-        case 'c':
-            csv = 1;
-            break;
-        case 'b':
-            db = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return EXIT_OK;
-        default:
-            usage(stderr);
-            return EXIT_USAGE;
+        case 'd': device = optarg; break;
+        case 'c': csv = 1; break;
+        case 'b': db = optarg; break;
+        case 'h': usage(stdout); return EXIT_OK;
+        default: usage(stderr); return EXIT_USAGE;
         }
     }
     if (optind < argc) return fprintf(stderr, "harness: best: unexpected argument '%s'\n", argv[optind]), EXIT_USAGE;

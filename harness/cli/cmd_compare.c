@@ -110,9 +110,7 @@ static int parse_args(int argc, char **argv, struct compare_opts *o) {
     char *end;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
-        case 'd':
-            o->db = optarg;
-            break;
+        case 'd': o->db = optarg; break;
         case 'p':
             o->p.alpha = strtod(optarg, &end);
             if (*end || !(o->p.alpha > 0 && o->p.alpha < 1))
@@ -124,15 +122,9 @@ static int parse_args(int argc, char **argv, struct compare_opts *o) {
                 return fprintf(stderr, "harness compare: --min-effect %s: want a fraction such as 0.03\n", optarg),
                        EXIT_USAGE;
             break;
-        case 'c':
-            o->csv = 1;
-            break;
-        case 'P':
-            o->p.pooled = 1;
-            break;
-        case 'r':
-            o->rerun = 1;
-            break;
+        case 'c': o->csv = 1; break;
+        case 'P': o->p.pooled = 1; break;
+        case 'r': o->rerun = 1; break;
         case 'n':
         case 'R': /* --reps: the nights' own repetitions per round are used; kept for old scripts */
         case 'u': {
@@ -149,24 +141,12 @@ static int parse_args(int argc, char **argv, struct compare_opts *o) {
             if (c == 'u') o->burn = (int)v;
             break;
         }
-        case 'A':
-            o->a.bin = optarg;
-            break;
-        case 'B':
-            o->b.bin = optarg;
-            break;
-        case 'X':
-            o->a.root = optarg;
-            break;
-        case 'Y':
-            o->b.root = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return -1;
-        default:
-            usage(stderr);
-            return EXIT_USAGE;
+        case 'A': o->a.bin = optarg; break;
+        case 'B': o->b.bin = optarg; break;
+        case 'X': o->a.root = optarg; break;
+        case 'Y': o->b.root = optarg; break;
+        case 'h': usage(stdout); return -1;
+        default: usage(stderr); return EXIT_USAGE;
         }
     }
     if (argc - optind != 2) {

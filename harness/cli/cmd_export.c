@@ -65,16 +65,10 @@ static void put_double(FILE *out, double v) {
 
 static void csv_column(FILE *out, const struct export_value *v) {
     switch (v->kind) {
-    case EXPORT_NULL:
-        return;
-    case EXPORT_INT:
-        fprintf(out, "%lld", (long long)v->i);
-        return;
-    case EXPORT_REAL:
-        put_double(out, v->d);
-        return;
-    default:
-        break;
+    case EXPORT_NULL: return;
+    case EXPORT_INT: fprintf(out, "%lld", (long long)v->i); return;
+    case EXPORT_REAL: put_double(out, v->d); return;
+    default: break;
     }
     if (v->s) csv_field(out, v->s);
 }
@@ -142,19 +136,13 @@ static void json_str(FILE *out, const char *s) {
 
 static void json_col(FILE *out, const struct export_value *v) {
     switch (v->kind) {
-    case EXPORT_NULL:
-        fputs("null", out);
-        break;
-    case EXPORT_INT:
-        fprintf(out, "%lld", (long long)v->i);
-        break;
+    case EXPORT_NULL: fputs("null", out); break;
+    case EXPORT_INT: fprintf(out, "%lld", (long long)v->i); break;
     case EXPORT_REAL:
         if (isfinite(v->d)) put_double(out, v->d);
         else fputs("null", out);
         break;
-    default:
-        json_str(out, v->s);
-        break;
+    default: json_str(out, v->s); break;
     }
 }
 
@@ -357,33 +345,15 @@ int cmd_export(int argc, char **argv) {
     optind = 1; /* argv[0] is "export"; an earlier getopt may have moved optind */
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case 'f':
-            format = optarg;
-            break;
-        case 'd':
-            db_path = optarg;
-            break;
-        case 'a':
-            f.app = optarg;
-            break;
-        case 'D':
-            f.device = optarg;
-            break;
-        case 'i':
-            f.input = optarg;
-            break;
-        case 'v':
-            f.variant = optarg;
-            break;
-        case 'o':
-            out_path = optarg;
-            break;
-        case 'h':
-            export_usage(stdout);
-            return EXIT_OK;
-        default:
-            export_usage(stderr);
-            return EXIT_USAGE;
+        case 'f': format = optarg; break;
+        case 'd': db_path = optarg; break;
+        case 'a': f.app = optarg; break;
+        case 'D': f.device = optarg; break;
+        case 'i': f.input = optarg; break;
+        case 'v': f.variant = optarg; break;
+        case 'o': out_path = optarg; break;
+        case 'h': export_usage(stdout); return EXIT_OK;
+        default: export_usage(stderr); return EXIT_USAGE;
         }
     }
     if (optind < argc) {

@@ -131,15 +131,9 @@ int cmd_launch_cost(int argc, char **argv) {
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
-        case 'd':
-            device = optarg;
-            break;
-        case 'b':
-            db = optarg;
-            break;
-        case 'c':
-            csv = 1;
-            break;
+        case 'd': device = optarg; break;
+        case 'b': db = optarg; break;
+        case 'c': csv = 1; break;
         case 'l':
             if (parse_long("--launches", optarg, 1, 100000000, &v)) return EXIT_USAGE;
             o.launches = v;
@@ -158,12 +152,8 @@ int cmd_launch_cost(int argc, char **argv) {
                 return EXIT_USAGE;
             }
             break;
-        case 'h':
-            usage(stdout);
-            return EXIT_OK;
-        default:
-            usage(stderr);
-            return EXIT_USAGE;
+        case 'h': usage(stdout); return EXIT_OK;
+        default: usage(stderr); return EXIT_USAGE;
         }
     }
     if (optind < argc) {

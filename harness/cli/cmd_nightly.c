@@ -220,9 +220,7 @@ static int parse_opts(int argc, char **argv, struct nightly_opts *o) {
                 return fprintf(stderr, "harness nightly: at most %d --suite files\n", MAX_SUITES), EXIT_USAGE;
             o->suites[o->nsuites++] = optarg;
             break;
-        case 'b':
-            o->db = optarg;
-            break;
+        case 'b': o->db = optarg; break;
         case 'r':
         case 'c': {
             long v = strtol(optarg, &end, 10);
@@ -245,20 +243,14 @@ static int parse_opts(int argc, char **argv, struct nightly_opts *o) {
             *(c == 'B' ? &o->burn_in_s : &o->keep_days) = v;
             break;
         }
-        case 'N':
-            o->confirm = 0;
-            break;
+        case 'N': o->confirm = 0; break;
         case 'S':
             o->seed = strtoll(optarg, &end, 10);
             if (*end || o->seed < 0 || o->seed > 0xffffffffLL)
                 return fprintf(stderr, "harness nightly: --seed %s: want a whole number >= 0\n", optarg), EXIT_USAGE;
             break;
-        case 'h':
-            usage(stdout);
-            return -1;
-        default:
-            usage(stderr);
-            return EXIT_USAGE;
+        case 'h': usage(stdout); return -1;
+        default: usage(stderr); return EXIT_USAGE;
         }
     }
     if (optind != argc)

@@ -213,30 +213,14 @@ int cmd_plot(int argc, char **argv) {
     optind = 1; /* an earlier getopt may have moved optind */
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case 'd':
-            db = optarg;
-            break;
-        case 'a':
-            filt[0] = optarg;
-            break;
-        case 'D':
-            filt[1] = optarg;
-            break;
-        case 'i':
-            filt[2] = optarg;
-            break;
-        case 'v':
-            filt[3] = optarg;
-            break;
-        case 'o':
-            out_dir = optarg;
-            break;
-        case 'h':
-            plot_usage(stdout);
-            return EXIT_OK;
-        default:
-            plot_usage(stderr);
-            return EXIT_USAGE;
+        case 'd': db = optarg; break;
+        case 'a': filt[0] = optarg; break;
+        case 'D': filt[1] = optarg; break;
+        case 'i': filt[2] = optarg; break;
+        case 'v': filt[3] = optarg; break;
+        case 'o': out_dir = optarg; break;
+        case 'h': plot_usage(stdout); return EXIT_OK;
+        default: plot_usage(stderr); return EXIT_USAGE;
         }
     }
     if (optind < argc) {

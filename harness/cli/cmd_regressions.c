@@ -221,12 +221,8 @@ static int parse_args(int argc, char **argv, struct reg_opts *o) {
     char *end;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
-        case 'd':
-            o->db = optarg;
-            break;
-        case 'c':
-            o->csv = 1;
-            break;
+        case 'd': o->db = optarg; break;
+        case 'c': o->csv = 1; break;
         case 'a':
             o->cp.alpha = strtod(optarg, &end);
             if (*end || !(o->cp.alpha > 0 && o->cp.alpha < 1))
@@ -243,15 +239,9 @@ static int parse_args(int argc, char **argv, struct reg_opts *o) {
             if (*end || o->cp.min_segment < 2 || o->cp.min_segment > 1000)
                 return fprintf(stderr, "harness regressions: --min-segment %s: want 2..1000\n", optarg), EXIT_USAGE;
             break;
-        case 'N':
-            o->confirm = 0;
-            break;
-        case 'h':
-            usage(stdout);
-            return -1;
-        default:
-            usage(stderr);
-            return EXIT_USAGE;
+        case 'N': o->confirm = 0; break;
+        case 'h': usage(stdout); return -1;
+        default: usage(stderr); return EXIT_USAGE;
         }
     }
     if (optind != argc) return fprintf(stderr, "harness regressions: unexpected '%s'\n", argv[optind]), EXIT_USAGE;

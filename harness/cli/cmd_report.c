@@ -72,45 +72,19 @@ static int parse(int argc, char **argv, struct report_opts *o) {
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         char *end = NULL;
         switch (c) {
-        case 'd':
-            o->device = optarg;
-            break;
-        case 'q':
-            o->quick = 1;
-            break;
-        case 'b':
-            o->db = optarg;
-            break;
-        case 'o':
-            o->out = optarg;
-            break;
-        case 'f':
-            o->def = optarg;
-            break;
-        case 'F':
-            o->from_db = 1;
-            break;
-        case 'r':
-            o->reps = (int)strtol(optarg, &end, 10);
-            break;
-        case 'w':
-            o->warmup = (int)strtol(optarg, &end, 10);
-            break;
-        case 'R':
-            o->rounds = (int)strtol(optarg, &end, 10);
-            break;
-        case 's':
-            o->budget_s = strtod(optarg, &end);
-            break;
-        case 't':
-            o->timeout_s = strtod(optarg, &end);
-            break;
-        case 'h':
-            usage(stdout);
-            return -1;
-        default:
-            usage(stderr);
-            return EXIT_USAGE;
+        case 'd': o->device = optarg; break;
+        case 'q': o->quick = 1; break;
+        case 'b': o->db = optarg; break;
+        case 'o': o->out = optarg; break;
+        case 'f': o->def = optarg; break;
+        case 'F': o->from_db = 1; break;
+        case 'r': o->reps = (int)strtol(optarg, &end, 10); break;
+        case 'w': o->warmup = (int)strtol(optarg, &end, 10); break;
+        case 'R': o->rounds = (int)strtol(optarg, &end, 10); break;
+        case 's': o->budget_s = strtod(optarg, &end); break;
+        case 't': o->timeout_s = strtod(optarg, &end); break;
+        case 'h': usage(stdout); return -1;
+        default: usage(stderr); return EXIT_USAGE;
         }
         if (end && *end) {
             fprintf(stderr, "harness report: `%s` is not a number\n", optarg);

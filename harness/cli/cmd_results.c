@@ -49,9 +49,7 @@ int cmd_results(int argc, char **argv) {
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case 'd':
-            db = optarg;
-            break;
+        case 'd': db = optarg; break;
         case 'n':
             if (parse_limit(optarg, &limit) != 0) {
                 fprintf(stderr, "harness results: --limit wants a whole number >= 0, not '%s'\n", optarg);
@@ -59,18 +57,10 @@ int cmd_results(int argc, char **argv) {
                 return EXIT_USAGE;
             }
             break;
-        case 'c':
-            csv = 1;
-            break;
-        case 'r':
-            rounds = 1;
-            break;
-        case 'h':
-            results_usage(stdout);
-            return EXIT_OK;
-        default:
-            results_usage(stderr);
-            return EXIT_USAGE; /* getopt named the option */
+        case 'c': csv = 1; break;
+        case 'r': rounds = 1; break;
+        case 'h': results_usage(stdout); return EXIT_OK;
+        default: results_usage(stderr); return EXIT_USAGE; /* getopt named the option */
         }
     }
     if (optind < argc) {

@@ -82,35 +82,19 @@ static int parse_opts(int argc, char **argv, struct run_opts *o) {
     char *end;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
-        case 'a':
-            o->app = optarg;
-            break;
-        case 'i':
-            o->in.input = optarg;
-            break;
-        case 'p':
-            o->in.params = optarg;
-            break;
-        case 'o':
-            o->in.obstacles = optarg;
-            break;
+        case 'a': o->app = optarg; break;
+        case 'i': o->in.input = optarg; break;
+        case 'p': o->in.params = optarg; break;
+        case 'o': o->in.obstacles = optarg; break;
         case 'n':
             o->in.iters = strtol(optarg, &end, 10);
             if (*end || o->in.iters <= 0)
                 return fprintf(stderr, "harness: --iters %s: need a positive integer\n", optarg), EXIT_USAGE;
             break;
-        case 'd':
-            o->device = append_list(o->device, optarg);
-            break;
-        case 'v':
-            o->variant = append_list(o->variant, optarg);
-            break;
-        case 'k':
-            o->knobs = append_list(o->knobs, optarg);
-            break;
-        case 'w':
-            o->wg = append_list(o->wg, optarg);
-            break;
+        case 'd': o->device = append_list(o->device, optarg); break;
+        case 'v': o->variant = append_list(o->variant, optarg); break;
+        case 'k': o->knobs = append_list(o->knobs, optarg); break;
+        case 'w': o->wg = append_list(o->wg, optarg); break;
         case 'r':
             o->reps = (int)strtol(optarg, &end, 10);
             if (*end || o->reps < 1)
@@ -126,23 +110,15 @@ static int parse_opts(int argc, char **argv, struct run_opts *o) {
             if (*end || o->rounds < 1 || o->rounds > 10000)
                 return fprintf(stderr, "harness: --rounds %s: need a whole number in 1..10000\n", optarg), EXIT_USAGE;
             break;
-        case 'b':
-            o->db = optarg;
-            break;
-        case 'O':
-            o->out = optarg;
-            break;
+        case 'b': o->db = optarg; break;
+        case 'O': o->out = optarg; break;
         case 't':
             o->timeout_s = strtod(optarg, &end);
             if (*end || o->timeout_s <= 0)
                 return fprintf(stderr, "harness: --timeout %s: need seconds > 0\n", optarg), EXIT_USAGE;
             break;
-        case 'h':
-            usage(stdout);
-            return -1;
-        default:
-            usage(stderr);
-            return EXIT_USAGE;
+        case 'h': usage(stdout); return -1;
+        default: usage(stderr); return EXIT_USAGE;
         }
     }
     if (optind < argc) return fprintf(stderr, "harness: unexpected argument '%s'\n", argv[optind]), EXIT_USAGE;

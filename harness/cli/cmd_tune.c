@@ -109,68 +109,30 @@ static int parse_opts(int argc, char **argv, struct tune_opts *o) {
     char *end;
     while (!rc && (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
-        case 'a':
-            o->app = optarg;
-            break;
-        case 'i':
-            o->in.input = optarg;
-            break;
-        case 'p':
-            o->in.params = optarg;
-            break;
-        case 'o':
-            o->in.obstacles = optarg;
-            break;
-        case 'n':
-            rc = parse_int("iters", optarg, 1, 1L << 40, &o->in.iters);
-            break;
-        case 'd':
-            o->device = optarg;
-            break;
-        case 'v':
-            o->variant = optarg;
-            break;
-        case 's':
-            o->strategy = optarg;
-            break;
-        case 'B':
-            rc = parse_int("budget", optarg, 1, 1 << 20, &v), o->budget = (int)v;
-            break;
-        case 'S':
-            rc = parse_int("seed", optarg, 0, 0xffffffffL, &v), o->seed = (unsigned)v;
-            break;
-        case 'r':
-            rc = parse_int("reps", optarg, 1, 1 << 20, &v), o->reps = (int)v;
-            break;
-        case 'u':
-            rc = parse_int("warmup", optarg, 0, 1 << 20, &v), o->warmup = (int)v;
-            break;
-        case 'O':
-            rc = parse_int("rounds", optarg, 1, 1000, &v), o->rounds = (int)v;
-            break;
-        case 'W':
-            rc = parse_int("wg-max", optarg, 1, 1 << 20, &o->wg_max);
-            break;
+        case 'a': o->app = optarg; break;
+        case 'i': o->in.input = optarg; break;
+        case 'p': o->in.params = optarg; break;
+        case 'o': o->in.obstacles = optarg; break;
+        case 'n': rc = parse_int("iters", optarg, 1, 1L << 40, &o->in.iters); break;
+        case 'd': o->device = optarg; break;
+        case 'v': o->variant = optarg; break;
+        case 's': o->strategy = optarg; break;
+        case 'B': rc = parse_int("budget", optarg, 1, 1 << 20, &v), o->budget = (int)v; break;
+        case 'S': rc = parse_int("seed", optarg, 0, 0xffffffffL, &v), o->seed = (unsigned)v; break;
+        case 'r': rc = parse_int("reps", optarg, 1, 1 << 20, &v), o->reps = (int)v; break;
+        case 'u': rc = parse_int("warmup", optarg, 0, 1 << 20, &v), o->warmup = (int)v; break;
+        case 'O': rc = parse_int("rounds", optarg, 1, 1000, &v), o->rounds = (int)v; break;
+        case 'W': rc = parse_int("wg-max", optarg, 1, 1 << 20, &o->wg_max); break;
         case 't':
             o->timeout_s = strtod(optarg, &end);
             if (*end || !(o->timeout_s > 0))
                 rc = (fprintf(stderr, "harness: --timeout %s: need seconds > 0\n", optarg), EXIT_USAGE);
             break;
-        case 'R':
-            o->replay = 1;
-            break;
-        case 'T':
-            o->store = 1;
-            break;
-        case 'b':
-            o->db = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return -1;
-        default:
-            usage(stderr);
-            return EXIT_USAGE;
+        case 'R': o->replay = 1; break;
+        case 'T': o->store = 1; break;
+        case 'b': o->db = optarg; break;
+        case 'h': usage(stdout); return -1;
+        default: usage(stderr); return EXIT_USAGE;
         }
     }
     if (rc) return rc;

@@ -24,21 +24,11 @@ static void usage(FILE *out) {
 /* A cell of the matrix: short enough to align; reasons are listed below. */
 static void cell_text(const struct measurement *m, int note, char *buf, size_t n) {
     switch (m->status) {
-    case ST_OK:
-        str_copy(buf, n, "verified");
-        break;
-    case ST_WRONG:
-        snprintf(buf, n, "WRONG %.1e", m->max_rel_err);
-        break;
-    case ST_INVALID:
-        snprintf(buf, n, "invalid [%d]", note);
-        break;
-    case ST_UNVERIFIED:
-        str_copy(buf, n, "not verified (empty)");
-        break;
-    default:
-        snprintf(buf, n, "%s [%d]", status_name(m->status), note);
-        break;
+    case ST_OK: str_copy(buf, n, "verified"); break;
+    case ST_WRONG: snprintf(buf, n, "WRONG %.1e", m->max_rel_err); break;
+    case ST_INVALID: snprintf(buf, n, "invalid [%d]", note); break;
+    case ST_UNVERIFIED: str_copy(buf, n, "not verified (empty)"); break;
+    default: snprintf(buf, n, "%s [%d]", status_name(m->status), note); break;
     }
 }
 
@@ -59,15 +49,9 @@ int cmd_verify(int argc, char **argv) {
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
-        case 'd':
-            device = optarg;
-            break;
-        case 'v':
-            variant = optarg;
-            break;
-        case 'i':
-            ao.input = optarg;
-            break;
+        case 'd': device = optarg; break;
+        case 'v': variant = optarg; break;
+        case 'i': ao.input = optarg; break;
         case 'n': {
             char *end;
             ao.iters = strtol(optarg, &end, 10);
@@ -75,22 +59,14 @@ int cmd_verify(int argc, char **argv) {
                 return fprintf(stderr, "harness: --iters %s: need a positive integer\n", optarg), EXIT_USAGE;
             break;
         }
-        case 'w':
-            wg_text = optarg;
-            break;
-        case 'b':
-            db = optarg;
-            break;
+        case 'w': wg_text = optarg; break;
+        case 'b': db = optarg; break;
         case 't':
             timeout_s = strtod(optarg, NULL);
             if (timeout_s <= 0) return fprintf(stderr, "harness: --timeout %s: need seconds > 0\n", optarg), EXIT_USAGE;
             break;
-        case 'h':
-            usage(stdout);
-            return EXIT_OK;
-        default:
-            usage(stderr);
-            return EXIT_USAGE;
+        case 'h': usage(stdout); return EXIT_OK;
+        default: usage(stderr); return EXIT_USAGE;
         }
     }
     if (optind != argc - 1) {

@@ -137,18 +137,10 @@ int plot_launch_cost(int argc, char **argv) {
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case 'd':
-            db = optarg;
-            break;
-        case 'o':
-            out_dir = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return EXIT_OK;
-        default:
-            usage(stderr);
-            return EXIT_USAGE;
+        case 'd': db = optarg; break;
+        case 'o': out_dir = optarg; break;
+        case 'h': usage(stdout); return EXIT_OK;
+        default: usage(stderr); return EXIT_USAGE;
         }
     }
     if (optind < argc) {

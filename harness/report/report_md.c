@@ -357,22 +357,12 @@ static void body_of(struct report *r, struct strbuf *body, struct tally *tl) {
         const struct report_table *t = &r->def->tables[i];
         sb_printf(body, "\n## Table %d: %s\n\n", t->number, t->title);
         switch (t->kind) {
-        case RK_STEP:
-            step_table(r, t, body, tl);
-            break;
+        case RK_STEP: step_table(r, t, body, tl); break;
         case RK_CLASSES:
-        case RK_DEVICES:
-            devices_table(r, t, body);
-            break;
-        case RK_OPENACC:
-            openacc_table(r, t, body);
-            break;
-        case RK_HOSTLANG:
-            hostlang_table(r, t, body);
-            break;
-        case RK_SPEEDUP:
-            speedup_table(r, t, body);
-            break;
+        case RK_DEVICES: devices_table(r, t, body); break;
+        case RK_OPENACC: openacc_table(r, t, body); break;
+        case RK_HOSTLANG: hostlang_table(r, t, body); break;
+        case RK_SPEEDUP: speedup_table(r, t, body); break;
         }
     }
     figures(r, body);

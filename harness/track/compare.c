@@ -11,14 +11,10 @@
 
 const char *verdict_name(enum verdict v) {
     switch (v) {
-    case V_REGRESSION:
-        return "REGRESSION";
-    case V_IMPROVEMENT:
-        return "improvement";
-    case V_FEW:
-        return "cannot tell";
-    default:
-        return "same";
+    case V_REGRESSION: return "REGRESSION";
+    case V_IMPROVEMENT: return "improvement";
+    case V_FEW: return "cannot tell";
+    default: return "same";
     }
 }
 

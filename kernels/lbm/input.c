@@ -34,12 +34,9 @@ static const char *param_check(int idx, double v) {
     case 2:
         if (v != floor(v) || v <= 0 || v > 1e9) return "must be a whole number above 0";
         return NULL;
-    case 4:
-        return v > 0 ? NULL : "must be above 0";
-    case 6:
-        return v > 0 && v < 2 ? NULL : "must lie in (0, 2) for a stable BGK relaxation";
-    default:
-        return NULL;
+    case 4: return v > 0 ? NULL : "must be above 0";
+    case 6: return v > 0 && v < 2 ? NULL : "must lie in (0, 2) for a stable BGK relaxation";
+    default: return NULL;
     }
 }
 

@@ -362,8 +362,7 @@ int lbm_after_step(struct lbm_exec *e, long t) {
         if (!chunk_full) return 0;
         if (lbm_reduce_on_device(e, t - slot, slot + 1)) return -1;
         return read_av(e, t - slot, slot + 1);
-    case RED_DEFERRED:
-        return chunk_full ? lbm_reduce_on_device(e, t - slot, slot + 1) : 0;
+    case RED_DEFERRED: return chunk_full ? lbm_reduce_on_device(e, t - slot, slot + 1) : 0;
     }
     return 0;
 }
