@@ -123,3 +123,19 @@ void cli_command_line(int argc, char **argv, char *buf, size_t n) {
     str_copy(buf, n, b.s);
     sb_free(&b);
 }
+
+int cli_alpha(const char *cmd, const char *arg, double *out) {
+    char *end;
+    *out = strtod(arg, &end);
+    if (*end || !(*out > 0 && *out < 1))
+        return fprintf(stderr, "harness %s: --alpha %s: want 0 < P < 1\n", cmd, arg), EXIT_USAGE;
+    return 0;
+}
+
+int cli_min_effect(const char *cmd, const char *arg, double *out) {
+    char *end;
+    *out = strtod(arg, &end);
+    if (*end || !(*out >= 0 && *out < 10))
+        return fprintf(stderr, "harness %s: --min-effect %s: want a fraction such as 0.03\n", cmd, arg), EXIT_USAGE;
+    return 0;
+}

@@ -32,4 +32,9 @@ int cli_variants(const struct app *app, const char *names, const char *knobs, st
 
 /* "cmd arg arg ..." for the run table. */
 void cli_command_line(int argc, char **argv, char *buf, size_t n);
+/* The gate options compare and regressions share: --alpha (0 < P < 1) and
+ * --min-effect (a fraction, 0 to 10). 0, or EXIT_USAGE after one message
+ * naming the command. */
+int cli_alpha(const char *cmd, const char *arg, double *out);
+int cli_min_effect(const char *cmd, const char *arg, double *out);
 #endif

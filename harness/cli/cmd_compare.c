@@ -19,6 +19,7 @@
 
 #include "buildinfo.h"
 #include "burn_in.h"
+#include "cli.h"
 #include "commands.h"
 #include "compare.h"
 #include "confirm.h"
@@ -112,15 +113,10 @@ static int parse_args(int argc, char **argv, struct compare_opts *o) {
         switch (c) {
         case 'd': o->db = optarg; break;
         case 'p':
-            o->p.alpha = strtod(optarg, &end);
-            if (*end || !(o->p.alpha > 0 && o->p.alpha < 1))
-                return fprintf(stderr, "harness compare: --alpha %s: want 0 < P < 1\n", optarg), EXIT_USAGE;
+            if (cli_alpha("compare", optarg, &o->p.alpha)) return EXIT_USAGE;
             break;
         case 'e':
-            o->p.min_effect = strtod(optarg, &end);
-            if (*end || !(o->p.min_effect >= 0 && o->p.min_effect < 10))
-                return fprintf(stderr, "harness compare: --min-effect %s: want a fraction such as 0.03\n", optarg),
-                       EXIT_USAGE;
+            if (cli_min_effect("compare", optarg, &o->p.min_effect)) return EXIT_USAGE;
             break;
         case 'c': o->csv = 1; break;
         case 'P': o->p.pooled = 1; break;

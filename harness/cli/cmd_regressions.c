@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "changepoint.h"
+#include "cli.h"
 #include "commands.h"
 #include "confirm.h"
 #include "kept_build.h"
@@ -224,15 +225,10 @@ static int parse_args(int argc, char **argv, struct reg_opts *o) {
         case 'd': o->db = optarg; break;
         case 'c': o->csv = 1; break;
         case 'a':
-            o->cp.alpha = strtod(optarg, &end);
-            if (*end || !(o->cp.alpha > 0 && o->cp.alpha < 1))
-                return fprintf(stderr, "harness regressions: --alpha %s: want 0 < P < 1\n", optarg), EXIT_USAGE;
+            if (cli_alpha("regressions", optarg, &o->cp.alpha)) return EXIT_USAGE;
             break;
         case 'e':
-            o->cp.min_effect = strtod(optarg, &end);
-            if (*end || !(o->cp.min_effect >= 0 && o->cp.min_effect < 10))
-                return fprintf(stderr, "harness regressions: --min-effect %s: want a fraction such as 0.03\n", optarg),
-                       EXIT_USAGE;
+            if (cli_min_effect("regressions", optarg, &o->cp.min_effect)) return EXIT_USAGE;
             break;
         case 's':
             o->cp.min_segment = (int)strtol(optarg, &end, 10);
