@@ -369,8 +369,8 @@ int cmd_nightly(int argc, char **argv) {
     int64_t run1 = store_last_run_id(store), peak1 = store_last_peak_id(store);
     rc = store_nightly_end(store, id, failed ? 1 : 0, tel.s, run0, run1, peak0, peak1, err, sizeof err);
     if (rc != 0) fprintf(stderr, "harness nightly: %s\n", err);
-    char quality[1024];
-    int bad = night_quality(store, id, quality, sizeof quality);
+    char quality[1024], disturbed[512];
+    night_quality(store, id, quality, sizeof quality, disturbed, sizeof disturbed);
     printf("nightly %lld: runs %lld..%lld, %d step%s failed; quality: %s\n", (long long)id, (long long)run0 + 1,
            (long long)run1, failed, failed == 1 ? "" : "s", quality);
 
@@ -380,7 +380,7 @@ int cmd_nightly(int argc, char **argv) {
         struct gate_opts go = {.confirm = o.confirm,
                                .confirm_rounds = o.confirm_rounds,
                                .burn_in_s = o.burn_in_s > 30 ? 30 : o.burn_in_s,
-                               .disturbed = bad > 0};
+                               .disturbed_devices = disturbed};
         fflush(stdout);
         if (nightly_gate(store, prev, id, &go, &g, stdout, err, sizeof err) != 0) {
             fprintf(stderr, "harness nightly: the gate: %s\n", err);

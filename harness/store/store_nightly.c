@@ -92,6 +92,9 @@ static const struct {
     {"nightly", "build_hash", "TEXT"},         /* results/builds/<hash> (kept_build.h) */
     {"nightly", "rounds", "INTEGER"},
     {"nightly", "quality", "TEXT"}, /* 'ok', or 'disturbed: why' */
+    /* the devices the disturbance touched: specs, comma-separated; '*' every
+     * device; NULL on a night judged before quality was per device (every) */
+    {"nightly", "disturbed_devices", "TEXT"},
 };
 
 int db_exec(sqlite3 *db, const char *sql, char *err, size_t errn) {

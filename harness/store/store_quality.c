@@ -19,14 +19,13 @@ static int parse_list(const char *list, double *v) {
 
 int store_nightly_canaries(struct store *s, int64_t id, store_canary_past_fn fn, void *ctx) {
     sqlite3 *db = store_db(s);
-    const char *sql =
-        "SELECT d.spec, p.copy_gbs,"
-        " (SELECT group_concat(q.copy_gbs) FROM (SELECT p2.copy_gbs FROM nightly_peak np2"
-        "   JOIN peak p2 ON p2.id = np2.peak_id JOIN nightly n2 ON n2.id = np2.nightly_id"
-        "   WHERE p2.device_id = p.device_id AND n2.id < ?1 AND COALESCE(n2.quality, 'ok') = 'ok' AND p2.copy_gbs > 0"
-        "   ORDER BY n2.id DESC LIMIT 7) q)" /* STORE_CANARY_PAST */
-        " FROM nightly_peak np JOIN peak p ON p.id = np.peak_id JOIN device d ON d.id = p.device_id"
-        " WHERE np.nightly_id = ?1 AND p.copy_gbs > 0";
+    const char *sql = "SELECT d.spec, p.copy_gbs,"
+                      " (SELECT group_concat(q.copy_gbs) FROM (SELECT p2.copy_gbs FROM nightly_peak np2"
+                      "   JOIN peak p2 ON p2.id = np2.peak_id JOIN nightly n2 ON n2.id = np2.nightly_id"
+                      "   WHERE p2.device_id = p.device_id AND n2.id < ?1 AND p2.copy_gbs > 0"
+                      "   ORDER BY n2.id DESC LIMIT 7) q)" /* STORE_CANARY_PAST */
+                      " FROM nightly_peak np JOIN peak p ON p.id = np.peak_id JOIN device d ON d.id = p.device_id"
+                      " WHERE np.nightly_id = ?1 AND p.copy_gbs > 0";
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
     sqlite3_bind_int64(st, 1, id);
@@ -70,12 +69,16 @@ int store_nightly_round_load(struct store *s, int64_t id, struct store_round_loa
     return rc;
 }
 
-int store_nightly_quality(struct store *s, int64_t id, const char *quality) {
+int store_nightly_quality(struct store *s, int64_t id, const char *quality, const char *devices) {
     sqlite3 *db = store_db(s);
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "UPDATE nightly SET quality = ?1 WHERE id = ?2", -1, &st, NULL) != SQLITE_OK) return -1;
+    if (sqlite3_prepare_v2(db, "UPDATE nightly SET quality = ?1, disturbed_devices = ?3 WHERE id = ?2", -1, &st,
+                           NULL) != SQLITE_OK)
+        return -1;
     sqlite3_bind_text(st, 1, quality, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 2, id);
+    if (devices && *devices) sqlite3_bind_text(st, 3, devices, -1, SQLITE_TRANSIENT);
+    else sqlite3_bind_null(st, 3);
     int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
     sqlite3_finalize(st);
     return rc;

@@ -1,17 +1,21 @@
 /* What judging a night's quality reads (track/night_quality.h): its canaries
  * against the nights before, its telemetry, how busy the host was in its
- * rounds; and where the verdict goes (nightly.quality). */
+ * rounds; and where the verdict goes (nightly.quality, and the devices it
+ * touched: nightly.disturbed_devices). */
 #ifndef HARNESS_STORE_QUALITY_H
 #define HARNESS_STORE_QUALITY_H
 #include <stdint.h>
 
 struct store;
 
-#define STORE_CANARY_PAST 7 /* clean nights a canary is held against */
+#define STORE_CANARY_PAST 7 /* nights a canary is held against */
 
 /* One device's canary on a nightly, with the device's canaries on the last
- * STORE_CANARY_PAST clean nights before it (newest first). spec lives only
- * during the call. */
+ * STORE_CANARY_PAST nights before it (newest first), disturbed ones too: held
+ * against clean nights only, a canary that moved for good (a new driver, a
+ * host that settled elsewhere) would be "off" on every night after; against
+ * the median of all, it is off for the nights until half of them moved.
+ * spec lives only during the call. */
 struct store_canary_past {
     const char *spec;
     double copy_gbs;
@@ -34,6 +38,7 @@ struct store_round_load {
 /* 0, or -1 on a database error. */
 int store_nightly_round_load(struct store *s, int64_t id, struct store_round_load *out);
 
-/* Stores nightly id's verdict ("ok" or "disturbed: why"). 0, or -1. */
-int store_nightly_quality(struct store *s, int64_t id, const char *quality);
+/* Stores nightly id's verdict ("ok" or "disturbed: why") and the devices it
+ * touched (specs, comma-separated; "*" all; NULL or "" none). 0, or -1. */
+int store_nightly_quality(struct store *s, int64_t id, const char *quality, const char *devices);
 #endif

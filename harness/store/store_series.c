@@ -71,7 +71,10 @@ int store_nightly_samples(struct store *s, store_night_sample_fn fn, void *ctx, 
     static const char sql[] =
         "SELECT " ID_COLUMNS ", n.id, n.started_at, r.id, b.git_commit, b.dirty, s.seconds,"
         " COALESCE(n.build_hash, b.git_commit || CASE WHEN b.dirty THEN '+dirty' ELSE '' END),"
-        " COALESCE(n.quality, 'ok') != 'ok', m.id, s.round, COALESCE(rs.disturbed, 0)"
+        /* bad: the night's disturbance touched this series' device */
+        " COALESCE(n.quality, 'ok') != 'ok' AND (n.disturbed_devices IS NULL OR n.disturbed_devices = '*'"
+        "   OR instr(',' || n.disturbed_devices || ',', ',' || d.spec || ',') > 0),"
+        " m.id, s.round, COALESCE(rs.disturbed, 0)"
         " FROM nightly n JOIN nightly_run nr ON nr.nightly_id = n.id JOIN run r ON r.id = nr.run_id"
         " JOIN build b ON b.id = r.build_id JOIN device d ON d.id = r.device_id"
         " JOIN measurement m ON m.run_id = r.id JOIN config c ON c.id = m.config_id"

@@ -22,6 +22,16 @@ static int load_night(struct store *s, int64_t id, const char *table, struct ser
 
 static int is_flag(const struct compare_row *r) { return r->v == V_REGRESSION || r->v == V_IMPROVEMENT; }
 
+/* Did tonight's disturbance touch this device ("*": every one)? */
+static int touched(const char *devices, const char *spec) {
+    if (!devices || !*devices) return 0;
+    if (!strcmp(devices, "*")) return 1;
+    size_t n = strlen(spec);
+    for (const char *p = devices; (p = strstr(p, spec)) != NULL; p += n)
+        if ((p == devices || p[-1] == ',') && (p[n] == ',' || p[n] == '\0')) return 1;
+    return 0;
+}
+
 /* Confirms every flagged and suspect row with both nights' kept builds. A
  * suspect (compare.h) is how a change of a few percent shows through the
  * night-to-night noise of one night against one night; the confirmation's
@@ -104,6 +114,7 @@ int nightly_gate(struct store *store, int64_t prev, int64_t id, const struct gat
     /* A suspect the confirmation called noise is listed with the noise; one it
      * confirmed is a change from here on (its verdict was set). */
     for (int i = 0; i < n; i++) res->suspects_rejected += rows[i].v == V_SAME && rows[i].suspect && rows[i].rejected;
+    int on_disturbed = 0; /* unconfirmed flags on devices tonight was disturbed on */
     for (int i = 0; i < n; i++) {
         if (!is_flag(&rows[i])) continue;
         int confirmed = !strncmp(rows[i].confirmation, "confirmed", 9);
@@ -114,6 +125,7 @@ int nightly_gate(struct store *store, int64_t prev, int64_t id, const struct gat
             res->rejected++;
         } else {
             res->unconfirmed++;
+            on_disturbed += touched(o->disturbed_devices, rows[i].b->id.spec);
         }
     }
     if (res->rejected)
@@ -124,7 +136,10 @@ int nightly_gate(struct store *store, int64_t prev, int64_t id, const struct gat
                 res->suspects_rejected == 1 ? "" : "s");
     if (res->unconfirmed)
         fprintf(out, "%d flag%s unconfirmed%s\n", res->unconfirmed, res->unconfirmed == 1 ? "" : "s",
-                o->disturbed ? "; tonight was disturbed, so they are the host's, not the code's" : "");
+                on_disturbed == res->unconfirmed
+                    ? "; tonight was disturbed on their devices, so they are the host's, not the code's"
+                : on_disturbed ? "; some on devices tonight was disturbed on: those are the host's"
+                               : "");
     fprintf(out, "confirmed: %d regression%s, %d improvement%s\n", res->confirmed_regressions,
             res->confirmed_regressions == 1 ? "" : "s", res->confirmed_improvements,
             res->confirmed_improvements == 1 ? "" : "s");

@@ -4,7 +4,8 @@
  * the minimum effect at p <= 0.05) is confirmed at once with
  * both nights' kept builds interleaved on the device (confirm.h). Only a
  * confirmed change is the code's; a rejected one is listed as noise with its
- * figures; on a disturbed night an unconfirmed flag is the host's. */
+ * figures; an unconfirmed flag on a device tonight's disturbance touched
+ * (night_quality.h) is the host's. */
 #ifndef HARNESS_NIGHTLY_GATE_H
 #define HARNESS_NIGHTLY_GATE_H
 #include <stdint.h>
@@ -13,10 +14,10 @@
 #include "store.h"
 
 struct gate_opts {
-    int confirm;        /* 0: flags stay unconfirmed (--no-confirm) */
-    int confirm_rounds; /* pairs of rounds */
-    double burn_in_s;   /* before a confirmation, at most this per device */
-    int disturbed;      /* tonight's quality is not ok */
+    int confirm;                   /* 0: flags stay unconfirmed (--no-confirm) */
+    int confirm_rounds;            /* pairs of rounds */
+    double burn_in_s;              /* before a confirmation, at most this per device */
+    const char *disturbed_devices; /* the devices tonight's disturbance touched: specs, "*" all; NULL or "" none */
 };
 
 struct gate_result {

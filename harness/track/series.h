@@ -60,7 +60,7 @@ struct night_point {
     char commit[48];
     int dirty;
     char build[72]; /* the kept build's content hash, else commit(+dirty) */
-    int bad;        /* the night was marked disturbed (nightly.quality) */
+    int bad;        /* the night was marked disturbed for this series' device (nightly.quality) */
     int n;          /* samples */
     struct night_value nv;
     double median, q1, q3;

@@ -93,6 +93,16 @@ $H results --rounds --limit 3 --db "$db" >"$T/rounds.out" 2>&1; rc=$?
 check "results --rounds shows each measurement's 3 round medians" \
     bash -c "[ $rc -eq 0 ] && [ \$(grep -c ' 3/3 ' '$T/rounds.out') -eq 3 ]"
 
+# A canary off its history disturbs the night for its own device only: on a
+# copy, the OpenMP canaries of nights 1 and 2 tripled, a third night.
+qd=$T/quality.db
+cp "$db" "$qd"
+sqlite3 "$qd" "UPDATE peak SET copy_gbs = copy_gbs * 3 WHERE id IN (SELECT peak_id FROM nightly_peak) AND device_id IN (SELECT id FROM device WHERE spec = 'openmp')"
+$H nightly --suite "$T/small.sweep" --db "$qd" --rounds 2 --burn-in 2 --no-confirm >"$T/quality.out" 2>&1
+q=$(sqlite3 "$qd" "SELECT quality || '|' || COALESCE(disturbed_devices, 'NULL') FROM nightly WHERE id = 3")
+check "a tripled OpenMP canary history: night 3 disturbed by the openmp canary, for openmp alone, not PoCL (got: $q)" \
+    bash -c "echo \"\$1\" | grep -q 'openmp canary' && { echo \"\$1\" | grep -q '|openmp\$' || { echo \"\$1\" | grep -q 'host busy' && echo \"\$1\" | grep -q '|\\*\$'; }; }" _ "$q"
+
 # ---- (2) the slowed-kernel fixture ----
 root=$T/root
 mkdir -p "$root/harness/backend" "$root/bin"
@@ -276,6 +286,23 @@ sqlite3 "$recent" "DELETE FROM change_point;
 $H regressions --db "$recent" --no-confirm >"$T/reg4.out" 2>&1
 check "a +25 % step over the last 2 nights is a candidate not called, with its p and the nights it needs" \
     [ "$(grep -c 'candidate, not called: .* from night 11 (.*): +2[0-9]\.[0-9] % over 2 nights, p .*; [0-9]* more nights\? at this level would call it' "$T/reg4.out")" = 6 ]
+# A disturbed night is left out for the devices its disturbance touched
+# (nightly.disturbed_devices), not for every device: night 8 (the step's
+# first) disturbed on one device moves that device's 3 change points to
+# night 9 and leaves the other device's at night 8. A night judged before
+# quality was per device (no list) is every device's.
+dev=$(sqlite3 "$hist" "SELECT DISTINCT d.spec FROM device d JOIN run r ON r.device_id = d.id JOIN nightly_run nr ON nr.run_id = r.id WHERE nr.nightly_id = 8 ORDER BY d.spec LIMIT 1")
+other=$(sqlite3 "$hist" "SELECT DISTINCT d.spec FROM device d JOIN run r ON r.device_id = d.id JOIN nightly_run nr ON nr.run_id = r.id WHERE nr.nightly_id = 8 ORDER BY d.spec DESC LIMIT 1")
+pd=$T/perdevice.db
+cp "$hist" "$pd"
+sqlite3 "$pd" "DELETE FROM change_point; UPDATE nightly SET quality = 'disturbed: $dev canary (made up)', disturbed_devices = '$dev' WHERE id = 8"
+$H regressions --db "$pd" --no-confirm >"$T/reg5.out" 2>&1
+check "night 8 disturbed on $dev alone: $dev's 3 change points at night 9, $other's 3 still at night 8" \
+    bash -c "[ \$(grep -c 'night 9 (.*) *$dev lbm .*regression' '$T/reg5.out') = 3 ] && [ \$(grep -c 'night 8 (.*) *$other lbm .*regression' '$T/reg5.out') = 3 ]"
+sqlite3 "$pd" "DELETE FROM change_point; UPDATE nightly SET disturbed_devices = NULL WHERE id = 8"
+$H regressions --db "$pd" --no-confirm >"$T/reg6.out" 2>&1
+check "night 8 disturbed with no device list (judged before per-device quality): all 6 change points at night 9" \
+    [ "$(grep -c ' night 9 (.*regression' "$T/reg6.out")" = 6 ]
 if command -v gnuplot >/dev/null 2>&1; then
     $H plot nightly --db "$hist" --out-dir "$T/plots" >"$T/plot.out" 2>&1; rc=$?
     check "plot nightly exits 0 (got $rc)" [ $rc -eq 0 ]
