@@ -7,33 +7,36 @@
 #include "commands.h"
 #include "store.h"
 #include "store_tuned.h"
+#include "store_tuned_history.h"
 #include "util.h"
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: harness best [--device SPEC|FINGERPRINT] [--csv] [--db PATH]\n"
+            "usage: harness best [--device SPEC|FINGERPRINT] [--csv | --history] [--db PATH]\n"
             "  Lists the tuned work-group per device, app, input and variant: its median, the\n"
             "  margin to the runner-up, the noise it was judged against, and whether it was a\n"
             "  tie (the margin within the noise) or a winner.\n"
             "  --device  only this device: a spec as stored (cuda:0, openmp) or a fingerprint\n"
             "  --csv     CSV with a header row\n"
+            "  --history every decision `harness tune` made, oldest first: the search (strategy,\n"
+            "            budget, steps, evaluations), the shape it found, and what became of the\n"
+            "            stored row (new, confirmed, replaced, kept) and why\n"
             "  --db      SQLite database (default %s; HARNESS_DB overrides)\n",
             store_default_path());
 }
 
 int cmd_best(int argc, char **argv) {
-    static const struct option longopts[] = {{"device", required_argument, 0, 'd'},
-                                             {"csv", no_argument, 0, 'c'},
-                                             {"db", required_argument, 0, 'b'},
-                                             {"help", no_argument, 0, 'h'},
-                                             {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"device", required_argument, 0, 'd'}, {"csv", no_argument, 0, 'c'},
+                                             {"history", no_argument, 0, 'H'},      {"db", required_argument, 0, 'b'},
+                                             {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     const char *device = NULL, *db = NULL;
-    int csv = 0, c;
+    int csv = 0, history = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case 'd': device = optarg; break;
         case 'c': csv = 1; break;
+        case 'H': history = 1; break;
         case 'b': db = optarg; break;
         case 'h': usage(stdout); return EXIT_OK;
         default: usage(stderr); return EXIT_USAGE;
@@ -51,7 +54,11 @@ int cmd_best(int argc, char **argv) {
     char err[1024];
     struct store *s = store_open(db, err, sizeof err);
     if (!s) return fprintf(stderr, "harness: %s\n", err), EXIT_FOUND;
-    int rc = store_tuned_print(s, device, csv, stdout);
+    if (csv && history) {
+        store_close(s);
+        return fprintf(stderr, "harness: best: --history is a table; leave out --csv\n"), EXIT_USAGE;
+    }
+    int rc = history ? store_tuned_history_print(s, device, stdout) : store_tuned_print(s, device, csv, stdout);
     store_close(s);
     return rc == 0 ? EXIT_OK : EXIT_FOUND;
 }

@@ -25,6 +25,7 @@
 #include "stats.h"
 #include "store.h"
 #include "store_tuned.h"
+#include "store_tuned_history.h"
 #include "tune.h"
 #include "util.h"
 #include "worker.h"
@@ -38,7 +39,7 @@
 struct tune_opts {
     const char *app, *device, *variant, *strategy, *db;
     struct app_opts in;
-    int budget, reps, warmup, replay, store, rounds;
+    int budget, reps, warmup, replay, store, rounds, replace;
     unsigned seed;
     long wg_max;
     double timeout_s;
@@ -48,7 +49,8 @@ static void usage(FILE *out) {
     fprintf(out,
             "usage: harness tune --input NAME --device SPEC --strategy S [--budget N] [--app lbm]\n"
             "                    [--variant NAME] [--iters N] [--seed S] [--reps N] [--warmup N]\n"
-            "                    [--wg-max N] [--timeout SECONDS] [--replay [--store]] [--db PATH]\n"
+            "                    [--wg-max N] [--timeout SECONDS] [--replay [--store]] [--replace]\n"
+            "                    [--db PATH]\n"
             "  Searches the power-of-two work-group shapes (1..1024 per side, at most --wg-max\n"
             "  items, default 1024) that the app accepts on the device, and stores the best for\n"
             "  `harness run` to use when no --wg is given.\n"
@@ -67,6 +69,10 @@ static void usage(FILE *out) {
             "              winner only when it beats the runner-up round for round (paired t-test\n"
             "              on the rounds' medians, p <= 0.05, by at least 0.5 %%), else a TIE.\n"
             "              1: judge on the search's own measurements (the IQR rule below)\n"
+            "  --replace   store the search's best even where it does not beat the stored shape;\n"
+            "              without it a stored shape is measured in the verdict's rounds too and\n"
+            "              replaced only when the new best beats it round for round\n"
+            "              (`harness best --history` lists every decision)\n"
             "  --replay    run the strategy over the latest ok measurements already in the\n"
             "              database (nothing runs; --device may be a fingerprint), all at one step\n"
             "              count: --iters, else the newest row's; stored only with --store\n"
@@ -84,17 +90,27 @@ static int parse_int(const char *opt, const char *text, long lo, long hi, long *
 }
 
 static int parse_opts(int argc, char **argv, struct tune_opts *o) {
-    static const struct option longopts[] = {
-        {"app", required_argument, 0, 'a'},     {"input", required_argument, 0, 'i'},
-        {"params", required_argument, 0, 'p'},  {"obstacles", required_argument, 0, 'o'},
-        {"iters", required_argument, 0, 'n'},   {"device", required_argument, 0, 'd'},
-        {"variant", required_argument, 0, 'v'}, {"strategy", required_argument, 0, 's'},
-        {"budget", required_argument, 0, 'B'},  {"seed", required_argument, 0, 'S'},
-        {"reps", required_argument, 0, 'r'},    {"warmup", required_argument, 0, 'u'},
-        {"wg-max", required_argument, 0, 'W'},  {"timeout", required_argument, 0, 't'},
-        {"replay", no_argument, 0, 'R'},        {"store", no_argument, 0, 'T'},
-        {"rounds", required_argument, 0, 'O'},  {"db", required_argument, 0, 'b'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"app", required_argument, 0, 'a'},
+                                             {"input", required_argument, 0, 'i'},
+                                             {"params", required_argument, 0, 'p'},
+                                             {"obstacles", required_argument, 0, 'o'},
+                                             {"iters", required_argument, 0, 'n'},
+                                             {"device", required_argument, 0, 'd'},
+                                             {"variant", required_argument, 0, 'v'},
+                                             {"strategy", required_argument, 0, 's'},
+                                             {"budget", required_argument, 0, 'B'},
+                                             {"seed", required_argument, 0, 'S'},
+                                             {"reps", required_argument, 0, 'r'},
+                                             {"warmup", required_argument, 0, 'u'},
+                                             {"wg-max", required_argument, 0, 'W'},
+                                             {"timeout", required_argument, 0, 't'},
+                                             {"replay", no_argument, 0, 'R'},
+                                             {"store", no_argument, 0, 'T'},
+                                             {"rounds", required_argument, 0, 'O'},
+                                             {"db", required_argument, 0, 'b'},
+                                             {"replace", no_argument, 0, 'P'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
     *o = (struct tune_opts){.app = "lbm",
                             .variant = "final",
                             .reps = 5,
@@ -130,6 +146,7 @@ static int parse_opts(int argc, char **argv, struct tune_opts *o) {
             break;
         case 'R': o->replay = 1; break;
         case 'T': o->store = 1; break;
+        case 'P': o->replace = 1; break;
         case 'b': o->db = optarg; break;
         case 'h': usage(stdout); return -1;
         default: usage(stderr); return EXIT_USAGE;
@@ -263,10 +280,22 @@ static void round_logs(const struct measurement *m, double *out, int rounds) {
     for (int r = 0; r < k && r < rounds; r++) out[r] = log(med[r]);
 }
 
-/* The best shapes the search found, measured again in o->rounds rounds;
- * the result rewritten from the rounds. 0, or -1 when fewer than two
- * shapes are left to judge (the search's verdict stands). */
-static int verdict_rounds(const struct tune_opts *o, struct live *l, struct tune_result *r) {
+/* The stored decision a new search is held against: the stored shape is
+ * measured in the verdict's rounds too, and the search's best replaces it
+ * only when it beats it round for round. */
+struct stored_check {
+    int has;          /* a tuned row exists for this key */
+    unsigned wg[2];   /* its shape */
+    int judged;       /* the verdict measured both and they differ */
+    double margin, p; /* stored over the new best, round for round */
+    int beaten;       /* p <= VERDICT_ALPHA and margin >= VERDICT_FLOOR */
+};
+
+/* The best shapes the search found (and the stored shape, when there is
+ * one), measured again in o->rounds rounds; the result rewritten from the
+ * rounds. 0, or -1 when fewer than two shapes are left to judge (the
+ * search's verdict stands). */
+static int verdict_rounds(const struct tune_opts *o, struct live *l, struct tune_result *r, struct stored_check *sc) {
     if (o->rounds < 2 || l->nseen < 2) return -1;
     int pick[VERDICT_SHAPES], n = 0;
     double best = INFINITY;
@@ -281,12 +310,22 @@ static int verdict_rounds(const struct tune_opts *o, struct live *l, struct tune
         if (b < 0 || (n >= 2 && l->seen_s[b] > best * (1 + VERDICT_CLOSE))) break;
         pick[n++] = b;
     }
-    struct round_job jobs[VERDICT_SHAPES];
+    unsigned shape[VERDICT_SHAPES + 1][2];
+    int stored_k = -1;
+    for (int k = 0; k < n; k++) {
+        shape[k][0] = l->seen_wg[pick[k]][0], shape[k][1] = l->seen_wg[pick[k]][1];
+        if (sc->has && shape[k][0] == sc->wg[0] && shape[k][1] == sc->wg[1]) stored_k = k;
+    }
+    if (sc->has && !o->replace && stored_k < 0) { /* not among the best the search saw: measured here */
+        stored_k = n;
+        shape[n][0] = sc->wg[0], shape[n++][1] = sc->wg[1];
+    }
+    struct round_job jobs[VERDICT_SHAPES + 1];
     memset(jobs, 0, sizeof jobs);
     for (int k = 0; k < n; k++) {
         struct round_job *j = &jobs[k];
-        l->cfg.wg[0] = l->seen_wg[pick[k]][0];
-        l->cfg.wg[1] = l->seen_wg[pick[k]][1];
+        l->cfg.wg[0] = shape[k][0];
+        l->cfg.wg[1] = shape[k][1];
         runner_describe(&l->cfg, &j->m);
         j->m.warmup = l->warmup;
         j->m.rounds = o->rounds;
@@ -295,7 +334,8 @@ static int verdict_rounds(const struct tune_opts *o, struct live *l, struct tune
         j->timeout_s = l->timeout_s;
         j->bytes_per_cell = l->cfg.app->bytes_per_cell(&l->cfg.knobs);
     }
-    printf("\nverdict: the %d best shapes again, %d rounds (a fresh worker each, shapes shuffled)\n", n, o->rounds);
+    printf("\nverdict: the %d best shapes again%s, %d rounds (a fresh worker each, shapes shuffled)\n", n,
+           stored_k >= 0 ? " (the stored one among them)" : "", o->rounds);
     fflush(stdout);
     struct verdict_ctx vc = {l};
     struct rounds_opts ro = {.seed = o->seed, .on_result = verdict_result, .ctx = &vc, .what = "tune verdict"};
@@ -334,6 +374,17 @@ static int verdict_rounds(const struct tune_opts *o, struct live *l, struct tune
         r->tie = !(p.p <= VERDICT_ALPHA && r->margin >= VERDICT_FLOOR);
         printf("rounds       %ux%u against %ux%u round for round: %+.2f %%, sd of the differences %.2f %%, p %.2g\n",
                r->best[0], r->best[1], r->runner_up[0], r->runner_up[1], 100 * r->margin, 100 * r->noise, p.p);
+        if (stored_k >= 0 && stored_k != b) {
+            struct paired_result q;
+            if (isfinite(mean[stored_k])) {
+                rc_paired(logs[b], logs[stored_k], o->rounds, &q);
+                sc->margin = q.ratio - 1, sc->p = q.p;
+            } else { /* the stored shape failed here: anything that ran beats it */
+                sc->margin = INFINITY, sc->p = 0;
+            }
+            sc->judged = 1;
+            sc->beaten = sc->p <= VERDICT_ALPHA && sc->margin >= VERDICT_FLOOR;
+        }
         rc = 0;
     }
     for (int k = 0; k < n; k++) measurement_free(&jobs[k].m);
@@ -381,6 +432,43 @@ static void report(const struct tune_opts *o, const struct tune_result *r, int n
                by_rounds ? "not ahead round for round" : "within noise", r->best[0], r->best[1], r->runner_up[0],
                r->runner_up[1]);
     else printf("verdict      winner: %ux%u\n", r->best[0], r->best[1]);
+}
+
+/* What becomes of the stored row: a search's best replaces a stored shape
+ * only when the verdict measured both and the new one beats it round for
+ * round (or on --replace); a search without that evidence (--rounds 1, a
+ * replay) leaves it. A genetic search on a budget of 10 once stored a shape
+ * 2.2x slower than the one an exhaustive search had stored. */
+static void decide(const struct tune_opts *o, const struct stored_check *sc, const struct tune_result *r,
+                   struct tuned_decision *d) {
+    const unsigned *s = sc->wg;
+    if (!sc->has) {
+        d->decision = "new";
+        str_copy(d->why, sizeof d->why, "nothing was stored for this device, input and variant");
+    } else if (s[0] == r->best[0] && s[1] == r->best[1]) {
+        d->decision = "confirmed";
+        str_fmt(d->why, sizeof d->why, "the stored %ux%u is the best again (its figures updated)", s[0], s[1]);
+    } else if (o->replace) {
+        d->decision = "replaced";
+        str_fmt(d->why, sizeof d->why, "--replace: %ux%u stored over %ux%u without a verdict between them", r->best[0],
+                r->best[1], s[0], s[1]);
+    } else if (sc->judged && sc->beaten) {
+        d->decision = "replaced";
+        str_fmt(d->why, sizeof d->why, "%ux%u beats the stored %ux%u round for round by %.2f %% (p %.2g)", r->best[0],
+                r->best[1], s[0], s[1], 100 * sc->margin, sc->p);
+    } else if (sc->judged) {
+        d->decision = "kept";
+        str_fmt(d->why, sizeof d->why,
+                "%ux%u does not beat the stored %ux%u round for round (%+.2f %%, p %.2g): the stored row stays "
+                "(--replace stores the new shape anyway)",
+                r->best[0], r->best[1], s[0], s[1], 100 * sc->margin, sc->p);
+    } else {
+        d->decision = "kept";
+        str_fmt(d->why, sizeof d->why,
+                "%ux%u was not measured against the stored %ux%u in rounds (%s): the stored row stays "
+                "(--replace stores the new shape anyway)",
+                r->best[0], r->best[1], s[0], s[1], o->replay ? "a replay" : "--rounds 1 or too few shapes");
+    }
 }
 
 /* In a replay the whole table is known, so how far the pick is from the best
@@ -469,6 +557,11 @@ int cmd_tune(int argc, char **argv) {
 
     struct tune_space space = {nspace, (const unsigned(*)[2])shapes};
     struct tune_result r;
+    struct stored_check sc = {0};
+    sc.has = store_tuned_get(store, fp, app->name, app->input_name(in), vars.v[0].name, sc.wg, NULL) == 0;
+    if (sc.has && (!o.replay || o.store))
+        printf("stored       %ux%u, tuned before: a new best replaces it only when it beats it round for round\n",
+               sc.wg[0], sc.wg[1]);
     int samples = o.reps, found, measured = 0, by_rounds = 0, disturbed = 0;
     if (o.replay) {
         struct replay_ctx ctx = {&table, 0};
@@ -499,7 +592,7 @@ int cmd_tune(int argc, char **argv) {
         host_check_print(stdout, "before", &hc);
         disturbed |= hc.disturbed;
         found = tune_search(o.strategy, &space, o.budget, o.seed, live_eval, &l, &r) == 0;
-        if (found && !harness_interrupted && verdict_rounds(&o, &l, &r) == 0) {
+        if (found && !harness_interrupted && verdict_rounds(&o, &l, &r, &sc) == 0) {
             by_rounds = 1;
             samples = o.rounds * rounds_reps_each(o.reps, o.rounds);
         }
@@ -528,14 +621,25 @@ int cmd_tune(int argc, char **argv) {
                "quiet\n");
     if (o.replay) replay_regret(&table, &r);
     if (!o.replay || o.store) {
-        if (store_tuned_put(store, fp, app->name, app->input_name(in), vars.v[0].name, &r, samples, err, sizeof err) !=
-            0) {
+        struct tuned_decision d = {.strategy = o.strategy,
+                                   .budget = strcmp(o.strategy, "exhaustive") ? o.budget : 0,
+                                   .iters = o.replay     ? table.iters
+                                            : o.in.iters ? o.in.iters
+                                                         : app->input_iters(in)};
+        decide(&o, &sc, &r, &d);
+        printf("decision     %s: %s\n", d.decision, d.why);
+        int keep = !strcmp(d.decision, "kept");
+        if ((!keep && store_tuned_put(store, fp, app->name, app->input_name(in), vars.v[0].name, &r, samples, err,
+                                      sizeof err) != 0) ||
+            store_tuned_history_add(store, fp, app->name, app->input_name(in), vars.v[0].name, &r, &d, err,
+                                    sizeof err) != 0) {
             fprintf(stderr, "harness: %s\n", err);
             rc = EXIT_FOUND;
             goto done;
         }
-        printf("stored       as the tuned work-group for %s %s %s on %s (`harness run` uses it without --wg)\n",
-               app->name, app->input_name(in), vars.v[0].name, dev ? dev->spec : fp);
+        if (!keep)
+            printf("stored       as the tuned work-group for %s %s %s on %s (`harness run` uses it without --wg)\n",
+                   app->name, app->input_name(in), vars.v[0].name, dev ? dev->spec : fp);
     }
 done:
     replay_free(&table);

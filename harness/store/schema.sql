@@ -174,6 +174,28 @@ CREATE TABLE IF NOT EXISTS tuned (
     UNIQUE (device_fingerprint, app, input, variant)
 );
 
+-- Every decision tune made about a tuned row, kept: the search that made it
+-- (strategy, budget, step count, evaluations), the shape it found, and what
+-- became of the stored row: new, confirmed (the same shape again), replaced
+-- (beaten round for round, or --replace), kept (the stored shape not beaten).
+CREATE TABLE IF NOT EXISTS tuned_history (
+    id                 INTEGER PRIMARY KEY,
+    device_fingerprint TEXT NOT NULL,
+    app                TEXT NOT NULL,
+    input              TEXT NOT NULL,
+    variant            TEXT NOT NULL,
+    wg_x               INTEGER NOT NULL,  -- the search's best
+    wg_y               INTEGER NOT NULL,
+    median_s           REAL,
+    strategy           TEXT NOT NULL,
+    budget             INTEGER,
+    iters              INTEGER,
+    evaluations        INTEGER,
+    decision           TEXT NOT NULL,
+    why                TEXT,
+    decided_at         TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+
 -- Nightly tracking: a detected step in one series, and what a person decided
 -- about it (detected, acknowledged, fixed, false-positive).
 CREATE TABLE IF NOT EXISTS change_point (

@@ -40,6 +40,7 @@ static const struct migration migrations[] = {
     {5, NULL,
      "sample round INTEGER NOT NULL DEFAULT 0;measurement rounds INTEGER NOT NULL DEFAULT 1;"
      "measurement rounds_done INTEGER NOT NULL DEFAULT 1"},
+    {6, NULL, NULL}, /* tuned_history: new */
 };
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 #define SCHEMA_VERSION (migrations[MIGRATION_COUNT - 1].version)
