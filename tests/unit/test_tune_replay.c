@@ -1,20 +1,21 @@
 /* Issue 4's acceptance on real data: the exhaustive work-group sweeps of the
  * final LBM variant on an H100 (tests/data/wg-h100-final.csv, CUDA and NVIDIA
  * OpenCL, 128x128 and 1024x1024) replayed through the strategies. Random and
- * anneal, with at most 25 % of the evaluations, must reach the exhaustive
- * best in the median of 20 seeds: a shape within 2 % of it, or one the tie
- * rule cannot tell from it.
+ * anneal, with at most 25 % of the evaluations, must reach within 2 % of the
+ * exhaustive best in the median of 20 seeds.
  *
- * Why ties count: on NVIDIA OpenCL 128x128 every step is one enqueue, and the
- * end-to-end time is host-bound and flat across shapes: the fastest single
- * repetitions of the top shapes lie within 0.220-0.237 s, with one-sided host
- * jitter of up to 30 % on top (IQR/median up to 24 %). Which shape has the
- * lowest median is then decided by the noise: 4x128 with 3 repetitions,
- * 128x8 when re-measured with 9. No search that sees a quarter of the shapes
- * can find one noise-picked point in half the seeds, and no user should want
- * it to: the tuner reports that landscape as a tie. Where the best is a real
- * winner the strict 2 % criterion is what remains, and a strategy that does
- * not search (the first 25 % of shapes in order) fails it. */
+ * Only informative landscapes count: the exhaustive best is a distinct
+ * winner (it beats the runner-up beyond the noise, the tuner's own rule),
+ * and a control that does not search (the first 25 % of the shapes in
+ * order) fails. Elsewhere any pick passes, so passing says nothing: such a
+ * landscape is reported as not informative and counted as skipped, never as
+ * passed (an earlier version counted a shape "tied" with the best as
+ * reaching it, under which not searching passed too). At least one
+ * landscape must be informative, or the test fails: a data file on which
+ * nothing can fail is no test. On NVIDIA OpenCL 128x128 every step is one
+ * enqueue and the time is host-bound and flat across shapes (the top shapes'
+ * fastest repetitions within 0.220-0.237 s, IQR/median up to 24 %): which
+ * shape has the lowest median is decided by the noise there. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,20 +84,40 @@ static int best_index(const struct landscape *l, const struct tune_result *ex) {
     return -1;
 }
 
-/* A found shape reaches the exhaustive best when it is within 2 % of it or
- * tied with it by the tuner's own rule (tune_tied). */
+/* A found shape reaches the exhaustive best when it is within 2 % of it. */
 static int reaches(const struct landscape *l, const struct tune_result *ex, const unsigned wg[2]) {
     const int b = best_index(l, ex);
     for (int i = 0; i < l->n; i++)
-        if (l->shapes[i][0] == wg[0] && l->shapes[i][1] == wg[1])
-            return l->median[i] / l->median[b] - 1 <= 0.02 ||
-                   tune_tied(l->median[b], l->noise[b], l->median[i], l->noise[i]);
+        if (l->shapes[i][0] == wg[0] && l->shapes[i][1] == wg[1]) return l->median[i] / l->median[b] - 1 <= 0.02;
     return 0;
+}
+
+/* How many of 20 seeds of a strategy reach the best within the budget
+ * ("first-quarter": no search, the first `budget` shapes in order). */
+static int seeds_reaching(const struct landscape *l, const struct tune_space *space, const struct tune_result *ex,
+                          const char *strategy, int budget, int *within_budget, double *median_gap) {
+    double gap[20];
+    int reached = 0;
+    *within_budget = 1;
+    for (unsigned seed = 0; seed < 20; seed++) {
+        struct tune_result r;
+        if (!strcmp(strategy, "first-quarter")) {
+            struct tune_space head = {budget, space->shapes};
+            tune_search("exhaustive", &head, 0, 1, eval, (void *)l, &r);
+        } else {
+            tune_search(strategy, space, budget, seed + 1, eval, (void *)l, &r);
+        }
+        *within_budget &= r.evaluations <= budget;
+        gap[seed] = r.best_s / ex->best_s - 1;
+        reached += reaches(l, ex, r.best);
+    }
+    *median_gap = stats_median(gap, 20);
+    return reached;
 }
 
 int main(void) {
     struct landscape ls[8];
-    int n = load("tests/data/wg-h100-final.csv", ls, 8);
+    int n = load("tests/data/wg-h100-final.csv", ls, 8), informative = 0;
     CHECK(n == 4, "the H100 sweep data has 4 landscapes (2 backends x 2 inputs): %d", n);
     for (int k = 0; k < n; k++) {
         struct landscape *l = &ls[k];
@@ -109,45 +130,36 @@ int main(void) {
         CHECK(fabs(ex.best_s - truth) < 1e-12, "%s %s: exhaustive best %ux%u is the true minimum", l->backend, l->input,
               ex.best[0], ex.best[1]);
         const int budget = l->n / 4; /* 25 % of the evaluations */
-        int tied_with_best = 0, worst = 0;
-        for (int i = 0; i < l->n; i++) {
-            tied_with_best += i != best_index(l, &ex) && reaches(l, &ex, l->shapes[i]);
+        int worst = 0;
+        for (int i = 0; i < l->n; i++)
             if (l->median[i] > l->median[worst]) worst = i;
-        }
         CHECK(!reaches(l, &ex, l->shapes[worst]), "%s %s: the slowest shape %ux%u does not count as reaching the best",
               l->backend, l->input, l->shapes[worst][0], l->shapes[worst][1]);
-        printf("# %s %s: best %ux%u %.4f s, %s; %d other shapes within 2 %% or tied\n", l->backend, l->input,
-               ex.best[0], ex.best[1], ex.best_s, ex.tie ? "a tie" : "a winner", tied_with_best);
-        const char *strategies[] = {"random", "anneal", "first-quarter"};
-        for (int s = 0; s < 3; s++) {
-            double gap[20];
-            int within_budget = 1, reached = 0;
-            for (unsigned seed = 0; seed < 20; seed++) {
-                struct tune_result r;
-                if (s == 2) { /* no search at all: the first shapes in canonical order */
-                    struct tune_space head = {budget, space.shapes};
-                    tune_search("exhaustive", &head, 0, 1, eval, l, &r);
-                } else {
-                    tune_search(strategies[s], &space, budget, seed + 1, eval, l, &r);
-                }
-                within_budget &= r.evaluations <= budget;
-                gap[seed] = r.best_s / ex.best_s - 1;
-                reached += reaches(l, &ex, r.best);
-            }
-            double med = stats_median(gap, 20);
-            printf("# %s %s: %s reaches the best in %d of 20 seeds (median gap %.2f %%)\n", l->backend, l->input,
-                   strategies[s], reached, 100 * med);
-            CHECK(within_budget, "%s %s: %s never evaluates more than %d of %d shapes", l->backend, l->input,
+        int in_budget;
+        double gap;
+        const int control = seeds_reaching(l, &space, &ex, "first-quarter", budget, &in_budget, &gap);
+        printf("# %s %s: best %ux%u %.4f s, %s; not searching reaches it in %d of 20\n", l->backend, l->input,
+               ex.best[0], ex.best[1], ex.best_s, ex.tie ? "a tie" : "a distinct winner", control);
+        if (ex.tie || control >= 10) {
+            printf("ok - %s %s: not informative (%s) # skip\n", l->backend, l->input,
+                   ex.tie ? "the best is tied with the runner-up" : "not searching reaches the best");
+            continue;
+        }
+        informative++;
+        const char *strategies[] = {"random", "anneal"};
+        for (int s = 0; s < 2; s++) {
+            const int reached = seeds_reaching(l, &space, &ex, strategies[s], budget, &in_budget, &gap);
+            printf("# %s %s: %s reaches within 2 %% of the best in %d of 20 seeds (median gap %.2f %%)\n", l->backend,
+                   l->input, strategies[s], reached, 100 * gap);
+            CHECK(in_budget, "%s %s: %s never evaluates more than %d of %d shapes", l->backend, l->input,
                   strategies[s], budget, l->n);
-            if (s < 2)
-                CHECK(reached >= 10,
-                      "%s %s: %s reaches the best (within 2 %% or tied) in the median of 20 seeds "
-                      "with 25 %% of the evaluations (%d of 20)",
-                      l->backend, l->input, strategies[s], reached);
-            else if (!ex.tie)
-                CHECK(reached < 10, "%s %s: not searching (the first %d shapes) does not reach the best (%d of 20)",
-                      l->backend, l->input, budget, reached);
+            CHECK(reached >= 10,
+                  "%s %s: %s reaches within 2 %% of the best in the median of 20 seeds with 25 %% of the "
+                  "evaluations (%d of 20)",
+                  l->backend, l->input, strategies[s], reached);
         }
     }
+    CHECK(informative >= 1, "at least one landscape is informative (a distinct winner that not searching misses): %d",
+          informative);
     CHECK_DONE();
 }
