@@ -151,8 +151,8 @@ int main(void) {
             const int reached = seeds_reaching(l, &space, &ex, strategies[s], budget, &in_budget, &gap);
             printf("# %s %s: %s reaches within 2 %% of the best in %d of 20 seeds (median gap %.2f %%)\n", l->backend,
                    l->input, strategies[s], reached, 100 * gap);
-            CHECK(in_budget, "%s %s: %s never evaluates more than %d of %d shapes", l->backend, l->input,
-                  strategies[s], budget, l->n);
+            CHECK(in_budget, "%s %s: %s never evaluates more than %d of %d shapes", l->backend, l->input, strategies[s],
+                  budget, l->n);
             CHECK(reached >= 10,
                   "%s %s: %s reaches within 2 %% of the best in the median of 20 seeds with 25 %% of the "
                   "evaluations (%d of 20)",
