@@ -207,6 +207,8 @@ struct live {
     struct store *store;
     int64_t run_id;
     int *measured; /* shapes actually run (an interrupt ends the running) */
+    int planned;   /* the search's evaluations at most: progress against it */
+    double started;
     int nseen;     /* every shape the search measured ok, with its median */
     unsigned seen_wg[POW2_STEPS * POW2_STEPS][2];
     double seen_s[POW2_STEPS * POW2_STEPS];
@@ -215,6 +217,24 @@ struct live {
 static void on_signal(int sig) {
     (void)sig;
     harness_interrupted = 1;
+}
+
+static const char *secs(char *buf, size_t n, double s);
+
+/* After each evaluation: how far the search is, the best so far, and the
+ * time left at the pace so far (the verdict's rounds come on top). */
+static void progress(const struct live *l) {
+    const int done = *l->measured;
+    int b = -1;
+    for (int i = 0; i < l->nseen; i++)
+        if (b < 0 || l->seen_s[i] < l->seen_s[b]) b = i;
+    char best[64] = "none yet", t[32];
+    if (b >= 0)
+        snprintf(best, sizeof best, "%ux%u %s", l->seen_wg[b][0], l->seen_wg[b][1], secs(t, sizeof t, l->seen_s[b]));
+    const double spent = clock_now() - l->started, left = done ? spent / done * (l->planned - done) : NAN;
+    printf("progress     %d of %d evaluations, best so far %s, about %.0f s left of the search\n", done, l->planned,
+           best, isnan(left) ? 0 : left);
+    fflush(stdout);
 }
 
 /* One shape, measured in a worker and stored; the median when it verified. */
@@ -241,6 +261,7 @@ static double live_eval(void *ctx, const unsigned wg[2], double *noise) {
                 l->seen_s[l->nseen++] = t;
             }
         }
+        progress(l);
     }
     measurement_free(&m);
     return t;
@@ -572,6 +593,8 @@ int cmd_tune(int argc, char **argv) {
         char command[1024];
         cli_command_line(argc, argv, command, sizeof command);
         struct live l = {.pool = pool_open(),
+                         .planned = strcmp(o.strategy, "exhaustive") && o.budget < nspace ? o.budget : nspace,
+                         .started = clock_now(),
                          .dev = dev,
                          .refs = {app, in, NULL},
                          .warmup = o.warmup,
