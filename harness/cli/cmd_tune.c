@@ -209,7 +209,7 @@ struct live {
     int *measured; /* shapes actually run (an interrupt ends the running) */
     int planned;   /* the search's evaluations at most: progress against it */
     double started;
-    int nseen;     /* every shape the search measured ok, with its median */
+    int nseen; /* every shape the search measured ok, with its median */
     unsigned seen_wg[POW2_STEPS * POW2_STEPS][2];
     double seen_s[POW2_STEPS * POW2_STEPS];
 };
