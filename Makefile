@@ -85,6 +85,11 @@ build/tests/%: tests/unit/%.c build/libharness.a tests/unit/check.h tests/unit/t
 	@mkdir -p build/tests
 	$(CC) $(CPPFLAGS) -Ikernels/lbm -Itests/unit $(CFLAGS) -o $@ $< build/libharness.a $(LDLIBS)
 
+# Tools the scripts run (scripts/*.c: kernel_code.sh's lbm_options), linked as the unit tests are.
+build/tools/%: scripts/%.c build/libharness.a
+	@mkdir -p build/tools
+	$(CC) $(CPPFLAGS) -Ikernels/lbm $(CFLAGS) -o $@ $< build/libharness.a $(LDLIBS)
+
 # deps.sh runs first, in its own make, so a missing header is installed (or
 # named) before anything tries to compile against it.
 test:

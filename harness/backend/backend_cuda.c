@@ -970,6 +970,7 @@ const struct backend_ops backend_cuda = {
     .list = cuda_list,
     .open = cuda_open,
     .source_suffix = ".cu",
+    .fast_math_option = "--use_fast_math", /* for builds outside the harness (lbm_build_options) */
     .no_contract_option = "--fmad=false",
     .caps = cuda_caps,
 };

@@ -79,6 +79,12 @@ uint64_t lbm_temporal_local_bytes(const struct knob_set *k, const unsigned tile[
 /* app.c: work-groups per thread-block cluster along x: nx / wg[0] with
  * halo=cluster, else 1. */
 unsigned lbm_halo_cluster(const struct knob_set *k, const struct app_input *in, const unsigned wg[2]);
+/* schedule.c: the kernel compiler's options for knobs k, on a backend with
+ * `ops`, for work-group shape wg, appended to opts: the knobs' -D flags,
+ * fma=on's and math=fast's options, geometry=compiled's K_WG_X and K_WG_Y.
+ * What the build passes, less the -I of the kernels' folder. */
+void lbm_build_options(const struct knob_set *k, const struct backend_ops *ops, const size_t wg[2],
+                       struct strbuf *opts);
 /* Steps whose group partial sums fit the device's memory (chunked/deferred). */
 long lbm_partials_capacity(const struct app_input *in, const struct device_info *dev, const unsigned wg[2]);
 #endif

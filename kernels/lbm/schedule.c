@@ -107,6 +107,17 @@ long lbm_partials_capacity(const struct app_input *in, const struct device_info 
 
 /* ---- setup ---- */
 
+void lbm_build_options(const struct knob_set *k, const struct backend_ops *ops, const size_t wg[2],
+                       struct strbuf *opts) {
+    knobs_defines(k, opts);
+    /* fma=on: the backend's option for contraction (the rules refuse it where there is none). */
+    if (knob_is(k, "fma", "on") && ops->fma_option) sb_printf(opts, " %s", ops->fma_option);
+    /* math=fast: the backend's relaxed-math option (the rules refuse it where there is none). */
+    if (knob_is(k, "math", "fast") && ops->fast_math_option) sb_printf(opts, " %s", ops->fast_math_option);
+    /* geometry=compiled: one program per work-group shape (lbm_temporal.h). */
+    if (knob_is(k, "geometry", "compiled")) sb_printf(opts, " -DK_WG_X=%zu -DK_WG_Y=%zu", wg[0], wg[1]);
+}
+
 static int build(struct lbm_exec *e) {
     struct dev *d = e->d;
     char src[PATH_MAX], rel[128], dir[PATH_MAX];
@@ -115,13 +126,7 @@ static int build(struct lbm_exec *e) {
     repo_path(dir, sizeof dir, "kernels/lbm");
     struct strbuf opts = {0};
     sb_printf(&opts, "-I%s", dir);
-    knobs_defines(e->k, &opts);
-    /* fma=on: the backend's option for contraction (the rules refuse it where there is none). */
-    if (knob_is(e->k, "fma", "on") && d->ops->fma_option) sb_printf(&opts, " %s", d->ops->fma_option);
-    /* math=fast: the backend's relaxed-math option (the rules refuse it where there is none). */
-    if (knob_is(e->k, "math", "fast") && d->ops->fast_math_option) sb_printf(&opts, " %s", d->ops->fast_math_option);
-    /* geometry=compiled: one program per work-group shape (lbm_temporal.h). */
-    if (knob_is(e->k, "geometry", "compiled")) sb_printf(&opts, " -DK_WG_X=%zu -DK_WG_Y=%zu", e->local[0], e->local[1]);
+    lbm_build_options(e->k, d->ops, e->local, &opts);
     e->prog = d->ops->build(d, src, opts.s);
     sb_free(&opts);
     if (!e->prog) return -1;

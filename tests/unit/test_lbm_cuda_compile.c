@@ -11,6 +11,7 @@
 #include "app.h"
 #include "check.h"
 #include "knobs.h"
+#include "lbm.h"
 #include "util.h"
 #include "variants.h"
 
@@ -88,13 +89,47 @@ static int file_has(const char *path, const char *name) {
     return found;
 }
 
+/* lbm_build_options: the -D flags and options schedule.c's build passes,
+ * which kernel_code.sh and the winners below compile with. */
+static void test_build_options(const struct app *lbm) {
+    struct variant_list vars = {0};
+    char err[256];
+    if (variants_load("variants/lbm.variants", lbm->knobs, &vars, err, sizeof err) != 0) {
+        CHECK(0, "variants/lbm.variants loads: %s", err);
+        return;
+    }
+    const struct variant *fast = variant_find(&vars, "g15-fast"), *ocl = variant_find(&vars, "g17-counted-ocl");
+    const size_t wg[2] = {24, 16};
+    struct strbuf o = {0};
+    if (fast) lbm_build_options(&fast->knobs, &backend_cuda, wg, &o);
+    CHECK(o.s && strstr(o.s, " -DK_TEMPORAL=3 ") && strstr(o.s, " -DK_GEOMETRY_COMPILED=1 ") &&
+              strstr(o.s, " --use_fast_math") && strstr(o.s, " -DK_WG_X=24 -DK_WG_Y=16") && !strstr(o.s, "-cl-"),
+          "build options, g15-fast on CUDA: its knobs, fast math, the work-group's shape");
+    sb_free(&o);
+    o = (struct strbuf){0};
+    if (ocl) lbm_build_options(&ocl->knobs, &backend_opencl, wg, &o);
+    CHECK(o.s && strstr(o.s, " -DK_UNROLL_COUNTED=1 ") && strstr(o.s, " -cl-mad-enable") &&
+              !strstr(o.s, "fast-relaxed") && strstr(o.s, " -DK_WG_X=24"),
+          "build options, g17-counted-ocl on OpenCL: fma=on's option, no fast math");
+    sb_free(&o);
+    o = (struct strbuf){0};
+    struct knob_set k;
+    knobs_init(&k, lbm->knobs);
+    lbm_build_options(&k, &backend_cuda, wg, &o);
+    CHECK(o.s && strstr(o.s, " -DK_GEOMETRY_RUNTIME=1 ") && !strstr(o.s, "K_WG_") && !strstr(o.s, "--use_fast_math"),
+          "build options, final: no work-group shape, no fast math");
+    sb_free(&o);
+    variants_free(&vars);
+}
+
 int main(void) {
     char nvcc[512];
+    const struct app *lbm = app_find("lbm");
+    if (lbm) test_build_options(lbm);
     if (!find_nvcc(nvcc, sizeof nvcc)) {
         printf("ok - # skip: no nvcc under $CUDA_HOME or /usr/local/cuda\n");
-        return 0;
+        CHECK_DONE();
     }
-    const struct app *lbm = app_find("lbm");
     char dir[] = "/tmp/test_lbm_cuda.XXXXXX";
     if (!lbm || !mkdtemp(dir)) {
         printf("not ok - lbm app and a temporary folder\n");
@@ -141,7 +176,8 @@ int main(void) {
         }
     }
     /* The published winners by name, as variants/lbm.variants spells them
-     * today, with the backend's fast-math option where math=fast asks for it. */
+     * today, with the options the build passes (the backend's fast-math
+     * option where math=fast asks for it). */
     struct variant_list vars = {0};
     char verr[256];
     CHECK(variants_load("variants/lbm.variants", lbm->knobs, &vars, verr, sizeof verr) == 0,
@@ -155,9 +191,8 @@ int main(void) {
         char out[600];
         snprintf(out, sizeof out, "%s/%s.cubin", dir, winners[w]);
         sb_printf(&cmd, "'%s' -cubin -arch=sm_90 -std=c++17 -Ikernels/lbm", nvcc);
-        knobs_defines(&v->knobs, &cmd);
-        if (knob_is(&v->knobs, "geometry", "compiled")) sb_printf(&cmd, " -DK_WG_X=32 -DK_WG_Y=16");
-        if (knob_is(&v->knobs, "math", "fast")) sb_printf(&cmd, " --use_fast_math");
+        const size_t wg[2] = {32, 16};
+        lbm_build_options(&v->knobs, &backend_cuda, wg, &cmd);
         sb_printf(&cmd, " -o '%s' kernels/lbm/lbm.cu 2>&1", out);
         FILE *p = popen(cmd.s, "r");
         char log[4096] = "";
