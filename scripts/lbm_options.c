@@ -5,11 +5,13 @@
  *     build/tools/lbm_options BACKEND VARIANT WxH [KNOBS]
  *
  * BACKEND: a backend's name (its fast-math and fma options); VARIANT: a
- * name from variants/lbm.variants (read from the current folder); WxH: the
+ * name from variants/lbm.variants (read from the current folder), or `-`
+ * for the knobs' defaults; WxH: the
  * work-group shape (geometry=compiled compiles it in); KNOBS: settings on
  * top of the variant's ("k=v,k=v"). Prints one line: the -D flags and
  * options, without the -I of the kernels' folder. Exit 2 on bad input. */
 #include <stdio.h>
+#include <string.h>
 
 #include "app.h"
 #include "backend.h"
@@ -31,20 +33,23 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s: unknown backend '%s' or work-group shape '%s'\n", argv[0], argv[1], argv[3]);
         return 2;
     }
-    struct variant_list vars = {0};
+    struct knob_set k;
     char err[256];
-    if (variants_load("variants/lbm.variants", lbm->knobs, &vars, err, sizeof err) != 0) {
-        fprintf(stderr, "%s: %s\n", argv[0], err);
-        return 2;
-    }
-    const struct variant *v = variant_find(&vars, argv[2]);
-    if (!v) {
-        fprintf(stderr, "%s: no variant '%s' in variants/lbm.variants\n", argv[0], argv[2]);
+    knobs_init(&k, lbm->knobs);
+    if (strcmp(argv[2], "-") != 0) {
+        struct variant_list vars = {0};
+        if (variants_load("variants/lbm.variants", lbm->knobs, &vars, err, sizeof err) != 0) {
+            fprintf(stderr, "%s: %s\n", argv[0], err);
+            return 2;
+        }
+        const struct variant *v = variant_find(&vars, argv[2]);
+        if (v) k = v->knobs;
         variants_free(&vars);
-        return 2;
+        if (!v) {
+            fprintf(stderr, "%s: no variant '%s' in variants/lbm.variants\n", argv[0], argv[2]);
+            return 2;
+        }
     }
-    struct knob_set k = v->knobs;
-    variants_free(&vars);
     if (argc == 5 && knobs_apply(&k, argv[4], err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", argv[0], err);
         return 2;
