@@ -89,7 +89,7 @@ cuda_cases() {
     # (r) halo=cluster maps the west neighbour's lattice as the east one: the
     # pulls across a tile's east edge read the wrong block's column.
     if inject "(r) cluster east" kernels/lbm/lbm_temporal.h \
-        's|const float \*east = cluster_map(f, (crank + 1) % csize);|const float *east = cluster_map(f, (crank + csize - 1) % csize); /* bug (r) */|' \
+        's|\*east = cluster_map(f, (crank + 1) % csize);|*east = cluster_map(f, (crank + csize - 1) % csize); /* bug (r) */|' \
         "/* bug (r) */"; then
         expect_wrong "(r) halo=cluster with the east neighbour's columns from the west" cuda:0 g14-halo-cluster "--wg 8x8"
     fi
@@ -218,7 +218,8 @@ bug "(o) in-place barrier" kernels/lbm/lbm_temporal.h \
 # (p) ilp=2 treats an absent second cell (past the region) as present: the
 # first cell is counted twice in the step's sum.
 bug "(p) ilp live" kernels/lbm/lbm_temporal.h \
-    's|live\[h\] = c0 + h \* lsize < rcells;|live[h] = 1; /* bug (p) */|' "live[h] = 1; /* bug (p) */" \
+    's|#define TB_LIVE(c0, h, lsize, rcells) ((c0) + (h) \* (lsize) < (rcells))|#define TB_LIVE(c0, h, lsize, rcells) 1 /* bug (p) */|' \
+    "TB_LIVE(c0, h, lsize, rcells) 1 /* bug (p) */" \
     "(p) ilp=2 counting an absent cell" opencl:0.0 g08-temporal-ocl "--knobs ilp=2 --wg 8x8"
 
 # (q) collide=paired gives the opposite speed of each pair the same sign.
@@ -229,12 +230,12 @@ bug "(q) paired sign" kernels/lbm/lbm_physics.h \
 # (s) entry=pull: the first sub-step pulls the east-moving speed from the
 # east neighbour instead of the west.
 bug "(s) entry pull" kernels/lbm/lbm_temporal.h \
-    's|s\[h\]\[1\] = RD(AT(src, 1, xw + yc));|s[h][1] = RD(AT(src, 1, xe + yc)); /* bug (s) */|' "/* bug (s) */" \
+    's|s\[1\] = RD(AT(src, 1, xw + yc));|s[1] = RD(AT(src, 1, xe + yc)); /* bug (s) */|' "/* bug (s) */" \
     "(s) entry=pull with s[1] from the east" opencl:0.0 g08-temporal-ocl "--knobs tile=inner,cells=fixed,entry=pull --wg 14x14"
 
 # (t) cells=fixed: each item keeps the cell one row south of its own.
 bug "(t) fixed cell" kernels/lbm/lbm_temporal.h \
-    's|fixed_y = (int)LID_Y + 1;|fixed_y = (int)LID_Y; /* bug (t) */|' "/* bug (t) */" \
+    's|#define TB_FIXED_Y ((int)LID_Y + 1)|#define TB_FIXED_Y ((int)LID_Y) /* bug (t) */|' "/* bug (t) */" \
     "(t) cells=fixed one row off" opencl:0.0 g08-temporal-ocl "--knobs tile=inner,cells=fixed --wg 14x14"
 
 # (u) moments=tree: the NW-SE pair's x momentum added instead of taken.
