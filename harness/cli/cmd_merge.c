@@ -115,8 +115,9 @@ int cmd_merge(int argc, char **argv) {
 static int merge_main(int argc, char **argv, const char *sweep, int shards) {
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         printf("usage: harness merge OUT.db IN.db... [--sweep FILE [--shards N]]\n"
-               "  Copies every run (with measurements and samples), peak, tuned decision, change point,\n"
-               "  nightly and exclusion of each input into OUT (created if needed), matching rows on\n"
+               "  Copies every run (with measurements and samples), peak, tuned decision (and their\n"
+               "  history), change point, nightly and exclusion of each input into OUT (created if\n"
+               "  needed), matching rows on\n"
                "  their natural keys; a run OUT already has is not copied again, so merging twice adds\n"
                "  nothing, but what it gained since (a resumed shard's rounds and configs) is added.\n"
                "  --sweep FILE --shards N: the inputs are shards of that sweep (`sweep --shard I/N`);\n"

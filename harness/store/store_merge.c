@@ -286,7 +286,8 @@ static int merge_peaks(sqlite3 *db, struct merge_tally *t, char *err, size_t err
     return rc;
 }
 
-/* Tuned decisions: the newer one of two for the same key wins. */
+/* Tuned decisions: the newer one of two for the same key wins; the
+ * history of decisions is the union of both. */
 static int merge_tuned(sqlite3 *db, char *err, size_t errn) {
     char *cols = common_columns(db, "tuned", "id");
     if (!cols) return 0;
@@ -296,6 +297,17 @@ static int merge_tuned(sqlite3 *db, char *err, size_t errn) {
                       " AND s.variant = tuned.variant AND s.decided_at > tuned.decided_at);"
                       "INSERT OR IGNORE INTO main.tuned(%s) SELECT %s FROM src.tuned ORDER BY id",
                       cols, cols);
+    free(cols);
+    if (rc != 0) return rc;
+    /* Their history: every decision the source has that this file has not
+     * (a decision is its key and its time). */
+    if (!(cols = common_columns(db, "tuned_history", "id"))) return 0;
+    rc = exec_fmt(db, err, errn,
+                  "INSERT INTO main.tuned_history(%s) SELECT %s FROM src.tuned_history s WHERE NOT EXISTS"
+                  " (SELECT 1 FROM main.tuned_history h WHERE h.device_fingerprint = s.device_fingerprint"
+                  " AND h.app = s.app AND h.input = s.input AND h.variant = s.variant AND h.decided_at = s.decided_at)"
+                  " ORDER BY s.decided_at, s.id",
+                  cols, cols);
     free(cols);
     return rc;
 }

@@ -143,3 +143,9 @@ check "replay by fingerprint with a budget: 3 evaluations, the same for the same
 $H tune --replay --strategy exhaustive --input gen:128x128 --device openmp --db "$DB" >/dev/null 2>&1
 rc=$?
 check "replay with no measurements exits 1 (got $rc)" [ $rc -eq 1 ]
+# The history of decisions travels with merge, once.
+n=$(q "select count(*) from tuned_history")
+$H merge "$T/merged.db" "$DB" >/dev/null 2>&1
+$H merge "$T/merged.db" "$DB" >/dev/null 2>&1
+m=$(sqlite3 "$T/merged.db" "select count(*) from tuned_history; select count(*) from tuned")
+check "merge copies the $n tune decisions once (merged twice) and the tuned row" [ "$m" = "$(printf '%s\n1' "$n")" ]
