@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
+#include "store.h"
 #include "util.h"
 
 static int devices_pick(const char *specs, struct device_pick *out, int kinds_optional) {
@@ -138,4 +141,16 @@ int cli_min_effect(const char *cmd, const char *arg, double *out) {
     if (*end || !(*out >= 0 && *out < 10))
         return fprintf(stderr, "harness %s: --min-effect %s: want a fraction such as 0.03\n", cmd, arg), EXIT_USAGE;
     return 0;
+}
+
+int cli_store_to_look(const char *cmd, const char *db, struct store **out) {
+    *out = NULL;
+    if (!db) db = store_default_path();
+    if (access(db, F_OK) != 0) {
+        fprintf(stderr, "no results yet: %s\n", db);
+        return EXIT_OK;
+    }
+    char err[1024];
+    if (!(*out = store_open(db, err, sizeof err))) return fprintf(stderr, "harness %s: %s\n", cmd, err), EXIT_FOUND;
+    return EXIT_OK;
 }

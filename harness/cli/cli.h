@@ -37,4 +37,11 @@ void cli_command_line(int argc, char **argv, char *buf, size_t n);
  * naming the command. */
 int cli_alpha(const char *cmd, const char *arg, double *out);
 int cli_min_effect(const char *cmd, const char *arg, double *out);
+
+struct store;
+/* Opens the database for a command that only looks (db NULL: the default).
+ * Looking must not create: a missing file says "no results yet" and leaves
+ * *out NULL. EXIT_OK (with *out open, or NULL), or EXIT_FOUND after a
+ * message naming the command. */
+int cli_store_to_look(const char *cmd, const char *db, struct store **out);
 #endif

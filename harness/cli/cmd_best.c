@@ -2,8 +2,8 @@
  * --wg is given), with the margin and noise each decision rests on. */
 #include <getopt.h>
 #include <stdio.h>
-#include <unistd.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "store.h"
 #include "store_tuned.h"
@@ -43,21 +43,12 @@ int cmd_best(int argc, char **argv) {
         }
     }
     if (optind < argc) return fprintf(stderr, "harness: best: unexpected argument '%s'\n", argv[optind]), EXIT_USAGE;
-    if (!db) db = store_default_path();
-    /* Looking must not create: store_open would make an empty database. The
-     * device is matched in the database, not probed, so a listing works for
-     * devices tuned on other machines too. */
-    if (access(db, F_OK) != 0) {
-        fprintf(stderr, "no results yet: %s\n", db);
-        return EXIT_OK;
-    }
-    char err[1024];
-    struct store *s = store_open(db, err, sizeof err);
-    if (!s) return fprintf(stderr, "harness: %s\n", err), EXIT_FOUND;
-    if (csv && history) {
-        store_close(s);
-        return fprintf(stderr, "harness: best: --history is a table; leave out --csv\n"), EXIT_USAGE;
-    }
+    if (csv && history) return fprintf(stderr, "harness: best: --history is a table; leave out --csv\n"), EXIT_USAGE;
+    /* The device is matched in the database, not probed, so a listing works
+     * for devices tuned on other machines too. */
+    struct store *s;
+    int opened = cli_store_to_look("best", db, &s);
+    if (!s) return opened;
     int rc = history ? store_tuned_history_print(s, device, stdout) : store_tuned_print(s, device, csv, stdout);
     store_close(s);
     return rc == 0 ? EXIT_OK : EXIT_FOUND;

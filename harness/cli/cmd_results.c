@@ -7,8 +7,8 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
+#include "cli.h"
 #include "store.h"
 #include "util.h"
 
@@ -68,18 +68,9 @@ int cmd_results(int argc, char **argv) {
         results_usage(stderr);
         return EXIT_USAGE;
     }
-    if (!db) db = store_default_path();
-    /* Looking must not create: store_open would make an empty database. */
-    if (access(db, F_OK) != 0) {
-        fprintf(stderr, "no results yet: %s\n", db);
-        return EXIT_OK;
-    }
-    char err[1024];
-    struct store *s = store_open(db, err, sizeof err);
-    if (!s) {
-        fprintf(stderr, "harness results: %s\n", err);
-        return EXIT_FOUND;
-    }
+    struct store *s;
+    int opened = cli_store_to_look("results", db, &s);
+    if (!s) return opened;
     int rc = rounds ? store_print_rounds(s, limit, csv, stdout) : store_print_recent(s, limit, csv, stdout);
     store_close(s);
     return rc == 0 ? EXIT_OK : EXIT_FOUND;

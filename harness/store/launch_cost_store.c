@@ -1,20 +1,14 @@
 /* Launch-cost rows into the results database (tables launch_cost and
  * launch_cost_sample in schema.sql), on the store's own connection. */
-#include <math.h>
 #include <sqlite3.h>
 
 #include "launch_cost.h"
 #include "store.h"
+#include "store_sql.h"
 #include "util.h"
 
 static int db_fail(sqlite3 *db, char *err, size_t errn) {
     return err_set(err, errn, "storing launch cost: %s", sqlite3_errmsg(db));
-}
-
-/* NaN is "not measured" and goes in as NULL, as everywhere in the store. */
-static void bind_real(sqlite3_stmt *st, int i, double v) {
-    if (isnan(v)) sqlite3_bind_null(st, i);
-    else sqlite3_bind_double(st, i, v);
 }
 
 static int insert_row(sqlite3 *db, sqlite3_stmt *row, sqlite3_stmt *sample, int64_t run_id, int64_t device_id,
@@ -26,20 +20,20 @@ static int insert_row(sqlite3 *db, sqlite3_stmt *row, sqlite3_stmt *sample, int6
     sqlite3_bind_int(row, 4, r->nargs);
     sqlite3_bind_int64(row, 5, r->launches);
     sqlite3_bind_int(row, 6, r->reps);
-    bind_real(row, 7, r->enqueue_median_s);
-    bind_real(row, 8, r->enqueue_q1_s);
-    bind_real(row, 9, r->enqueue_q3_s);
-    bind_real(row, 10, r->total_median_s);
-    bind_real(row, 11, r->total_q1_s);
-    bind_real(row, 12, r->total_q3_s);
+    store_bind_real(row, 7, r->enqueue_median_s);
+    store_bind_real(row, 8, r->enqueue_q1_s);
+    store_bind_real(row, 9, r->enqueue_q3_s);
+    store_bind_real(row, 10, r->total_median_s);
+    store_bind_real(row, 11, r->total_q1_s);
+    store_bind_real(row, 12, r->total_q3_s);
     if (sqlite3_step(row) != SQLITE_DONE) return -1;
     const int64_t id = sqlite3_last_insert_rowid(db);
     for (int i = 0; i < r->reps && i < LAUNCH_COST_MAX_REPS; i++) {
         sqlite3_reset(sample);
         sqlite3_bind_int64(sample, 1, id);
         sqlite3_bind_int(sample, 2, i);
-        bind_real(sample, 3, r->enqueue_s[i]);
-        bind_real(sample, 4, r->total_s[i]);
+        store_bind_real(sample, 3, r->enqueue_s[i]);
+        store_bind_real(sample, 4, r->total_s[i]);
         if (sqlite3_step(sample) != SQLITE_DONE) return -1;
     }
     return 0;

@@ -157,13 +157,6 @@ static int bind_text_or_null(sqlite3_stmt *st, int i, const char *v) {
 
 static int bind_int(sqlite3_stmt *st, int i, int64_t v) { return sqlite3_bind_int64(st, i, v); }
 
-/* NaN means "not measured" and is stored as NULL, so aggregates (avg, min)
- * skip it. SQLite happens to do the same with a bound NaN; saying it here
- * keeps the rule visible rather than relying on that detail. */
-static int bind_real(sqlite3_stmt *st, int i, double v) {
-    return isnan(v) ? sqlite3_bind_null(st, i) : sqlite3_bind_double(st, i, v);
-}
-
 /* Leaves a statement ready for its next use, whatever happened. */
 static void stmt_done(sqlite3_stmt *st) {
     sqlite3_reset(st);
@@ -490,11 +483,13 @@ static int bind_measurement(sqlite3_stmt *st, int64_t first, int64_t second, con
     return bind_int(st, 1, first) || bind_int(st, 2, second) || bind_text(st, 3, status_name(m->status)) ||
            bind_text_or_null(st, 4, m->reason) || bind_int(st, 5, m->iters) || bind_int(st, 6, m->iters_full) ||
            bind_int(st, 7, m->iters < m->iters_full) || bind_int(st, 8, m->warmup) || bind_int(st, 9, m->nsamples) ||
-           bind_real(st, 10, m->max_abs_err) || bind_real(st, 11, m->max_rel_err) || bind_real(st, 12, m->tolerance) ||
-           bind_real(st, 13, m->median) || bind_real(st, 14, m->q1) || bind_real(st, 15, m->q3) ||
-           bind_real(st, 16, m->device_median) || bind_real(st, 17, m->cell_updates) || bind_real(st, 18, m->mlups) ||
-           bind_real(st, 19, m->gbs) || bind_real(st, 20, m->result) || bind_text(st, 21, m->variant) ||
-           bind_int(st, 22, m->rounds > 0 ? m->rounds : 1) || bind_int(st, 23, m->rounds_done > 0 ? m->rounds_done : 1);
+           store_bind_real(st, 10, m->max_abs_err) || store_bind_real(st, 11, m->max_rel_err) ||
+           store_bind_real(st, 12, m->tolerance) || store_bind_real(st, 13, m->median) ||
+           store_bind_real(st, 14, m->q1) || store_bind_real(st, 15, m->q3) ||
+           store_bind_real(st, 16, m->device_median) || store_bind_real(st, 17, m->cell_updates) ||
+           store_bind_real(st, 18, m->mlups) || store_bind_real(st, 19, m->gbs) || store_bind_real(st, 20, m->result) ||
+           bind_text(st, 21, m->variant) || bind_int(st, 22, m->rounds > 0 ? m->rounds : 1) ||
+           bind_int(st, 23, m->rounds_done > 0 ? m->rounds_done : 1);
 }
 
 static int measurement_insert(struct store *s, int64_t run_id, int64_t config_id, const struct measurement *m,
@@ -512,8 +507,8 @@ static int measurement_insert(struct store *s, int64_t run_id, int64_t config_id
 static int samples_insert(struct store *s, int64_t mid, const struct measurement *m, int from, char *err, size_t errn) {
     sqlite3_stmt *st = s->q[Q_SAMPLE_INS];
     for (int i = from; i < m->nsamples; i++) {
-        if (bind_int(st, 1, mid) || bind_int(st, 2, i) || bind_real(st, 3, m->samples ? m->samples[i] : NAN) ||
-            bind_real(st, 4, m->device_samples ? m->device_samples[i] : NAN) ||
+        if (bind_int(st, 1, mid) || bind_int(st, 2, i) || store_bind_real(st, 3, m->samples ? m->samples[i] : NAN) ||
+            store_bind_real(st, 4, m->device_samples ? m->device_samples[i] : NAN) ||
             bind_int(st, 5, m->sample_round ? m->sample_round[i] : 0))
             return bind_fail(s, st, err, errn);
         if (step_exec(s, st, err, errn) != 0) return -1;
@@ -574,8 +569,8 @@ int store_measurement_samples(struct store *s, int64_t mid, struct measurement *
             m->sample_round = xrealloc(m->sample_round, (size_t)cap * sizeof *m->sample_round);
         }
         int i = m->nsamples++;
-        m->samples[i] = sqlite3_column_type(st, 0) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 0);
-        m->device_samples[i] = sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 1);
+        m->samples[i] = store_real(st, 0);
+        m->device_samples[i] = store_real(st, 1);
         m->sample_round[i] = sqlite3_column_int(st, 2);
     }
     int ret = rc == SQLITE_DONE ? 0 : store_fail(s, err, errn);
@@ -586,8 +581,8 @@ int store_measurement_samples(struct store *s, int64_t mid, struct measurement *
 int store_round_state(struct store *s, int64_t run_id, const struct round_state *r, char *err, size_t errn) {
     sqlite3_stmt *st = s->q[Q_ROUND_INS];
     if (bind_int(st, 1, run_id) || bind_int(st, 2, r->round) || bind_text(st, 3, r->started_at) ||
-        bind_real(st, 4, r->wall_s) || bind_real(st, 5, r->foreign_cores) || bind_int(st, 6, r->disturbed) ||
-        bind_real(st, 7, r->steal_cores))
+        store_bind_real(st, 4, r->wall_s) || store_bind_real(st, 5, r->foreign_cores) ||
+        bind_int(st, 6, r->disturbed) || store_bind_real(st, 7, r->steal_cores))
         return bind_fail(s, st, err, errn);
     return step_exec(s, st, err, errn);
 }
@@ -600,7 +595,7 @@ int store_peak_put(struct store *s, const struct device_info *dev, double copy_g
     if (tx_begin(s, err, errn) != 0) return -1;
     if (device_upsert(s, dev, &device, err, errn) != 0) goto fail;
     sqlite3_stmt *st = s->q[Q_PEAK_INS];
-    if (bind_int(st, 1, device) || bind_real(st, 2, copy_gbs) || bind_real(st, 3, fp32_gflops)) {
+    if (bind_int(st, 1, device) || store_bind_real(st, 2, copy_gbs) || store_bind_real(st, 3, fp32_gflops)) {
         bind_fail(s, st, err, errn);
         goto fail;
     }
@@ -619,8 +614,8 @@ int store_peak_get(struct store *s, const char *fingerprint, double *copy_gbs, d
     }
     int ret = -1;
     if (sqlite3_step(st) == SQLITE_ROW) {
-        if (copy_gbs) *copy_gbs = sqlite3_column_type(st, 0) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 0);
-        if (fp32_gflops) *fp32_gflops = sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 1);
+        if (copy_gbs) *copy_gbs = store_real(st, 0);
+        if (fp32_gflops) *fp32_gflops = store_real(st, 1);
         ret = 0;
     }
     stmt_done(st);

@@ -1,7 +1,6 @@
 /* plot's queries (store_plot.h). */
 #include "store_plot.h"
 
-#include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 
@@ -23,15 +22,6 @@ static const char plot_sql[] =
     " AND (?4 IS NULL OR variant = ?4)"
     " ORDER BY spec, fp, input, variant, knobs, wx * wy, wx, wy";
 
-static const char *col(sqlite3_stmt *st, int i) {
-    const char *s = (const char *)sqlite3_column_text(st, i);
-    return s ? s : "";
-}
-
-static double col_or_nan(sqlite3_stmt *st, int i) {
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
 int store_wg_rows(struct store_reader *p, const char *const filt[4], void (*row)(const struct wg_row *r, void *ctx),
                   void *ctx, char *err, size_t errn) {
     struct strbuf sql = {0};
@@ -48,18 +38,12 @@ int store_wg_rows(struct store_reader *p, const char *const filt[4], void (*row)
     for (int i = 0; i < 4; i++)
         if (filt[i]) sqlite3_bind_text(st, i + 1, filt[i], -1, SQLITE_TRANSIENT);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct wg_row r = {col(st, 0),
-                           col(st, 1),
-                           col(st, 2),
-                           col(st, 3),
-                           col(st, 4),
-                           col(st, 5),
-                           col(st, 6),
-                           sqlite3_column_int(st, 7),
-                           sqlite3_column_int(st, 8),
-                           sqlite3_column_double(st, 9),
-                           col_or_nan(st, 10),
-                           col_or_nan(st, 11)};
+        struct wg_row r = {store_text(st, 0),         store_text(st, 1),
+                           store_text(st, 2),         store_text(st, 3),
+                           store_text(st, 4),         store_text(st, 5),
+                           store_text(st, 6),         sqlite3_column_int(st, 7),
+                           sqlite3_column_int(st, 8), sqlite3_column_double(st, 9),
+                           store_real(st, 10),        store_real(st, 11)};
         row(&r, ctx);
     }
     if (rc != SQLITE_DONE) err_set(err, errn, "%s", sqlite3_errmsg(store_reader_db(p)));

@@ -3,7 +3,6 @@
  * connection. */
 #include "store_report.h"
 
-#include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,10 +10,6 @@
 
 #include "store_sql.h"
 #include "util.h"
-
-static double column_real(sqlite3_stmt *st, int i) {
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
 
 /* Room for row n of an array grown by doubling. */
 static void *grow(void *rows, int n, int *cap, size_t size) {
@@ -205,14 +200,14 @@ static void measurement_row_read(sqlite3_stmt *st, struct measurement_row *m) {
     str_copy(m->reason, sizeof m->reason, store_text(st, 5));
     m->iters = sqlite3_column_int64(st, 6);
     m->iters_full = sqlite3_column_int64(st, 7);
-    m->median = column_real(st, 8);
-    m->q1 = column_real(st, 9);
-    m->q3 = column_real(st, 10);
-    m->device_median = column_real(st, 11);
-    m->cell_updates = column_real(st, 12);
-    m->mlups = column_real(st, 13);
-    m->gbs = column_real(st, 14);
-    m->max_rel_err = column_real(st, 15);
+    m->median = store_real(st, 8);
+    m->q1 = store_real(st, 9);
+    m->q3 = store_real(st, 10);
+    m->device_median = store_real(st, 11);
+    m->cell_updates = store_real(st, 12);
+    m->mlups = store_real(st, 13);
+    m->gbs = store_real(st, 14);
+    m->max_rel_err = store_real(st, 15);
     m->reps = sqlite3_column_int(st, 16);
     m->warmup = sqlite3_column_int(st, 17);
 }

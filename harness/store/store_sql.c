@@ -1,7 +1,17 @@
 /* store_sql.h. */
 #include "store_sql.h"
 
+#include <math.h>
+
 #include "util.h"
+
+int store_bind_real(sqlite3_stmt *st, int i, double v) {
+    return isnan(v) ? sqlite3_bind_null(st, i) : sqlite3_bind_double(st, i, v);
+}
+
+double store_real(sqlite3_stmt *st, int i) {
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
 
 const char *store_text(sqlite3_stmt *st, int i) {
     const unsigned char *t = sqlite3_column_text(st, i);

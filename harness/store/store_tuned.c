@@ -15,16 +15,6 @@ static int tuned_fail(sqlite3 *db, char *err, size_t errn, const char *what) {
     return err_set(err, errn, "%s: %s", what, sqlite3_errmsg(db));
 }
 
-/* NaN is "unknown" and is stored as NULL, as everywhere in the schema. */
-static void bind_real(sqlite3_stmt *st, int i, double v) {
-    if (isnan(v)) sqlite3_bind_null(st, i);
-    else sqlite3_bind_double(st, i, v);
-}
-
-static double column_real(sqlite3_stmt *st, int i) {
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
 /* Binds ?1..?4 = fingerprint, app, input, and the fourth key part. */
 static void bind_key(sqlite3_stmt *st, const char *fp, const char *app, const char *input, const char *last) {
     sqlite3_bind_text(st, 1, fp, -1, SQLITE_TRANSIENT);
@@ -44,9 +34,9 @@ int store_tuned_put(struct store *s, const char *fingerprint, const char *app, c
     bind_key(st, fingerprint, app, input, variant);
     sqlite3_bind_int64(st, 5, r->best[0]);
     sqlite3_bind_int64(st, 6, r->best[1]);
-    bind_real(st, 7, r->best_s);
-    bind_real(st, 8, r->margin);
-    bind_real(st, 9, r->noise);
+    store_bind_real(st, 7, r->best_s);
+    store_bind_real(st, 8, r->margin);
+    store_bind_real(st, 9, r->noise);
     if (samples > 0) sqlite3_bind_int(st, 10, samples);
     else sqlite3_bind_null(st, 10);
     sqlite3_bind_int(st, 11, r->tie ? 1 : 0);
@@ -130,7 +120,7 @@ static void best_row(sqlite3_stmt *st, int csv, char *cell[BCOL]) {
     for (int i = 0; i < 3; i++) cell[B_APP + i] = xstrdup(store_text(st, 3 + i));
     snprintf(buf, sizeof buf, "%lldx%lld", sqlite3_column_int64(st, 6), sqlite3_column_int64(st, 7));
     cell[B_WG] = xstrdup(buf);
-    const double median = column_real(st, 8), margin = column_real(st, 9), noise = column_real(st, 10);
+    const double median = store_real(st, 8), margin = store_real(st, 9), noise = store_real(st, 10);
     if (csv) fmt_number(buf, sizeof buf, median, "%.9g", 1);
     else fmt_seconds(buf, sizeof buf, median);
     cell[B_MEDIAN] = xstrdup(buf);
@@ -251,7 +241,7 @@ int store_replay_load_iters(struct store *s, const char *fingerprint, const char
             out->samples = realloc(out->samples, sizeof *out->samples * (size_t)cap);
             if (!out->wg || !out->median || !out->noise || !out->samples) abort();
         }
-        const double med = sqlite3_column_double(st, 2), q1 = column_real(st, 3), q3 = column_real(st, 4);
+        const double med = sqlite3_column_double(st, 2), q1 = store_real(st, 3), q3 = store_real(st, 4);
         out->wg[out->n][0] = x, out->wg[out->n][1] = y;
         out->median[out->n] = med;
         out->noise[out->n] = isnan(q1) || isnan(q3) ? NAN : (q3 - q1) / med;

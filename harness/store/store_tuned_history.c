@@ -21,8 +21,7 @@ int store_tuned_history_add(struct store *s, const char *fingerprint, const char
     for (int i = 0; i < 4; i++) sqlite3_bind_text(st, i + 1, text[i], -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 5, r->best[0]);
     sqlite3_bind_int64(st, 6, r->best[1]);
-    if (isnan(r->best_s)) sqlite3_bind_null(st, 7);
-    else sqlite3_bind_double(st, 7, r->best_s);
+    store_bind_real(st, 7, r->best_s);
     sqlite3_bind_text(st, 8, d->strategy, -1, SQLITE_TRANSIENT);
     if (d->budget > 0) sqlite3_bind_int(st, 9, d->budget);
     else sqlite3_bind_null(st, 9);
@@ -56,7 +55,7 @@ int store_tuned_history_print(struct store *s, const char *device, FILE *out) {
             fprintf(out, "%-24s %-12s %-4s %-12s %-14s %-9s %12s  %-10s %6s %8s %5s  %s\n", "decided", "device", "app",
                     "input", "variant", "best", "median", "strategy", "budget", "steps", "evals", "decision");
         char med[32];
-        double m = sqlite3_column_type(st, 6) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 6);
+        double m = store_real(st, 6);
         if (isnan(m)) str_copy(med, sizeof med, "-");
         else snprintf(med, sizeof med, "%.4f ms", m * 1e3);
         fprintf(out, "%-24s %-12s %-4s %-12s %-14s %-9s %12s  %-10s %6s %8s %5s  %s%s%s\n", store_text(st, 0),
