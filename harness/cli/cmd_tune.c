@@ -301,6 +301,10 @@ static void round_logs(const struct measurement *m, double *out, int rounds) {
     for (int r = 0; r < k && r < rounds; r++) out[r] = log(med[r]);
 }
 
+/* One shape beats another round for round: the paired test's p and the
+ * margin (the other's time over this one's, less 1). */
+static int beats(double p, double margin) { return p <= VERDICT_ALPHA && margin >= VERDICT_FLOOR; }
+
 /* The stored decision a new search is held against: the stored shape is
  * measured in the verdict's rounds too, and the search's best replaces it
  * only when it beats it round for round. */
@@ -309,7 +313,6 @@ struct stored_check {
     unsigned wg[2];   /* its shape */
     int judged;       /* the verdict measured both and they differ */
     double margin, p; /* stored over the new best, round for round */
-    int beaten;       /* p <= VERDICT_ALPHA and margin >= VERDICT_FLOOR */
 };
 
 /* The best shapes the search found (and the stored shape, when there is
@@ -392,7 +395,7 @@ static int verdict_rounds(const struct tune_opts *o, struct live *l, struct tune
         r->runner_up_s = exp(stats_median(logs[u], (size_t)o->rounds));
         r->margin = p.ratio - 1;
         r->noise = expm1(p.sd);
-        r->tie = !(p.p <= VERDICT_ALPHA && r->margin >= VERDICT_FLOOR);
+        r->tie = !beats(p.p, r->margin);
         printf("rounds       %ux%u against %ux%u round for round: %+.2f %%, sd of the differences %.2f %%, p %.2g\n",
                r->best[0], r->best[1], r->runner_up[0], r->runner_up[1], 100 * r->margin, 100 * r->noise, p.p);
         if (stored_k >= 0 && stored_k != b) {
@@ -404,7 +407,6 @@ static int verdict_rounds(const struct tune_opts *o, struct live *l, struct tune
                 sc->margin = INFINITY, sc->p = 0;
             }
             sc->judged = 1;
-            sc->beaten = sc->p <= VERDICT_ALPHA && sc->margin >= VERDICT_FLOOR;
         }
         rc = 0;
     }
@@ -473,7 +475,7 @@ static void decide(const struct tune_opts *o, const struct stored_check *sc, con
         d->decision = "replaced";
         str_fmt(d->why, sizeof d->why, "--replace: %ux%u stored over %ux%u without a verdict between them", r->best[0],
                 r->best[1], s[0], s[1]);
-    } else if (sc->judged && sc->beaten) {
+    } else if (sc->judged && beats(sc->p, sc->margin)) {
         d->decision = "replaced";
         str_fmt(d->why, sizeof d->why, "%ux%u beats the stored %ux%u round for round by %.2f %% (p %.2g)", r->best[0],
                 r->best[1], s[0], s[1], 100 * sc->margin, sc->p);
