@@ -34,6 +34,9 @@ int store_tuned_history_add(struct store *s, const char *fingerprint, const char
     return rc;
 }
 
+/* One line of `best --history`: the header's and each row's. */
+#define HISTORY_LINE "%-24s %-12s %-4s %-12s %-14s %-9s %12s  %-10s %6s %8s %5s  %s%s%s\n"
+
 int store_tuned_history_print(struct store *s, const char *device, FILE *out) {
     sqlite3 *db = store_db(s);
     sqlite3_stmt *st = NULL;
@@ -52,16 +55,15 @@ int store_tuned_history_print(struct store *s, const char *device, FILE *out) {
     int rc, n = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (!n++)
-            fprintf(out, "%-24s %-12s %-4s %-12s %-14s %-9s %12s  %-10s %6s %8s %5s  %s\n", "decided", "device", "app",
-                    "input", "variant", "best", "median", "strategy", "budget", "steps", "evals", "decision");
+            fprintf(out, HISTORY_LINE, "decided", "device", "app", "input", "variant", "best", "median", "strategy",
+                    "budget", "steps", "evals", "decision", "", "");
         char med[32];
         double m = store_real(st, 6);
         if (isnan(m)) str_copy(med, sizeof med, "-");
         else snprintf(med, sizeof med, "%.4f ms", m * 1e3);
-        fprintf(out, "%-24s %-12s %-4s %-12s %-14s %-9s %12s  %-10s %6s %8s %5s  %s%s%s\n", store_text(st, 0),
-                store_text(st, 1), store_text(st, 2), store_text(st, 3), store_text(st, 4), store_text(st, 5), med,
-                store_text(st, 7), store_text(st, 8), store_text(st, 9), store_text(st, 10), store_text(st, 11),
-                *store_text(st, 12) ? ": " : "", store_text(st, 12));
+        fprintf(out, HISTORY_LINE, store_text(st, 0), store_text(st, 1), store_text(st, 2), store_text(st, 3),
+                store_text(st, 4), store_text(st, 5), med, store_text(st, 7), store_text(st, 8), store_text(st, 9),
+                store_text(st, 10), store_text(st, 11), *store_text(st, 12) ? ": " : "", store_text(st, 12));
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return fprintf(stderr, "harness: tuned_history: %s\n", sqlite3_errmsg(db)), -1;
