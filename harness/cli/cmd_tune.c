@@ -647,6 +647,7 @@ int cmd_tune(int argc, char **argv) {
     if (o.replay) replay_regret(&table, &r);
     if (!o.replay || o.store) {
         struct tuned_decision d = {.strategy = o.strategy,
+                                   .search_s = NAN,
                                    .budget = strcmp(o.strategy, "exhaustive") ? o.budget : 0,
                                    .iters = o.replay     ? table.iters
                                             : o.in.iters ? o.in.iters
@@ -654,8 +655,13 @@ int cmd_tune(int argc, char **argv) {
         decide(&o, &sc, &r, &d);
         printf("decision     %s: %s\n", d.decision, d.why);
         int keep = !strcmp(d.decision, "kept");
-        if ((!keep && store_tuned_put(store, fp, app->name, app->input_name(in), vars.v[0].name, &r, samples, err,
-                                      sizeof err) != 0) ||
+        if ((!keep && store_tuned_put(store, fp, app->name, app->input_name(in), vars.v[0].name, &r,
+                                      &(struct tuned_put){.strategy = o.strategy,
+                                                          .samples = samples,
+                                                          .evaluations = r.evaluations,
+                                                          .search_s = NAN,
+                                                          .energy_j = NAN},
+                                      err, sizeof err) != 0) ||
             store_tuned_history_add(store, fp, app->name, app->input_name(in), vars.v[0].name, &r, &d, err,
                                     sizeof err) != 0) {
             fprintf(stderr, "harness: %s\n", err);

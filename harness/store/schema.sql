@@ -114,7 +114,11 @@ CREATE TABLE IF NOT EXISTS measurement (
     -- (runner.h): rounds planned and rounds whose samples are stored. A
     -- measurement from before rounds existed is one round.
     rounds          INTEGER NOT NULL DEFAULT 1,
-    rounds_done     INTEGER NOT NULL DEFAULT 1
+    rounds_done     INTEGER NOT NULL DEFAULT 1,
+    -- Energy per repetition over the timed repetitions, and the mean power
+    -- drawn meanwhile, where the device reports it (NVML); NULL elsewhere.
+    energy_j        REAL,
+    power_w         REAL
 );
 CREATE INDEX IF NOT EXISTS measurement_config ON measurement (config_id);
 CREATE INDEX IF NOT EXISTS measurement_run ON measurement (run_id);
@@ -171,6 +175,16 @@ CREATE TABLE IF NOT EXISTS tuned (
     samples            INTEGER,
     tie                INTEGER NOT NULL DEFAULT 0,  -- 1 when within noise of the runner-up
     decided_at         TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    -- A search over a space of knobs and shapes (harness tune FILE) stores a
+    -- configuration under variant 'tuned': its canonical knobs and name. NULL
+    -- for a shape-only search of a named variant (its knobs are the variant's).
+    knobs              TEXT,
+    config             TEXT,
+    objective          TEXT NOT NULL DEFAULT 'time',  -- time or energy
+    energy_j           REAL,     -- per step count run, when measured
+    strategy           TEXT,
+    evaluations        INTEGER,  -- distinct points the search measured
+    search_s           REAL,     -- wall seconds the search's measurements took
     UNIQUE (device_fingerprint, app, input, variant)
 );
 
@@ -193,7 +207,11 @@ CREATE TABLE IF NOT EXISTS tuned_history (
     evaluations        INTEGER,
     decision           TEXT NOT NULL,
     why                TEXT,
-    decided_at         TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    decided_at         TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    knobs              TEXT,  -- as in tuned
+    config             TEXT,
+    objective          TEXT NOT NULL DEFAULT 'time',
+    search_s           REAL
 );
 
 -- Nightly tracking: a detected step in one series, and what a person decided

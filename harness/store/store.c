@@ -41,6 +41,15 @@ static const struct migration migrations[] = {
      "sample round INTEGER NOT NULL DEFAULT 0;measurement rounds INTEGER NOT NULL DEFAULT 1;"
      "measurement rounds_done INTEGER NOT NULL DEFAULT 1"},
     {6, NULL, NULL}, /* tuned_history: new */
+    /* Issue 18: energy with every measurement where the device reports it
+     * (NVML), and a tuned row that is a configuration (knobs + shape) found
+     * by a search over a sweep file's space, with what the search cost. */
+    {7, NULL,
+     "measurement energy_j REAL;measurement power_w REAL;"
+     "tuned knobs TEXT;tuned config TEXT;tuned objective TEXT NOT NULL DEFAULT 'time';tuned energy_j REAL;"
+     "tuned strategy TEXT;tuned evaluations INTEGER;tuned search_s REAL;"
+     "tuned_history knobs TEXT;tuned_history config TEXT;tuned_history objective TEXT NOT NULL DEFAULT 'time';"
+     "tuned_history search_s REAL"},
 };
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 #define SCHEMA_VERSION (migrations[MIGRATION_COUNT - 1].version)
@@ -263,7 +272,10 @@ static int add_columns(struct store *s, const char *list, char *err, size_t errn
         int used = 0;
         if (sscanf(item, "%63s %63s %n", table, column, &used) != 2) continue;
         char sql[512];
-        int64_t have = 0;
+        int64_t have = 0, exists = 0;
+        /* A table an old file lacks is created whole by schema.sql afterwards. */
+        str_fmt(sql, sizeof sql, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '%s'", table);
+        if ((rc = query_int(s, sql, &exists, err, errn)) != 0 || !exists) continue;
         str_fmt(sql, sizeof sql, "SELECT count(*) FROM pragma_table_info('%s') WHERE name = '%s'", table, column);
         if ((rc = query_int(s, sql, &have, err, errn)) != 0 || have) continue;
         str_fmt(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN %s %s", table, column, item + used);

@@ -24,12 +24,14 @@ static void bind_key(sqlite3_stmt *st, const char *fp, const char *app, const ch
 }
 
 int store_tuned_put(struct store *s, const char *fingerprint, const char *app, const char *input, const char *variant,
-                    const struct tune_result *r, int samples, char *err, size_t errn) {
+                    const struct tune_result *r, const struct tuned_put *p, char *err, size_t errn) {
     sqlite3 *db = store_db(s);
     sqlite3_stmt *st = NULL;
-    const char *sql = "INSERT OR REPLACE INTO tuned(device_fingerprint, app, input, variant, wg_x, wg_y,"
-                      " median_s, margin, noise, samples, tie, decided_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
-                      " ?7, ?8, ?9, ?10, ?11, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))";
+    const char *sql =
+        "INSERT OR REPLACE INTO tuned(device_fingerprint, app, input, variant, wg_x, wg_y,"
+        " median_s, margin, noise, samples, tie, decided_at, knobs, config, objective, energy_j,"
+        " strategy, evaluations, search_s) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
+        " ?7, ?8, ?9, ?10, ?11, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?12, ?13, ?14, ?15, ?16, ?17, ?18)";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return tuned_fail(db, err, errn, "tuned");
     bind_key(st, fingerprint, app, input, variant);
     sqlite3_bind_int64(st, 5, r->best[0]);
@@ -37,10 +39,43 @@ int store_tuned_put(struct store *s, const char *fingerprint, const char *app, c
     store_bind_real(st, 7, r->best_s);
     store_bind_real(st, 8, r->margin);
     store_bind_real(st, 9, r->noise);
-    if (samples > 0) sqlite3_bind_int(st, 10, samples);
+    if (p->samples > 0) sqlite3_bind_int(st, 10, p->samples);
     else sqlite3_bind_null(st, 10);
     sqlite3_bind_int(st, 11, r->tie ? 1 : 0);
+    if (p->knobs) sqlite3_bind_text(st, 12, p->knobs, -1, SQLITE_TRANSIENT);
+    if (p->config) sqlite3_bind_text(st, 13, p->config, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 14, p->objective ? p->objective : "time", -1, SQLITE_TRANSIENT);
+    store_bind_real(st, 15, p->energy_j);
+    if (p->strategy) sqlite3_bind_text(st, 16, p->strategy, -1, SQLITE_TRANSIENT);
+    if (p->evaluations > 0) sqlite3_bind_int(st, 17, p->evaluations);
+    store_bind_real(st, 18, p->search_s);
     int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : tuned_fail(db, err, errn, "tuned");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_tuned_get_config(struct store *s, const char *fingerprint, const char *app, const char *input,
+                           const char *variant, struct tuned_config *out) {
+    sqlite3_stmt *st = NULL;
+    const char *sql = "SELECT wg_x, wg_y, tie, COALESCE(knobs, ''), COALESCE(config, variant), objective, median_s,"
+                      " margin, noise FROM tuned WHERE device_fingerprint = ?1 AND app = ?2 AND input = ?3"
+                      " AND variant = ?4";
+    memset(out, 0, sizeof *out);
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return -1;
+    bind_key(st, fingerprint, app, input, variant);
+    int rc = -1;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0 && sqlite3_column_int64(st, 1) > 0) {
+        out->wg[0] = (unsigned)sqlite3_column_int64(st, 0);
+        out->wg[1] = (unsigned)sqlite3_column_int64(st, 1);
+        out->tie = sqlite3_column_int(st, 2);
+        str_copy(out->knobs, sizeof out->knobs, store_text(st, 3));
+        str_copy(out->config, sizeof out->config, store_text(st, 4));
+        str_copy(out->objective, sizeof out->objective, store_text(st, 5));
+        out->median_s = store_real(st, 6);
+        out->margin = store_real(st, 7);
+        out->noise = store_real(st, 8);
+        rc = 0;
+    }
     sqlite3_finalize(st);
     return rc;
 }

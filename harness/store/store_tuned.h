@@ -10,13 +10,40 @@
 #include "store.h"
 #include "tune.h"
 
-/* Records (or replaces) the decision for this key; samples is the number of
- * repetitions behind the best shape's median. 0, or -1 with err. */
+/* The variant name a search over a space of knobs and shapes (harness tune
+ * FILE) stores its configuration under, and `--variant tuned` reads. */
+#define TUNED_VARIANT "tuned"
+
+/* What a tuned row records beside the search's result. */
+struct tuned_put {
+    const char *knobs;     /* canonical knobs of a configuration; NULL: a shape-only row */
+    const char *config;    /* the configuration's name, e.g. "g15-fast{temporal=5,tile=inner}" */
+    const char *objective; /* "time" (NULL reads as time) or "energy" */
+    const char *strategy;
+    int samples;     /* repetitions behind the best's median; 0: unknown */
+    int evaluations; /* distinct points the search measured */
+    double search_s; /* wall seconds its measurements took; NAN: unknown */
+    double energy_j; /* the best's energy per run; NAN: not measured */
+};
+
+/* Records (or replaces) the decision for this key. 0, or -1 with err. */
 int store_tuned_put(struct store *s, const char *fingerprint, const char *app, const char *input, const char *variant,
-                    const struct tune_result *r, int samples, char *err, size_t errn);
+                    const struct tune_result *r, const struct tuned_put *p, char *err, size_t errn);
 /* 0 and the shape (and *tie when tie is non-NULL) when the key has one; -1 when not. */
 int store_tuned_get(struct store *s, const char *fingerprint, const char *app, const char *input, const char *variant,
                     unsigned wg[2], int *tie);
+
+/* A stored configuration: knobs ("" for a shape-only row: the variant's own)
+ * and shape, with the figures it was stored with. */
+struct tuned_config {
+    unsigned wg[2];
+    int tie;
+    char knobs[512], config[192], objective[16];
+    double median_s, margin, noise; /* NAN when unknown */
+};
+/* 0 and the row when the key has one; -1 when not. */
+int store_tuned_get_config(struct store *s, const char *fingerprint, const char *app, const char *input,
+                           const char *variant, struct tuned_config *out);
 /* `harness best`: the table, or CSV with a header. device selects rows by
  * fingerprint or by the device's spec ("cuda:0"); NULL prints all. 0 or -1. */
 int store_tuned_print(struct store *s, const char *device, int csv, FILE *out);

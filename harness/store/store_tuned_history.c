@@ -13,8 +13,8 @@ int store_tuned_history_add(struct store *s, const char *fingerprint, const char
     sqlite3 *db = store_db(s);
     sqlite3_stmt *st = NULL;
     const char *sql = "INSERT INTO tuned_history(device_fingerprint, app, input, variant, wg_x, wg_y, median_s,"
-                      " strategy, budget, iters, evaluations, decision, why)"
-                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
+                      " strategy, budget, iters, evaluations, decision, why, knobs, config, objective, search_s)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return err_set(err, errn, "tuned_history: %s", sqlite3_errmsg(db));
     const char *text[] = {fingerprint, app, input, variant};
@@ -29,6 +29,10 @@ int store_tuned_history_add(struct store *s, const char *fingerprint, const char
     sqlite3_bind_int(st, 11, r->evaluations);
     sqlite3_bind_text(st, 12, d->decision, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 13, d->why, -1, SQLITE_TRANSIENT);
+    if (d->knobs) sqlite3_bind_text(st, 14, d->knobs, -1, SQLITE_TRANSIENT);
+    if (d->config) sqlite3_bind_text(st, 15, d->config, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 16, d->objective ? d->objective : "time", -1, SQLITE_TRANSIENT);
+    store_bind_real(st, 17, d->search_s);
     int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : err_set(err, errn, "tuned_history: %s", sqlite3_errmsg(db));
     sqlite3_finalize(st);
     return rc;

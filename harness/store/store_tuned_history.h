@@ -15,6 +15,9 @@ struct tuned_decision {
     long iters;           /* the step count each evaluation ran */
     const char *decision; /* new, confirmed, replaced, kept */
     char why[300];
+    const char *knobs, *config; /* a configuration's (NULL: a shape-only search) */
+    const char *objective;      /* NULL reads as time */
+    double search_s;            /* wall seconds of the search's measurements; NAN: unknown */
 };
 
 /* Appends the search's best (r) and its decision. 0, or -1 with err. */
