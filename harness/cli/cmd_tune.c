@@ -810,8 +810,8 @@ static void report(const struct tune_opts *o, const struct search_def *d, const 
     if (oc->r.tie)
         printf("verdict      TIE (%s): %ux%u%s%s and %ux%u%s%s cannot be told apart; either will do\n",
                oc->by_rounds ? "not ahead round for round" : "within noise", oc->best.cfg.wg[0], oc->best.cfg.wg[1],
-               d->configs ? " " : "", d->configs ? oc->best.cfg.variant : "", oc->other.cfg.wg[0],
-               oc->other.cfg.wg[1], d->configs ? " " : "", d->configs ? oc->other.cfg.variant : "");
+               d->configs ? " " : "", d->configs ? oc->best.cfg.variant : "", oc->other.cfg.wg[0], oc->other.cfg.wg[1],
+               d->configs ? " " : "", d->configs ? oc->other.cfg.variant : "");
     else
         printf("verdict      winner: %ux%u%s%s\n", oc->best.cfg.wg[0], oc->best.cfg.wg[1], d->configs ? " " : "",
                d->configs ? oc->best.cfg.variant : "");

@@ -196,32 +196,35 @@ static void strategy_random(struct search *s) {
 static void strategy_anneal(struct search *s) {
     const int n = s->sp->n;
     search_design(s, (int)ceil(ANNEAL_SAMPLE * s->budget));
-    int cur = search_best(s), idle = 0, stale = 0;
+    int cur = search_best(s), best = cur, idle = 0, stale = 0;
+    /* Free steps over remembered points are bounded: a few times the
+     * neighbourhood, not the space (a space of 10^5 points would spin). */
+    const int idle_max = 2 * n < 64 ? 2 * n : 64;
     while (search_more(s) && s->evaluations < n) {
         /* No place to stand yet (every try so far failed): a fresh point. */
         if (cur < 0) {
             search_design(s, 1);
-            cur = search_best(s);
+            cur = best = search_best(s);
             continue;
         }
         /* A walk that found nothing better for a while restarts from the best. */
-        if (stale >= ANNEAL_PATIENCE) cur = search_best(s), stale = 0;
+        if (stale >= ANNEAL_PATIENCE) cur = best, stale = 0;
         double temp = ANNEAL_T0 * pow(ANNEAL_T1 / ANNEAL_T0, (double)s->evaluations / s->budget);
         int j = search_neighbour(s, cur, 0, 0);
         /* Free steps over remembered points cannot spend the budget, so a walk
          * boxed in by them (or a point without neighbours) is sent to an unseen
          * point after a while, and stands there if it is a new best. */
-        if (j < 0 || idle >= 2 * n) {
-            const int before = search_best(s);
+        if (j < 0 || idle >= idle_max) {
             search_design(s, 1);
             const int after = search_best(s);
-            if (after != before) cur = after, stale = 0;
+            if (after != best) cur = best = after, stale = 0;
             idle = 0;
             continue;
         }
         const int fresh = isnan(s->time[j]);
-        const double best_t = s->time[search_best(s)];
+        const double best_t = s->time[best];
         double t = search_visit(s, j), tc = s->time[cur];
+        if (t < best_t) best = j;
         idle = fresh ? 0 : idle + 1;
         if (fresh) stale = t < best_t ? 0 : stale + 1;
         if (!isfinite(t)) continue;
