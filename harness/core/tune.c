@@ -352,39 +352,130 @@ static int nearest_move(const struct tune_space *sp, int *c, int p, int dp, int 
     return found;
 }
 
+/* Points grouped by their categorical levels (a "setting": the knobs that
+ * are not numbers), so a move to another setting can land on the nearest
+ * valid shape of it when the same shape is not valid there. */
+struct settings {
+    const struct tune_space *sp;
+    int *order; /* point indices sorted by their categorical levels */
+};
+
+static const struct tune_space *cmp_space; /* qsort has no context argument */
+
+static int cmp_categorical(const int *a, const int *b, const struct tune_space *sp) {
+    for (int k = 0; k < sp->nparams; k++)
+        if (!sp->params[k].ordinal && a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
+    return 0;
+}
+
+static int cmp_points(const void *x, const void *y) {
+    const int i = *(const int *)x, j = *(const int *)y;
+    const int c = cmp_categorical(cmp_space->coord + (size_t)i * cmp_space->nparams,
+                                  cmp_space->coord + (size_t)j * cmp_space->nparams, cmp_space);
+    return c ? c : (i > j) - (i < j);
+}
+
+static void settings_build(struct settings *st, const struct tune_space *sp) {
+    st->sp = sp;
+    st->order = xcalloc((size_t)sp->n, sizeof *st->order);
+    for (int i = 0; i < sp->n; i++) st->order[i] = i;
+    cmp_space = sp;
+    qsort(st->order, (size_t)sp->n, sizeof *st->order, cmp_points);
+}
+
+/* The range [*lo, *hi) of order holding the setting of levels c. */
+static void settings_range(const struct settings *st, const int *c, int *lo, int *hi) {
+    const struct tune_space *sp = st->sp;
+    int a = 0, b = sp->n;
+    while (a < b) { /* the first not below c */
+        const int m = (a + b) / 2;
+        if (cmp_categorical(sp->coord + (size_t)st->order[m] * sp->nparams, c, sp) < 0) a = m + 1;
+        else b = m;
+    }
+    *lo = a;
+    b = sp->n;
+    while (a < b) { /* the first above c */
+        const int m = (a + b) / 2;
+        if (cmp_categorical(sp->coord + (size_t)st->order[m] * sp->nparams, c, sp) <= 0) a = m + 1;
+        else b = m;
+    }
+    *hi = a;
+}
+
+/* A move that has no exact point: the point of the target setting (c's
+ * categorical levels) nearest to c in the ordinal parameters, among those
+ * whose ordinal parameter `k` (when k >= 0) lies on the side `dir` of own
+ * (the next level up or down that the setting has). -1 when none. */
+static int settings_nearest(const struct settings *st, const int *c, int k, int own, int dir) {
+    const struct tune_space *sp = st->sp;
+    int lo, hi, best = -1;
+    settings_range(st, c, &lo, &hi);
+    int want = -1; /* for an ordinal move: the nearest level beyond own that the setting has */
+    if (k >= 0)
+        for (int q = lo; q < hi; q++) {
+            const int v = sp->coord[(size_t)st->order[q] * sp->nparams + k];
+            if ((v - own) * dir > 0 && (want < 0 || abs(v - own) < abs(want - own))) want = v;
+        }
+    if (k >= 0 && want < 0) return -1;
+    double bd = INFINITY;
+    for (int q = lo; q < hi; q++) {
+        const int j = st->order[q];
+        const int *cj = sp->coord + (size_t)j * sp->nparams;
+        if (k >= 0 && cj[k] != want) continue;
+        double d = 0;
+        for (int m = 0; m < sp->nparams; m++)
+            if (sp->params[m].ordinal && m != k)
+                d += fabs((double)(cj[m] - c[m])) / (sp->params[m].levels > 1 ? sp->params[m].levels - 1 : 1);
+        if (d < bd) bd = d, best = j;
+    }
+    return best;
+}
+
 /* The neighbour lists: for every point, the points one parameter away (an
  * ordinal one to the nearest level up or down, a categorical one to any
  * other level), then those two ordinal parameters away (both up, both
- * down, or one up and one down: a shape of another aspect). */
+ * down, or one up and one down: a shape of another aspect). Where the exact
+ * point is not in the space (a constraint or a validity rule left it out)
+ * a one-parameter move lands on the nearest point of the target setting:
+ * tile=inner is valid at 40x24 but not at 32x16, and a walk at 32x16 must
+ * still be able to try it. */
 static void search_neighbours(struct search *s) {
     const struct tune_space *sp = s->sp;
     const int n = sp->n, d = sp->nparams;
     int cap = 64, used = 0, c[TUNE_MAX_PARAMS];
+    struct settings st;
+    settings_build(&st, sp);
     s->nb_at = xcalloc((size_t)n + 1, sizeof *s->nb_at);
     s->nb_single = xcalloc((size_t)n, sizeof *s->nb_single);
     s->nb = xcalloc((size_t)cap, sizeof *s->nb);
 #define NB_PUSH(j)                                                                                                     \
     do {                                                                                                               \
+        const int nb_j = (j);                                                                                          \
+        int nb_dup = nb_j == i;                                                                                        \
+        for (int q = s->nb_at[i]; q < used && !nb_dup; q++) nb_dup = s->nb[q] == nb_j;                                 \
+        if (nb_dup) break;                                                                                             \
         if (used == cap) s->nb = realloc(s->nb, sizeof *s->nb * (size_t)(cap *= 2));                                   \
         if (!s->nb) abort();                                                                                           \
-        s->nb[used++] = (j);                                                                                           \
+        s->nb[used++] = nb_j;                                                                                          \
     } while (0)
     for (int i = 0; i < n; i++) {
         s->nb_at[i] = used;
         memcpy(c, coords(s, i), sizeof *c * (size_t)d);
         for (int k = 0; k < d; k++) {
+            const int own = c[k];
             if (sp->params[k].ordinal) {
                 for (int dir = -1; dir <= 1; dir += 2) {
-                    const int j = nearest_move(sp, c, k, dir, -1, 0);
+                    int j = nearest_move(sp, c, k, dir, -1, 0);
+                    if (j < 0) j = settings_nearest(&st, c, k, own, dir);
                     if (j >= 0) NB_PUSH(j);
                 }
                 continue;
             }
-            const int own = c[k];
             for (int v = 0; v < sp->params[k].levels; v++) {
                 if (v == own) continue;
                 c[k] = v;
-                const int j = tune_space_find(sp, c);
+                int j = tune_space_find(sp, c);
+                if (j < 0) j = settings_nearest(&st, c, -1, 0, 0);
                 if (j >= 0) NB_PUSH(j);
             }
             c[k] = own;
@@ -402,6 +493,7 @@ static void search_neighbours(struct search *s) {
     }
 #undef NB_PUSH
     s->nb_at[n] = used;
+    free(st.order);
 }
 
 static const struct {
