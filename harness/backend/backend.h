@@ -36,7 +36,12 @@ struct device_info {
     size_t max_wg;      /* largest work-group (block, tile) in items */
     size_t max_item[3]; /* largest extent per dimension */
     uint64_t global_mem, local_mem, max_alloc;
-    char arch[32];           /* CUDA: "sm_90"; others: "" */
+    char arch[32]; /* CUDA: "sm_90"; others: "" */
+    /* The board's PCI address, "0000:65:00.0" (domain:bus:device.function,
+     * hex) where the backend can tell (CUDA; NVIDIA's OpenCL), "" elsewhere:
+     * how the energy meter finds the board (energy.h). Not in the
+     * fingerprint: the same model in another slot performs the same. */
+    char pci_bus[32];
     int index[2];            /* backend-private: platform and device numbers */
     char fingerprint[17];    /* hex of a hash over the fields above */
     struct device_caps caps; /* from the fields above (backend_ops.caps); not in the fingerprint */
@@ -79,6 +84,10 @@ struct dev {
     struct device_info info;
     void *ctx;      /* the backend's own state */
     char err[4096]; /* the last failure, including build logs */
+    /* (optional) The board's energy meter, read around the timed
+     * repetitions (core/timed.h); opened by dev_open_measuring, NULL where
+     * the device has none or whoever opened it will not measure. */
+    struct energy_meter *energy;
 };
 
 struct backend_ops {
@@ -204,6 +213,11 @@ void device_fingerprint(struct device_info *info);
 /* Fills info->caps through its backend (devices_all does it for every device
  * it lists; a device_info made by hand, as in tests, calls it). */
 void device_caps(struct device_info *info);
+/* Opens a device to measure on: its backend's open(), then its energy meter
+ * (energy.h; d->energy stays NULL where there is none). dev_close closes
+ * both, and any device, however opened. */
+struct dev *dev_open_measuring(const struct device_info *info, char *err, size_t errn);
+void dev_close(struct dev *d);
 /* Convenience: sets d->err and returns -1. */
 int dev_fail(struct dev *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #endif

@@ -59,7 +59,7 @@ static void cuda_caps(struct device_info *info) {
     X(cuMemcpyDtoDAsync) X(cuLaunchKernel) X(cuLaunchCooperativeKernel)                         \
     X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuStreamBeginCapture) X(cuStreamEndCapture) \
     X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphDestroy) X(cuGraphExecDestroy)            \
-    X(cuLaunchKernelEx)
+    X(cuLaunchKernelEx) X(cuDeviceGetPCIBusId)
 // clang-format on
 
 /* Packed, several names a line (clang-format would put one a line). */
@@ -384,6 +384,9 @@ static int cuda_describe(int ordinal, struct device_info *info, char *note, size
     snprintf(info->arch, sizeof info->arch, "sm_%d%d", cuda_attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
              cuda_attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
     info->index[0] = ordinal;
+    /* The board's address, by which NVML finds it for the energy meter
+     * (CUDA's ordinals are not NVML's indices). */
+    if (drv.cuDeviceGetPCIBusId(info->pci_bus, (int)sizeof info->pci_bus, dev) != CUDA_SUCCESS) info->pci_bus[0] = '\0';
     return 0;
 }
 

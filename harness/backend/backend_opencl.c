@@ -100,6 +100,41 @@ static void info_str(cl_device_id dev, cl_device_info what, char *dst, size_t n)
     str_trim(dst);
 }
 
+/* The board's PCI address, for the energy meter (energy.h): through the
+ * standard cl_khr_pci_bus_info where the driver lists it, else NVIDIA's
+ * cl_nv_device_attribute_query. Its slot id is the device number, not
+ * PCI's devfn: on an H100 (driver 580) at 0000:00:06.0 it reads 6, where
+ * cl_khr_pci_bus_info says device 6, function 0; a GPU is function 0. Its
+ * domain query came later (a driver without it is in domain 0). The codes
+ * and the KHR struct are spelled here: older cl_ext.h headers lack them. */
+#define HARNESS_CL_PCI_BUS_INFO_KHR 0x410F
+#define HARNESS_CL_PCI_BUS_ID_NV 0x4008
+#define HARNESS_CL_PCI_SLOT_ID_NV 0x4009
+#define HARNESS_CL_PCI_DOMAIN_ID_NV 0x400A
+struct pci_bus_info_khr { /* cl_device_pci_bus_info_khr */
+    cl_uint domain, bus, device, function;
+};
+
+static void pci_bus_of(cl_device_id dev, char *out, size_t n) {
+    char ext[8192] = "";
+    struct pci_bus_info_khr k = {0};
+    cl_uint bus = 0, slot = 0, domain = 0;
+    out[0] = '\0';
+    if (p_clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, sizeof ext, ext, NULL) != CL_SUCCESS) return;
+    ext[sizeof ext - 1] = '\0';
+    if (strstr(ext, "cl_khr_pci_bus_info") &&
+        p_clGetDeviceInfo(dev, HARNESS_CL_PCI_BUS_INFO_KHR, sizeof k, &k, NULL) == CL_SUCCESS) {
+        snprintf(out, n, "%04x:%02x:%02x.%x", k.domain, k.bus, k.device, k.function);
+        return;
+    }
+    if (!strstr(ext, "cl_nv_device_attribute_query") ||
+        p_clGetDeviceInfo(dev, HARNESS_CL_PCI_BUS_ID_NV, sizeof bus, &bus, NULL) != CL_SUCCESS ||
+        p_clGetDeviceInfo(dev, HARNESS_CL_PCI_SLOT_ID_NV, sizeof slot, &slot, NULL) != CL_SUCCESS)
+        return;
+    if (p_clGetDeviceInfo(dev, HARNESS_CL_PCI_DOMAIN_ID_NV, sizeof domain, &domain, NULL) != CL_SUCCESS) domain = 0;
+    snprintf(out, n, "%04x:%02x:%02x.0", domain, bus, slot);
+}
+
 static void fill_info(struct device_info *di, cl_platform_id plat, cl_device_id dev, int p, int i) {
     memset(di, 0, sizeof *di);
     str_copy(di->backend, sizeof di->backend, "opencl");
@@ -132,6 +167,7 @@ static void fill_info(struct device_info *di, cl_platform_id plat, cl_device_id 
     di->global_mem = g;
     di->local_mem = l;
     di->max_alloc = a;
+    pci_bus_of(dev, di->pci_bus, sizeof di->pci_bus);
 }
 
 static int ocl_list(struct device_info **out, char *note, size_t n) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "energy.h"
 #include "util.h"
 
 const struct backend_ops *const backends[] = {&backend_opencl, &backend_cuda, &backend_openmp};
@@ -83,6 +84,21 @@ int devices_match(const struct device_info *all, int n, const char *spec, int *i
         if (hit) idx[found++] = i;
     }
     return found;
+}
+
+struct dev *dev_open_measuring(const struct device_info *info, char *err, size_t errn) {
+    const struct backend_ops *b = backend_by_name(info->backend);
+    if (!b || !b->open) return err_set(err, errn, "%s: no backend '%s'", info->spec, info->backend), NULL;
+    struct dev *d = b->open(info, err, errn);
+    if (d) d->energy = energy_open(&d->info);
+    return d;
+}
+
+void dev_close(struct dev *d) {
+    if (!d) return;
+    energy_close(d->energy);
+    d->energy = NULL;
+    d->ops->close(d);
 }
 
 int dev_fail(struct dev *d, const char *fmt, ...) {

@@ -6,7 +6,20 @@
 
 #include "backend.h"
 #include "commands.h"
+#include "energy.h"
 #include "util.h"
+
+/* "nvml, PCI ..." where the device has an energy meter; for an NVIDIA GPU
+ * without one, "none: why"; "" for every other device, which never has one.
+ * Opened and closed here, only to say so. */
+static void energy_text(const struct device_info *d, char *out, size_t n) {
+    char why[256] = "";
+    struct energy_meter *m = energy_open_why(d, why, sizeof why);
+    if (m) str_copy(out, n, energy_describe(m));
+    else if (why[0]) str_fmt(out, n, "none: %s", why);
+    else out[0] = '\0';
+    energy_close(m);
+}
 
 static void print_device(const struct device_info *d) {
     printf("%-12s %-7s %s\n", d->spec, d->backend, d->name);
@@ -16,13 +29,20 @@ static void print_device(const struct device_info *d) {
     printf("    global memory %.2f GiB (largest allocation %.2f GiB); local memory %llu KiB\n",
            (double)d->global_mem / 1073741824.0, (double)d->max_alloc / 1073741824.0,
            (unsigned long long)d->local_mem / 1024);
-    printf("    fingerprint %s\n", d->fingerprint);
+    printf("    fingerprint %s%s%s\n", d->fingerprint, d->pci_bus[0] ? "; PCI " : "", d->pci_bus);
+    char energy[320];
+    energy_text(d, energy, sizeof energy);
+    if (energy[0]) printf("    energy: %s\n", energy);
 }
 
+/* energy: "nvml" where the device has a meter, else empty. */
 static void print_csv(const struct device_info *d) {
-    printf("%s,%s,\"%s\",\"%s\",\"%s\",%u,%zu,%zu,%zu,%zu,%llu,%llu,%s\n", d->spec, d->backend, d->vendor, d->name,
-           d->driver, d->compute_units, d->max_wg, d->max_item[0], d->max_item[1], d->max_item[2],
-           (unsigned long long)d->global_mem, (unsigned long long)d->local_mem, d->fingerprint);
+    struct energy_meter *m = energy_open(d);
+    printf("%s,%s,\"%s\",\"%s\",\"%s\",%u,%zu,%zu,%zu,%zu,%llu,%llu,%s,%s,%s\n", d->spec, d->backend, d->vendor,
+           d->name, d->driver, d->compute_units, d->max_wg, d->max_item[0], d->max_item[1], d->max_item[2],
+           (unsigned long long)d->global_mem, (unsigned long long)d->local_mem, d->fingerprint, d->pci_bus,
+           m ? "nvml" : "");
+    energy_close(m);
 }
 
 int cmd_devices(int argc, char **argv) {
@@ -33,7 +53,7 @@ int cmd_devices(int argc, char **argv) {
         if (c == 'c') csv = 1;
         else if (c == 'h') {
             printf("usage: harness devices [--csv]\n  Lists every device of every backend with the spec --device "
-                   "accepts.\n");
+                   "accepts,\n  and, for NVIDIA GPUs, whether its energy is measured (\"energy: nvml\") or why not.\n");
             return EXIT_OK;
         } else return EXIT_USAGE;
     }
@@ -43,7 +63,7 @@ int cmd_devices(int argc, char **argv) {
     int n = devices_all(&all, notes, 8, &nnotes);
     if (csv)
         printf("spec,backend,vendor,name,driver,compute_units,max_wg,max_item0,max_item1,max_item2,global_mem,local_"
-               "mem,fingerprint\n");
+               "mem,fingerprint,pci_bus,energy\n");
     for (int i = 0; i < n; i++) csv ? print_csv(&all[i]) : print_device(&all[i]);
     for (int i = 0; i < nnotes; i++) fprintf(stderr, "note: %s (skipped)\n", notes[i]);
     free(all);

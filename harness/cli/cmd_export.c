@@ -18,7 +18,10 @@
  *   timeout                 -> "timeout",     0
  * Times are in seconds everywhere (Kernel Tuner writes ms; T4 fixes no unit,
  * so every measurement carries its own). times.runtimes holds the host-clock
- * seconds of every repetition; there is no compilation time to report. */
+ * seconds of every repetition; there is no compilation time to report.
+ * Energy (joules per repetition, the board's, from NVML) and power (mean
+ * watts) are CSV columns, empty where unknown, and T4 measurements only
+ * where known. */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -243,6 +246,8 @@ static int t4_result(FILE *out, struct store_reader *x, const struct export_valu
     t4_measure(out, &first, "gbs", &m[X_GBS], "GB/s");
     t4_measure(out, &first, "max_rel_err", &m[X_RELERR], "");
     t4_measure(out, &first, "result", &m[X_RESULT], "");
+    t4_measure(out, &first, "energy", &m[X_ENERGY], "J");
+    t4_measure(out, &first, "power", &m[X_POWER], "W");
     if (meas.s) fputs(meas.s + (first ? 1 : 0), out); /* drop the leading comma if alone */
     sb_free(&meas);
     /* Beyond T4 (extra keys are allowed): which measurement, where, what. */

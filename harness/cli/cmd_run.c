@@ -208,7 +208,7 @@ static int run_in_process(const struct run_opts *o, const struct app *app, const
     int failures = 0, many = pick->count * vars->n * nwg > 1;
     for (int di = 0; di < pick->count; di++) {
         const struct device_info *info = &pick->all[pick->idx[di]];
-        struct dev *d = backend_by_name(info->backend)->open(info, err, sizeof err);
+        struct dev *d = dev_open_measuring(info, err, sizeof err);
         if (!d) {
             fprintf(stderr, "harness: %s: %s\n", info->spec, err);
             failures++;
@@ -238,7 +238,7 @@ static int run_in_process(const struct run_opts *o, const struct app *app, const
                 measurement_free(&m);
             }
         if (run_id >= 0) store_run_end(store, run_id);
-        d->ops->close(d);
+        dev_close(d);
     }
     return failures;
 }

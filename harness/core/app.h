@@ -53,7 +53,8 @@ struct app {
     struct app_ref *(*reference)(const struct app_input *in, char *err, size_t errn);
     void (*ref_free)(struct app_ref *r);
     /* One timed execution on a device: sets up, runs the warm-up and the
-     * repetitions, fills m (samples, status), and returns the last
+     * repetitions through timed_reps (timed.h: the samples, and the energy
+     * read at the right moments), fills m (status), and returns the last
      * repetition's results for verification. */
     struct app_result *(*execute)(struct dev *d, const struct app_input *in, const struct knob_set *k,
                                   const unsigned wg[2], int warmup, int reps, struct measurement *m);

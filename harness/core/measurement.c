@@ -28,6 +28,13 @@ void measurement_summarise(struct measurement *m, double bytes_per_cell) {
     }
 }
 
+void measurement_unknown(struct measurement *m) {
+    m->median = m->q1 = m->q3 = m->device_median = m->mlups = m->gbs = NAN;
+    m->max_abs_err = m->max_rel_err = m->tolerance = m->result = NAN;
+    m->energy_j = m->power_w = NAN;
+    m->energy_reps = 0;
+}
+
 void measurement_free(struct measurement *m) {
     free(m->samples);
     free(m->device_samples);
@@ -38,6 +45,25 @@ void measurement_free(struct measurement *m) {
 }
 
 static double worse(double a, double b) { return isnan(a) ? b : isnan(b) ? a : fmax(a, b); }
+
+/* Totals rather than a median of rounds: a joule is a joule whichever round
+ * drew it. Each side's window in seconds follows from its joules and watts,
+ * so the combined watts are total joules over total seconds. */
+static void add_energy(struct measurement *acc, const struct measurement *r) {
+    int rn = r->energy_reps > 0 ? r->energy_reps : r->nsamples;
+    if (isnan(r->energy_j) || !(r->power_w > 0) || rn <= 0) return;
+    if (isnan(acc->energy_j) || !(acc->power_w > 0) || acc->energy_reps <= 0) {
+        acc->energy_j = r->energy_j;
+        acc->power_w = r->power_w;
+        acc->energy_reps = rn;
+        return;
+    }
+    double ja = acc->energy_j * acc->energy_reps, jr = r->energy_j * rn;
+    double seconds = ja / acc->power_w + jr / r->power_w;
+    acc->energy_reps += rn;
+    acc->energy_j = (ja + jr) / acc->energy_reps;
+    acc->power_w = (ja + jr) / seconds;
+}
 
 void measurement_add_round(struct measurement *acc, const struct measurement *r, int round) {
     int n = acc->nsamples + r->nsamples;
@@ -55,6 +81,7 @@ void measurement_add_round(struct measurement *acc, const struct measurement *r,
     acc->rounds_done = round + 1;
     acc->max_abs_err = worse(acc->max_abs_err, r->max_abs_err);
     acc->max_rel_err = worse(acc->max_rel_err, r->max_rel_err);
+    add_energy(acc, r);
     if (!isnan(r->tolerance)) acc->tolerance = r->tolerance;
     if (!isnan(r->result)) acc->result = r->result;
     if (r->iters > 0) acc->iters = r->iters, acc->iters_full = r->iters_full;

@@ -33,9 +33,16 @@ struct measurement {
     double cell_updates; /* per repetition */
     double mlups, gbs;   /* from the median and the app's cost model */
     double result;       /* the app's headline number (LBM: Reynolds number) */
-    double energy_j;     /* per repetition where the device reports it; 0 or NaN: unknown */
-    double power_w;
+    /* The energy the device's board drew over the timed repetitions
+     * (core/timed.h): joules per repetition, and the mean watts. NAN where
+     * unknown: no meter, or a window too short for the counter. */
+    double energy_j, power_w;
+    int energy_reps; /* the repetitions energy_j covers: its weight when rounds combine */
 };
+
+/* Marks every number of m unknown (NAN; energy_reps 0), before anything is
+ * measured: a zeroed measurement would claim zero seconds, errors, joules. */
+void measurement_unknown(struct measurement *m);
 
 /* Fills median, quartiles, device median, MLUPS and GB/s from the samples;
  * bytes_per_cell comes from the app's cost model. */
@@ -45,7 +52,10 @@ void measurement_free(struct measurement *m);
 /* Adds one round's outcome (r, as a worker returned it) to acc, the config's
  * measurement over all its rounds: the samples, tagged with `round`; the
  * largest errors; the status when the round failed (its reason prefixed with
- * the round). acc->rounds_done becomes round + 1. */
+ * the round); the energy, as the total over every round that has one (joules
+ * per repetition weighted by repetitions, watts as total joules over total
+ * seconds), so a round the counter could not measure weighs nothing.
+ * acc->rounds_done becomes round + 1. */
 void measurement_add_round(struct measurement *acc, const struct measurement *r, int round);
 /* The median of each round's samples, in round order, into out (room for
  * m->nsamples values); returns how many rounds had samples. */

@@ -173,7 +173,7 @@ int rounds_run(struct round_job *jobs, int n, const struct rounds_opts *o) {
             pools_close_others(&ps, j->job.device);
             progress(o, done, total, r, rounds, started, j);
             struct measurement rm = {0};
-            rm.max_abs_err = rm.max_rel_err = rm.tolerance = rm.result = NAN;
+            measurement_unknown(&rm);
             pool_run(pool_for(&ps, o, j->job.device, j->exec), &j->job, j->timeout_s, &rm);
             if (harness_interrupted) { /* the config in flight says nothing */
                 measurement_free(&rm);

@@ -17,8 +17,7 @@ void runner_describe(const struct config *c, struct measurement *m) {
     m->iters = c->app->input_iters(c->in);
     m->iters_full = c->app->input_iters_full(c->in);
     m->cell_updates = c->app->cell_updates(c->in);
-    m->median = m->q1 = m->q3 = m->device_median = m->mlups = m->gbs = NAN;
-    m->max_abs_err = m->max_rel_err = m->tolerance = m->result = NAN;
+    measurement_unknown(m);
 }
 
 void runner_measure(struct dev *d, const struct config *c, struct ref_holder *refs, int warmup, int reps,
@@ -107,6 +106,10 @@ void runner_print(FILE *out, const struct device_info *dev, const struct measure
         if (!isnan(m->result))
             fprintf(out, "  %s %.6g", app && app->result_label ? app->result_label : "result", m->result);
         if (!isnan(m->max_rel_err)) fprintf(out, "  err %.2g", m->max_rel_err);
+        /* Only where the board's counter measured it (timed.h). */
+        if (!isnan(m->energy_j) && !isnan(m->power_w))
+            fprintf(out, "  %.4g %s/rep %.0f W", m->energy_j >= 1 ? m->energy_j : m->energy_j * 1e3,
+                    m->energy_j >= 1 ? "J" : "mJ", m->power_w);
     }
     if (m->reason[0]) {
         /* The first line of the reason; build logs can be long. */

@@ -44,7 +44,8 @@ void runner_job(const struct config *c, const struct device_info *dev, int warmu
 /* Describes the config in m (app, input, variant, knobs, wg). */
 void runner_describe(const struct config *c, struct measurement *m);
 /* One line: device, variant, shape, status, median, spread, MLUPS, GB/s and
- * % of the device's measured peak (when known), the app's result. */
+ * % of the device's measured peak (when known), the app's result, the
+ * energy per repetition and mean power (when measured). */
 void runner_print(FILE *out, const struct device_info *dev, const struct measurement *m, double peak_gbs);
 
 /* "32x1" -> {32, 1}. */

@@ -77,7 +77,7 @@ static void write_doubles(FILE *f, const char *key, const double *x, int n) {
     fputc('\n', f);
 }
 
-static void measurement_send(FILE *f, const struct measurement *m) {
+void measurement_send(FILE *f, const struct measurement *m) {
     char reason[sizeof m->reason];
     str_copy(reason, sizeof reason, m->reason);
     for (char *p = reason; *p; p++)
@@ -92,6 +92,9 @@ static void measurement_send(FILE *f, const struct measurement *m) {
     fprintf(f, "nsamples %d\n", m->nsamples);
     write_doubles(f, "samples", m->samples, m->nsamples);
     write_doubles(f, "device_samples", m->device_samples, m->nsamples);
+    /* A parent from before energy ignores the line; a worker from before
+     * it sends none, and the parent's values stay unknown. */
+    fprintf(f, "energy %.17g %.17g %d\n", m->energy_j, m->power_w, m->energy_reps);
     fprintf(f, "end\n");
     fflush(f);
 }
@@ -100,8 +103,7 @@ static void read_doubles(char *v, double *x, int n) {
     for (int i = 0; i < n; i++) x[i] = strtod(v, &v);
 }
 
-/* Fills the run outcome into m (already described by the parent). */
-static int measurement_receive(FILE *f, struct measurement *m, int *retire) {
+int measurement_receive(FILE *f, struct measurement *m, int *retire) {
     char *line = malloc(1 << 20); /* sample lists can be long */
     int done = 0;
     *retire = 0;
@@ -114,6 +116,7 @@ static int measurement_receive(FILE *f, struct measurement *m, int *retire) {
         else if (!strcmp(line, "result")) m->result = strtod(v, NULL);
         else if (!strcmp(line, "retire")) *retire = (int)strtol(v, NULL, 10);
         else if (!strcmp(line, "iters")) sscanf(v, "%ld %ld", &m->iters, &m->iters_full);
+        else if (!strcmp(line, "energy")) sscanf(v, "%lg %lg %d", &m->energy_j, &m->power_w, &m->energy_reps);
         else if (!strcmp(line, "nsamples")) {
             m->nsamples = (int)strtol(v, NULL, 10);
             if (m->nsamples < 0 || m->nsamples > 1000000) m->nsamples = 0;
@@ -285,7 +288,7 @@ struct worker_state {
 
 static int worker_device(struct worker_state *w, const char *spec, char *err, size_t errn) {
     if (w->dev && !strcmp(w->spec, spec)) return 0;
-    if (w->dev) w->dev->ops->close(w->dev);
+    dev_close(w->dev);
     w->dev = NULL;
     struct device_info *all = NULL;
     char notes[8][256];
@@ -295,7 +298,7 @@ static int worker_device(struct worker_state *w, const char *spec, char *err, si
         free(all);
         return err_set(err, errn, "no device matches '%s' in the worker", spec);
     }
-    w->dev = backend_by_name(all[idx].backend)->open(&all[idx], err, errn);
+    w->dev = dev_open_measuring(&all[idx], err, errn);
     free(all);
     if (!w->dev) return -1;
     str_copy(w->spec, sizeof w->spec, spec);
@@ -358,14 +361,14 @@ int cmd_worker(int argc, char **argv) {
     struct job j;
     while (job_read(stdin, &j) == 0) {
         struct measurement m = {0};
-        m.max_abs_err = m.max_rel_err = m.tolerance = m.result = NAN;
+        measurement_unknown(&m);
         worker_job(&w, &j, &m);
         measurement_send(proto, &m);
         int retire = m.status == ST_RUNTIME_ERROR || m.status == ST_COMPILE_ERROR;
         measurement_free(&m);
         if (retire) break;
     }
-    if (w.dev) w.dev->ops->close(w.dev);
+    dev_close(w.dev);
     if (w.refs.ref) w.app->ref_free(w.refs.ref);
     if (w.in) w.app->input_free(w.in);
     return 0;

@@ -47,4 +47,10 @@ void pool_close(struct worker_pool *p);
 /* The job line protocol, shared by both ends (also used by tests). */
 void job_write(FILE *f, const struct job *j);
 int job_read(FILE *f, struct job *j); /* 0, or -1 at end of input */
+/* A measurement's outcome, from worker to parent: status, reason, errors,
+ * result, samples, energy. measurement_receive fills them into m (already
+ * described by the parent) and *retire (the worker is ending); 0, or -1
+ * when the block ended early (the worker died). */
+void measurement_send(FILE *f, const struct measurement *m);
+int measurement_receive(FILE *f, struct measurement *m, int *retire);
 #endif

@@ -107,9 +107,9 @@ static void measure(struct report *r, struct report_cell *c, long iters) {
     struct report_loaded *l = load(r, c->input, iters);
     const struct variant *v = variant_find(&r->vars, c->variant);
     memset(&c->m, 0, sizeof c->m);
+    measurement_unknown(&c->m);
     if (harness_interrupted) { /* Ctrl-C: what is measured stays; nothing new starts */
         c->m.status = ST_CRASHED;
-        c->m.median = NAN;
         str_copy(c->m.reason, sizeof c->m.reason, "interrupted");
         return;
     }

@@ -110,15 +110,16 @@ static const char *const stmt_sql[Q_COUNT] = {
     [Q_MEAS_INS] = "INSERT INTO measurement(run_id, config_id, status, reason, iters, iters_full,"
                    " scaled, warmup, reps, max_abs_err, max_rel_err, tolerance, median_s, q1_s,"
                    " q3_s, device_median_s, cell_updates, mlups, gbs, result, variant, rounds, rounds_done,"
-                   " created_at)"
+                   " energy_j, power_w, created_at)"
                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,"
-                   " ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, " NOW ")",
+                   " ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, " NOW ")",
     /* A later round of a stored measurement: the insert's columns but the
      * run and the config (?1 is the row's id; ?2 is bound and unused). */
     [Q_MEAS_UPD] = "UPDATE measurement SET status = ?3, reason = ?4, iters = ?5, iters_full = ?6, scaled = ?7,"
                    " warmup = ?8, reps = ?9, max_abs_err = ?10, max_rel_err = ?11, tolerance = ?12,"
                    " median_s = ?13, q1_s = ?14, q3_s = ?15, device_median_s = ?16, cell_updates = ?17,"
-                   " mlups = ?18, gbs = ?19, result = ?20, variant = ?21, rounds = ?22, rounds_done = ?23"
+                   " mlups = ?18, gbs = ?19, result = ?20, variant = ?21, rounds = ?22, rounds_done = ?23,"
+                   " energy_j = ?24, power_w = ?25"
                    " WHERE id = ?1 AND ?2 IS NOT NULL",
     [Q_SAMPLE_INS] = "INSERT INTO sample(measurement_id, rep, seconds, device_seconds, round)"
                      " VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -133,7 +134,7 @@ static const char *const stmt_sql[Q_COUNT] = {
      * at the bottom of a terminal, as with tail. A negative limit is "all". */
     [Q_RECENT] = "SELECT m.id, m.created_at, d.spec, d.name, c.app, c.input, COALESCE(m.variant, c.variant), c.wg_x,"
                  " c.wg_y, m.status, m.median_s, m.q3_s - m.q1_s, m.mlups, m.gbs, m.max_rel_err,"
-                 " m.reason"
+                 " m.reason, m.energy_j, m.power_w"
                  " FROM (SELECT * FROM measurement ORDER BY id DESC LIMIT ?1) m"
                  " JOIN config c ON c.id = m.config_id"
                  " JOIN run r ON r.id = m.run_id"
@@ -501,7 +502,8 @@ static int bind_measurement(sqlite3_stmt *st, int64_t first, int64_t second, con
            store_bind_real(st, 16, m->device_median) || store_bind_real(st, 17, m->cell_updates) ||
            store_bind_real(st, 18, m->mlups) || store_bind_real(st, 19, m->gbs) || store_bind_real(st, 20, m->result) ||
            bind_text(st, 21, m->variant) || bind_int(st, 22, m->rounds > 0 ? m->rounds : 1) ||
-           bind_int(st, 23, m->rounds_done > 0 ? m->rounds_done : 1);
+           bind_int(st, 23, m->rounds_done > 0 ? m->rounds_done : 1) || store_bind_real(st, 24, m->energy_j) ||
+           store_bind_real(st, 25, m->power_w);
 }
 
 static int measurement_insert(struct store *s, int64_t run_id, int64_t config_id, const struct measurement *m,
@@ -665,6 +667,8 @@ enum {
     C_MLUPS,
     C_GBS,
     C_RELERR,
+    C_ENERGY,
+    C_POWER,
     C_REASON,
     NCOL
 };
@@ -673,6 +677,7 @@ struct column {
     const char *header;
     int right;     /* numbers align right */
     int table_max; /* widest a table cell may be (0: no limit); CSV is never cut */
+    int optional;  /* a table leaves it out when no row has a value (CSV never does) */
 };
 static const struct column columns[NCOL] = {
     [C_ID] = {"id", 1, 0},
@@ -688,6 +693,10 @@ static const struct column columns[NCOL] = {
     [C_MLUPS] = {"mlups", 1, 0},
     [C_GBS] = {"gbs", 1, 0},
     [C_RELERR] = {"max_rel_err", 1, 0},
+    /* Measured only on GPUs with an energy counter (timed.h): elsewhere two
+     * columns of dashes would say nothing. */
+    [C_ENERGY] = {"energy_j", 1, 0, 1},
+    [C_POWER] = {"power_w", 1, 0, 1},
     [C_REASON] = {"reason", 0, 40},
 };
 
@@ -751,6 +760,8 @@ static void row_fill(sqlite3_stmt *st, int csv, struct row *r) {
     r->cell[C_GBS] = fmt_num(st, 13, csv, "%.1f");
     r->cell[C_RELERR] = fmt_num(st, 14, csv, "%.2g");
     r->cell[C_REASON] = xstrdup(store_text(st, 15));
+    r->cell[C_ENERGY] = fmt_num(st, 16, csv, "%.4g");
+    r->cell[C_POWER] = fmt_num(st, 17, csv, "%.0f");
     if (!csv)
         for (int c = 0; c < NCOL; c++) table_cell_fit(r->cell[c], columns[c].table_max);
 }
@@ -767,17 +778,19 @@ static void csv_line(FILE *out, const char *const cell[NCOL]) {
     fputc('\n', out);
 }
 
-/* Built in a buffer so trailing blanks (an empty last column) can be cut. */
+/* Built in a buffer so trailing blanks (an empty last column) can be cut.
+ * A column of width 0 is left out (an optional one with no value). */
 static void table_line(FILE *out, const char *const cell[NCOL], const int width[NCOL]) {
     struct strbuf b = {0};
     for (int c = 0; c < NCOL; c++)
-        sb_printf(&b, columns[c].right ? "%s%*s" : "%s%-*s", c ? "  " : "", width[c], cell[c]);
+        if (width[c]) sb_printf(&b, columns[c].right ? "%s%*s" : "%s%-*s", c ? "  " : "", width[c], cell[c]);
     while (b.len && b.s[b.len - 1] == ' ') b.s[--b.len] = '\0';
     fprintf(out, "%s\n", b.s);
     sb_free(&b);
 }
 
-/* Steps Q_RECENT once over every row: pass 0 measures column widths, pass 1
+/* Steps Q_RECENT once over every row: pass 0 measures column widths (an
+ * optional column stays 0 wide until a row has a value in it), pass 1
  * prints. */
 static int recent_pass(struct store *s, int limit, int csv, int pass, int width[NCOL], FILE *out, char *err,
                        size_t errn) {
@@ -790,8 +803,14 @@ static int recent_pass(struct store *s, int limit, int csv, int pass, int width[
         if (csv) csv_line(out, (const char *const *)r.cell);
         else if (pass == 1) table_line(out, (const char *const *)r.cell, width);
         else
-            for (int c = 0; c < NCOL; c++)
-                if ((int)strlen(r.cell[c]) > width[c]) width[c] = (int)strlen(r.cell[c]);
+            for (int c = 0; c < NCOL; c++) {
+                int w = (int)strlen(r.cell[c]);
+                if (columns[c].optional) {
+                    if (!strcmp(r.cell[c], "-")) continue; /* no value: the column may stay out */
+                    if (w < (int)strlen(columns[c].header)) w = (int)strlen(columns[c].header);
+                }
+                if (w > width[c]) width[c] = w;
+            }
         row_free(&r);
     }
     int ret = rc == SQLITE_DONE ? 0 : store_fail(s, err, errn);
@@ -804,7 +823,7 @@ int store_print_recent(struct store *s, int limit, int csv, FILE *out) {
     int width[NCOL];
     for (int c = 0; c < NCOL; c++) {
         header[c] = columns[c].header;
-        width[c] = (int)strlen(header[c]);
+        width[c] = columns[c].optional ? 0 : (int)strlen(header[c]);
     }
     /* A read transaction keeps both table passes on one snapshot while a
      * sweep may be writing. */

@@ -14,8 +14,9 @@ struct export_rows {
 };
 
 /* Every measurement with its context, one place for CSV, T4 and their
- * filters. The aliases are the CSV header. %s is the variant expression:
- * databases from before schema v2 have no measurement.variant. */
+ * filters. The aliases are the CSV header. The first %s is the variant
+ * expression (databases from before schema v2 have no measurement.variant),
+ * the second the energy columns (before v7 they have none: NULL, unknown). */
 static const char export_cte[] =
     "WITH x AS (SELECT m.id AS id, m.created_at AS created_at, h.hostname AS host,"
     " h.os AS host_os, h.cpu AS host_cpu,"
@@ -26,7 +27,7 @@ static const char export_cte[] =
     " m.reason AS reason, m.iters AS iters, m.iters_full AS iters_full, m.scaled AS scaled,"
     " m.reps AS reps, m.median_s AS median_s, m.q1_s AS q1_s, m.q3_s AS q3_s,"
     " m.device_median_s AS device_median_s, m.mlups AS mlups, m.gbs AS gbs,"
-    " m.max_rel_err AS max_rel_err, m.result AS result"
+    " m.max_rel_err AS max_rel_err, m.result AS result, %s"
     " FROM measurement m JOIN config c ON c.id = m.config_id JOIN run r ON r.id = m.run_id"
     " JOIN host h ON h.id = r.host_id JOIN device d ON d.id = r.device_id"
     " JOIN build b ON b.id = r.build_id)"
@@ -38,7 +39,7 @@ static const char export_cte[] =
 static const char measurement_columns[] =
     "id, created_at, host, device, device_name, fingerprint, driver, backend, build_commit,"
     " dirty, app, input, variant, knobs, wg_x, wg_y, status, reason, iters, iters_full, scaled,"
-    " reps, median_s, q1_s, q3_s, device_median_s, mlups, gbs, max_rel_err, result";
+    " reps, median_s, q1_s, q3_s, device_median_s, mlups, gbs, max_rel_err, result, energy_j, power_w";
 
 static struct export_rows *rows_of(sqlite3_stmt *st) {
     struct export_rows *r = xcalloc(1, sizeof *r);
@@ -50,9 +51,11 @@ static struct export_rows *rows_of(sqlite3_stmt *st) {
 static struct export_rows *filtered(struct store_reader *x, const struct export_filter *f, const char *cols,
                                     const char *tail) {
     struct strbuf sql = {0};
+    sqlite3 *db = store_reader_db(x);
     sb_printf(&sql, export_cte,
-              store_has_column(store_reader_db(x), "measurement", "variant") ? "COALESCE(m.variant, c.variant)"
-                                                                             : "c.variant",
+              store_has_column(db, "measurement", "variant") ? "COALESCE(m.variant, c.variant)" : "c.variant",
+              store_has_column(db, "measurement", "energy_j") ? "m.energy_j AS energy_j, m.power_w AS power_w"
+                                                              : "NULL AS energy_j, NULL AS power_w",
               cols, tail);
     sqlite3_stmt *st = NULL;
     int ok = sqlite3_prepare_v2(store_reader_db(x), sql.s, -1, &st, NULL) == SQLITE_OK;

@@ -62,6 +62,8 @@ enum export_column {
     X_GBS,
     X_RELERR,
     X_RESULT,
+    X_ENERGY, /* joules per repetition; NULL where not measured */
+    X_POWER,  /* mean watts over the timed repetitions; NULL likewise */
     X_COUNT
 };
 /* The most columns any read here has. */

@@ -46,7 +46,7 @@ static const char *job_for(const struct confirm_series *c, const struct device_i
     str_copy(j->m.app, sizeof j->m.app, c->id.app);
     str_copy(j->m.variant, sizeof j->m.variant, c->id.variant);
     j->m.rounds = o->rounds;
-    j->m.max_abs_err = j->m.max_rel_err = j->m.tolerance = j->m.result = NAN;
+    measurement_unknown(&j->m);
     j->exec = side;
     j->timeout_s = o->timeout_s;
     return NULL;

@@ -29,6 +29,7 @@
 
 #include "lbm.h"
 #include "lbm_exec.h"
+#include "timed.h"
 #include "util.h"
 
 void lbm_push(struct args *a, struct karg k) { a->a[a->n++] = k; }
@@ -406,6 +407,16 @@ static int repetition(struct lbm_exec *e, const float *initial, double *wall, do
     return d->ops->elapsed(d, device);
 }
 
+/* A repetition as timed_reps calls it. */
+struct rep_ctx {
+    struct lbm_exec *e;
+    const float *initial;
+};
+static int timed_repetition(void *ctx, double *wall, double *device) {
+    struct rep_ctx *c = ctx;
+    return repetition(c->e, c->initial, wall, device);
+}
+
 static void fail(struct measurement *m, enum status st, const struct dev *d) {
     m->status = st;
     str_copy(m->reason, sizeof m->reason, d->err);
@@ -470,19 +481,8 @@ struct app_result *lbm_execute(struct dev *d, const struct app_input *in, const 
     const size_t n = (size_t)in->nx * (size_t)in->ny;
     float *initial = xcalloc(9 * n, sizeof(float));
     lbm_initial_cells(in, initial);
-    m->samples = xcalloc((size_t)reps, sizeof(double));
-    m->device_samples = xcalloc((size_t)reps, sizeof(double));
-    for (int r = 0; r < warmup + reps; r++) {
-        double wall = 0, dev_s = 0;
-        if (repetition(&e, initial, &wall, &dev_s)) {
-            fail(m, ST_RUNTIME_ERROR, d);
-            break;
-        }
-        if (r >= warmup) {
-            m->samples[m->nsamples] = wall;
-            m->device_samples[m->nsamples++] = dev_s;
-        }
-    }
+    struct rep_ctx rctx = {&e, initial};
+    if (timed_reps(d, warmup, reps, m, timed_repetition, &rctx)) fail(m, ST_RUNTIME_ERROR, d);
     if (m->status != ST_RUNTIME_ERROR) {
         res = xcalloc(1, sizeof *res);
         res->iters = in->iters;

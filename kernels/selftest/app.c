@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "timed.h"
 #include "util.h"
 
 struct app_input {
@@ -84,6 +85,31 @@ static struct app_ref *st_reference(const struct app_input *in, char *err, size_
 
 static void st_ref_free(struct app_ref *r) { free(r); }
 
+/* One repetition: the vector zeroed, then every step of the map. */
+struct st_rep {
+    struct dev *d;
+    const struct app_input *in;
+    struct kernel *kern;
+    struct buf *b[2];
+    float *host;
+    unsigned wg0;
+};
+static int st_repetition(void *ctx, double *wall, double *device) {
+    struct st_rep *c = ctx;
+    struct dev *d = c->d;
+    const size_t bytes = (size_t)c->in->n * sizeof(float), g[2] = {(size_t)c->in->n, 1}, l[2] = {c->wg0, 1};
+    memset(c->host, 0, bytes);
+    int rc = d->ops->write(d, c->b[0], 0, bytes, c->host) || d->ops->finish(d) || d->ops->mark(d, 0);
+    double t0 = clock_now();
+    for (long t = 0; t < c->in->iters && !rc; t++) {
+        const struct karg a[3] = {ARG_BUF(c->b[t % 2]), ARG_BUF(c->b[(t + 1) % 2]), ARG_INT((int)c->in->n)};
+        rc = d->ops->launch(d, c->kern, g, l, 3, a);
+    }
+    rc = rc || d->ops->mark(d, 1) || d->ops->finish(d);
+    *wall = clock_now() - t0;
+    return rc || d->ops->elapsed(d, device) ? -1 : 0;
+}
+
 static struct app_result *st_execute(struct dev *d, const struct app_input *in, const struct knob_set *k,
                                      const unsigned wg[2], int warmup, int reps, struct measurement *m) {
     char src[4096], rel[128], dir[4096];
@@ -102,29 +128,12 @@ static struct app_result *st_execute(struct dev *d, const struct app_input *in, 
         if (p) d->ops->program_free(d, p);
         return NULL;
     }
-    const size_t bytes = (size_t)in->n * sizeof(float), g[2] = {(size_t)in->n, 1}, l[2] = {wg[0], 1};
+    const size_t bytes = (size_t)in->n * sizeof(float);
     struct buf *b[2] = {d->ops->alloc(d, bytes), d->ops->alloc(d, bytes)};
     float *host = xcalloc((size_t)in->n, sizeof(float));
     struct app_result *res = NULL;
-    m->samples = xcalloc((size_t)reps, sizeof(double));
-    m->device_samples = xcalloc((size_t)reps, sizeof(double));
-    int rc = !b[0] || !b[1];
-    for (int r = 0; r < warmup + reps && !rc; r++) {
-        memset(host, 0, bytes);
-        rc = d->ops->write(d, b[0], 0, bytes, host) || d->ops->finish(d) || d->ops->mark(d, 0);
-        double t0 = clock_now(), dev_s = 0;
-        for (long t = 0; t < in->iters && !rc; t++) {
-            const struct karg a[3] = {ARG_BUF(b[t % 2]), ARG_BUF(b[(t + 1) % 2]), ARG_INT((int)in->n)};
-            rc = d->ops->launch(d, kern, g, l, 3, a);
-        }
-        rc = rc || d->ops->mark(d, 1) || d->ops->finish(d);
-        double wall = clock_now() - t0;
-        rc = rc || d->ops->elapsed(d, &dev_s);
-        if (!rc && r >= warmup) {
-            m->samples[m->nsamples] = wall;
-            m->device_samples[m->nsamples++] = dev_s;
-        }
-    }
+    struct st_rep ctx = {d, in, kern, {b[0], b[1]}, host, wg[0]};
+    int rc = !b[0] || !b[1] || timed_reps(d, warmup, reps, m, st_repetition, &ctx);
     if (!rc) {
         res = xcalloc(1, sizeof *res);
         res->n = in->n;

@@ -41,6 +41,7 @@
 
 #include "stencil.h"
 #include "stencil_point.h"
+#include "timed.h"
 #include "util.h"
 
 enum setup { SETUP_REBUILD, SETUP_HOISTED };
@@ -234,6 +235,16 @@ static int repetition(struct st_exec *e, long limit, double *wall, double *devic
     return d->ops->elapsed(d, device);
 }
 
+/* A repetition as timed_reps calls it. */
+struct rep_ctx {
+    struct st_exec *e;
+    long limit;
+};
+static int timed_repetition(void *ctx, double *wall, double *device) {
+    struct rep_ctx *c = ctx;
+    return repetition(c->e, c->limit, wall, device);
+}
+
 static void fail(struct measurement *m, enum status st, const struct dev *d) {
     m->status = st;
     str_copy(m->reason, sizeof m->reason, d->err);
@@ -297,17 +308,8 @@ struct app_result *stencil_execute(struct dev *d, const struct app_input *in, co
             return NULL;
         }
     }
-    m->samples = xcalloc((size_t)reps, sizeof(double));
-    m->device_samples = xcalloc((size_t)reps, sizeof(double));
-    int rc = 0;
-    for (int r = 0; r < warmup + reps && !rc; r++) {
-        double wall = 0, dev_s = 0;
-        rc = repetition(&e, limit, &wall, &dev_s);
-        if (!rc && r >= warmup) {
-            m->samples[m->nsamples] = wall;
-            m->device_samples[m->nsamples++] = dev_s;
-        }
-    }
+    struct rep_ctx ctx = {&e, limit};
+    int rc = timed_reps(d, warmup, reps, m, timed_repetition, &ctx);
     struct app_result *res = NULL;
     if (rc) {
         fail(m, ST_RUNTIME_ERROR, d);

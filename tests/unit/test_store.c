@@ -95,7 +95,7 @@ static void fake_measurement(struct measurement *m, const char *variant, enum st
     m->iters_full = 20000;
     m->warmup = 1;
     m->status = st;
-    m->max_abs_err = m->max_rel_err = m->tolerance = m->result = NAN;
+    measurement_unknown(m);
     m->cell_updates = 128.0 * 128.0 * 100.0;
     m->nsamples = n;
     if (n) {

@@ -1,0 +1,45 @@
+#include "timed.h"
+
+#include <math.h>
+
+#include "energy.h"
+#include "util.h"
+
+void timed_energy(struct measurement *m, unsigned long long before_mj, unsigned long long after_mj, double window_s,
+                  int reps) {
+    /* A counter that did not move over half a second is not counting. */
+    if (reps < 1 || !(window_s >= ENERGY_MIN_WINDOW_S) || after_mj <= before_mj) return;
+    double joules = (double)(after_mj - before_mj) / 1000.0;
+    m->energy_j = joules / reps;
+    m->power_w = joules / window_s;
+    m->energy_reps = reps;
+}
+
+int timed_reps(struct dev *d, int warmup, int reps, struct measurement *m, timed_rep_fn rep, void *ctx) {
+    m->samples = xcalloc((size_t)(reps > 0 ? reps : 1), sizeof(double));
+    m->device_samples = xcalloc((size_t)(reps > 0 ? reps : 1), sizeof(double));
+    /* The window: from the counter read before the first timed repetition
+     * to the one after the last has finished. Each read takes milliseconds
+     * (about 4 on an H100), so the clock starts after the first returns and
+     * stops before the second begins. */
+    unsigned long long before = 0, after = 0;
+    int metered = 0;
+    double t0 = 0;
+    for (int r = 0; r < warmup + reps; r++) {
+        if (r == warmup && d->energy) {
+            metered = energy_read_mj(d->energy, &before) == 0;
+            t0 = clock_now();
+        }
+        double wall = 0, dev_s = 0;
+        if (rep(ctx, &wall, &dev_s)) return -1;
+        if (r >= warmup) {
+            m->samples[m->nsamples] = wall;
+            m->device_samples[m->nsamples++] = dev_s;
+        }
+    }
+    if (metered) {
+        double window = clock_now() - t0;
+        if (energy_read_mj(d->energy, &after) == 0) timed_energy(m, before, after, window, reps);
+    }
+    return 0;
+}
