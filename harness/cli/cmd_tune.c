@@ -23,6 +23,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "energy.h"
 #include "host_check.h"
 #include "rounds.h"
 #include "runner.h"
@@ -393,6 +394,15 @@ static int call_load(struct call *c) {
                 if ((rc = load_input(app, &d->src_screen, &d->in_screen, NULL)) != 0) return rc;
             }
             d->dev = by_fp ? NULL : &c->pick.all[c->pick.idx[dv]];
+            if (d->dev && !strcmp(o->objective, "energy")) { /* a search that could measure nothing */
+                char why[256] = "";
+                struct energy_meter *em = energy_open_why(d->dev, why, sizeof why);
+                if (!em)
+                    return fprintf(stderr, "harness: tune --objective energy: %s reports no energy%s%s\n",
+                                   d->dev->spec, *why ? ": " : " (an NVIDIA GPU with NVML has a meter)", why),
+                           EXIT_USAGE;
+                energy_close(em);
+            }
             str_copy(d->fp, sizeof d->fp, d->dev ? d->dev->fingerprint : devices);
             str_copy(d->devname, sizeof d->devname, d->dev ? d->dev->spec : devices);
             d->configs = o->file != NULL;

@@ -49,6 +49,10 @@ $H tune "$T/space.sweep" --strategy nosuch --budget 3 --db "$DB" >/dev/null 2>"$
 rc=$?
 check "an unknown strategy exits 2 (got $rc) and lists forest" \
     bash -c "[ $rc -eq 2 ] && grep -q forest '$T/strat.err'"
+$H tune "$T/space.sweep" --strategy random --budget 3 --objective energy --db "$DB" >/dev/null 2>"$T/energy.err"
+rc=$?
+check "--objective energy on a device without an energy meter exits 2 (got $rc) and says so" \
+    bash -c "[ $rc -eq 2 ] && grep -q 'reports no energy' '$T/energy.err'"
 check "bad input creates no database" [ ! -e "$DB" ]
 
 # ---- an exhaustive search of both inputs in one call ----
