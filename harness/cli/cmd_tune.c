@@ -398,8 +398,8 @@ static int call_load(struct call *c) {
                 char why[256] = "";
                 struct energy_meter *em = energy_open_why(d->dev, why, sizeof why);
                 if (!em)
-                    return fprintf(stderr, "harness: tune --objective energy: %s reports no energy%s%s\n",
-                                   d->dev->spec, *why ? ": " : " (an NVIDIA GPU with NVML has a meter)", why),
+                    return fprintf(stderr, "harness: tune --objective energy: %s reports no energy%s%s\n", d->dev->spec,
+                                   *why ? ": " : " (an NVIDIA GPU with NVML has a meter)", why),
                            EXIT_USAGE;
                 energy_close(em);
             }
