@@ -80,6 +80,31 @@ int store_tuned_get_config(struct store *s, const char *fingerprint, const char 
     return rc;
 }
 
+int store_tuned_variant(struct store *s, const struct app *app, const struct app_input *in,
+                        const struct device_info *dev, struct variant *out, unsigned wg[2], struct tuned_config *cfg,
+                        char *why, size_t whyn) {
+    struct tuned_config c;
+    const char *input = app->input_name(in);
+    if (cfg) memset(cfg, 0, sizeof *cfg);
+    variant_tuned_placeholder(out, app->knobs);
+    if (!s || store_tuned_get_config(s, dev->fingerprint, app->name, input, TUNED_VARIANT, &c) != 0)
+        return err_set(why, whyn,
+                       "no tuned configuration for %s %s on %s (%s); `harness tune FILE` (a sweep file of knobs"
+                       " and shapes) makes one",
+                       app->name, input, dev->spec, dev->fingerprint),
+               1;
+    if (cfg) *cfg = c;
+    char err[512];
+    if (!c.knobs[0] || variant_tuned(out, app->knobs, c.knobs, c.config, err, sizeof err) != 0) {
+        variant_tuned_placeholder(out, app->knobs);
+        return err_set(why, whyn, "the tuned configuration %s for %s %s on %s no longer applies (%s); tune again",
+                       c.config, app->name, input, dev->spec, c.knobs[0] ? err : "stored without knobs");
+    }
+    wg[0] = c.wg[0];
+    wg[1] = c.wg[1];
+    return 0;
+}
+
 int store_tuned_get(struct store *s, const char *fingerprint, const char *app, const char *input, const char *variant,
                     unsigned wg[2], int *tie) {
     sqlite3_stmt *st = NULL;
