@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The tuned configuration in use (`--variant tuned`): a configuration stored
+# by hand in the tuned table (final with obstacles=branch at 16x2, for the
+# openmp device's fingerprint) is what `run --variant tuned` runs and
+# stores (variant tuned, those knobs, that shape; --wg overrides the shape);
+# where none is stored a note names the device, input and `harness tune
+# FILE`, the config is skipped (exit 2 when nothing else ran, nothing
+# stored; exit 0 when others ran), and `final` never runs in its place.
+# Prints "ok - ..." / "not ok - ..." per check.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/lib.sh
+test_dir tuned_use
+H=bin/harness
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+q() { sqlite3 "$1" "$2" 2>&1; }
+DB=$T/t.db
+RUN=(--input 128x128 --iters 20 --device openmp --reps 2 --warmup 0)
+
+FP=$($H devices --csv 2>/dev/null | awk -F, '$1 == "openmp" {print $NF}')
+check "the openmp device has a fingerprint ($FP)" bash -c "[[ '$FP' =~ ^[0-9a-f]{16}$ ]]"
+# The canonical knobs of final with obstacles=branch, from the app itself.
+printf 'app lbm\ninput 128x128\nknobs final: obstacles=branch\ndevice openmp\nwg 16x2\n' >"$T/k.sweep"
+K=$($H sweep --dry-run "$T/k.sweep" 2>/dev/null | cut -d'|' -f4)
+check "the knob string has obstacles=branch" bash -c "echo '$K' | grep -q ',obstacles=branch,'"
+FINAL_K=$(printf 'app lbm\ninput 128x128\nvariant final\ndevice openmp\n' >"$T/f.sweep" &&
+    $H sweep --dry-run "$T/f.sweep" 2>/dev/null | cut -d'|' -f4)
+check "final's knobs differ from the tuned ones" [ -n "$FINAL_K" -a "$FINAL_K" != "$K" ]
+counts() { q "$DB" "SELECT (SELECT count(*) FROM run) || ' ' || (SELECT count(*) FROM measurement)"; }
+
+# ---- nothing stored ----
+$H run "${RUN[@]}" --variant tuned --db "$DB" >"$T/none.out" 2>&1
+rc=$?
+check "tuned with no database: exit 2, nothing else to run (got $rc)" [ $rc -eq 2 ]
+check "the note names the device, the input and harness tune FILE" \
+    grep -q 'no tuned configuration for lbm 128x128 on openmp .*harness tune FILE' "$T/none.out"
+check "no database is created just to look" [ ! -e "$DB" ]
+
+$H run "${RUN[@]}" --variant final --db "$DB" >"$T/final.out" 2>&1
+check "a run of final makes the database (exit $?)" [ -f "$DB" ]
+before=$(counts)
+$H run "${RUN[@]}" --variant tuned --db "$DB" >"$T/none2.out" 2>&1
+rc=$?
+check "tuned with none stored in an existing database: exit 2 (got $rc)" [ $rc -eq 2 ]
+check "... and nothing stored (runs, measurements: $before -> $(counts))" [ "$(counts)" = "$before" ]
+check "... and no result line: final does not run in its place" bash -c "! grep -q '^openmp ' '$T/none2.out'"
+$H run "${RUN[@]}" --variant final,tuned --db "$DB" >"$T/mixed.out" 2>&1
+rc=$?
+check "final,tuned with no tuned configuration: final runs, exit 0 (got $rc)" [ $rc -eq 0 ]
+check "... the skip is a note, counted" grep -q 'run: 1 config skipped' "$T/mixed.out"
+check "... one measurement more, of final" \
+    [ "$(q "$DB" "SELECT count(*), group_concat(DISTINCT variant) FROM measurement")" = "2|final" ]
+
+# ---- a stored configuration ----
+q "$DB" "INSERT INTO tuned(device_fingerprint, app, input, variant, wg_x, wg_y, median_s, margin, noise, samples,
+          tie, knobs, config, objective, strategy, evaluations, search_s)
+          VALUES ('$FP', 'lbm', '128x128', 'tuned', 16, 2, 0.0123, 0.05, 0.01, 5, 0, '$K',
+          'final{obstacles=branch}', 'time', 'exhaustive', 12, 42.5)" >/dev/null
+$H run "${RUN[@]}" --variant tuned --db "$DB" >"$T/tuned.out" 2>&1
+rc=$?
+check "run --variant tuned exits 0 (got $rc)" [ $rc -eq 0 ]
+check "it says which configuration and shape it uses" \
+    grep -q 'using the tuned configuration final{obstacles=branch} at 16x2 for lbm 128x128 on openmp' "$T/tuned.out"
+check "its result line is variant tuned at 16x2, ok" \
+    bash -c "awk '\$1 == \"openmp\" && \$4 == \"tuned\" && \$5 == \"16x2\" && \$6 == \"ok\"' '$T/tuned.out' | grep -q ."
+row=$(q "$DB" "SELECT m.variant, c.wg_x || 'x' || c.wg_y, c.knobs = '$K', m.status FROM measurement m
+               JOIN config c ON c.id = m.config_id ORDER BY m.id DESC LIMIT 1")
+check "stored as variant tuned, 16x2, the stored knobs, ok ($row)" [ "$row" = "tuned|16x2|1|ok" ]
+$H run "${RUN[@]}" --variant tuned --wg 32x1 --db "$DB" >"$T/wg.out" 2>&1
+rc=$?
+row=$(q "$DB" "SELECT m.variant, c.wg_x || 'x' || c.wg_y, c.knobs = '$K' FROM measurement m
+               JOIN config c ON c.id = m.config_id ORDER BY m.id DESC LIMIT 1")
+check "--wg 32x1 overrides the stored shape, the knobs stay (exit $rc; $row)" [ $rc -eq 0 -a "$row" = "tuned|32x1|1" ]
+$H results --db "$DB" >"$T/results.out" 2>&1
+check "results shows the tuned rows" grep -q 'tuned' "$T/results.out"
+$H run "${RUN[@]}" --variant tuned --knobs obstacles=mask --db "$DB" >"$T/knobs.out" 2>&1
+rc=$?
+check "--knobs on top of tuned is refused: exit 2 (got $rc)" [ $rc -eq 2 ]
+$H run "${RUN[@]}" --variant tuned --input 256x256 --db "$DB" >"$T/other.out" 2>&1
+rc=$?
+check "another input has no configuration: exit 2 and a note naming it (got $rc)" \
+    bash -c "[ $rc -eq 2 ] && grep -q 'no tuned configuration for lbm 256x256 on openmp' '$T/other.out'"
+$H verify lbm --variant tuned --db "$DB" >"$T/verify.out" 2>&1
+rc=$?
+check "a command that does not take tuned refuses it by name: exit 2 (got $rc)" \
+    bash -c "[ $rc -eq 2 ] && grep -q \"variant 'tuned'\" '$T/verify.out'"
+exit $((fails > 0))
