@@ -699,11 +699,17 @@ static int unknown_variant(const struct sweep_spec *s, int line, const char *wha
     return -1;
 }
 
-static int add_named(const struct sweep_spec *s, const struct variant_list *named, struct variant_list *out, char *err,
-                     size_t errn) {
+static int add_named(const struct sweep_spec *s, const struct knob_def *defs, const struct variant_list *named,
+                     struct variant_list *out, char *err, size_t errn) {
     for (int i = 0; i < s->nvariants; i++) {
         if (strcmp(s->variants[i], "all") == 0) {
             for (int j = 0; named && j < named->n; j++) variants_push(out, &named->v[j]);
+            continue;
+        }
+        if (strcmp(s->variants[i], TUNED_VARIANT) == 0) { /* resolved per device and input by the sweep */
+            struct variant t;
+            variant_tuned_placeholder(&t, defs);
+            variants_push(out, &t);
             continue;
         }
         const struct variant *v = named ? variant_find(named, s->variants[i]) : NULL;
@@ -792,7 +798,7 @@ int sweep_variants(const struct sweep_spec *s, const struct knob_def *defs, cons
     out->v = NULL;
     out->n = 0;
     long budget = SWEEP_MAX_EXPANSIONS;
-    int rc = add_named(s, named, out, err, errn);
+    int rc = add_named(s, defs, named, out, err, errn);
     for (int i = 0; i < s->npatterns && !rc; i++)
         rc = pattern_expand(s, &s->patterns[i], defs, named, out, &budget, err, errn);
     if (!rc && !out->n)

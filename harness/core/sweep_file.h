@@ -60,7 +60,8 @@ int sweep_constraints_ok(const struct sweep_spec *s, const unsigned wg[2], const
                          const size_t grid[2], char *why, size_t whyn);
 
 /* The variants the sweep names (named ones from `named`, "all" = every one of
- * them) followed by the expansions of every pattern, each a complete knob set
+ * them, TUNED_VARIANT a placeholder the sweep resolves per device and input)
+ * followed by the expansions of every pattern, each a complete knob set
  * named "<base or custom>{k=v,...}" after the knobs the pattern set. Unknown
  * names give "file:line: ..." errors. */
 int sweep_variants(const struct sweep_spec *s, const struct knob_def *defs, const struct variant_list *named,

@@ -84,4 +84,38 @@ $H verify lbm --variant tuned --db "$DB" >"$T/verify.out" 2>&1
 rc=$?
 check "a command that does not take tuned refuses it by name: exit 2 (got $rc)" \
     bash -c "[ $rc -eq 2 ] && grep -q \"variant 'tuned'\" '$T/verify.out'"
+
+# ---- a sweep file's `variant tuned` ----
+printf 'app lbm\ninput 128x128 256x256\nvariant final tuned\ndevice openmp\nwg 32x1\niters 20\nreps 2\nrounds 1\n' \
+    >"$T/s.sweep"
+$H sweep --dry-run "$T/s.sweep" --db "$DB" >"$T/dry.out" 2>"$T/dry.err"
+rc=$?
+check "sweep --dry-run: 128x128 tuned at its stored 16x2, not at the file's 32x1 (exit $rc)" \
+    bash -c "grep '|lbm|128x128|$K|00016x00002  tuned: final{obstacles=branch}' '$T/dry.out' | grep -q ."
+check "sweep --dry-run: 256x256 has none: a note naming it, no tuned point" \
+    bash -c "grep -q 'no tuned configuration for lbm 256x256 on openmp' '$T/dry.err' && [ \$(wc -l <'$T/dry.out') -eq 3 ]"
+$H sweep --dry-run "$T/s.sweep" --db "$T/absent.db" >/dev/null 2>&1
+check "sweep --dry-run creates no database to look in" [ ! -e "$T/absent.db" ]
+before=$(q "$DB" "SELECT count(*) FROM measurement")
+$H sweep "$T/s.sweep" --db "$DB" --force >"$T/sweep.out" 2>&1
+rc=$?
+check "sweep with one tuned configuration missing: exit 0, the missing one not a failure (got $rc)" [ $rc -eq 0 ]
+check "... counted as skipped" grep -q '1 skipped without a tuned configuration' "$T/sweep.out"
+rows=$(q "$DB" "SELECT group_concat(x, ' ') FROM (SELECT c.input || ':' || m.variant || ':' || c.wg_x || 'x' || c.wg_y
+                 || ':' || (c.knobs = '$K') AS x FROM measurement m JOIN config c ON c.id = m.config_id
+                 WHERE m.id > $before ORDER BY 1)")
+check "... stored: final at 32x1 on both inputs, tuned at 16x2 with its knobs on 128x128 ($rows)" \
+    [ "$rows" = "128x128:final:32x1:0 128x128:tuned:16x2:1 256x256:final:32x1:0" ]
+
+# ---- nightly tracks the stored configuration without being asked ----
+printf 'app lbm\ninput 128x128\nvariant final\ndevice openmp\nwg 32x1\niters 20\nreps 2\n' >"$T/n.sweep"
+$H nightly --suite "$T/n.sweep" --db "$DB" --rounds 2 --burn-in 0 --no-confirm >"$T/nightly.out" 2>&1
+rc=$?
+check "nightly exits 0 (got $rc)" [ $rc -eq 0 ]
+check "nightly says it tracks the tuned configuration" \
+    grep -q 'tracking the tuned configuration final{obstacles=branch} at 16x2 for 128x128 on openmp' "$T/nightly.out"
+rows=$(q "$DB" "SELECT group_concat(x, ' ') FROM (SELECT m.variant || ':' || c.wg_x || 'x' || c.wg_y AS x
+                 FROM measurement m JOIN config c ON c.id = m.config_id
+                 WHERE m.run_id IN (SELECT run_id FROM nightly_run) ORDER BY 1)")
+check "the night measured final and tuned at 16x2 ($rows)" [ "$rows" = "final:32x1 tuned:16x2" ]
 exit $((fails > 0))

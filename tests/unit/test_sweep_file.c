@@ -354,6 +354,17 @@ static void test_variants(void) {
           "variants: final then all: no repeats, final first (%d)", out.n);
     variants_free(&out);
 
+    rc = expand("app lbm\ninput 128x128\nvariant final tuned\n", &named, &out, path, err, sizeof err);
+    CHECK(rc == 0 && out.n == 2 && !out.v[0].tuned && out.v[1].tuned && !strcmp(out.v[1].name, TUNED_VARIANT),
+          "variants: `variant tuned` is a placeholder the sweep resolves per device and input (%s)", rc ? err : "");
+    variants_free(&out);
+
+    rc = expand("app lbm\ninput 128x128\nvariant all\n", &named, &out, path, err, sizeof err);
+    int tuned = 0;
+    for (int i = 0; i < out.n; i++) tuned += out.v[i].tuned;
+    CHECK(rc == 0 && !tuned, "variants: all is every named variant, not tuned");
+    variants_free(&out);
+
     rc = expand("app lbm\ninput 128x128\nknobs final: reduction=binary|deferred obstacles=branch|mask\n", &named, &out,
                 path, err, sizeof err);
     CHECK(rc == 0 && out.n == 4, "variants: 2 x 2 pattern gives 4 (%s)", rc ? err : "");
