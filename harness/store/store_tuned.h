@@ -55,8 +55,10 @@ int store_tuned_variant(struct store *s, const struct app *app, const struct app
                         const struct device_info *dev, struct variant *out, unsigned wg[2], struct tuned_config *cfg,
                         char *why, size_t whyn);
 /* `harness best`: the table, or CSV with a header. device selects rows by
- * fingerprint or by the device's spec ("cuda:0"); NULL prints all. 0 or -1. */
-int store_tuned_print(struct store *s, const char *device, int csv, FILE *out);
+ * fingerprint or by the device's spec ("cuda:0"); NULL prints all. A
+ * configuration's knobs are in the CSV, and in the table under its row with
+ * lng (--long). 0 or -1. */
+int store_tuned_print(struct store *s, const char *device, int csv, int lng, FILE *out);
 
 /* Every shape measured ok for a device, app, input and canonical knob
  * string: the latest ok measurement of each. Only rows with the step count

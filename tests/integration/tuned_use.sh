@@ -85,6 +85,32 @@ rc=$?
 check "a command that does not take tuned refuses it by name: exit 2 (got $rc)" \
     bash -c "[ $rc -eq 2 ] && grep -q \"variant 'tuned'\" '$T/verify.out'"
 
+# ---- harness best shows the configuration ----
+$H best --db "$DB" >"$T/best.txt" 2>&1
+check "best: the configuration's row: tuned, 16x2, margin, noise, objective, evals, search time, its name" \
+    grep -qE '^openmp .* lbm +128x128 +tuned +16x2 +12\.300 ms +\+5\.0% +1\.0% +5 +winner +time +12 +42\.500 s +[-0-9T:.Z]+ +final\{obstacles=branch\}$' \
+    "$T/best.txt"
+check "best: the table leaves the long knob string out" bash -c "! grep -q 'neighbours=' '$T/best.txt'"
+$H best --long --db "$DB" >"$T/best-long.txt" 2>&1
+check "best --long: the knobs and the strategy under the row" \
+    bash -c "grep -qx '    knobs $K' '$T/best-long.txt' && grep -qx '    found by exhaustive' '$T/best-long.txt'"
+$H best --csv --db "$DB" >"$T/best.csv" 2>&1
+csv=$(python3 -c '
+import csv, sys
+r = [x for x in csv.DictReader(open(sys.argv[1])) if x["variant"] == "tuned"][0]
+print("|".join([r["config"], str(r["knobs"] == sys.argv[2]), r["objective"], r["strategy"], r["evaluations"],
+                r["search_s"], r["margin_pct"], r["noise_pct"], r["wg"]]))' "$T/best.csv" "$K" 2>&1)
+check "best --csv: config, the full knobs, objective, strategy, evaluations, search_s, margin, noise ($csv)" \
+    [ "$csv" = "final{obstacles=branch}|True|time|exhaustive|12|42.500|5.000|1.000|16x2" ]
+$H best --csv --long --db "$DB" >/dev/null 2>&1
+check "best --csv --long is a usage error (exit $?)" [ $? -eq 2 ]
+q "$DB" "INSERT INTO tuned_history(device_fingerprint, app, input, variant, wg_x, wg_y, median_s, strategy, iters,
+          evaluations, decision, why, knobs, config, objective, search_s) VALUES ('$FP', 'lbm', '128x128', 'tuned',
+          16, 2, 0.0123, 'exhaustive', 20, 12, 'new', 'nothing stored', '$K', 'final{obstacles=branch}', 'time', 42.5)"
+$H best --history --db "$DB" >"$T/history.txt" 2>&1
+check "best --history: the decision with its configuration, objective and search time" \
+    grep -q 'new: nothing stored  \[config final{obstacles=branch}, objective time, search 42.5 s\]$' "$T/history.txt"
+
 # ---- a sweep file's `variant tuned` ----
 printf 'app lbm\ninput 128x128 256x256\nvariant final tuned\ndevice openmp\nwg 32x1\niters 20\nreps 2\nrounds 1\n' \
     >"$T/s.sweep"
