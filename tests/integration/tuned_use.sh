@@ -133,6 +133,72 @@ rows=$(q "$DB" "SELECT group_concat(x, ' ') FROM (SELECT c.input || ':' || m.var
 check "... stored: final at 32x1 on both inputs, tuned at 16x2 with its knobs on 128x128 ($rows)" \
     [ "$rows" = "128x128:final:32x1:0 128x128:tuned:16x2:1 256x256:final:32x1:0" ]
 
+# ---- export --format t4: every measurement, the invalid one too, the tuned configuration marked ----
+printf 'app lbm\ninput 128x128\nvariant final\ndevice openmp\nwg 7x1\niters 20\nreps 1\nrounds 1\n' >"$T/bad.sweep"
+$H sweep "$T/bad.sweep" --db "$DB" >"$T/bad.out" 2>&1
+check "a shape that does not divide the grid is stored as invalid" \
+    [ "$(q "$DB" "SELECT count(*) FROM measurement WHERE status = 'invalid'")" = 1 ]
+$H export --format t4 --db "$DB" --out "$T/t4.json" >"$T/t4.out" 2>&1
+rc=$?
+check "export --format t4 exits 0 (got $rc)" [ $rc -eq 0 ]
+check "the T4 file parses as JSON" python3 -m json.tool "$T/t4.json" /dev/null
+if command -v jq >/dev/null; then
+    check "jq reads it too: every result has a configuration with block_size_x" \
+        bash -c "[ \"\$(jq '[.results[] | select(.configuration.block_size_x == null)] | length' '$T/t4.json')\" = 0 ]"
+fi
+t4=$(python3 - "$T/t4.json" "$DB" "$K" <<'PY' 2>&1
+import json, re, sqlite3, sys
+d = json.load(open(sys.argv[1]))
+db = sqlite3.connect(sys.argv[2])
+knobs = dict(kv.split("=") for kv in sys.argv[3].split(","))
+bad = []
+# The T4 results schema (1.0.0), by hand: its types, required keys and enum.
+if not re.match(r"^[0-9]+\.[0-9]+\.[0-9]+$", d.get("schema_version", "")): bad.append("schema_version")
+if not isinstance(d.get("results"), list): bad.append("results not a list")
+for r in d["results"]:
+    for k in ("configuration", "times", "invalidity", "correctness"):
+        if k not in r: bad.append("%s missing" % k)
+    if not isinstance(r["configuration"], dict) or not isinstance(r["times"], dict): bad.append("types")
+    if not isinstance(r["times"].get("runtimes", []), list): bad.append("runtimes")
+    if r["invalidity"] not in ("timeout", "compile", "runtime", "correctness", "constraints", "correct"):
+        bad.append("invalidity %r" % r["invalidity"])
+    if not isinstance(r["correctness"], (int, float)) or not isinstance(r.get("objectives", []), list):
+        bad.append("correctness/objectives")
+    if not isinstance(r.get("timestamp", ""), str): bad.append("timestamp")
+    for m in r.get("measurements", []):
+        if not (isinstance(m.get("name"), str) and isinstance(m.get("unit"), str)
+                and isinstance(m.get("value"), (int, float, str, list))):
+            bad.append("measurement %r" % m)
+# Every measurement, with its shape, its knobs and its status.
+n = db.execute("SELECT count(*) FROM measurement").fetchone()[0]
+if len(d["results"]) != n: bad.append("%d results for %d measurements" % (len(d["results"]), n))
+for r in d["results"]:
+    wx, wy, status, variant = db.execute("SELECT c.wg_x, c.wg_y, m.status, m.variant FROM measurement m"
+                                         " JOIN config c ON c.id = m.config_id WHERE m.id = ?",
+                                         (r["measurement_id"],)).fetchone()
+    c = r["configuration"]
+    if (c["block_size_x"], c["block_size_y"]) != (wx, wy): bad.append("shape of %d" % r["measurement_id"])
+    if "wg_x" in c: bad.append("wg_x is block_size_x now")
+    if status == "invalid" and (r["invalidity"], r["correctness"]) != ("constraints", 0): bad.append("invalid row")
+    if status == "ok" and r["invalidity"] != "correct": bad.append("ok row")
+    want = variant == "tuned" and (wx, wy) == (16, 2)
+    if r["tuned"] != want: bad.append("tuned flag of %s %dx%d: %r" % (variant, wx, wy, r["tuned"]))
+    if r["tuned"] and {k: str(v) for k, v in c.items() if k in knobs} != knobs: bad.append("tuned knobs")
+if not any(r["invalidity"] == "constraints" for r in d["results"]): bad.append("no invalid result")
+t = [x for x in d["metadata"]["tuned"] if x["variant"] == "tuned"]
+if len(t) != 1: bad.append("%d tuned configurations in metadata" % len(t))
+else:
+    t = t[0]
+    got = (t["config"], t["objective"], t["strategy"], t["evaluations"], t["search_s"], t["device"],
+           t["configuration"]["block_size_x"], t["configuration"]["block_size_y"], t["configuration"]["obstacles"])
+    if got != ("final{obstacles=branch}", "time", "exhaustive", 12, 42.5, "openmp", 16, 2, "branch"):
+        bad.append("metadata.tuned %r" % (got,))
+print("; ".join(bad) or "fine")
+PY
+)
+check "T4: schema types and enum, one result per measurement, block sizes, invalid rows, the tuned configuration marked and in metadata ($t4)" \
+    [ "$t4" = fine ]
+
 # ---- nightly tracks the stored configuration without being asked ----
 printf 'app lbm\ninput 128x128\nvariant final\ndevice openmp\nwg 32x1\niters 20\nreps 2\n' >"$T/n.sweep"
 $H nightly --suite "$T/n.sweep" --db "$DB" --rounds 2 --burn-in 0 --no-confirm >"$T/nightly.out" 2>&1
