@@ -210,4 +210,40 @@ rows=$(q "$DB" "SELECT group_concat(x, ' ') FROM (SELECT m.variant || ':' || c.w
                  FROM measurement m JOIN config c ON c.id = m.config_id
                  WHERE m.run_id IN (SELECT run_id FROM nightly_run) ORDER BY 1)")
 check "the night measured final and tuned at 16x2 ($rows)" [ "$rows" = "final:32x1 tuned:16x2" ]
+
+# ---- merge carries the configurations and their history ----
+B=$T/b.db
+$H run "${RUN[@]}" --variant final --db "$B" >/dev/null 2>&1
+q "$B" "INSERT INTO tuned(device_fingerprint, app, input, variant, wg_x, wg_y, median_s, margin, noise, samples, tie,
+          decided_at, knobs, config, objective, energy_j, strategy, evaluations, search_s) VALUES
+          ('$FP', 'lbm', '128x128', 'tuned', 32, 1, 0.02, 0.1, 0.02, 6, 1, '2099-01-01T00:00:00.000Z', '$FINAL_K',
+           'final', 'energy', 1.5, 'random', 7, 3.25),
+          ('$FP', 'lbm', '256x256', 'tuned', 8, 4, 0.03, NULL, NULL, 3, 0, '2099-01-01T00:00:00.000Z', '$K',
+           'final{obstacles=branch}', 'time', NULL, 'anneal', 9, 1.5);
+       INSERT INTO tuned_history(device_fingerprint, app, input, variant, wg_x, wg_y, median_s, strategy, iters,
+          evaluations, decision, why, decided_at, knobs, config, objective, search_s) VALUES ('$FP', 'lbm', '128x128',
+          'tuned', 32, 1, 0.02, 'random', 20, 7, 'replaced', 'faster', '2099-01-01T00:00:00.000Z', '$FINAL_K',
+          'final', 'energy', 3.25)" >/dev/null
+$H merge "$T/m.db" "$DB" "$B" >"$T/merge.out" 2>&1
+rc=$?
+check "merge of two databases with tuned configurations exits 0 (got $rc)" [ $rc -eq 0 ]
+cols="device_fingerprint, app, input, variant, wg_x, wg_y, median_s, margin, noise, samples, tie, decided_at, knobs,
+      config, objective, energy_j, strategy, evaluations, search_s"
+same=$(q "$T/m.db" "ATTACH '$B' AS b; SELECT (SELECT count(*) FROM tuned),
+          (SELECT count(*) FROM (SELECT $cols FROM tuned INTERSECT SELECT $cols FROM b.tuned))")
+check "merge: the newer configuration of a key wins and the other key comes along, every column intact ($same)" \
+    [ "$same" = "2|2" ]
+hcols="device_fingerprint, app, input, variant, wg_x, wg_y, strategy, decision, decided_at, knobs, config, objective,
+       search_s"
+hist=$(q "$T/m.db" "ATTACH '$DB' AS a; ATTACH '$B' AS b; SELECT (SELECT count(*) FROM tuned_history),
+          (SELECT count(*) FROM (SELECT $hcols FROM tuned_history INTERSECT
+                                 SELECT $hcols FROM (SELECT $hcols FROM a.tuned_history UNION ALL
+                                                     SELECT $hcols FROM b.tuned_history)))")
+check "merge: the history of both, with knobs, config, objective and search time ($hist)" [ "$hist" = "2|2" ]
+$H merge "$T/m2.db" "$DB" >/dev/null 2>&1
+same=$(q "$T/m2.db" "ATTACH '$DB' AS a; SELECT count(*) FROM (SELECT $cols FROM tuned INTERSECT SELECT $cols FROM a.tuned)")
+check "merge: one input's configuration copied whole ($same of 1)" [ "$same" = 1 ]
+$H run "${RUN[@]}" --variant tuned --db "$T/m.db" >"$T/merged-run.out" 2>&1
+check "the merged configuration is what run --variant tuned runs (final at 32x1)" \
+    grep -q 'using the tuned configuration final at 32x1 for lbm 128x128 on openmp' "$T/merged-run.out"
 exit $((fails > 0))
