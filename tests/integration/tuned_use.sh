@@ -211,6 +211,41 @@ rows=$(q "$DB" "SELECT group_concat(x, ' ') FROM (SELECT m.variant || ':' || c.w
                  WHERE m.run_id IN (SELECT run_id FROM nightly_run) ORDER BY 1)")
 check "the night measured final and tuned at 16x2 ($rows)" [ "$rows" = "final:32x1 tuned:16x2" ]
 
+# ---- report: the per-device tables run each device's configuration ----
+R=$T/r.db
+$H run --app selftest --input gen:1024 --device openmp --variant ok --reps 1 --warmup 0 --db "$R" >/dev/null 2>&1
+SK=$(q "$R" "SELECT knobs FROM config LIMIT 1")
+q "$R" "INSERT INTO tuned(device_fingerprint, app, input, variant, wg_x, wg_y, median_s, knobs, config, strategy,
+          evaluations, search_s) VALUES ('$FP', 'selftest', 'gen-1024', 'tuned', 16, 1, 0.001, '$SK', 'ok',
+          'exhaustive', 3, 1.0)" >/dev/null
+printf 'app selftest\nreference "a test"\ninputs gen:1024 gen:4096\nwg 32x1\ntable 1 devices "Every device"\nrun ok\npublished "x" 1.0 2.0\n' \
+    >"$T/d.def"
+$H report selftest --quick --device openmp --variant tuned --def "$T/d.def" --db "$R" --out "$T/rep" \
+    >"$T/rep.out" 2>&1
+rc=$?
+md=$(ls "$T"/rep/report-*.md 2>/dev/null | head -1)
+check "report --variant tuned exits 0: a missing configuration is no failure (got $rc)" [ $rc -eq 0 -a -n "$md" ]
+check "report: gen:1024 has its tuned time, gen:4096 says not tuned" \
+    bash -c "grep -qE '^\| gen:1024 \| [0-9.e-]+( ‡)? \|' '$md' && grep -q '^| gen:4096 | not tuned |' '$md'"
+check "report: the table says what tuned ran where (knobs and shape)" \
+    grep -q 'Every column runs `tuned`: .* Here: openmp gen:1024: the default knobs at 16x1\.' "$md"
+check "report: a note names the device and input without one" \
+    grep -q 'no tuned configuration for selftest gen-4096 on openmp' "$T/rep.out"
+rows=$(q "$R" "SELECT group_concat(c.input || ':' || c.wg_x || 'x' || c.wg_y, ' ') FROM measurement m
+               JOIN config c ON c.id = m.config_id WHERE m.variant = 'tuned'")
+check "report: only the tuned cell that ran is stored, as tuned at 16x1 ($rows)" [ "$rows" = "gen-1024:16x1" ]
+$H report selftest --from-db --def "$T/d.def" --db "$R" --out "$T/rep2" >/dev/null 2>&1
+md2=$(ls "$T"/rep2/report-*.md 2>/dev/null | head -1)
+check "report --from-db writes the same table (the stored command's --variant)" \
+    cmp -s <(sed -n '/^## Table 1:/,/^## Figures/p' "$md") <(sed -n '/^## Table 1:/,/^## Figures/p' "$md2")
+printf 'app selftest\nreference "a test"\ninputs gen:1024\nwg 32x1\ntable 1 step "x"\nrow tuned - 1.0\n' >"$T/bad.def"
+$H report selftest --quick --def "$T/bad.def" --db "$R" --out "$T/rep3" >"$T/bad-def.out" 2>&1
+rc=$?
+check "report: tuned in a step table's row is refused: exit 2 (got $rc)" \
+    bash -c "[ $rc -eq 2 ] && grep -q 'only a per-device table' '$T/bad-def.out'"
+$H report selftest --quick --variant no-such --def "$T/d.def" --db "$R" --out "$T/rep3" >"$T/bad-var.out" 2>&1
+check "report --variant no-such: exit 2 (got $?)" [ $? -eq 2 ]
+
 # ---- merge carries the configurations and their history ----
 B=$T/b.db
 $H run "${RUN[@]}" --variant final --db "$B" >/dev/null 2>&1
