@@ -133,7 +133,7 @@ static const char *const stmt_sql[Q_COUNT] = {
      * at the bottom of a terminal, as with tail. A negative limit is "all". */
     [Q_RECENT] = "SELECT m.id, m.created_at, d.spec, d.name, c.app, c.input, COALESCE(m.variant, c.variant), c.wg_x,"
                  " c.wg_y, m.status, m.median_s, m.q3_s - m.q1_s, m.mlups, m.gbs, m.max_rel_err,"
-                 " m.reason"
+                 " m.reason, c.knobs"
                  " FROM (SELECT * FROM measurement ORDER BY id DESC LIMIT ?1) m"
                  " JOIN config c ON c.id = m.config_id"
                  " JOIN run r ON r.id = m.run_id"
@@ -666,6 +666,7 @@ enum {
     C_GBS,
     C_RELERR,
     C_REASON,
+    C_KNOBS, /* what ran: a named variant's, or `tuned`'s stored configuration; CSV only */
     NCOL
 };
 
@@ -673,6 +674,7 @@ struct column {
     const char *header;
     int right;     /* numbers align right */
     int table_max; /* widest a table cell may be (0: no limit); CSV is never cut */
+    int csv_only;  /* too long for the table */
 };
 static const struct column columns[NCOL] = {
     [C_ID] = {"id", 1, 0},
@@ -689,6 +691,7 @@ static const struct column columns[NCOL] = {
     [C_GBS] = {"gbs", 1, 0},
     [C_RELERR] = {"max_rel_err", 1, 0},
     [C_REASON] = {"reason", 0, 40},
+    [C_KNOBS] = {"knobs", 0, 0, 1},
 };
 
 /* One result row as text; cells are malloc'd. */
@@ -751,6 +754,7 @@ static void row_fill(sqlite3_stmt *st, int csv, struct row *r) {
     r->cell[C_GBS] = fmt_num(st, 13, csv, "%.1f");
     r->cell[C_RELERR] = fmt_num(st, 14, csv, "%.2g");
     r->cell[C_REASON] = xstrdup(store_text(st, 15));
+    r->cell[C_KNOBS] = xstrdup(store_text(st, 16));
     if (!csv)
         for (int c = 0; c < NCOL; c++) table_cell_fit(r->cell[c], columns[c].table_max);
 }
@@ -771,7 +775,8 @@ static void csv_line(FILE *out, const char *const cell[NCOL]) {
 static void table_line(FILE *out, const char *const cell[NCOL], const int width[NCOL]) {
     struct strbuf b = {0};
     for (int c = 0; c < NCOL; c++)
-        sb_printf(&b, columns[c].right ? "%s%*s" : "%s%-*s", c ? "  " : "", width[c], cell[c]);
+        if (!columns[c].csv_only)
+            sb_printf(&b, columns[c].right ? "%s%*s" : "%s%-*s", c ? "  " : "", width[c], cell[c]);
     while (b.len && b.s[b.len - 1] == ' ') b.s[--b.len] = '\0';
     fprintf(out, "%s\n", b.s);
     sb_free(&b);

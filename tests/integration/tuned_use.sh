@@ -72,7 +72,13 @@ row=$(q "$DB" "SELECT m.variant, c.wg_x || 'x' || c.wg_y, c.knobs = '$K' FROM me
                JOIN config c ON c.id = m.config_id ORDER BY m.id DESC LIMIT 1")
 check "--wg 32x1 overrides the stored shape, the knobs stay (exit $rc; $row)" [ $rc -eq 0 -a "$row" = "tuned|32x1|1" ]
 $H results --db "$DB" >"$T/results.out" 2>&1
-check "results shows the tuned rows" grep -q 'tuned' "$T/results.out"
+check "results shows the tuned rows" grep -qE '^ *[0-9]+ .* tuned +16x2 +ok' "$T/results.out"
+$H results --csv --db "$DB" >"$T/results.csv" 2>&1
+r=$(python3 -c '
+import csv, sys
+rows = [x for x in csv.DictReader(open(sys.argv[1])) if x["variant"] == "tuned"]
+print(len(rows), all(x["knobs"] == sys.argv[2] for x in rows))' "$T/results.csv" "$K" 2>&1)
+check "results --csv: the tuned rows with the stored knobs, what ran ($r)" [ "$r" = "2 True" ]
 $H run "${RUN[@]}" --variant tuned --knobs obstacles=mask --db "$DB" >"$T/knobs.out" 2>&1
 rc=$?
 check "--knobs on top of tuned is refused: exit 2 (got $rc)" [ $rc -eq 2 ]
