@@ -1,13 +1,18 @@
-/* harness tune: search the work-group shapes of one app, input and variant
- * on one device, and record the best with how sure we are (the runner-up,
- * the margin, the noise, and "tie" when the margin is within the noise).
+/* harness tune: search a space of configurations (knob settings x
+ * work-group shapes) on a device and record the best with how sure we are
+ * (the runner-up, the margin, the noise, and "tie" when the margin is within
+ * the noise).
  *
- * Live, every evaluation is a full measurement in a worker process (a crash
- * or hang costs one shape), stored like any `harness run` row, so a tuning
- * session leaves its evidence in the database. With --replay the strategy
- * runs over measurements already stored, which makes comparing strategies
- * free and repeatable. Everything is checked before the database is opened:
- * bad input exits 2 and touches nothing. */
+ * The space comes from a sweep file (`harness tune FILE`: its knobs
+ * patterns, variants, shapes, constraints, inputs and devices; one search
+ * per device and input) or, as a shorthand, from flags: the power-of-two
+ * shapes of one variant. Live, every evaluation is a full measurement in a
+ * worker process (a crash or hang costs one point), stored like any `harness
+ * run` row, so a search leaves its evidence in the database. With --screen
+ * the search measures shortened runs and only the finalists are measured at
+ * full length. With --replay the strategy runs over measurements already
+ * stored. Everything is checked before the database is opened: bad input
+ * exits 2 and touches nothing. */
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -19,65 +24,84 @@
 #include "cli.h"
 #include "commands.h"
 #include "host_check.h"
-#include "round_stats.h"
 #include "rounds.h"
 #include "runner.h"
-#include "stats.h"
 #include "store.h"
 #include "store_tuned.h"
 #include "store_tuned_history.h"
+#include "sweep_file.h"
 #include "tune.h"
+#include "tune_plan.h"
+#include "tune_verdict.h"
 #include "util.h"
 #include "worker.h"
 
 #define POW2_STEPS 11      /* 1, 2, 4, ..., 1024 per dimension */
-#define VERDICT_SHAPES 4   /* shapes measured again for the verdict */
+#define VERDICT_SHAPES 4   /* configurations measured again for the verdict */
 #define VERDICT_CLOSE 0.05 /* ... those within this of the best */
-#define VERDICT_ALPHA 0.05
-#define VERDICT_FLOOR 0.005
+#define MAX_SEARCHES 64    /* devices x inputs of one call */
 
 struct tune_opts {
-    const char *app, *device, *variant, *strategy, *db;
+    const char *file, *app, *device, *variant, *strategy, *db, *objective;
     struct app_opts in;
-    int budget, reps, warmup, replay, store, rounds, replace;
+    int budget, reps, warmup, replay, store, rounds, replace, finalists, warm;
+    int reps_set, warmup_set, timeout_set;
     unsigned seed;
-    long wg_max;
+    long wg_max, screen;
     double timeout_s;
 };
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: harness tune --input NAME --device SPEC --strategy S [--budget N] [--app lbm]\n"
-            "                    [--variant NAME] [--iters N] [--seed S] [--reps N] [--warmup N]\n"
-            "                    [--wg-max N] [--timeout SECONDS] [--replay [--store]] [--replace]\n"
-            "                    [--db PATH]\n"
-            "  Searches the power-of-two work-group shapes (1..1024 per side, at most --wg-max\n"
-            "  items, default 1024) that the app accepts on the device, and stores the best for\n"
-            "  `harness run` to use when no --wg is given.\n"
-            "  --strategy  exhaustive (every shape), random (sampled without replacement),\n"
-            "              anneal (simulated annealing over doubling/halving moves), genetic\n"
-            "  --budget    the most distinct shapes to measure (required but for exhaustive);\n"
-            "              a shape is never measured twice in one search\n"
-            "  --seed      makes random, anneal and genetic repeatable (default 1)\n"
-            "  --variant   one variant (default final); --iters shortens each run (the tuned\n"
-            "              shape is stored for the input, so tune at a step count that keeps the\n"
-            "              per-step time representative)\n"
-            "  --reps/--warmup  per shape (default 5 and 1); --timeout per shape (default 300)\n"
-            "  --rounds    the verdict: the best shapes found (the best, the runner-up, and any\n"
-            "              within 5 %% of the best, at most %d) measured again in R rounds (default 5),\n"
-            "              each a fresh worker process with the shapes shuffled; the best is a\n"
-            "              winner only when it beats the runner-up round for round (paired t-test\n"
-            "              on the rounds' medians, p <= 0.05, by at least 0.5 %%), else a TIE.\n"
-            "              1: judge on the search's own measurements (the IQR rule below)\n"
-            "  --replace   store the search's best even where it does not beat the stored shape;\n"
-            "              without it a stored shape is measured in the verdict's rounds too and\n"
-            "              replaced only when the new best beats it round for round\n"
+            "usage: harness tune FILE --strategy S [--budget N] [options]\n"
+            "       harness tune --input NAME --device SPEC --strategy S [--budget N] [--app lbm]\n"
+            "                    [--variant NAME] [--wg-max N] [options]\n"
+            "  FILE        a sweep file (sweeps/README.md) naming the space: its knobs patterns\n"
+            "              and variants x its wg shapes (any sizes), less what its constraints and\n"
+            "              the app's validity rules reject (an invalid point costs no evaluation);\n"
+            "              one search per device and input it names (--device/--input override).\n"
+            "              The best configuration (knobs + shape) is stored as variant 'tuned' for\n"
+            "              the device and input: `harness run --variant tuned` runs it.\n"
+            "              Without FILE: the power-of-two shapes (1..1024 a side, at most --wg-max\n"
+            "              items, default 1024) of one --variant (default final), stored as that\n"
+            "              variant's shape (`harness run` uses it when no --wg is given).\n"
+            "  --strategy  exhaustive (every point), random (a spread-out sample, then the\n"
+            "              neighbours of the best), anneal (simulated annealing over one-knob and\n"
+            "              one-side moves), genetic, forest (model-based: a random-forest surrogate\n"
+            "              of the time with expected improvement as the acquisition, SMAC-style)\n"
+            "  --budget    the most distinct points to measure (required but for exhaustive);\n"
+            "              a point is never measured twice in one search\n"
+            "  --seed      makes the strategies repeatable (default 1)\n"
+            "  --iters N   the step count of every full-length measurement (default: FILE's\n"
+            "              iters, else the input's own)\n"
+            "  --screen N  the search measures N-step runs; then the --finalists best (default 8)\n"
+            "              are measured at full length and only those go to the verdict\n"
+            "  --objective time (default) or energy: energy per run where the device reports it\n"
+            "              (NVML); the verdict on energy is the tie rule on the finalists\n"
+            "  --warm-start  seed forest (and the first points of any strategy) with ok\n"
+            "              measurements of the same configurations on other devices or inputs\n"
+            "              in the database\n"
+            "  --reps/--warmup  per point (default FILE's, else 5 and 1); --timeout per point\n"
+            "              (default FILE's, else 300)\n"
+            "  --rounds    the verdict: the best configurations found (the best, the runner-up, and\n"
+            "              any within 5 %% of the best, at most %d) and the stored one measured again\n"
+            "              in R rounds (default 5; FILE's rounds line is not used), each a fresh\n"
+            "              worker process, shuffled; the best is a winner only when it beats the\n"
+            "              runner-up round for round (paired t-test on the rounds' medians,\n"
+            "              p <= 0.05, by at least 0.5 %%), else a TIE. 1: judge on the search's own\n"
+            "              measurements (the IQR rule)\n"
+            "  --replace   store the search's best even where it does not beat the stored one;\n"
+            "              without it the stored configuration is measured in the verdict's rounds\n"
+            "              too and replaced only when the new best beats it round for round\n"
             "              (`harness best --history` lists every decision)\n"
             "  --replay    run the strategy over the latest ok measurements already in the\n"
             "              database (nothing runs; --device may be a fingerprint), all at one step\n"
             "              count: --iters, else the newest row's; stored only with --store\n"
-            "  Prints the best shape and the runner-up and whether the best is a winner or a TIE;\n"
-            "  the host is checked before and after the search (load, copy canary).\n",
+            "  Prints progress after each evaluation, the best and the runner-up and whether the\n"
+            "  best is a winner or a TIE, the evaluations and the device time the search took;\n"
+            "  the host is checked before and after the search (load, copy canary).\n"
+            "Exit status: 0 done, 1 nothing succeeded or a database problem, 2 bad input\n"
+            "(an empty space, a budget of 0, an unknown strategy: nothing stored).\n",
             VERDICT_SHAPES);
 }
 
@@ -109,21 +133,26 @@ static int parse_opts(int argc, char **argv, struct tune_opts *o) {
                                              {"rounds", required_argument, 0, 'O'},
                                              {"db", required_argument, 0, 'b'},
                                              {"replace", no_argument, 0, 'P'},
+                                             {"screen", required_argument, 0, 'c'},
+                                             {"finalists", required_argument, 0, 'f'},
+                                             {"objective", required_argument, 0, 'j'},
+                                             {"warm-start", no_argument, 0, 'w'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
-    *o = (struct tune_opts){.app = "lbm",
-                            .variant = "final",
+    *o = (struct tune_opts){.app = NULL,
                             .reps = 5,
                             .warmup = 1,
                             .seed = 1,
                             .wg_max = 1024,
                             .timeout_s = 300,
-                            .rounds = 5};
+                            .rounds = 5,
+                            .finalists = 8,
+                            .objective = "time"};
     optind = 1;
     int c, rc = 0;
     long v;
     char *end;
-    while (!rc && (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while (!rc && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case 'a': o->app = optarg; break;
         case 'i': o->in.input = optarg; break;
@@ -133,14 +162,19 @@ static int parse_opts(int argc, char **argv, struct tune_opts *o) {
         case 'd': o->device = optarg; break;
         case 'v': o->variant = optarg; break;
         case 's': o->strategy = optarg; break;
-        case 'B': rc = parse_int("budget", optarg, 1, 1 << 20, &v), o->budget = (int)v; break;
+        case 'B': rc = parse_int("budget", optarg, 1, 1 << 24, &v), o->budget = (int)v; break;
         case 'S': rc = parse_int("seed", optarg, 0, 0xffffffffL, &v), o->seed = (unsigned)v; break;
-        case 'r': rc = parse_int("reps", optarg, 1, 1 << 20, &v), o->reps = (int)v; break;
-        case 'u': rc = parse_int("warmup", optarg, 0, 1 << 20, &v), o->warmup = (int)v; break;
+        case 'r': rc = parse_int("reps", optarg, 1, 1 << 20, &v), o->reps = (int)v, o->reps_set = 1; break;
+        case 'u': rc = parse_int("warmup", optarg, 0, 1 << 20, &v), o->warmup = (int)v, o->warmup_set = 1; break;
         case 'O': rc = parse_int("rounds", optarg, 1, 1000, &v), o->rounds = (int)v; break;
         case 'W': rc = parse_int("wg-max", optarg, 1, 1 << 20, &o->wg_max); break;
+        case 'c': rc = parse_int("screen", optarg, 1, 1L << 40, &o->screen); break;
+        case 'f': rc = parse_int("finalists", optarg, 2, 64, &v), o->finalists = (int)v; break;
+        case 'j': o->objective = optarg; break;
+        case 'w': o->warm = 1; break;
         case 't':
             o->timeout_s = strtod(optarg, &end);
+            o->timeout_set = 1;
             if (*end || !(o->timeout_s > 0))
                 rc = (fprintf(stderr, "harness: --timeout %s: need seconds > 0\n", optarg), EXIT_USAGE);
             break;
@@ -153,119 +187,45 @@ static int parse_opts(int argc, char **argv, struct tune_opts *o) {
         }
     }
     if (rc) return rc;
+    if (optind < argc) o->file = argv[optind++];
     if (optind < argc) return fprintf(stderr, "harness: unexpected argument '%s'\n", argv[optind]), EXIT_USAGE;
-    const char *known[] = {"exhaustive", "random", "anneal", "genetic"};
-    int ok = 0;
-    for (int i = 0; i < 4; i++) ok |= o->strategy && !strcmp(o->strategy, known[i]);
-    if (!ok) {
-        fprintf(stderr, "harness: tune: %s%s; choose exhaustive, random, anneal or genetic\n",
-                o->strategy ? "unknown --strategy " : "--strategy is required", o->strategy ? o->strategy : "");
+    if (!tune_strategy_known(o->strategy)) {
+        fprintf(stderr, "harness: tune: %s%s; choose %s\n",
+                o->strategy ? "unknown --strategy " : "--strategy is required", o->strategy ? o->strategy : "",
+                TUNE_STRATEGIES);
         return EXIT_USAGE;
     }
     if (!o->budget && strcmp(o->strategy, "exhaustive"))
-        return fprintf(stderr, "harness: tune: --strategy %s needs --budget N (distinct shapes to measure)\n",
+        return fprintf(stderr, "harness: tune: --strategy %s needs --budget N (distinct points to measure)\n",
                        o->strategy),
                EXIT_USAGE;
-    if (!o->device) return fprintf(stderr, "harness: tune: --device is required (one device per search)\n"), EXIT_USAGE;
-    if (!o->in.input && !o->in.params) return fprintf(stderr, "harness: tune: --input is required\n"), EXIT_USAGE;
+    if (strcmp(o->objective, "time") && strcmp(o->objective, "energy"))
+        return fprintf(stderr, "harness: tune: --objective %s: choose time or energy\n", o->objective), EXIT_USAGE;
+    if (!strcmp(o->objective, "energy") && o->replay)
+        return fprintf(stderr, "harness: tune: --objective energy cannot be replayed (stored rows keep time)\n"),
+               EXIT_USAGE;
+    if (o->file) {
+        if (o->variant)
+            return fprintf(stderr, "harness: tune: %s names the variants; --variant is for tuning without a file\n",
+                           o->file),
+                   EXIT_USAGE;
+        return 0;
+    }
+    if (!o->variant) o->variant = "final";
+    if (!o->app) o->app = "lbm";
+    if (!o->device) return fprintf(stderr, "harness: tune: --device is required (or a sweep file)\n"), EXIT_USAGE;
+    if (!o->in.input && !o->in.params)
+        return fprintf(stderr, "harness: tune: --input is required (or a sweep file)\n"), EXIT_USAGE;
     if (strchr(o->variant, ',') || !strcmp(o->variant, "all"))
-        return fprintf(stderr, "harness: tune: one --variant per search, not '%s'\n", o->variant), EXIT_USAGE;
+        return fprintf(stderr, "harness: tune: one --variant per search, not '%s' (a sweep file searches several)\n",
+                       o->variant),
+               EXIT_USAGE;
     if (o->store && !o->replay) fprintf(stderr, "note: --store is implied without --replay\n");
     return 0;
 }
 
 /* A replay may name a device that is not in this machine by its fingerprint. */
 static int is_fingerprint(const char *s) { return strlen(s) == 16 && strspn(s, "0123456789abcdef") == 16; }
-
-/* The candidates: power-of-two shapes within wg_max that the app accepts on
- * the device (dev NULL: not checked, the replayed rows ran) and, when
- * replaying, that have a measurement. Fixed order: x outer, y inner. */
-static int space_build(const struct tune_opts *o, const struct app *app, const struct app_input *in,
-                       const struct knob_set *k, const struct device_info *dev, struct replay_table *table,
-                       unsigned (*shapes)[2], const char **why) {
-    int n = 0;
-    for (int i = 0; i < POW2_STEPS; i++)
-        for (int j = 0; j < POW2_STEPS; j++) {
-            const unsigned wg[2] = {1u << i, 1u << j};
-            if ((long)wg[0] * wg[1] > o->wg_max) continue;
-            const char *reason = dev ? app->invalid(k, in, dev, wg) : NULL;
-            if (reason) *why = reason;
-            else if (!table || replay_eval(table, wg, NULL) > 0) shapes[n][0] = wg[0], shapes[n++][1] = wg[1];
-        }
-    return n;
-}
-
-/* ---- live evaluation --------------------------------------------------- */
-
-struct live {
-    struct worker_pool *pool;
-    const struct device_info *dev;
-    struct config cfg;
-    struct ref_holder refs;
-    int warmup, reps;
-    double timeout_s, peak;
-    struct store *store;
-    int64_t run_id;
-    int *measured; /* shapes actually run (an interrupt ends the running) */
-    int planned;   /* the search's evaluations at most: progress against it */
-    double started;
-    int nseen; /* every shape the search measured ok, with its median */
-    unsigned seen_wg[POW2_STEPS * POW2_STEPS][2];
-    double seen_s[POW2_STEPS * POW2_STEPS];
-};
-
-static void on_signal(int sig) {
-    (void)sig;
-    harness_interrupted = 1;
-}
-
-static const char *secs(char *buf, size_t n, double s);
-
-/* After each evaluation: how far the search is, the best so far, and the
- * time left at the pace so far (the verdict's rounds come on top). */
-static void progress(const struct live *l) {
-    const int done = *l->measured;
-    int b = -1;
-    for (int i = 0; i < l->nseen; i++)
-        if (b < 0 || l->seen_s[i] < l->seen_s[b]) b = i;
-    char best[64] = "none yet", t[32];
-    if (b >= 0)
-        snprintf(best, sizeof best, "%ux%u %s", l->seen_wg[b][0], l->seen_wg[b][1], secs(t, sizeof t, l->seen_s[b]));
-    const double spent = clock_now() - l->started, left = done ? spent / done * (l->planned - done) : NAN;
-    printf("progress     %d of %d evaluations, best so far %s, about %.0f s left of the search\n", done, l->planned,
-           best, isnan(left) ? 0 : left);
-    fflush(stdout);
-}
-
-/* One shape, measured in a worker and stored; the median when it verified. */
-static double live_eval(void *ctx, const unsigned wg[2], double *noise) {
-    struct live *l = ctx;
-    if (harness_interrupted) return -1; /* spend what is left of the budget at once */
-    char err[512];
-    struct measurement m = {0};
-    l->cfg.wg[0] = wg[0], l->cfg.wg[1] = wg[1];
-    runner_measure_isolated(l->pool, l->dev, &l->cfg, &l->refs, l->warmup, l->reps, l->timeout_s, &m);
-    double t = -1;
-    if (!harness_interrupted) { /* an interrupted row says nothing about the shape */
-        ++*l->measured;
-        runner_print(stdout, l->dev, &m, l->peak);
-        fflush(stdout);
-        if (l->run_id >= 0 && store_measurement(l->store, l->run_id, &m, err, sizeof err) != 0)
-            fprintf(stderr, "harness: %s\n", err);
-        if (m.status == ST_OK && m.median > 0) {
-            t = m.median;
-            *noise = (m.q3 - m.q1) / m.median;
-            if (l->nseen < POW2_STEPS * POW2_STEPS) {
-                l->seen_wg[l->nseen][0] = wg[0];
-                l->seen_wg[l->nseen][1] = wg[1];
-                l->seen_s[l->nseen++] = t;
-            }
-        }
-        progress(l);
-    }
-    measurement_free(&m);
-    return t;
-}
 
 static const char *secs(char *buf, size_t n, double s) {
     if (s >= 1) snprintf(buf, n, "%.4f s", s);
@@ -274,409 +234,845 @@ static const char *secs(char *buf, size_t n, double s) {
     return buf;
 }
 
-/* ---- the verdict on rounds -------------------------------------------- */
+/* ---- what to search: one entry per device x input ----------------------- */
 
-struct verdict_ctx {
-    struct live *l;
+struct search_def {
+    const struct app *app;
+    struct app_opts src, src_screen; /* how the inputs were loaded (workers load them again) */
+    struct app_input *in, *in_screen;
+    const struct device_info *dev; /* NULL: a replay by fingerprint */
+    char fp[32], devname[64];
+    struct tune_plan plan;
+    const char *key_variant; /* the tuned row's variant: TUNED_VARIANT, or the variant tuned */
+    int configs;             /* 1: a space of knobs (stored with knobs and name) */
+    /* replay: every point's stored figures */
+    double *rt, *rnoise;
+    int *rsamples;
+    long riters;
+    int rskipped;
 };
 
-static void verdict_result(void *ctx, struct round_job *j, int round, int first_sample) {
-    struct verdict_ctx *v = ctx;
-    (void)round;
-    char err[512];
-    int rc = j->mid > 0          ? store_measurement_more(v->l->store, j->mid, &j->m, first_sample, err, sizeof err)
-             : v->l->run_id >= 0 ? store_measurement_id(v->l->store, v->l->run_id, &j->m, &j->mid, err, sizeof err)
-                                 : 0;
-    if (rc != 0) fprintf(stderr, "harness: %s\n", err);
-    if (j->done) runner_print(stdout, v->l->dev, &j->m, v->l->peak);
-}
-
-/* The log median of each round of a job, by round; NaN where it has none. */
-static void round_logs(const struct measurement *m, double *out, int rounds) {
-    double med[1024];
-    for (int r = 0; r < rounds; r++) out[r] = NAN;
-    int k = measurement_round_medians(m, med);
-    /* rounds are numbered from 0 and a job runs every round, so the k-th
-     * median is round k's unless the job failed early */
-    for (int r = 0; r < k && r < rounds; r++) out[r] = log(med[r]);
-}
-
-/* One shape beats another round for round: the paired test's p and the
- * margin (the other's time over this one's, less 1). */
-static int beats(double p, double margin) { return p <= VERDICT_ALPHA && margin >= VERDICT_FLOOR; }
-
-/* The stored decision a new search is held against: the stored shape is
- * measured in the verdict's rounds too, and the search's best replaces it
- * only when it beats it round for round. */
-struct stored_check {
-    int has;          /* a tuned row exists for this key */
-    unsigned wg[2];   /* its shape */
-    int judged;       /* the verdict measured both and they differ */
-    double margin, p; /* stored over the new best, round for round */
+struct call {
+    struct tune_opts o;
+    struct sweep_spec spec;
+    int have_spec;
+    struct variant_list vars; /* every setting the call names */
+    unsigned (*shapes)[2];
+    int nshapes;
+    struct device_pick pick;
+    int nsearch;
+    struct search_def s[MAX_SEARCHES];
 };
 
-/* The best shapes the search found (and the stored shape, when there is
- * one), measured again in o->rounds rounds; the result rewritten from the
- * rounds. 0, or -1 when fewer than two shapes are left to judge (the
- * search's verdict stands). */
-static int verdict_rounds(const struct tune_opts *o, struct live *l, struct tune_result *r, struct stored_check *sc) {
-    if (o->rounds < 2 || l->nseen < 2) return -1;
-    int pick[VERDICT_SHAPES], n = 0;
-    double best = INFINITY;
-    for (int i = 0; i < l->nseen; i++) best = fmin(best, l->seen_s[i]);
-    for (int k = 0; k < VERDICT_SHAPES; k++) { /* the fastest first, close ones and always the runner-up */
-        int b = -1;
-        for (int i = 0; i < l->nseen; i++) {
-            int used = 0;
-            for (int q = 0; q < n; q++) used |= pick[q] == i;
-            if (!used && (b < 0 || l->seen_s[i] < l->seen_s[b])) b = i;
+/* Replay: the stored rows of each setting at one step count; keep_measured
+ * keeps the points that have one. */
+struct replay_load {
+    struct store *store;
+    struct search_def *d;
+    int n;
+    struct replay_table *tables; /* per variant of the call */
+    char (*knobs)[512];          /* ... and its canonical knobs */
+    long iters;
+};
+
+/* The stored row of a setting and shape: its index in the setting's table, or -1. */
+static int replay_row(const struct replay_load *rl, const char *knobs, const unsigned wg[2], int *table) {
+    for (int v = 0; v < rl->n; v++) {
+        if (strcmp(rl->knobs[v], knobs)) continue;
+        const struct replay_table *t = &rl->tables[v];
+        for (int i = 0; i < t->n; i++)
+            if (t->wg[i][0] == wg[0] && t->wg[i][1] == wg[1]) return *table = v, i;
+        return -1;
+    }
+    return -1;
+}
+
+static int keep_measured(void *ctx, int variant, const char *knobs, const unsigned wg[2]) {
+    int t;
+    (void)variant;
+    return replay_row(ctx, knobs, wg, &t) >= 0;
+}
+
+/* The power-of-two shapes within wg_max (x outer, y inner). */
+static int pow2_shapes(long wg_max, unsigned (*out)[2]) {
+    int n = 0;
+    for (int i = 0; i < POW2_STEPS; i++)
+        for (int j = 0; j < POW2_STEPS; j++)
+            if ((1L << i) * (1L << j) <= wg_max) out[n][0] = 1u << i, out[n++][1] = 1u << j;
+    return n;
+}
+
+static int load_input(const struct app *app, const struct app_opts *src, struct app_input **out, const char *where) {
+    char err[2048];
+    if (!(*out = app->input_load(src, err, sizeof err))) {
+        fprintf(stderr, "harness: %s%s%s\n", where ? where : "", where ? ": input: " : "", err);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* Everything the call names, checked: exit 2 on anything wrong, before any
+ * database is opened. */
+static int call_load(struct call *c) {
+    struct tune_opts *o = &c->o;
+    char err[2048];
+    const char *devices = o->device;
+    char devs_buf[1024] = "";
+    const struct app *app;
+    if (o->file) {
+        if (sweep_parse(o->file, &c->spec, err, sizeof err) != 0)
+            return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
+        c->have_spec = 1;
+        if (o->app && strcmp(o->app, c->spec.app))
+            return fprintf(stderr, "harness: tune: %s is for app %s, not %s\n", o->file, c->spec.app, o->app),
+                   EXIT_USAGE;
+        if (!(app = cli_app(c->spec.app))) return EXIT_USAGE;
+        struct variant_list named;
+        if (variants_load_app(app->name, app->knobs, &named, err, sizeof err) != 0)
+            return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
+        int rc = sweep_variants(&c->spec, app->knobs, &named, &c->vars, err, sizeof err);
+        variants_free(&named);
+        if (rc) return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
+        if (c->spec.nshapes) {
+            c->shapes = xcalloc((size_t)c->spec.nshapes, sizeof *c->shapes);
+            memcpy(c->shapes, c->spec.shapes, sizeof *c->shapes * (size_t)c->spec.nshapes);
+            c->nshapes = c->spec.nshapes;
+        } else {
+            c->shapes = xcalloc(POW2_STEPS * POW2_STEPS, sizeof *c->shapes);
+            c->nshapes = pow2_shapes(o->wg_max, c->shapes);
         }
-        if (b < 0 || (n >= 2 && l->seen_s[b] > best * (1 + VERDICT_CLOSE))) break;
-        pick[n++] = b;
-    }
-    unsigned shape[VERDICT_SHAPES + 1][2];
-    int stored_k = -1;
-    for (int k = 0; k < n; k++) {
-        shape[k][0] = l->seen_wg[pick[k]][0], shape[k][1] = l->seen_wg[pick[k]][1];
-        if (sc->has && shape[k][0] == sc->wg[0] && shape[k][1] == sc->wg[1]) stored_k = k;
-    }
-    if (sc->has && !o->replace && stored_k < 0) { /* not among the best the search saw: measured here */
-        stored_k = n;
-        shape[n][0] = sc->wg[0], shape[n++][1] = sc->wg[1];
-    }
-    struct round_job jobs[VERDICT_SHAPES + 1];
-    memset(jobs, 0, sizeof jobs);
-    for (int k = 0; k < n; k++) {
-        struct round_job *j = &jobs[k];
-        l->cfg.wg[0] = shape[k][0];
-        l->cfg.wg[1] = shape[k][1];
-        runner_describe(&l->cfg, &j->m);
-        j->m.warmup = l->warmup;
-        j->m.rounds = o->rounds;
-        runner_job(&l->cfg, l->dev, l->warmup, rounds_reps_each(l->reps, o->rounds), &j->job);
-        j->group = -1;
-        j->timeout_s = l->timeout_s;
-        j->bytes_per_cell = l->cfg.app->bytes_per_cell(&l->cfg.knobs);
-    }
-    printf("\nverdict: the %d best shapes again%s, %d rounds (a fresh worker each, shapes shuffled)\n", n,
-           stored_k >= 0 ? " (the stored one among them)" : "", o->rounds);
-    fflush(stdout);
-    struct verdict_ctx vc = {l};
-    struct rounds_opts ro = {.seed = o->seed, .on_result = verdict_result, .ctx = &vc, .what = "tune verdict"};
-    int ran = rounds_run(jobs, n, &ro);
-    double logs[VERDICT_SHAPES][1000], mean[VERDICT_SHAPES];
-    int order[VERDICT_SHAPES], ok = 0;
-    for (int k = 0; k < n; k++) {
-        round_logs(&jobs[k].m, logs[k], o->rounds);
-        int c = 0;
-        mean[k] = 0;
-        for (int q = 0; q < o->rounds; q++)
-            if (!isnan(logs[k][q])) mean[k] += logs[k][q], c++;
-        mean[k] = jobs[k].m.status == ST_OK && c == o->rounds ? mean[k] / c : INFINITY;
-        if (isfinite(mean[k])) order[ok++] = k;
-    }
-    for (int a = 1; a < ok; a++) /* fastest first by the rounds */
-        for (int b = a; b > 0 && mean[order[b]] < mean[order[b - 1]]; b--) {
-            int t = order[b];
-            order[b] = order[b - 1];
-            order[b - 1] = t;
+        if (!o->reps_set) o->reps = c->spec.reps;
+        if (!o->warmup_set) o->warmup = c->spec.warmup;
+        if (!o->timeout_set) o->timeout_s = c->spec.timeout_s;
+        if (!devices) {
+            for (int i = 0; i < c->spec.ndevices; i++)
+                snprintf(devs_buf + strlen(devs_buf), sizeof devs_buf - strlen(devs_buf), "%s%s", i ? "," : "",
+                         c->spec.devices[i]);
+            devices = c->spec.ndevices ? devs_buf : "all";
         }
-    int rc = -1;
-    if (ran >= 0 && ok >= 2) {
-        int b = order[0], u = order[1];
-        struct paired_result p;
-        rc_paired(logs[b], logs[u], o->rounds, &p); /* ratio: runner-up over best */
-        r->best[0] = jobs[b].job.wg[0], r->best[1] = jobs[b].job.wg[1];
-        r->runner_up[0] = jobs[u].job.wg[0], r->runner_up[1] = jobs[u].job.wg[1];
-        /* Ordered and tested on the rounds' mean log (the paired test's
-         * scale); the figure stored is the median round, as robust to one
-         * disturbed round as a measurement's median. */
-        r->best_s = exp(stats_median(logs[b], (size_t)o->rounds));
-        r->runner_up_s = exp(stats_median(logs[u], (size_t)o->rounds));
-        r->margin = p.ratio - 1;
-        r->noise = expm1(p.sd);
-        r->tie = !beats(p.p, r->margin);
-        printf("rounds       %ux%u against %ux%u round for round: %+.2f %%, sd of the differences %.2f %%, p %.2g\n",
-               r->best[0], r->best[1], r->runner_up[0], r->runner_up[1], 100 * r->margin, 100 * r->noise, p.p);
-        if (stored_k >= 0 && stored_k != b) {
-            struct paired_result q;
-            if (isfinite(mean[stored_k])) {
-                rc_paired(logs[b], logs[stored_k], o->rounds, &q);
-                sc->margin = q.ratio - 1, sc->p = q.p;
-            } else { /* the stored shape failed here: anything that ran beats it */
-                sc->margin = INFINITY, sc->p = 0;
+    } else {
+        if (!(app = cli_app(o->app))) return EXIT_USAGE;
+        if (cli_variants(app, o->variant, NULL, &c->vars) != 0) return EXIT_USAGE;
+        c->shapes = xcalloc(POW2_STEPS * POW2_STEPS, sizeof *c->shapes);
+        c->nshapes = pow2_shapes(o->wg_max, c->shapes);
+    }
+    /* Devices: a replay may name a fingerprint of a device not here. */
+    int by_fp = o->replay && devices && is_fingerprint(devices);
+    if (!by_fp) {
+        int rc = o->file ? cli_devices_kinds_optional(devices, &c->pick) : cli_devices(devices, &c->pick);
+        if (rc) return rc;
+        if (!c->pick.count)
+            return fprintf(stderr, "harness: tune: no device of the kinds named (%s) here\n", devices), EXIT_USAGE;
+        if (!o->file && c->pick.count != 1)
+            return fprintf(stderr, "harness: tune: '%s' names %d devices; a sweep file tunes several\n", devices,
+                           c->pick.count),
+                   EXIT_USAGE;
+    }
+    const int ndev = by_fp ? 1 : c->pick.count;
+    const int ninputs = o->file && !o->in.input && !o->in.params ? c->spec.ninputs : 1;
+    if ((long)ndev * ninputs > MAX_SEARCHES)
+        return fprintf(stderr, "harness: tune: %d devices x %d inputs is more than %d searches in one call\n", ndev,
+                       ninputs, MAX_SEARCHES),
+               EXIT_USAGE;
+    for (int dv = 0; dv < ndev; dv++)
+        for (int i = 0; i < ninputs; i++) {
+            struct search_def *d = &c->s[c->nsearch++];
+            memset(d, 0, sizeof *d);
+            d->app = app;
+            d->src = o->in;
+            if (o->file && !o->in.input && !o->in.params) d->src.input = c->spec.inputs[i];
+            if (!d->src.iters && o->file) d->src.iters = c->spec.iters;
+            char where[1200] = "";
+            if (o->file && d->src.input == c->spec.inputs[i])
+                snprintf(where, sizeof where, "%s:%d", o->file, c->spec.input_lines[i]);
+            int rc = load_input(app, &d->src, &d->in, *where ? where : NULL);
+            if (rc) return rc;
+            if (o->screen && o->screen < app->input_iters(d->in)) {
+                d->src_screen = d->src;
+                d->src_screen.iters = o->screen;
+                if ((rc = load_input(app, &d->src_screen, &d->in_screen, NULL)) != 0) return rc;
             }
-            sc->judged = 1;
+            d->dev = by_fp ? NULL : &c->pick.all[c->pick.idx[dv]];
+            str_copy(d->fp, sizeof d->fp, d->dev ? d->dev->fingerprint : devices);
+            str_copy(d->devname, sizeof d->devname, d->dev ? d->dev->spec : devices);
+            d->configs = o->file != NULL;
+            d->key_variant = d->configs ? TUNED_VARIANT : c->vars.v[0].name;
         }
-        rc = 0;
-    }
-    for (int k = 0; k < n; k++) measurement_free(&jobs[k].m);
-    return rc;
+    return 0;
 }
 
-/* ---- replay evaluation: the table, with a line per evaluation ----------- */
+/* The space of each search; in a replay, only what was measured. Exit 2
+ * when a space is empty (nothing to search), 1 for a replay with nothing
+ * stored. */
+static int call_plan(struct call *c, struct store *store) {
+    char err[512];
+    for (int k = 0; k < c->nsearch; k++) {
+        struct search_def *d = &c->s[k];
+        const struct app *app = d->app;
+        struct replay_load rl = {store, d, c->vars.n, NULL, NULL, c->o.in.iters};
+        if (c->o.replay) {
+            rl.tables = xcalloc((size_t)c->vars.n, sizeof *rl.tables);
+            rl.knobs = xcalloc((size_t)c->vars.n, sizeof *rl.knobs);
+            for (int v = 0; v < c->vars.n; v++) {
+                char *knobs = rl.knobs[v];
+                knobs_canonical(&c->vars.v[v].knobs, knobs, sizeof rl.knobs[v]);
+                if (store_replay_load_iters(store, d->fp, app->name, app->input_name(d->in), knobs, rl.iters,
+                                            &rl.tables[v]) != 0) {
+                    fprintf(stderr, "harness: %s\n", store_errmsg(store));
+                    return EXIT_FOUND;
+                }
+                if (!rl.iters && rl.tables[v].n) rl.iters = rl.tables[v].iters; /* the first setting's newest */
+                else if (rl.tables[v].n && rl.tables[v].iters != rl.iters) {
+                    replay_free(&rl.tables[v]); /* measured at another step count only */
+                    store_replay_load_iters(store, d->fp, app->name, app->input_name(d->in), knobs, rl.iters,
+                                            &rl.tables[v]);
+                }
+                d->rskipped += rl.tables[v].skipped;
+            }
+        }
+        int rc =
+            tune_plan_build(&d->plan, app, d->in, d->dev, &c->vars, (const unsigned(*)[2])c->shapes, c->nshapes,
+                            c->have_spec ? &c->spec : NULL, c->o.replay ? keep_measured : NULL, &rl, err, sizeof err);
+        if (rc) {
+            fprintf(stderr, "harness: tune: %s\n", err);
+            rc = EXIT_USAGE;
+        } else if (!d->plan.n && c->o.replay) {
+            fprintf(stderr, "harness: tune --replay: no ok measurements of %s %s%s on %s%s in the database\n",
+                    app->name, app->input_name(d->in), d->configs ? " in this space" : "", d->devname,
+                    c->o.in.iters ? " at --iters" : "");
+            rc = EXIT_FOUND;
+        } else if (!d->plan.n) {
+            fprintf(stderr,
+                    "harness: tune: the space is empty for %s %s on %s: %d points, %d left out by constraints, %d "
+                    "invalid (%s); nothing stored\n",
+                    app->name, app->input_name(d->in), d->devname, d->plan.considered, d->plan.constrained,
+                    d->plan.invalid, *d->plan.why ? d->plan.why : "no shape fits --wg-max");
+            rc = EXIT_USAGE;
+        }
+        if (!rc && c->o.replay) { /* every point's figures, from its setting's table */
+            d->rt = xcalloc((size_t)d->plan.n, sizeof *d->rt);
+            d->rnoise = xcalloc((size_t)d->plan.n, sizeof *d->rnoise);
+            d->rsamples = xcalloc((size_t)d->plan.n, sizeof *d->rsamples);
+            d->riters = rl.iters;
+            for (int i = 0; i < d->plan.n; i++) {
+                int t;
+                const int q = replay_row(&rl, d->plan.knobs[d->plan.pt[i].variant], d->plan.pt[i].wg, &t);
+                d->rt[i] = rl.tables[t].median[q], d->rnoise[i] = rl.tables[t].noise[q];
+                d->rsamples[i] = rl.tables[t].samples[q];
+            }
+        }
+        for (int v = 0; rl.tables && v < c->vars.n; v++) replay_free(&rl.tables[v]);
+        free(rl.tables);
+        free(rl.knobs);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+/* ---- live evaluation --------------------------------------------------- */
+
+struct live {
+    const struct call *c;
+    struct search_def *d;
+    struct worker_pool *pool;
+    struct store *store;
+    int64_t run_id;
+    double peak;
+    struct ref_holder refs, refs_screen;
+    int measured, planned;
+    double started, device_s; /* device_s: wall seconds inside measurements */
+    double *seen;             /* per point: its figure at the search's length; NAN unseen, INFINITY failed */
+    double *full;             /* per point: at full length (screening only) */
+};
+
+static void on_signal(int sig) {
+    (void)sig;
+    harness_interrupted = 1;
+}
+
+/* The configuration of point i at full length or at the screening length. */
+static void point_config(const struct live *l, int i, int screen, struct config *cfg) {
+    const struct search_def *d = l->d;
+    const struct variant *v = &d->plan.vars.v[d->plan.pt[i].variant];
+    memset(cfg, 0, sizeof *cfg);
+    cfg->app = d->app;
+    cfg->in = screen ? d->in_screen : d->in;
+    cfg->source = screen ? &d->src_screen : &d->src;
+    cfg->knobs = v->knobs;
+    str_copy(cfg->variant, sizeof cfg->variant, v->name);
+    cfg->wg[0] = d->plan.pt[i].wg[0], cfg->wg[1] = d->plan.pt[i].wg[1];
+}
+
+static const char *point_name(const struct search_def *d, int i) { return d->plan.vars.v[d->plan.pt[i].variant].name; }
+
+/* After each evaluation: how far the search is, the best so far, and the
+ * time left at the pace so far (the finalists and the verdict come on top). */
+static void progress(const struct live *l) {
+    int b = -1;
+    for (int i = 0; i < l->d->plan.n; i++)
+        if (isfinite(l->seen[i]) && (b < 0 || l->seen[i] < l->seen[b])) b = i;
+    char best[300] = "none yet", fig[32];
+    if (b >= 0) {
+        if (strcmp(l->c->o.objective, "energy")) secs(fig, sizeof fig, l->seen[b]);
+        else snprintf(fig, sizeof fig, "%.4g J", l->seen[b]);
+        snprintf(best, sizeof best, "%ux%u %s%s%s", l->d->plan.pt[b].wg[0], l->d->plan.pt[b].wg[1], fig,
+                 l->d->configs ? " " : "", l->d->configs ? point_name(l->d, b) : "");
+    }
+    const double spent = clock_now() - l->started;
+    const double left = l->measured ? spent / l->measured * (l->planned - l->measured) : 0;
+    printf("progress     %d of %d evaluations, best so far %s, about %.0f s left of the search\n", l->measured,
+           l->planned, best, left);
+    fflush(stdout);
+}
+
+/* Measures one configuration in a worker and stores the row; the figure
+ * the objective asks for, or -1 when it failed. */
+static double measure(struct live *l, const struct config *cfg, int screen, double *noise) {
+    char err[512];
+    struct measurement m = {0};
+    const double t0 = clock_now();
+    runner_measure_isolated(l->pool, l->d->dev, cfg, screen ? &l->refs_screen : &l->refs, l->c->o.warmup, l->c->o.reps,
+                            l->c->o.timeout_s, &m);
+    l->device_s += clock_now() - t0;
+    double v = -1;
+    if (!harness_interrupted) { /* an interrupted row says nothing about the point */
+        runner_print(stdout, l->d->dev, &m, l->peak);
+        if (l->run_id >= 0 && store_measurement(l->store, l->run_id, &m, err, sizeof err) != 0)
+            fprintf(stderr, "harness: %s\n", err);
+        if (m.status == ST_OK && m.median > 0) {
+            *noise = (m.q3 - m.q1) / m.median;
+            v = m.median;
+            if (!strcmp(l->c->o.objective, "energy")) {
+                v = m.energy_j > 0 ? m.energy_j : -1;
+                if (v < 0)
+                    fprintf(stderr, "note: %s reports no energy for this run: counted as failed\n", l->d->devname);
+            }
+        }
+    }
+    measurement_free(&m);
+    return v;
+}
+
+static double live_eval(void *ctx, int point, double *noise) {
+    struct live *l = ctx;
+    if (harness_interrupted) return -1; /* spend what is left of the budget at once */
+    struct config cfg;
+    point_config(l, point, l->d->in_screen != NULL, &cfg);
+    const double v = measure(l, &cfg, l->d->in_screen != NULL, noise);
+    if (!harness_interrupted) {
+        l->measured++;
+        l->seen[point] = v > 0 ? v : INFINITY;
+        progress(l);
+    }
+    return v;
+}
+
+/* ---- replay evaluation ------------------------------------------------- */
 
 struct replay_ctx {
-    struct replay_table *table;
+    struct search_def *d;
     int count;
 };
 
-static double replay_eval_print(void *ctx, const unsigned wg[2], double *noise) {
+static double replay_point_eval(void *ctx, int point, double *noise) {
     struct replay_ctx *r = ctx;
-    double t = replay_eval(r->table, wg, noise);
+    const struct search_def *d = r->d;
+    const double t = d->rt[point];
+    *noise = d->rnoise[point];
     char a[32];
-    printf("  %3d  %4ux%-4u  %s", ++r->count, wg[0], wg[1], secs(a, sizeof a, t));
+    printf("  %3d  %4ux%-4u  %s", ++r->count, d->plan.pt[point].wg[0], d->plan.pt[point].wg[1], secs(a, sizeof a, t));
     if (!isnan(*noise)) printf("  IQR %.1f%%", 100 * *noise);
+    if (d->configs) printf("  %s", point_name(d, point));
     printf("\n");
-    return t;
+    return t > 0 ? t : -1;
 }
 
-/* ---- report -------------------------------------------------------------- */
+/* ---- warm start: the same configurations measured elsewhere ------------ */
 
-static void report(const struct tune_opts *o, const struct tune_result *r, int nspace, int by_rounds) {
+struct prior_build {
+    const struct search_def *d;
+    double *best; /* per point, per source: the fastest ok median */
+    char (*source)[160];
+    int nsources;
+};
+
+#define PRIOR_SOURCES 16
+
+static void prior_row(void *ctx, const char *fp, const char *input, long iters, const char *knobs, const unsigned wg[2],
+                      double median) {
+    struct prior_build *pb = ctx;
+    char src[160];
+    snprintf(src, sizeof src, "%s %s %ld steps", fp, input, iters);
+    const int i = tune_plan_find(&pb->d->plan, knobs, wg);
+    if (i < 0) return;
+    int s = 0;
+    while (s < pb->nsources && strcmp(pb->source[s], src)) s++;
+    if (s == pb->nsources) {
+        if (s == PRIOR_SOURCES) return;
+        str_copy(pb->source[pb->nsources++], sizeof pb->source[0], src);
+    }
+    double *b = &pb->best[(size_t)s * pb->d->plan.n + i];
+    if (isnan(*b) || median < *b) *b = median;
+}
+
+/* The source (device, input, step count) with the most points of this
+ * space measured, as the search's prior; 0 points when there is none. */
+static void warm_start(struct store *store, const struct search_def *d, struct tune_prior *pr, int **point,
+                       double **secs_out) {
+    const int n = d->plan.n;
+    struct prior_build pb = {d, xcalloc((size_t)n * PRIOR_SOURCES, sizeof(double)),
+                             xcalloc(PRIOR_SOURCES, sizeof *pb.source), 0};
+    for (size_t k = 0; k < (size_t)n * PRIOR_SOURCES; k++) pb.best[k] = NAN;
+    store_tune_prior_rows(store, d->app->name, d->fp, d->app->input_name(d->in), prior_row, &pb);
+    int bs = -1, bc = 0;
+    for (int s = 0; s < pb.nsources; s++) {
+        int cnt = 0;
+        for (int i = 0; i < n; i++) cnt += !isnan(pb.best[(size_t)s * n + i]);
+        if (cnt > bc) bc = cnt, bs = s;
+    }
+    *point = xcalloc((size_t)bc + 1, sizeof **point);
+    *secs_out = xcalloc((size_t)bc + 1, sizeof **secs_out);
+    pr->n = 0;
+    for (int i = 0; bs >= 0 && i < n; i++)
+        if (!isnan(pb.best[(size_t)bs * n + i]))
+            (*point)[pr->n] = i, (*secs_out)[pr->n++] = pb.best[(size_t)bs * n + i];
+    pr->point = *point, pr->seconds = *secs_out;
+    if (bs >= 0) printf("warm start   %d points of this space measured on %s\n", pr->n, pb.source[bs]);
+    else printf("warm start   nothing of this space measured elsewhere in the database: a cold start\n");
+    free(pb.best);
+    free(pb.source);
+}
+
+/* ---- finalists and the verdict ------------------------------------------ */
+
+/* The k best points by fig (ascending), skipping NAN and INFINITY. */
+static int top_points(const double *fig, int n, int k, int *out) {
+    int m = 0;
+    for (int q = 0; q < k; q++) {
+        int b = -1;
+        for (int i = 0; i < n; i++) {
+            if (!isfinite(fig[i])) continue;
+            int used = 0;
+            for (int j = 0; j < m; j++) used |= out[j] == i;
+            if (!used && (b < 0 || fig[i] < fig[b])) b = i;
+        }
+        if (b < 0) break;
+        out[m++] = b;
+    }
+    return m;
+}
+
+/* Screening: the finalists measured at full length. */
+static void finalists(struct live *l) {
+    const int n = l->d->plan.n;
+    int *pick = xcalloc((size_t)l->c->o.finalists, sizeof *pick);
+    const int m = top_points(l->seen, n, l->c->o.finalists, pick);
+    printf("\nfinalists: the %d best of the %ld-step search at full length (%ld steps)\n", m, l->c->o.screen,
+           l->d->app->input_iters(l->d->in));
+    fflush(stdout);
+    for (int k = 0; k < m && !harness_interrupted; k++) {
+        struct config cfg;
+        double noise = NAN;
+        point_config(l, pick[k], 0, &cfg);
+        const double v = measure(l, &cfg, 0, &noise);
+        l->full[pick[k]] = v > 0 ? v : INFINITY;
+    }
+    free(pick);
+}
+
+/* The stored configuration of this key, as a candidate; 0, or -1 when none
+ * (or it no longer parses: a knob renamed since). */
+static int stored_candidate(struct store *store, const struct search_def *d, struct tuned_config *tc,
+                            struct verdict_cand *out) {
+    if (store_tuned_get_config(store, d->fp, d->app->name, d->app->input_name(d->in), d->key_variant, tc) != 0)
+        return -1;
+    memset(out, 0, sizeof *out);
+    out->cfg.app = d->app;
+    out->cfg.in = d->in;
+    out->cfg.source = &d->src;
+    out->cfg.wg[0] = tc->wg[0], out->cfg.wg[1] = tc->wg[1];
+    if (d->configs) {
+        char err[256];
+        knobs_init(&out->cfg.knobs, d->app->knobs);
+        if (knobs_apply(&out->cfg.knobs, tc->knobs, err, sizeof err) != 0) return -1;
+        str_copy(out->cfg.variant, sizeof out->cfg.variant, tc->config);
+    } else {
+        out->cfg.knobs = d->plan.vars.v[0].knobs;
+        str_copy(out->cfg.variant, sizeof out->cfg.variant, d->plan.vars.v[0].name);
+    }
+    char knobs[512];
+    knobs_canonical(&out->cfg.knobs, knobs, sizeof knobs);
+    out->point = tune_plan_find(&d->plan, knobs, out->cfg.wg);
+    return 0;
+}
+
+/* What the search decided, as configurations. */
+struct outcome {
+    struct tune_result r;      /* figures (best_s, margin, noise, tie, evaluations) */
+    struct verdict_cand best;  /* the winner (or the best of a tie) */
+    struct verdict_cand other; /* the runner-up; point -2 when there is none */
+    int by_rounds, samples;
+    int stored; /* a row was stored before */
+    struct verdict_cand stored_c;
+    int judged; /* the verdict measured the stored one against the best */
+    double stored_margin, stored_p;
+};
+
+static void cand_of_point(const struct live *l, int i, struct verdict_cand *c) {
+    memset(c, 0, sizeof *c);
+    point_config(l, i, 0, &c->cfg);
+    c->point = i;
+}
+
+/* The verdict among the best the search found (by full-length figures when
+ * it screened) and the stored configuration. */
+static void judge(struct live *l, struct outcome *oc) {
+    const struct tune_opts *o = &l->c->o;
+    const double *fig = l->d->in_screen ? l->full : l->seen;
+    const int n = l->d->plan.n;
+    int pick[VERDICT_SHAPES];
+    int m = top_points(fig, n, VERDICT_SHAPES, pick);
+    while (m > 2 && fig[pick[m - 1]] > fig[pick[0]] * (1 + VERDICT_CLOSE)) m--; /* the close ones only */
+    if (m >= 1) {
+        oc->r.best = pick[0], oc->r.best_s = fig[pick[0]];
+        cand_of_point(l, pick[0], &oc->best);
+    }
+    oc->other.point = -2;
+    if (m >= 2) {
+        oc->r.runner_up = pick[1], oc->r.runner_up_s = fig[pick[1]];
+        cand_of_point(l, pick[1], &oc->other);
+        oc->r.margin = oc->r.runner_up_s / oc->r.best_s - 1;
+        oc->r.noise = 0.005;
+        oc->r.tie = tune_tied(oc->r.best_s, 0, oc->r.runner_up_s, 0);
+    } else {
+        oc->r.runner_up_s = oc->r.margin = NAN;
+    }
+    if (m < 1 || o->rounds < 2 || !strcmp(o->objective, "energy") || harness_interrupted) return;
+    struct verdict_cand c[VERDICT_MAX];
+    int nc = 0, stored_k = -1;
+    for (int k = 0; k < m; k++) {
+        cand_of_point(l, pick[k], &c[nc]);
+        if (oc->stored && oc->stored_c.point == pick[k]) stored_k = nc;
+        nc++;
+    }
+    if (oc->stored && !o->replace && stored_k < 0) { /* not among the best the search saw: measured here */
+        stored_k = nc;
+        c[nc++] = oc->stored_c;
+    }
+    if (nc < 2) return;
+    struct verdict_env env = {l->pool,   l->d->dev, l->store,  l->run_id,    l->peak,
+                              o->warmup, o->reps,   o->rounds, o->timeout_s, o->seed};
+    struct verdict_out v;
+    const double t0 = clock_now();
+    const int ok = verdict_rounds(&env, c, nc, stored_k, &v) == 0;
+    l->device_s += clock_now() - t0;
+    if (!ok) return;
+    oc->by_rounds = 1;
+    oc->samples = o->rounds * rounds_reps_each(o->reps, o->rounds);
+    oc->best = c[v.best], oc->other = c[v.runner_up];
+    oc->r.best = c[v.best].point, oc->r.runner_up = c[v.runner_up].point;
+    oc->r.best_s = v.best_s, oc->r.runner_up_s = v.runner_up_s;
+    oc->r.margin = v.margin, oc->r.noise = v.noise, oc->r.tie = v.tie;
+    oc->judged = v.stored_judged, oc->stored_margin = v.stored_margin, oc->stored_p = v.stored_p;
+}
+
+/* ---- report and decision ------------------------------------------------- */
+
+static void print_cand(const char *label, const struct verdict_cand *c, const struct search_def *d, double s,
+                       const char *obj) {
+    char a[32];
+    if (!strcmp(obj, "energy")) snprintf(a, sizeof a, "%.4g J", s);
+    else secs(a, sizeof a, s);
+    printf("%-12s %ux%u  %s %s", label, c->cfg.wg[0], c->cfg.wg[1], !strcmp(obj, "energy") ? "energy" : "median", a);
+    if (d->configs) printf("  %s", c->cfg.variant);
+}
+
+static void report(const struct tune_opts *o, const struct search_def *d, const struct outcome *oc,
+                   const struct live *l) {
     printf("\nstrategy     %s", o->strategy);
     if (strcmp(o->strategy, "exhaustive")) printf(" (seed %u, budget %d)", o->seed, o->budget);
-    printf("\nevaluations  %d of %d shapes\n", r->evaluations, nspace);
-    char a[32], b[32];
-    printf("best         %ux%u  median %s\n", r->best[0], r->best[1], secs(a, sizeof a, r->best_s));
-    if (isnan(r->margin)) {
-        printf("runner-up    none (no other shape succeeded)\n");
+    printf("\nevaluations  %d of %d %s", oc->r.evaluations, d->plan.n, d->configs ? "points" : "shapes");
+    if (l) printf(" in %.1f s of measuring (%.1f s in all)", l->device_s, clock_now() - l->started);
+    printf("\n");
+    print_cand("best", &oc->best, d, oc->r.best_s, o->objective);
+    printf("\n");
+    if (oc->other.point == -2) {
+        printf("runner-up    none (nothing else succeeded)\n");
         printf("verdict      winner by default: nothing to compare it with\n");
         return;
     }
-    printf("runner-up    %ux%u  median %s  margin %+.2f%%\n", r->runner_up[0], r->runner_up[1],
-           secs(b, sizeof b, r->runner_up_s), 100 * r->margin);
-    if (by_rounds)
-        printf("noise        %.2f%% (the sd of their round-for-round differences over %d rounds)\n", 100 * r->noise,
+    print_cand("runner-up", &oc->other, d, oc->r.runner_up_s, o->objective);
+    printf("  margin %+.2f%%\n", 100 * oc->r.margin);
+    if (oc->by_rounds)
+        printf("noise        %.2f%% (the sd of their round-for-round differences over %d rounds)\n", 100 * oc->r.noise,
                o->rounds);
-    else printf("noise        %.2f%% (the larger relative IQR of the two; never below 0.5%%)\n", 100 * r->noise);
-    if (r->tie)
-        printf("verdict      TIE (%s): %ux%u and %ux%u cannot be told apart; either will do\n",
-               by_rounds ? "not ahead round for round" : "within noise", r->best[0], r->best[1], r->runner_up[0],
-               r->runner_up[1]);
-    else printf("verdict      winner: %ux%u\n", r->best[0], r->best[1]);
+    else printf("noise        %.2f%% (the larger relative IQR of the two; never below 0.5%%)\n", 100 * oc->r.noise);
+    if (oc->r.tie)
+        printf("verdict      TIE (%s): %ux%u%s%s and %ux%u%s%s cannot be told apart; either will do\n",
+               oc->by_rounds ? "not ahead round for round" : "within noise", oc->best.cfg.wg[0], oc->best.cfg.wg[1],
+               d->configs ? " " : "", d->configs ? oc->best.cfg.variant : "", oc->other.cfg.wg[0], oc->other.cfg.wg[1],
+               d->configs ? " " : "", d->configs ? oc->other.cfg.variant : "");
+    else
+        printf("verdict      winner: %ux%u%s%s\n", oc->best.cfg.wg[0], oc->best.cfg.wg[1], d->configs ? " " : "",
+               d->configs ? oc->best.cfg.variant : "");
 }
 
-/* What becomes of the stored row: a search's best replaces a stored shape
- * only when the verdict measured both and the new one beats it round for
- * round (or on --replace); a search without that evidence (--rounds 1, a
- * replay) leaves it. A genetic search on a budget of 10 once stored a shape
- * 2.2x slower than the one an exhaustive search had stored. */
-static void decide(const struct tune_opts *o, const struct stored_check *sc, const struct tune_result *r,
-                   struct tuned_decision *d) {
-    const unsigned *s = sc->wg;
-    if (!sc->has) {
+static int same_config(const struct verdict_cand *a, const struct verdict_cand *b) {
+    char x[512], y[512];
+    knobs_canonical(&a->cfg.knobs, x, sizeof x);
+    knobs_canonical(&b->cfg.knobs, y, sizeof y);
+    return a->cfg.wg[0] == b->cfg.wg[0] && a->cfg.wg[1] == b->cfg.wg[1] && !strcmp(x, y);
+}
+
+/* What becomes of the stored row: a search's best replaces a stored
+ * configuration only when the verdict measured both and the new one beats
+ * it round for round (or on --replace); a search without that evidence
+ * (--rounds 1, a replay, the energy objective) leaves it. A genetic search
+ * on a budget of 10 once stored a shape 2.2x slower than the one an
+ * exhaustive search had stored. */
+static void decide(const struct tune_opts *o, const struct outcome *oc, struct tuned_decision *d) {
+    const unsigned *s = oc->stored_c.cfg.wg, *b = oc->best.cfg.wg;
+    if (!oc->stored) {
         d->decision = "new";
-        str_copy(d->why, sizeof d->why, "nothing was stored for this device, input and variant");
-    } else if (s[0] == r->best[0] && s[1] == r->best[1]) {
+        str_copy(d->why, sizeof d->why, "nothing was stored for this device and input");
+    } else if (same_config(&oc->stored_c, &oc->best)) {
         d->decision = "confirmed";
         str_fmt(d->why, sizeof d->why, "the stored %ux%u is the best again (its figures updated)", s[0], s[1]);
     } else if (o->replace) {
         d->decision = "replaced";
-        str_fmt(d->why, sizeof d->why, "--replace: %ux%u stored over %ux%u without a verdict between them", r->best[0],
-                r->best[1], s[0], s[1]);
-    } else if (sc->judged && beats(sc->p, sc->margin)) {
+        str_fmt(d->why, sizeof d->why, "--replace: %ux%u stored over %ux%u without a verdict between them", b[0], b[1],
+                s[0], s[1]);
+    } else if (oc->judged && verdict_beats(oc->stored_p, oc->stored_margin)) {
         d->decision = "replaced";
-        str_fmt(d->why, sizeof d->why, "%ux%u beats the stored %ux%u round for round by %.2f %% (p %.2g)", r->best[0],
-                r->best[1], s[0], s[1], 100 * sc->margin, sc->p);
-    } else if (sc->judged) {
+        str_fmt(d->why, sizeof d->why, "%ux%u beats the stored %ux%u round for round by %.2f %% (p %.2g)", b[0], b[1],
+                s[0], s[1], 100 * oc->stored_margin, oc->stored_p);
+    } else if (oc->judged) {
         d->decision = "kept";
         str_fmt(d->why, sizeof d->why,
                 "%ux%u does not beat the stored %ux%u round for round (%+.2f %%, p %.2g): the stored row stays "
-                "(--replace stores the new shape anyway)",
-                r->best[0], r->best[1], s[0], s[1], 100 * sc->margin, sc->p);
+                "(--replace stores the new one anyway)",
+                b[0], b[1], s[0], s[1], 100 * oc->stored_margin, oc->stored_p);
     } else {
         d->decision = "kept";
         str_fmt(d->why, sizeof d->why,
                 "%ux%u was not measured against the stored %ux%u in rounds (%s): the stored row stays "
-                "(--replace stores the new shape anyway)",
-                r->best[0], r->best[1], s[0], s[1], o->replay ? "a replay" : "--rounds 1 or too few shapes");
+                "(--replace stores the new one anyway)",
+                b[0], b[1], s[0], s[1],
+                o->replay                         ? "a replay"
+                : !strcmp(o->objective, "energy") ? "the energy objective"
+                                                  : "--rounds 1 or too few points");
     }
 }
 
 /* In a replay the whole table is known, so how far the pick is from the best
- * measured shape is known too: the measure of a strategy. */
-static void replay_regret(const struct replay_table *t, const struct tune_result *r) {
+ * measured point is known too: the measure of a strategy. */
+static void replay_regret(const struct search_def *d, const struct outcome *oc) {
     int b = 0;
-    for (int i = 1; i < t->n; i++)
-        if (t->median[i] < t->median[b]) b = i;
+    for (int i = 1; i < d->plan.n; i++)
+        if (d->rt[i] < d->rt[b]) b = i;
     char a[32];
-    printf("best known   %ux%u  median %s  (the pick is %+.2f%% from it)\n", t->wg[b][0], t->wg[b][1],
-           secs(a, sizeof a, t->median[b]), 100 * (r->best_s / t->median[b] - 1));
+    printf("best known   %ux%u  median %s  (the pick is %+.2f%% from it)%s%s\n", d->plan.pt[b].wg[0],
+           d->plan.pt[b].wg[1], secs(a, sizeof a, d->rt[b]), 100 * (oc->r.best_s / d->rt[b] - 1),
+           d->configs ? "  " : "", d->configs ? point_name(d, b) : "");
+}
+
+static int store_outcome(struct store *store, const struct tune_opts *o, const struct search_def *d,
+                         const struct outcome *oc, double search_s, long iters) {
+    char err[512], knobs[512];
+    knobs_canonical(&oc->best.cfg.knobs, knobs, sizeof knobs);
+    struct tuned_decision dec = {.wg = {oc->best.cfg.wg[0], oc->best.cfg.wg[1]},
+                                 .strategy = o->strategy,
+                                 .budget = strcmp(o->strategy, "exhaustive") ? o->budget : 0,
+                                 .iters = iters,
+                                 .knobs = d->configs ? knobs : NULL,
+                                 .config = d->configs ? oc->best.cfg.variant : NULL,
+                                 .objective = o->objective,
+                                 .search_s = search_s};
+    decide(o, oc, &dec);
+    printf("decision     %s: %s\n", dec.decision, dec.why);
+    const int keep = !strcmp(dec.decision, "kept");
+    struct tuned_put put = {.wg = {oc->best.cfg.wg[0], oc->best.cfg.wg[1]},
+                            .knobs = dec.knobs,
+                            .config = dec.config,
+                            .objective = o->objective,
+                            .strategy = o->strategy,
+                            .samples = oc->samples,
+                            .evaluations = oc->r.evaluations,
+                            .search_s = search_s,
+                            .energy_j = !strcmp(o->objective, "energy") ? oc->r.best_s : NAN};
+    const char *in = d->app->input_name(d->in);
+    if ((!keep &&
+         store_tuned_put(store, d->fp, d->app->name, in, d->key_variant, &oc->r, &put, err, sizeof err) != 0) ||
+        store_tuned_history_add(store, d->fp, d->app->name, in, d->key_variant, &oc->r, &dec, err, sizeof err) != 0) {
+        fprintf(stderr, "harness: %s\n", err);
+        return EXIT_FOUND;
+    }
+    if (!keep && d->configs)
+        printf("stored       as the tuned configuration for %s %s on %s (`harness run --variant tuned` runs it)\n",
+               d->app->name, in, d->devname);
+    else if (!keep)
+        printf("stored       as the tuned work-group for %s %s %s on %s (`harness run` uses it without --wg)\n",
+               d->app->name, in, d->key_variant, d->devname);
+    return 0;
+}
+
+/* ---- one search ------------------------------------------------------------ */
+
+static int run_search(struct call *c, struct search_def *d, struct store *store, int argc, char **argv) {
+    const struct tune_opts *o = &c->o;
+    const char *in = d->app->input_name(d->in);
+    struct outcome oc = {0};
+    oc.samples = o->reps;
+    struct tuned_config tc;
+    oc.stored = stored_candidate(store, d, &tc, &oc.stored_c) == 0;
+    struct tune_prior prior = {0};
+    int *prior_pt = NULL;
+    double *prior_s = NULL;
+    if (o->warm) {
+        warm_start(store, d, &prior, &prior_pt, &prior_s);
+        d->plan.space.prior = prior.n ? &prior : NULL;
+    }
+    int found, rc = 0, disturbed = 0;
+    struct live l = {.c = c, .d = d, .store = store, .run_id = -1, .started = clock_now()};
+    if (o->replay) {
+        printf("tune --replay %s %s on %s: %d measured %s at %ld steps", d->app->name, in, d->devname, d->plan.n,
+               d->configs ? "points" : "shapes", d->riters);
+        if (d->rskipped) printf(" (%d measured only at other step counts left out)", d->rskipped);
+        printf("\n");
+        if (oc.stored && o->store)
+            printf("stored       %ux%u, tuned before: a new best replaces it only when it beats it round for round\n",
+                   tc.wg[0], tc.wg[1]);
+        fflush(stdout);
+        struct replay_ctx ctx = {d, 0};
+        found = tune_search(o->strategy, &d->plan.space, o->budget, o->seed, replay_point_eval, &ctx, &oc.r) == 0;
+        if (found) {
+            cand_of_point(&l, oc.r.best, &oc.best);
+            oc.other.point = -2;
+            if (oc.r.runner_up >= 0) cand_of_point(&l, oc.r.runner_up, &oc.other);
+            oc.samples = d->rsamples[oc.r.best];
+        }
+    } else {
+        printf("tune %s %s (%ld steps%s) on %s [%s]: %d valid %s", d->app->name, in, d->app->input_iters(d->in),
+               d->in_screen ? ", screened at fewer" : "", d->devname, d->fp, d->plan.n,
+               d->configs ? "points" : "shapes");
+        if (d->configs)
+            printf(" (%d settings x %d shapes: %d left out by constraints, %d invalid)", d->plan.vars.n, c->nshapes,
+                   d->plan.constrained, d->plan.invalid);
+        else printf(" of %s", d->plan.vars.v[0].name);
+        printf("\n");
+        if (oc.stored)
+            printf(
+                "stored       %ux%u%s%s, tuned before: a new best replaces it only when it beats it round for round\n",
+                tc.wg[0], tc.wg[1], d->configs ? " " : "", d->configs ? tc.config : "");
+        fflush(stdout);
+        char command[1024], err[512];
+        cli_command_line(argc, argv, command, sizeof command);
+        l.pool = pool_open();
+        l.planned = strcmp(o->strategy, "exhaustive") && o->budget < d->plan.n ? o->budget : d->plan.n;
+        l.refs = (struct ref_holder){d->app, d->in, NULL};
+        l.refs_screen = (struct ref_holder){d->app, d->in_screen, NULL};
+        l.peak = runner_peak(store, d->dev);
+        l.seen = xcalloc((size_t)d->plan.n, sizeof *l.seen);
+        l.full = xcalloc((size_t)d->plan.n, sizeof *l.full);
+        for (int i = 0; i < d->plan.n; i++) l.seen[i] = l.full[i] = NAN;
+        l.run_id = store_run_begin(store, d->dev, command, err, sizeof err);
+        if (l.run_id < 0) fprintf(stderr, "harness: %s\n", err);
+        struct host_check hc;
+        host_check(store, d->dev->spec, 1, &hc);
+        host_check_print(stdout, "before", &hc);
+        disturbed |= hc.disturbed;
+        found = tune_search(o->strategy, &d->plan.space, o->budget, o->seed, live_eval, &l, &oc.r) == 0;
+        const int evaluations = oc.r.evaluations;
+        if (found && d->in_screen && !harness_interrupted) finalists(&l);
+        if (found && !harness_interrupted) judge(&l, &oc);
+        oc.r.evaluations = evaluations;
+        found &= oc.best.cfg.app != NULL;
+        host_check(store, d->dev->spec, 1, &hc);
+        host_check_print(stdout, "after", &hc);
+        disturbed |= hc.disturbed;
+        if (l.run_id >= 0) store_run_end(store, l.run_id);
+        pool_close(l.pool);
+        if (l.refs.ref) d->app->ref_free(l.refs.ref);
+        if (l.refs_screen.ref) d->app->ref_free(l.refs_screen.ref);
+    }
+    if (harness_interrupted) {
+        fprintf(stderr, "harness: tune interrupted after %d measured points (stored); nothing decided\n", l.measured);
+        rc = EXIT_FOUND;
+    } else if (!found) {
+        fprintf(stderr, "harness: tune: nothing succeeded on %s %s (%d evaluated)\n", d->devname, in, oc.r.evaluations);
+        rc = EXIT_FOUND;
+    } else {
+        report(o, d, &oc, o->replay ? NULL : &l);
+        if (disturbed)
+            printf("host         DISTURBED while tuning (above): the verdict may be the host's; tune again when it is "
+                   "quiet\n");
+        if (o->replay) replay_regret(d, &oc);
+        if (!o->replay || o->store)
+            rc = store_outcome(store, o, d, &oc, o->replay ? NAN : l.device_s,
+                               o->replay ? d->riters : d->app->input_iters(d->in));
+    }
+    free(l.seen);
+    free(l.full);
+    free(prior_pt);
+    free(prior_s);
+    d->plan.space.prior = NULL;
+    return rc;
+}
+
+static void call_free(struct call *c) {
+    for (int k = 0; k < c->nsearch; k++) {
+        struct search_def *d = &c->s[k];
+        tune_plan_free(&d->plan);
+        if (d->in) d->app->input_free(d->in);
+        if (d->in_screen) d->app->input_free(d->in_screen);
+        free(d->rt);
+        free(d->rnoise);
+        free(d->rsamples);
+    }
+    if (c->have_spec) sweep_free(&c->spec);
+    variants_free(&c->vars);
+    free(c->shapes);
+    cli_devices_free(&c->pick);
 }
 
 int cmd_tune(int argc, char **argv) {
-    struct tune_opts o;
-    int rc = parse_opts(argc, argv, &o);
+    static struct call c; /* large (the searches' inputs and plans); one per process */
+    memset(&c, 0, sizeof c);
+    int rc = parse_opts(argc, argv, &c.o);
     if (rc) return rc < 0 ? EXIT_OK : rc;
-    const struct app *app = cli_app(o.app);
-    if (!app) return EXIT_USAGE;
-    char err[2048];
-    struct app_input *in = app->input_load(&o.in, err, sizeof err);
-    if (!in) return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
-    struct variant_list vars = {0};
-    struct device_pick pick = {0};
-    const struct device_info *dev = NULL;
-    const char *fp = o.device, *db = o.db ? o.db : store_default_path();
+    const char *db = c.o.db ? c.o.db : store_default_path();
     struct store *store = NULL;
-    struct replay_table table = {0};
-    unsigned shapes[POW2_STEPS * POW2_STEPS][2];
-    int nspace = 0;
-    char knobs[512];
-    rc = cli_variants(app, o.variant, NULL, &vars);
-    if (!rc && !(o.replay && is_fingerprint(o.device))) {
-        rc = cli_devices(o.device, &pick);
-        if (!rc && pick.count != 1)
-            rc = (fprintf(stderr, "harness: tune: '%s' names %d devices; tune one at a time\n", o.device, pick.count),
-                  EXIT_USAGE);
-        if (!rc) dev = &pick.all[pick.idx[0]], fp = dev->fingerprint;
-    }
-    if (rc) goto done;
-    knobs_canonical(&vars.v[0].knobs, knobs, sizeof knobs);
-    const char *why = "no shape fits --wg-max";
-    if (o.replay) {
+    char err[2048];
+    if ((rc = call_load(&c)) != 0) goto done;
+    if (c.o.replay) {
         /* Reading must not create: a missing file has nothing to replay. */
         if (access(db, F_OK) != 0) {
             fprintf(stderr, "harness: tune --replay: %s does not exist; nothing to replay\n", db);
             rc = EXIT_FOUND;
             goto done;
         }
-        if (!(store = store_open(db, err, sizeof err)) ||
-            store_replay_load_iters(store, fp, app->name, app->input_name(in), knobs, o.in.iters, &table) != 0) {
-            if (store) fprintf(stderr, "harness: %s: %s\n", db, store_errmsg(store));
-            else fprintf(stderr, "harness: %s\n", err);
-            rc = EXIT_FOUND;
-            goto done;
-        }
-        nspace = space_build(&o, app, in, &vars.v[0].knobs, dev, &table, shapes, &why);
-        if (!nspace) {
-            fprintf(stderr, "harness: tune --replay: no ok measurements of %s %s %s on %s%s in %s\n", app->name,
-                    app->input_name(in), vars.v[0].name, o.device, o.in.iters ? " at --iters" : "", db);
-            rc = EXIT_FOUND;
-            goto done;
-        }
-        printf("tune --replay %s %s %s on %s%s%s: %d measured shapes at %ld steps from %s", app->name,
-               app->input_name(in), vars.v[0].name, dev ? dev->spec : fp, dev ? " " : "", dev ? fp : "", nspace,
-               table.iters, db);
-        if (table.skipped) printf(" (%d measured only at other step counts left out)", table.skipped);
-        printf("\n");
     } else {
-        nspace = space_build(&o, app, in, &vars.v[0].knobs, dev, NULL, shapes, &why);
-        if (!nspace) {
-            fprintf(stderr, "harness: tune: no work-group shape is valid for %s on %s (%s)\n", vars.v[0].name,
-                    dev->spec, why);
-            rc = EXIT_USAGE;
-            goto done;
-        }
-        if (!(store = store_open(db, err, sizeof err))) {
-            fprintf(stderr, "harness: %s\n", err);
-            rc = EXIT_FOUND;
-            goto done;
-        }
-        printf("tune %s %s (%ld steps) %s on %s [%s]: %d valid shapes\n", app->name, app->input_name(in),
-               app->input_iters(in), vars.v[0].name, dev->spec, fp, nspace);
+        /* An empty space is bad input: found before the database is opened. */
+        if ((rc = call_plan(&c, NULL)) != 0) goto done;
     }
-    fflush(stdout);
-
-    struct tune_space space = {nspace, (const unsigned(*)[2])shapes};
-    struct tune_result r;
-    struct stored_check sc = {0};
-    sc.has = store_tuned_get(store, fp, app->name, app->input_name(in), vars.v[0].name, sc.wg, NULL) == 0;
-    if (sc.has && (!o.replay || o.store))
-        printf("stored       %ux%u, tuned before: a new best replaces it only when it beats it round for round\n",
-               sc.wg[0], sc.wg[1]);
-    int samples = o.reps, found, measured = 0, by_rounds = 0, disturbed = 0;
-    if (o.replay) {
-        struct replay_ctx ctx = {&table, 0};
-        found = tune_search(o.strategy, &space, o.budget, o.seed, replay_eval_print, &ctx, &r) == 0;
-        for (int i = 0; found && i < table.n; i++)
-            if (table.wg[i][0] == r.best[0] && table.wg[i][1] == r.best[1]) samples = table.samples[i];
-    } else {
-        char command[1024];
-        cli_command_line(argc, argv, command, sizeof command);
-        struct live l = {.pool = pool_open(),
-                         .planned = strcmp(o.strategy, "exhaustive") && o.budget < nspace ? o.budget : nspace,
-                         .started = clock_now(),
-                         .dev = dev,
-                         .refs = {app, in, NULL},
-                         .warmup = o.warmup,
-                         .reps = o.reps,
-                         .timeout_s = o.timeout_s,
-                         .store = store,
-                         .measured = &measured,
-                         .peak = runner_peak(store, dev),
-                         .cfg = {.app = app, .in = in, .source = &o.in, .knobs = vars.v[0].knobs}};
-        str_copy(l.cfg.variant, sizeof l.cfg.variant, vars.v[0].name);
-        l.run_id = store_run_begin(store, dev, command, err, sizeof err);
-        if (l.run_id < 0) fprintf(stderr, "harness: %s\n", err);
-        struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
-        sigaction(SIGINT, &sa, &old_int);
-        sigaction(SIGTERM, &sa, &old_term);
-        struct host_check hc;
-        host_check(store, dev->spec, 1, &hc);
-        host_check_print(stdout, "before", &hc);
-        disturbed |= hc.disturbed;
-        found = tune_search(o.strategy, &space, o.budget, o.seed, live_eval, &l, &r) == 0;
-        if (found && !harness_interrupted && verdict_rounds(&o, &l, &r, &sc) == 0) {
-            by_rounds = 1;
-            samples = o.rounds * rounds_reps_each(o.reps, o.rounds);
-        }
-        host_check(store, dev->spec, 1, &hc);
-        host_check_print(stdout, "after", &hc);
-        disturbed |= hc.disturbed;
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
-        if (l.run_id >= 0) store_run_end(store, l.run_id);
-        pool_close(l.pool);
-        if (l.refs.ref) app->ref_free(l.refs.ref);
-    }
-    if (harness_interrupted) {
-        fprintf(stderr, "harness: tune interrupted after %d measured shapes (stored); nothing decided\n", measured);
+    if (!(store = store_open(db, err, sizeof err))) {
+        fprintf(stderr, "harness: %s\n", err);
         rc = EXIT_FOUND;
         goto done;
     }
-    if (!found) {
-        fprintf(stderr, "harness: tune: no shape succeeded (%d evaluated)\n", r.evaluations);
-        rc = EXIT_FOUND;
-        goto done;
+    if (c.o.replay && (rc = call_plan(&c, store)) != 0) goto done;
+    struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    for (int k = 0; k < c.nsearch && !harness_interrupted; k++) {
+        if (c.nsearch > 1) printf("%s== search %d of %d ==\n", k ? "\n" : "", k + 1, c.nsearch);
+        const int r = run_search(&c, &c.s[k], store, argc, argv);
+        if (r && !rc) rc = r;
     }
-    report(&o, &r, nspace, by_rounds);
-    if (disturbed)
-        printf("host         DISTURBED while tuning (above): the verdict may be the host's; tune again when it is "
-               "quiet\n");
-    if (o.replay) replay_regret(&table, &r);
-    if (!o.replay || o.store) {
-        struct tuned_decision d = {.strategy = o.strategy,
-                                   .search_s = NAN,
-                                   .budget = strcmp(o.strategy, "exhaustive") ? o.budget : 0,
-                                   .iters = o.replay     ? table.iters
-                                            : o.in.iters ? o.in.iters
-                                                         : app->input_iters(in)};
-        decide(&o, &sc, &r, &d);
-        printf("decision     %s: %s\n", d.decision, d.why);
-        int keep = !strcmp(d.decision, "kept");
-        if ((!keep && store_tuned_put(store, fp, app->name, app->input_name(in), vars.v[0].name, &r,
-                                      &(struct tuned_put){.strategy = o.strategy,
-                                                          .samples = samples,
-                                                          .evaluations = r.evaluations,
-                                                          .search_s = NAN,
-                                                          .energy_j = NAN},
-                                      err, sizeof err) != 0) ||
-            store_tuned_history_add(store, fp, app->name, app->input_name(in), vars.v[0].name, &r, &d, err,
-                                    sizeof err) != 0) {
-            fprintf(stderr, "harness: %s\n", err);
-            rc = EXIT_FOUND;
-            goto done;
-        }
-        if (!keep)
-            printf("stored       as the tuned work-group for %s %s %s on %s (`harness run` uses it without --wg)\n",
-                   app->name, app->input_name(in), vars.v[0].name, dev ? dev->spec : fp);
-    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
 done:
-    replay_free(&table);
     store_close(store);
-    variants_free(&vars);
-    cli_devices_free(&pick);
-    app->input_free(in);
+    call_free(&c);
     return rc;
 }

@@ -33,6 +33,8 @@ struct measurement {
     double cell_updates; /* per repetition */
     double mlups, gbs;   /* from the median and the app's cost model */
     double result;       /* the app's headline number (LBM: Reynolds number) */
+    double energy_j;     /* per repetition where the device reports it; 0 or NaN: unknown */
+    double power_w;
 };
 
 /* Fills median, quartiles, device median, MLUPS and GB/s from the samples;

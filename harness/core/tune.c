@@ -1,11 +1,11 @@
-/* Search strategies over work-group shapes (tune.h).
+/* Search strategies over a space of points (tune.h).
  *
- * Every strategy goes through search_visit, which evaluates a shape at most
+ * Every strategy goes through search_visit, which evaluates a point at most
  * once: a re-visit returns the remembered time and costs nothing, and the
- * budget counts distinct shapes only. So the strategies differ only in the
- * order they propose shapes, and a comparison between them (harness tune
+ * budget counts distinct points only. So the strategies differ only in the
+ * order they propose points, and a comparison between them (harness tune
  * --replay) is a comparison of how fast each finds the best, not of how
- * lucky the noise was on a second run of the same shape. */
+ * lucky the noise was on a second run of the same point. */
 #include "tune.h"
 
 #include <math.h>
@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tune_search.h"
 #include "util.h"
 
 /* The tie rule judges the margin against the measured spread. A spread of 0
@@ -22,87 +23,58 @@
  * difference is not evidence. */
 #define TUNE_NOISE_FLOOR 0.005
 
-/* Random search: the first half of the budget is a stratified sample (see
- * search_stratified), the second half a local polish around the best shape
- * found. Sampling alone, however evenly spread, finds a given shape with a
+/* Random search: the first half of the budget is a spread-out design (see
+ * search_design), the second half a local polish around the best point
+ * found. Sampling alone, however evenly spread, finds a given point with a
  * chance of at most budget / n: with a quarter of the evaluations and one or
  * two shapes within 2 % of the best (the H100 replays of OpenCL 128x128 and
  * CUDA 1024x1024), at most 25 % or 49 % of the seeds get there, so the
  * median over seeds misses. The polish spends the rest on the unseen
- * neighbours of the best shape (then of the next best once those run out),
+ * neighbours of the best point (then of the next best once those run out),
  * which is where the optimum of a smooth landscape is. */
 #define RANDOM_EXPLORE 0.5
 
-/* Annealing: a stratified sample of ANNEAL_SAMPLE of the budget finds a place
- * to start; the walk then moves over the 8 neighbours on the (log2 x,
- * log2 y) grid. The temperature is a relative slow-down accepted with
- * probability 1/e; it falls geometrically from T0 to T1 as the budget is
- * spent (the schedule follows evaluations, not steps, since steps over
- * remembered shapes are free). After ANNEAL_PATIENCE new shapes without a new
- * best the walk restarts from the best so far. */
+/* Annealing: a design of ANNEAL_SAMPLE of the budget finds a place to start;
+ * the walk then moves over the neighbours (one parameter to another level,
+ * or two ordinal ones at once). The temperature is a relative slow-down
+ * accepted with probability 1/e; it falls geometrically from T0 to T1 as the
+ * budget is spent (the schedule follows evaluations, not steps, since steps
+ * over remembered points are free). After ANNEAL_PATIENCE new points
+ * without a new best the walk restarts from the best so far. */
 #define ANNEAL_SAMPLE 0.3
 #define ANNEAL_T0 0.10
 #define ANNEAL_T1 0.002
 #define ANNEAL_PATIENCE 4
-#define GENETIC_MUTATE 0.3 /* chance a child also takes a neighbour move */
+#define GENETIC_MUTATE 0.3 /* chance a child also takes a one-parameter move */
 
-/* splitmix64: small, fast, and the same sequence on every libc (rand() is not). */
-struct rng {
-    uint64_t s;
-};
-
-static uint64_t rng_next(struct rng *r) {
+uint64_t rng_next(struct rng *r) {
     uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
 }
 
-/* The modulo bias is below 1e-15 for spaces of a few hundred shapes. */
-static int rng_below(struct rng *r, int n) { return (int)(rng_next(r) % (uint64_t)n); }
-static double rng_unit(struct rng *r) { return (double)(rng_next(r) >> 11) * 0x1.0p-53; }
+/* The modulo bias is below 1e-12 for spaces of a million points. */
+int rng_below(struct rng *r, int n) { return (int)(rng_next(r) % (uint64_t)n); }
+double rng_unit(struct rng *r) { return (double)(rng_next(r) >> 11) * 0x1.0p-53; }
 
-enum { NB_AXES = 4, NB_ALL = 8 }; /* the first NB_AXES neighbours change one dimension */
+int search_more(const struct search *s) { return s->evaluations < s->budget; }
 
-struct search {
-    const struct tune_space *sp;
-    tune_eval_fn eval;
-    void *ctx;
-    int budget, evaluations;
-    double *time; /* NAN: not evaluated; INFINITY: failed */
-    double *noise;
-    /* Neighbours on the (log2 x, log2 y) grid, -1 where not in the space:
-     * 2x, x/2, 2y, y/2 (one dimension), then (2x, y/2) and (x/2, 2y) (the
-     * same size, another aspect), then (2x, 2y) and (x/2, y/2). */
-    int (*nb)[NB_ALL];
-    int *order; /* the shapes by size (x*y), then x */
-    struct rng rng;
-};
+static const int *coords(const struct search *s, int i) { return s->sp->coord + (size_t)i * s->sp->nparams; }
 
-static int search_more(const struct search *s) { return s->evaluations < s->budget; }
-
-static int space_find(const struct tune_space *sp, unsigned x, unsigned y) {
-    for (int i = 0; i < sp->n; i++)
-        if (sp->shapes[i][0] == x && sp->shapes[i][1] == y) return i;
-    return -1;
-}
-
-/* The time of shape i, evaluating it once. NAN when it was never evaluated
- * and the budget is spent; INFINITY when it failed. A time of zero is a
- * failure too: it would read as infinitely fast. */
-static double search_visit(struct search *s, int i) {
+/* A time of zero is a failure too: it would read as infinitely fast. */
+double search_visit(struct search *s, int i) {
     if (!isnan(s->time[i])) return s->time[i];
     if (!search_more(s)) return NAN;
     double noise = NAN;
-    double t = s->eval(s->ctx, s->sp->shapes[i], &noise);
+    double t = s->eval(s->ctx, i, &noise);
     s->evaluations++;
     s->time[i] = t > 0 ? t : INFINITY;
     s->noise[i] = noise >= 0 ? noise : 0; /* NaN (unknown) and nonsense read as 0: the floor applies */
     return s->time[i];
 }
 
-/* A uniformly chosen shape not yet evaluated, or -1 when there is none. */
-static int search_unvisited(struct search *s) {
+int search_unvisited(struct search *s) {
     int left = 0;
     for (int i = 0; i < s->sp->n; i++) left += isnan(s->time[i]);
     if (!left) return -1;
@@ -112,8 +84,7 @@ static int search_unvisited(struct search *s) {
     return -1;
 }
 
-/* The best shape evaluated so far that did not fail, or -1. */
-static int search_best(const struct search *s) {
+int search_best(const struct search *s) {
     int b = -1;
     for (int i = 0; i < s->sp->n; i++)
         if (isfinite(s->time[i]) && (b < 0 || s->time[i] < s->time[b])) b = i;
@@ -122,97 +93,138 @@ static int search_best(const struct search *s) {
 
 /* Whether i has a neighbour not evaluated yet. */
 static int search_has_fresh(const struct search *s, int i) {
-    for (int k = 0; k < NB_ALL; k++)
-        if (s->nb[i][k] >= 0 && isnan(s->time[s->nb[i][k]])) return 1;
+    for (int k = s->nb_at[i]; k < s->nb_at[i + 1]; k++)
+        if (isnan(s->time[s->nb[k]])) return 1;
     return 0;
 }
 
-/* A random one of the first nn neighbours of i (only those not evaluated
- * yet when fresh), or -1 when there is none. */
-static int search_neighbour(struct search *s, int i, int nn, int fresh) {
-    int cand[NB_ALL], n = 0;
-    for (int k = 0; k < nn; k++) {
-        const int j = s->nb[i][k];
-        if (j >= 0 && (!fresh || isnan(s->time[j]))) cand[n++] = j;
-    }
-    return n ? cand[rng_below(&s->rng, n)] : -1;
+int search_neighbour(struct search *s, int i, int one_param, int fresh) {
+    const int lo = s->nb_at[i], hi = one_param ? lo + s->nb_single[i] : s->nb_at[i + 1];
+    int n = 0;
+    for (int k = lo; k < hi; k++) n += !fresh || isnan(s->time[s->nb[k]]);
+    if (!n) return -1;
+    int pick = rng_below(&s->rng, n);
+    for (int k = lo; k < hi; k++)
+        if ((!fresh || isnan(s->time[s->nb[k]])) && pick-- == 0) return s->nb[k];
+    return -1;
 }
 
-/* Evaluates m shapes (fewer when the budget or the space runs out) by
- * stratified sampling: the shapes not yet evaluated, in order of work-group
- * size and then x, are cut into m runs of equal length and one shape is
- * drawn uniformly from each run. Every shape keeps the same chance to be
- * drawn as in plain random sampling, but the draws spread over the sizes
- * from the smallest to the largest (and over the aspects within a size)
- * instead of clustering by chance, which is what a small budget needs. The
- * draws are evaluated in random order, so a budget cut short still spreads. */
-static void search_stratified(struct search *s, int m) {
-    const int n = s->sp->n;
-    int *pick = xcalloc((size_t)n, sizeof *pick), left = 0;
-    for (int k = 0; k < n; k++)
-        if (isnan(s->time[s->order[k]])) pick[left++] = s->order[k];
-    if (m > left) m = left;
-    for (int j = 0; j < m; j++) {
-        const int lo = (int)((long)j * left / m), hi = (int)((long)(j + 1) * left / m);
-        pick[j] = pick[lo + rng_below(&s->rng, hi - lo)]; /* lo >= j: pick[lo..] is still intact */
+/* How far point i is from a target: an ordinal parameter costs its level
+ * difference over its range, a categorical one 1 when it differs. */
+static double distance(const struct search *s, int i, const int *target) {
+    const int *c = coords(s, i);
+    double d = 0;
+    for (int k = 0; k < s->sp->nparams; k++) {
+        const struct tune_param *p = &s->sp->params[k];
+        if (p->ordinal) d += fabs((double)(c[k] - target[k])) / (p->levels > 1 ? p->levels - 1 : 1);
+        else d += c[k] != target[k];
     }
-    for (int j = m - 1; j > 0; j--) {
+    return d;
+}
+
+/* m targets whose levels are stratified per parameter (each parameter's
+ * levels cut into m runs of equal length, one level drawn in each, the
+ * runs shuffled independently per parameter), each moved to the nearest unseen point not
+ * picked yet (ties broken at random). Every parameter's levels are covered
+ * as evenly as m allows, whatever the constraints left out, instead of the
+ * draws clustering by chance, which is what a small budget needs. The points
+ * are evaluated in random order, so a budget cut short still spreads. */
+void search_design(struct search *s, int m) {
+    const int n = s->sp->n, d = s->sp->nparams;
+    int left = 0;
+    for (int i = 0; i < n; i++) left += isnan(s->time[i]);
+    if (m > left) m = left;
+    if (m <= 0) return;
+    int *level = xcalloc((size_t)m * (size_t)d, sizeof *level), *pick = xcalloc((size_t)m, sizeof *pick);
+    char *taken = xcalloc((size_t)n, 1);
+    for (int k = 0; k < d; k++) {
+        const int L = s->sp->params[k].levels;
+        /* m <= L: disjoint runs of levels, one drawn in each; m > L: every
+         * level m / L times (rounded down or up). */
+        for (int j = 0; j < m; j++) {
+            const int lo = (int)((long)j * L / m), hi = (int)((long)(j + 1) * L / m);
+            level[j * d + k] = m <= L ? lo + rng_below(&s->rng, hi - lo) : lo;
+        }
+        for (int j = m - 1; j > 0; j--) { /* shuffle this parameter's column */
+            const int r = rng_below(&s->rng, j + 1), t = level[j * d + k];
+            level[j * d + k] = level[r * d + k], level[r * d + k] = t;
+        }
+    }
+    int got = 0;
+    for (int j = 0; j < m; j++) {
+        double best = INFINITY;
+        int b = -1, ties = 0;
+        for (int i = 0; i < n; i++) {
+            if (!isnan(s->time[i]) || taken[i]) continue;
+            const double dist = distance(s, i, level + (size_t)j * d);
+            if (dist < best - 1e-12) best = dist, b = i, ties = 1;
+            else if (dist < best + 1e-12 && rng_below(&s->rng, ++ties) == 0) b = i;
+        }
+        if (b < 0) break;
+        taken[b] = 1, pick[got++] = b;
+    }
+    for (int j = got - 1; j > 0; j--) {
         const int r = rng_below(&s->rng, j + 1), t = pick[j];
         pick[j] = pick[r], pick[r] = t;
     }
-    for (int j = 0; j < m && search_more(s); j++) search_visit(s, pick[j]);
+    for (int j = 0; j < got && search_more(s); j++) search_visit(s, pick[j]);
+    free(level);
     free(pick);
+    free(taken);
 }
 
 static void strategy_exhaustive(struct search *s) {
     for (int i = 0; i < s->sp->n; i++) search_visit(s, i);
 }
 
-/* A stratified sample of half the budget, then a polish: a random unseen
- * neighbour (all 8) of the best shape that still has one, so the polish
- * moves on to the next best once a neighbourhood is used up; a stratified
- * draw when no evaluated shape has an unseen neighbour (or all failed). */
+/* A design of half the budget, then a polish: a random unseen neighbour of
+ * the best point that still has one, so the polish moves on to the next best
+ * once a neighbourhood is used up; one more design point when no evaluated
+ * point has an unseen neighbour (or all failed). */
 static void strategy_random(struct search *s) {
     const int n = s->sp->n;
-    search_stratified(s, (int)ceil(RANDOM_EXPLORE * s->budget));
+    search_design(s, (int)ceil(RANDOM_EXPLORE * s->budget));
     while (search_more(s) && s->evaluations < n) {
         int b = -1;
         for (int i = 0; i < n; i++)
             if (isfinite(s->time[i]) && (b < 0 || s->time[i] < s->time[b]) && search_has_fresh(s, i)) b = i;
-        if (b < 0) search_stratified(s, 1);
-        else search_visit(s, search_neighbour(s, b, NB_ALL, 1));
+        if (b < 0) search_design(s, 1);
+        else search_visit(s, search_neighbour(s, b, 0, 1));
     }
 }
 
 static void strategy_anneal(struct search *s) {
     const int n = s->sp->n;
-    search_stratified(s, (int)ceil(ANNEAL_SAMPLE * s->budget));
-    int cur = search_best(s), idle = 0, stale = 0;
+    search_design(s, (int)ceil(ANNEAL_SAMPLE * s->budget));
+    int cur = search_best(s), best = cur, idle = 0, stale = 0;
+    /* Free steps over remembered points are bounded: a few times the
+     * neighbourhood, not the space (a space of 10^5 points would spin). */
+    const int idle_max = 2 * n < 64 ? 2 * n : 64;
     while (search_more(s) && s->evaluations < n) {
-        /* No place to stand yet (every try so far failed): a fresh shape. */
+        /* No place to stand yet (every try so far failed): a fresh point. */
         if (cur < 0) {
-            search_stratified(s, 1);
-            cur = search_best(s);
+            search_design(s, 1);
+            cur = best = search_best(s);
             continue;
         }
         /* A walk that found nothing better for a while restarts from the best. */
-        if (stale >= ANNEAL_PATIENCE) cur = search_best(s), stale = 0;
+        if (stale >= ANNEAL_PATIENCE) cur = best, stale = 0;
         double temp = ANNEAL_T0 * pow(ANNEAL_T1 / ANNEAL_T0, (double)s->evaluations / s->budget);
-        int j = search_neighbour(s, cur, NB_ALL, 0);
-        /* Free steps over remembered shapes cannot spend the budget, so a walk
-         * boxed in by them (or a shape without neighbours) is sent to an unseen
-         * shape after a while, and stands there if it is a new best. */
-        if (j < 0 || idle >= 2 * n) {
-            const int before = search_best(s);
-            search_stratified(s, 1);
+        int j = search_neighbour(s, cur, 0, 0);
+        /* Free steps over remembered points cannot spend the budget, so a walk
+         * boxed in by them (or a point without neighbours) is sent to an unseen
+         * point after a while, and stands there if it is a new best. */
+        if (j < 0 || idle >= idle_max) {
+            search_design(s, 1);
             const int after = search_best(s);
-            if (after != before) cur = after, stale = 0;
+            if (after != best) cur = best = after, stale = 0;
             idle = 0;
             continue;
         }
         const int fresh = isnan(s->time[j]);
-        const double best_t = s->time[search_best(s)];
+        const double best_t = s->time[best];
         double t = search_visit(s, j), tc = s->time[cur];
+        if (t < best_t) best = j;
         idle = fresh ? 0 : idle + 1;
         if (fresh) stale = t < best_t ? 0 : stale + 1;
         if (!isfinite(t)) continue;
@@ -226,6 +238,26 @@ static int genetic_pick(struct search *s, const int *pop, int np) {
     return s->time[a] <= s->time[b] ? a : b;
 }
 
+/* Uniform crossover: each parameter from one parent or the other, at least
+ * one from each where they differ (else the child is a parent again); the
+ * child's point, or -1 when that combination is not in the space. */
+static int genetic_cross(struct search *s, int a, int b) {
+    const int d = s->sp->nparams;
+    const int *ca = coords(s, a), *cb = coords(s, b);
+    int child[TUNE_MAX_PARAMS], diff[TUNE_MAX_PARAMS], nd = 0, from_b = 0;
+    for (int k = 0; k < d; k++) {
+        child[k] = ca[k];
+        if (ca[k] == cb[k]) continue;
+        diff[nd++] = k;
+        if (rng_below(&s->rng, 2)) child[k] = cb[k], from_b++;
+    }
+    if (nd >= 2 && (from_b == 0 || from_b == nd)) {
+        const int k = diff[rng_below(&s->rng, nd)];
+        child[k] = child[k] == ca[k] ? cb[k] : ca[k];
+    }
+    return tune_space_find(s->sp, child);
+}
+
 static void strategy_genetic(struct search *s) {
     const int n = s->sp->n;
     int size = s->budget / 5;
@@ -236,17 +268,16 @@ static void strategy_genetic(struct search *s) {
         if (np < 2) {
             child = search_unvisited(s); /* seed the population (failures never join) */
         } else {
-            /* Crossover: x from one parent, y from the other. A pair whose
-             * shape is not in the space (invalid there) mutates a parent. */
+            /* A pair whose cross is not in the space (invalid there) mutates a parent. */
             int a = genetic_pick(s, pop, np), b = genetic_pick(s, pop, np);
-            child = space_find(s->sp, s->sp->shapes[a][0], s->sp->shapes[b][1]);
+            child = genetic_cross(s, a, b);
             if (child < 0 || rng_unit(&s->rng) < GENETIC_MUTATE) {
-                int m = search_neighbour(s, child >= 0 ? child : a, NB_AXES, 0);
+                int m = search_neighbour(s, child >= 0 ? child : a, 1, 0);
                 if (m >= 0) child = m;
             }
             /* No child at all (a sparse space: neither the cross nor a
              * neighbour exists), or a population that only breeds known
-             * shapes: an immigrant. */
+             * points: an immigrant. */
             if (child < 0 || (!isnan(s->time[child]) && ++idle >= 2 * n)) child = search_unvisited(s);
         }
         if (isnan(s->time[child])) idle = 0;
@@ -273,18 +304,17 @@ static int search_result(const struct search *s, struct tune_result *out) {
         else if (r < 0 || s->time[i] < s->time[r]) r = i;
     }
     memset(out, 0, sizeof *out);
+    out->best = b, out->runner_up = r;
     out->evaluations = s->evaluations;
     if (b < 0) return -1;
-    memcpy(out->best, s->sp->shapes[b], sizeof out->best);
     out->best_s = s->time[b];
     double noise = s->noise[b];
     if (r >= 0) {
-        memcpy(out->runner_up, s->sp->shapes[r], sizeof out->runner_up);
         out->runner_up_s = s->time[r];
         out->margin = out->runner_up_s / out->best_s - 1;
         if (s->noise[r] > noise) noise = s->noise[r];
     } else {
-        /* One shape succeeded: nothing to be tied with, and no margin. */
+        /* One point succeeded: nothing to be tied with, and no margin. */
         out->runner_up_s = out->margin = NAN;
     }
     /* noise is the value the tie was judged against, floor included, so a
@@ -300,19 +330,103 @@ int tune_tied(double best_s, double best_noise, double other_s, double other_noi
     return other_s / best_s - 1 <= noise;
 }
 
+/* The point that differs from c only in the listed ordinal parameters, each
+ * moved in its direction (+1 or -1) to the nearest level that gives a point
+ * of the space, nearest in the sum of the level steps (up to NB_REACH each):
+ * a space pruned by constraints has holes (a tile=inner kernel takes 16, 24
+ * or 40 wide but not 32), and a move across a hole must still be a move. */
+#define NB_REACH 4
+static int nearest_move(const struct tune_space *sp, int *c, int p, int dp, int q, int dq) {
+    const int cp = c[p], cq = q >= 0 ? c[q] : 0, reach = q >= 0 ? 2 * NB_REACH : NB_REACH;
+    int found = -1;
+    for (int total = q >= 0 ? 2 : 1; total <= reach && found < 0; total++)
+        for (int a = 1; a <= NB_REACH && a <= total && found < 0; a++) {
+            const int b = total - a;
+            if ((q >= 0) != (b > 0) || b > NB_REACH) continue;
+            c[p] = cp + dp * a;
+            if (q >= 0) c[q] = cq + dq * b;
+            found = tune_space_find(sp, c);
+        }
+    c[p] = cp;
+    if (q >= 0) c[q] = cq;
+    return found;
+}
+
+/* The neighbour lists: for every point, the points one parameter away (an
+ * ordinal one to the nearest level up or down, a categorical one to any
+ * other level), then those two ordinal parameters away (both up, both
+ * down, or one up and one down: a shape of another aspect). */
+static void search_neighbours(struct search *s) {
+    const struct tune_space *sp = s->sp;
+    const int n = sp->n, d = sp->nparams;
+    int cap = 64, used = 0, c[TUNE_MAX_PARAMS];
+    s->nb_at = xcalloc((size_t)n + 1, sizeof *s->nb_at);
+    s->nb_single = xcalloc((size_t)n, sizeof *s->nb_single);
+    s->nb = xcalloc((size_t)cap, sizeof *s->nb);
+#define NB_PUSH(j)                                                                                                     \
+    do {                                                                                                               \
+        if (used == cap) s->nb = realloc(s->nb, sizeof *s->nb * (size_t)(cap *= 2));                                   \
+        if (!s->nb) abort();                                                                                           \
+        s->nb[used++] = (j);                                                                                           \
+    } while (0)
+    for (int i = 0; i < n; i++) {
+        s->nb_at[i] = used;
+        memcpy(c, coords(s, i), sizeof *c * (size_t)d);
+        for (int k = 0; k < d; k++) {
+            if (sp->params[k].ordinal) {
+                for (int dir = -1; dir <= 1; dir += 2) {
+                    const int j = nearest_move(sp, c, k, dir, -1, 0);
+                    if (j >= 0) NB_PUSH(j);
+                }
+                continue;
+            }
+            const int own = c[k];
+            for (int v = 0; v < sp->params[k].levels; v++) {
+                if (v == own) continue;
+                c[k] = v;
+                const int j = tune_space_find(sp, c);
+                if (j >= 0) NB_PUSH(j);
+            }
+            c[k] = own;
+        }
+        s->nb_single[i] = used - s->nb_at[i];
+        static const int step[4][2] = {{1, -1}, {-1, 1}, {1, 1}, {-1, -1}}; /* same size first, then another size */
+        for (int p = 0; p < d; p++)
+            for (int q = p + 1; q < d; q++) {
+                if (!sp->params[p].ordinal || !sp->params[q].ordinal) continue;
+                for (int m = 0; m < 4; m++) {
+                    const int j = nearest_move(sp, c, p, step[m][0], q, step[m][1]);
+                    if (j >= 0) NB_PUSH(j);
+                }
+            }
+    }
+#undef NB_PUSH
+    s->nb_at[n] = used;
+}
+
+static const struct {
+    const char *name;
+    void (*run)(struct search *);
+} strategies[] = {{"exhaustive", strategy_exhaustive},
+                  {"random", strategy_random},
+                  {"anneal", strategy_anneal},
+                  {"genetic", strategy_genetic},
+                  {"forest", strategy_forest}};
+#define NSTRATEGIES ((int)(sizeof strategies / sizeof strategies[0]))
+
+int tune_strategy_known(const char *strategy) {
+    for (int i = 0; strategy && i < NSTRATEGIES; i++)
+        if (!strcmp(strategy, strategies[i].name)) return 1;
+    return 0;
+}
+
 int tune_search(const char *strategy, const struct tune_space *space, int budget, unsigned seed, tune_eval_fn eval,
                 void *ctx, struct tune_result *out) {
-    static const struct {
-        const char *name;
-        void (*run)(struct search *);
-    } strategies[] = {{"exhaustive", strategy_exhaustive},
-                      {"random", strategy_random},
-                      {"anneal", strategy_anneal},
-                      {"genetic", strategy_genetic}};
     void (*run)(struct search *) = NULL;
-    for (size_t i = 0; i < sizeof strategies / sizeof strategies[0]; i++)
+    for (int i = 0; i < NSTRATEGIES; i++)
         if (strategy && !strcmp(strategy, strategies[i].name)) run = strategies[i].run;
     memset(out, 0, sizeof *out);
+    out->best = out->runner_up = -1;
     if (!run || !space || space->n <= 0 || !eval) return -1;
     const int n = space->n;
     struct search s = {.sp = space,
@@ -322,39 +436,14 @@ int tune_search(const char *strategy, const struct tune_space *space, int budget
                        .rng = {seed * 0x2545f4914f6cdd1dull + 1}};
     s.time = xcalloc((size_t)n, sizeof *s.time);
     s.noise = xcalloc((size_t)n, sizeof *s.noise);
-    s.nb = xcalloc((size_t)n, sizeof *s.nb);
-    s.order = xcalloc((size_t)n, sizeof *s.order);
-    static const int step[NB_ALL][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, -1}, {-1, 1}, {1, 1}, {-1, -1}};
-    for (int i = 0; i < n; i++) {
-        const unsigned x = space->shapes[i][0], y = space->shapes[i][1];
-        s.time[i] = NAN;
-        for (int k = 0; k < NB_ALL; k++) {
-            const int dx = step[k][0], dy = step[k][1];
-            s.nb[i][k] = (dx < 0 && x % 2) || (dy < 0 && y % 2) ? -1
-                                                                : space_find(space,
-                                                                             dx > 0   ? x * 2
-                                                                             : dx < 0 ? x / 2
-                                                                                      : x,
-                                                                             dy > 0   ? y * 2
-                                                                             : dy < 0 ? y / 2
-                                                                                      : y);
-        }
-        /* Insertion into the order by size, then x (a space is a few hundred shapes). */
-        const unsigned long size = (unsigned long)x * y;
-        int k = i;
-        for (; k > 0; k--) {
-            const unsigned *p = space->shapes[s.order[k - 1]];
-            const unsigned long ps = (unsigned long)p[0] * p[1];
-            if (ps < size || (ps == size && p[0] <= x)) break;
-            s.order[k] = s.order[k - 1];
-        }
-        s.order[k] = i;
-    }
+    for (int i = 0; i < n; i++) s.time[i] = NAN;
+    search_neighbours(&s);
     run(&s);
     int rc = search_result(&s, out);
     free(s.time);
     free(s.noise);
+    free(s.nb_at);
     free(s.nb);
-    free(s.order);
+    free(s.nb_single);
     return rc;
 }

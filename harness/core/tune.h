@@ -1,39 +1,78 @@
-/* Search strategies over work-group shapes (Kernel Tuner's, CLTune's and
- * KTT's vocabulary): exhaustive, random, anneal, genetic. A strategy only
- * sees an evaluation function, so the same code searches a live device or
- * replays measurements already in the database. */
+/* Search strategies over a space of configurations (Kernel Tuner's, CLTune's
+ * and KTT's vocabulary): exhaustive, random, anneal, genetic, and forest, a
+ * model-based search. A space is a list of valid points, each a level per
+ * parameter (a knob's value, a work-group side); a strategy only sees an
+ * evaluation function over points, so the same code searches a live device
+ * or replays measurements already in the database. */
 #ifndef HARNESS_TUNE_H
 #define HARNESS_TUNE_H
 #include <stddef.h>
 
-/* Returns the median seconds of a shape, or a negative number when the
- * shape failed (invalid, wrong, crashed); *noise gets its relative spread
+/* Returns the median seconds of point i, or a negative number when it
+ * failed (wrong, crashed, timed out); *noise gets its relative spread
  * (IQR / median) when known. */
-typedef double (*tune_eval_fn)(void *ctx, const unsigned wg[2], double *noise);
+typedef double (*tune_eval_fn)(void *ctx, int point, double *noise);
 
-struct tune_space {
-    int n;
-    const unsigned (*shapes)[2]; /* the valid candidates, in a fixed order */
+#define TUNE_MAX_PARAMS 48
+#define TUNE_MAX_LEVELS 64
+
+struct tune_param {
+    char name[32];
+    int levels;  /* values 0..levels-1 */
+    int ordinal; /* 1: levels are ordered (a shape's side, a step count): a move goes to the next level;
+                    0: categorical (a knob's alternatives): a move goes to any other level */
 };
 
+/* Evaluations from elsewhere (the same app on another device or input)
+ * that seed a search: points of this space and their times. */
+struct tune_prior {
+    int n;
+    const int *point;
+    const double *seconds;
+};
+
+struct tune_space {
+    int n, nparams;
+    struct tune_param params[TUNE_MAX_PARAMS];
+    int *coord; /* n * nparams levels, point i at coord + i * nparams */
+    int cap;
+    int *slot, slots;               /* a hash of the points' levels (index + 1; 0: empty), kept by tune_space_add */
+    const struct tune_prior *prior; /* NULL: none */
+};
+
+/* An empty space over nparams parameters (names and level counts filled by
+ * the caller in params[]). */
+void tune_space_init(struct tune_space *sp, int nparams);
+/* Appends a point; returns its index. */
+int tune_space_add(struct tune_space *sp, const int *coord);
+/* The point with these levels, or -1. */
+int tune_space_find(const struct tune_space *sp, const int *coord);
+void tune_space_free(struct tune_space *sp);
+/* A space of work-group shapes: parameters x and y, ordinal, their levels
+ * the distinct sides in increasing order; point i is shapes[i]. */
+void tune_space_of_shapes(struct tune_space *sp, int n, const unsigned (*shapes)[2]);
+
 struct tune_result {
-    unsigned best[2], runner_up[2];
+    int best, runner_up; /* point indices; runner_up -1 when nothing else succeeded */
     double best_s, runner_up_s;
     double margin;   /* runner_up_s / best_s - 1 */
     double noise;    /* the larger relative spread of the two */
     int tie;         /* the margin is within the noise: not a winner */
-    int evaluations; /* distinct shapes evaluated */
+    int evaluations; /* distinct points evaluated */
 };
 
-/* strategy: "exhaustive", "random", "anneal" or "genetic". budget: the most
- * distinct shapes to evaluate (exhaustive ignores it). seed makes runs
- * repeatable. Returns 0, or -1 when no shape succeeded or the strategy is
- * unknown. */
 /* The tie rule: `other` is tied with `best` when it is slower by no more
  * than the larger relative spread (IQR / median) of the two, and never less
  * than half a percent. Tuning results, `best` and the replay tests use it. */
 int tune_tied(double best_s, double best_noise, double other_s, double other_noise);
 
+/* 1 when strategy names one of tune_search's strategies. */
+int tune_strategy_known(const char *strategy);
+#define TUNE_STRATEGIES "exhaustive, random, anneal, genetic or forest"
+
+/* strategy: see TUNE_STRATEGIES. budget: the most distinct points to
+ * evaluate (exhaustive ignores it). seed makes runs repeatable. Returns 0,
+ * or -1 when no point succeeded or the strategy is unknown. */
 int tune_search(const char *strategy, const struct tune_space *space, int budget, unsigned seed, tune_eval_fn eval,
                 void *ctx, struct tune_result *out);
 #endif

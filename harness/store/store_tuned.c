@@ -34,8 +34,8 @@ int store_tuned_put(struct store *s, const char *fingerprint, const char *app, c
         " ?7, ?8, ?9, ?10, ?11, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?12, ?13, ?14, ?15, ?16, ?17, ?18)";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return tuned_fail(db, err, errn, "tuned");
     bind_key(st, fingerprint, app, input, variant);
-    sqlite3_bind_int64(st, 5, r->best[0]);
-    sqlite3_bind_int64(st, 6, r->best[1]);
+    sqlite3_bind_int64(st, 5, p->wg[0]);
+    sqlite3_bind_int64(st, 6, p->wg[1]);
     store_bind_real(st, 7, r->best_s);
     store_bind_real(st, 8, r->margin);
     store_bind_real(st, 9, r->noise);
@@ -371,4 +371,26 @@ double replay_eval(void *table, const unsigned wg[2], double *noise) {
             return t->median[i];
         }
     return -1;
+}
+
+int store_tune_prior_rows(struct store *s, const char *app, const char *not_fingerprint, const char *not_input,
+                          tune_prior_row_fn fn, void *ctx) {
+    sqlite3_stmt *st = NULL;
+    const char *sql = "SELECT d.fingerprint, c.input, m.iters, c.knobs, c.wg_x, c.wg_y, m.median_s"
+                      " FROM measurement m JOIN config c ON c.id = m.config_id JOIN run r ON r.id = m.run_id"
+                      " JOIN device d ON d.id = r.device_id"
+                      " WHERE c.app = ?1 AND m.status = 'ok' AND m.median_s > 0"
+                      " AND NOT (d.fingerprint = ?2 AND c.input = ?3)";
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return -1;
+    sqlite3_bind_text(st, 1, app, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, not_fingerprint, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, not_input, -1, SQLITE_TRANSIENT);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const unsigned wg[2] = {(unsigned)sqlite3_column_int64(st, 4), (unsigned)sqlite3_column_int64(st, 5)};
+        fn(ctx, store_text(st, 0), store_text(st, 1), (long)sqlite3_column_int64(st, 2), store_text(st, 3), wg,
+           sqlite3_column_double(st, 6));
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
 }

@@ -14,6 +14,7 @@
 
 /* What a tuned row records beside the search's result. */
 struct tuned_put {
+    unsigned wg[2];        /* the best's shape */
     const char *knobs;     /* canonical knobs of a configuration; NULL: a shape-only row */
     const char *config;    /* the configuration's name, e.g. "g15-fast{temporal=5,tile=inner}" */
     const char *objective; /* "time" (NULL reads as time) or "energy" */
@@ -79,6 +80,14 @@ int store_replay_load(struct store *s, const char *fingerprint, const char *app,
 int store_replay_load_iters(struct store *s, const char *fingerprint, const char *app, const char *input,
                             const char *knobs, long iters, struct replay_table *out);
 void replay_free(struct replay_table *t);
+
+/* Warm starts: every ok measurement of an app except those of one device
+ * and input, with where it ran (fingerprint, input, step count) and what
+ * (canonical knobs, shape). 0, or -1 on a database error. */
+typedef void (*tune_prior_row_fn)(void *ctx, const char *fingerprint, const char *input, long iters, const char *knobs,
+                                  const unsigned wg[2], double median_s);
+int store_tune_prior_rows(struct store *s, const char *app, const char *not_fingerprint, const char *not_input,
+                          tune_prior_row_fn fn, void *ctx);
 /* A tune_eval_fn over a replay_table: the stored median, or -1 for a shape
  * that is not in the table. */
 double replay_eval(void *table, const unsigned wg[2], double *noise);

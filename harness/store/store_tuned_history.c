@@ -19,8 +19,8 @@ int store_tuned_history_add(struct store *s, const char *fingerprint, const char
         return err_set(err, errn, "tuned_history: %s", sqlite3_errmsg(db));
     const char *text[] = {fingerprint, app, input, variant};
     for (int i = 0; i < 4; i++) sqlite3_bind_text(st, i + 1, text[i], -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 5, r->best[0]);
-    sqlite3_bind_int64(st, 6, r->best[1]);
+    sqlite3_bind_int64(st, 5, d->wg[0]);
+    sqlite3_bind_int64(st, 6, d->wg[1]);
     store_bind_real(st, 7, r->best_s);
     sqlite3_bind_text(st, 8, d->strategy, -1, SQLITE_TRANSIENT);
     if (d->budget > 0) sqlite3_bind_int(st, 9, d->budget);

@@ -10,6 +10,7 @@
 #include "tune.h"
 
 struct tuned_decision {
+    unsigned wg[2]; /* the search's best shape */
     const char *strategy;
     int budget;           /* 0: exhaustive */
     long iters;           /* the step count each evaluation ran */

@@ -2,17 +2,18 @@
  * shapes 1..1024 x 1..1024: exhaustive finds the optimum, every strategy
  * keeps its budget, repeats itself for a seed and never pays twice for a
  * shape, the sampling strategies get close on a smooth landscape with a
- * quarter of the evaluations, and ties are called ties. */
+ * quarter of the evaluations, and ties are called ties. forest (the
+ * model-based strategy) is held to the same rules. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
-#include "tune.h"
+#include "tune_shapes.h"
 
 #define N 121
 static unsigned shapes[N][2];
-static const struct tune_space space = {N, (const unsigned (*)[2])shapes};
+static const struct shape_list space = {N, (const unsigned (*)[2])shapes};
 
 static int lg(unsigned v) {
     int k = 0;
@@ -48,7 +49,8 @@ static double smooth(void *ctx, const unsigned wg[2], double *noise) {
     return 1.0 + curvature * (dx * dx + dy * dy) + 0.001 * (dx + 2 * dy > 0 ? dx + 2 * dy : -(dx + 2 * dy)) / 7.0;
 }
 
-static const char *strategies[] = {"exhaustive", "random", "anneal", "genetic"};
+static const char *strategies[] = {"exhaustive", "random", "anneal", "genetic", "forest"};
+#define NSTRAT 5
 
 /* A valley along the work-group size 2^9 (every step off it costs 30 %),
  * falling gently (2 % an octave of aspect) towards its optimum 256x2: a
@@ -61,17 +63,6 @@ static double valley(void *ctx, const unsigned wg[2], double *noise) {
     const int u = lg(wg[0]), v = lg(wg[1]);
     if (u + v > 14) return -1;
     return 1.0 + 0.3 * (u + v - 9) * (u + v - 9) + 0.02 * abs(u - 8);
-}
-
-/* The position of shape i when the shapes are ordered by size, then x. */
-static int size_rank(int i) {
-    const int u = lg(shapes[i][0]), v = lg(shapes[i][1]);
-    int rank = 0;
-    for (int k = 0; k < N; k++) {
-        const int ku = lg(shapes[k][0]), kv = lg(shapes[k][1]);
-        rank += ku + kv < u + v || (ku + kv == u + v && ku < u);
-    }
-    return rank;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -101,8 +92,8 @@ int main(void) {
 
     /* Exhaustive: every shape once, the optimum found. */
     struct landscape l = {0};
-    struct tune_result r;
-    int rc = tune_search("exhaustive", &space, 5, 1, smooth, &l, &r);
+    struct shape_result r;
+    int rc = shape_search("exhaustive", &space, 5, 1, smooth, &l, &r);
     CHECK(rc == 0 && r.best[0] == 64 && r.best[1] == 4 && fabs(r.best_s - 1.0) < 1e-12,
           "exhaustive finds the optimum 64x4 (got %ux%u)", r.best[0], r.best[1]);
     CHECK(r.evaluations == N && l.ncalls == N, "exhaustive evaluates all %d shapes, ignoring the budget (%d, %d calls)",
@@ -111,14 +102,14 @@ int main(void) {
           "the runner-up is a different, slower shape (%ux%u)", r.runner_up[0], r.runner_up[1]);
 
     /* Budgets, determinism and memoisation, for every strategy and a few seeds. */
-    for (size_t s = 1; s < 4; s++)
+    for (size_t s = 1; s < NSTRAT; s++)
         for (int budget = 1; budget <= 100; budget = budget * 3 + 1) {
             int over = 0, repeats = 0, differs = 0, mismatch = 0;
             for (unsigned seed = 0; seed < 10; seed++) {
                 struct landscape a = {0}, b = {0};
-                struct tune_result ra, rb;
-                tune_search(strategies[s], &space, budget, seed, smooth, &a, &ra);
-                tune_search(strategies[s], &space, budget, seed, smooth, &b, &rb);
+                struct shape_result ra, rb;
+                shape_search(strategies[s], &space, budget, seed, smooth, &a, &ra);
+                shape_search(strategies[s], &space, budget, seed, smooth, &b, &rb);
                 over |= ra.evaluations > budget || a.ncalls > budget;
                 mismatch |= ra.evaluations != a.ncalls;
                 for (int i = 0; i < N; i++) repeats |= a.calls[i] > 1;
@@ -131,31 +122,33 @@ int main(void) {
         }
     {
         struct landscape a = {0}, b = {0};
-        struct tune_result ra, rb;
-        tune_search("random", &space, 20, 1, smooth, &a, &ra);
-        tune_search("random", &space, 20, 2, smooth, &b, &rb);
+        struct shape_result ra, rb;
+        shape_search("random", &space, 20, 1, smooth, &a, &ra);
+        shape_search("random", &space, 20, 2, smooth, &b, &rb);
         CHECK(a.trace != b.trace, "random: another seed visits other shapes");
     }
 
-    /* Random and anneal begin with a stratified sample (half and 30 % of the
-     * budget): the shapes in order of size, then x, cut into as many equal
-     * runs as draws, one draw from each run. So the first draws cover the
-     * small, middle and large work-groups alike rather than clustering. */
+    /* Random and anneal begin with a design (half and 30 % of the budget):
+     * each side's 11 levels (1..1024) cut into as many runs of equal length
+     * as draws, one draw in each run, so the first draws cover the narrow,
+     * middle and wide sides alike rather than clustering. */
     for (size_t s = 1; s < 3; s++)
-        for (int budget = 6; budget <= 30; budget += 12) {
+        for (int budget = 6; budget <= 18; budget += 12) { /* at most 11 draws: one per level */
             const int m = (int)ceil((s == 1 ? 0.5 : 0.3) * budget);
             int uneven = 0;
             for (unsigned seed = 0; seed < 10; seed++) {
                 struct landscape a = {0};
-                tune_search(strategies[s], &space, budget, seed, smooth, &a, &r);
-                int per_run[N] = {0};
-                for (int k = 0; k < m; k++) {
-                    const int rank = size_rank(a.order[k]);
-                    for (int j = 0; j < m; j++) per_run[j] += j * N / m <= rank && rank < (j + 1) * N / m;
+                shape_search(strategies[s], &space, budget, seed, smooth, &a, &r);
+                for (int side = 0; side < 2; side++) {
+                    int per_run[N] = {0};
+                    for (int k = 0; k < m; k++) {
+                        const int level = side ? a.order[k] % 11 : a.order[k] / 11;
+                        for (int j = 0; j < m; j++) per_run[j] += j * 11 / m <= level && level < (j + 1) * 11 / m;
+                    }
+                    for (int j = 0; j < m; j++) uneven |= per_run[j] != 1;
                 }
-                for (int j = 0; j < m; j++) uneven |= per_run[j] != 1;
             }
-            CHECK(!uneven, "%s with budget %d: the first %d draws are one from each of %d runs of the size order",
+            CHECK(!uneven, "%s with budget %d: the first %d draws are one from each of %d runs of either side's levels",
                   strategies[s], budget, m, m);
         }
 
@@ -164,13 +157,13 @@ int main(void) {
      * still spends its budget on distinct shapes. */
     {
         const unsigned few[6][2] = {{2, 2}, {4, 1}, {4, 64}, {16, 4}, {16, 32}, {64, 1}};
-        const struct tune_space sparse = {6, few};
-        for (size_t s = 1; s < 4; s++) {
+        const struct shape_list sparse = {6, few};
+        for (size_t s = 1; s < NSTRAT; s++) {
             int short_of = 0;
             for (unsigned seed = 0; seed < 10; seed++)
                 for (int budget = 1; budget <= 8; budget++) {
                     struct landscape a = {0};
-                    tune_search(strategies[s], &sparse, budget, seed, smooth, &a, &r);
+                    shape_search(strategies[s], &sparse, budget, seed, smooth, &a, &r);
                     short_of |= r.evaluations != (budget < 6 ? budget : 6);
                 }
             CHECK(!short_of, "%s spends its whole budget on a sparse space of 6 shapes", strategies[s]);
@@ -180,12 +173,12 @@ int main(void) {
     /* A quarter of the evaluations gets within 2% of the optimum on a smooth
      * landscape, in the median over 20 seeds. */
     const int quarter = N / 4;
-    for (size_t s = 1; s < 4; s++) {
+    for (size_t s = 1; s < NSTRAT; s++) {
         double gap[20];
         int worst_evals = 0;
         for (unsigned seed = 0; seed < 20; seed++) {
             struct landscape a = {0};
-            tune_search(strategies[s], &space, quarter, seed, smooth, &a, &r);
+            shape_search(strategies[s], &space, quarter, seed, smooth, &a, &r);
             gap[seed] = r.best_s / 1.0 - 1;
             if (r.evaluations > worst_evals) worst_evals = r.evaluations;
         }
@@ -200,11 +193,11 @@ int main(void) {
      * so blind sampling misses it most of the time; the searches that follow
      * the landscape's structure should still find it. */
     curvature = 0.05;
-    for (size_t s = 2; s < 4; s++) {
+    for (size_t s = 2; s < NSTRAT; s++) {
         int found = 0;
         for (unsigned seed = 0; seed < 20; seed++) {
             struct landscape a = {0};
-            tune_search(strategies[s], &space, quarter, seed, smooth, &a, &r);
+            shape_search(strategies[s], &space, quarter, seed, smooth, &a, &r);
             found += r.best[0] == 64 && r.best[1] == 4;
         }
         CHECK(found >= 10, "%s finds the optimum of a sharp bowl in %d of 20 seeds with %d evaluations", strategies[s],
@@ -220,7 +213,7 @@ int main(void) {
         int found = 0;
         for (unsigned seed = 0; seed < 20; seed++) {
             struct landscape a = {0};
-            tune_search(strategies[s], &space, quarter, seed, valley, &a, &r);
+            shape_search(strategies[s], &space, quarter, seed, valley, &a, &r);
             found += r.best[0] == 256 && r.best[1] == 2;
         }
         CHECK(found >= 12, "%s finds the optimum 256x2 of a constant-size valley in %d of 20 seeds with %d evaluations",
@@ -229,34 +222,34 @@ int main(void) {
 
     /* Ties. */
     struct pair p = {1.000, 1.003, 0.01};
-    tune_search("exhaustive", &space, 0, 1, two_shapes, &p, &r);
+    shape_search("exhaustive", &space, 0, 1, two_shapes, &p, &r);
     CHECK(r.tie == 1 && r.best[0] == 32 && r.runner_up[0] == 64,
           "0.3%% apart with 1%% noise is a tie (tie %d, margin %.4f, noise %.4f)", r.tie, r.margin, r.noise);
     p = (struct pair){1.0, 1.2, 0.01};
-    tune_search("exhaustive", &space, 0, 1, two_shapes, &p, &r);
+    shape_search("exhaustive", &space, 0, 1, two_shapes, &p, &r);
     CHECK(r.tie == 0 && fabs(r.margin - 0.2) < 1e-9 && fabs(r.noise - 0.01) < 1e-12,
           "20%% apart with 1%% noise is a winner (tie %d, margin %.4f)", r.tie, r.margin);
     p = (struct pair){1.0, 1.003, 0};
-    tune_search("exhaustive", &space, 0, 1, two_shapes, &p, &r);
+    shape_search("exhaustive", &space, 0, 1, two_shapes, &p, &r);
     CHECK(r.tie == 1 && r.noise >= 0.005, "no measured noise: the 0.5%% floor still calls 0.3%% a tie (noise %.4f)",
           r.noise);
     p = (struct pair){1.003, 1.0, NAN};
-    tune_search("exhaustive", &space, 0, 1, two_shapes, &p, &r);
+    shape_search("exhaustive", &space, 0, 1, two_shapes, &p, &r);
     CHECK(r.tie == 1 && r.best[0] == 64, "unknown (NaN) noise is floored too, and the faster shape is best");
 
     /* Failures and bad arguments. */
-    tune_search("exhaustive", &space, 0, 1, smooth, &l, &r);
+    shape_search("exhaustive", &space, 0, 1, smooth, &l, &r);
     int failed_best = r.best[0] * r.best[1] > (1u << 14) || r.runner_up[0] * r.runner_up[1] > (1u << 14);
     CHECK(!failed_best, "failing shapes are never best or runner-up");
-    CHECK(tune_search("random", &space, 10, 1, all_fail, NULL, &r) == -1 && r.evaluations == 10,
+    CHECK(shape_search("random", &space, 10, 1, all_fail, NULL, &r) == -1 && r.evaluations == 10,
           "nothing succeeding returns -1 (after %d evaluations)", r.evaluations);
     struct landscape u = {0};
-    CHECK(tune_search("bayesian", &space, 10, 1, smooth, &u, &r) == -1 && u.ncalls == 0,
+    CHECK(shape_search("bayesian", &space, 10, 1, smooth, &u, &r) == -1 && u.ncalls == 0,
           "an unknown strategy returns -1 and evaluates nothing");
     const unsigned one[1][2] = {{8, 8}};
-    const struct tune_space single = {1, one};
+    const struct shape_list single = {1, one};
     struct landscape sl = {0};
-    CHECK(tune_search("genetic", &single, 10, 1, smooth, &sl, &r) == 0 && r.evaluations == 1 && !r.tie &&
+    CHECK(shape_search("genetic", &single, 10, 1, smooth, &sl, &r) == 0 && r.evaluations == 1 && !r.tie &&
               isnan(r.margin),
           "a space of one shape: one evaluation, no runner-up, no tie");
     CHECK_DONE();

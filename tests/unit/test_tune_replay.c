@@ -1,21 +1,20 @@
-/* Issue 4's acceptance on real data: the exhaustive work-group sweeps of the
- * final LBM variant on an H100 (tests/data/wg-h100-final.csv, CUDA and NVIDIA
- * OpenCL, 128x128 and 1024x1024) replayed through the strategies. Random and
- * anneal, with at most 25 % of the evaluations, must reach within 2 % of the
- * exhaustive best in the median of 20 seeds.
+/* Issue 18's replay acceptance on real data: measured landscapes replayed
+ * through the strategies. tests/data/wg-h100-final.csv holds exhaustive
+ * work-group sweeps of the final LBM variant on an H100 (shapes alone);
+ * tests/data/landscape-*.csv hold knobs x shapes spaces measured on an H200
+ * (every valid point of a sweep file). On each landscape random and anneal
+ * with at most 25 % of the evaluations, and forest (the model-based
+ * strategy) with at most 10 %, must reach within 2 % of the exhaustive best
+ * in the median of 20 seeds.
  *
  * Only informative landscapes count: the exhaustive best is a distinct
  * winner (it beats the runner-up beyond the noise, the tuner's own rule),
- * and a control that does not search (the first 25 % of the shapes in
- * order) fails. Elsewhere any pick passes, so passing says nothing: such a
- * landscape is reported as not informative and counted as skipped, never as
- * passed (an earlier version counted a shape "tied" with the best as
- * reaching it, under which not searching passed too). At least one
- * landscape must be informative, or the test fails: a data file on which
- * nothing can fail is no test. On NVIDIA OpenCL 128x128 every step is one
- * enqueue and the time is host-bound and flat across shapes (the top shapes'
- * fastest repetitions within 0.220-0.237 s, IQR/median up to 24 %): which
- * shape has the lowest median is decided by the noise there. */
+ * and a control that does not search (the first points of the file, as many
+ * as the budget) fails. Elsewhere any pick passes, so passing says nothing:
+ * such a landscape is reported as not informative and counted as skipped,
+ * never as passed. At least one landscape must be informative for each
+ * budget, or the test fails: a data file on which nothing can fail is no
+ * test. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,141 +24,230 @@
 #include "stats.h"
 #include "tune.h"
 
-#define MAX_SHAPES 256
+#define MAX_POINTS 4096
+#define MAX_LANDSCAPES 16
 
+/* A landscape: its points' parameters as text values (knob values, then
+ * wg_x and wg_y) and their measured medians. */
 struct landscape {
-    char backend[16], input[16];
-    int n;
-    unsigned shapes[MAX_SHAPES][2];
-    double median[MAX_SHAPES], noise[MAX_SHAPES];
+    char name[96];
+    int n, nparams;
+    char param[TUNE_MAX_PARAMS][32];
+    char (*value)[TUNE_MAX_PARAMS][24]; /* per point */
+    double median[MAX_POINTS], noise[MAX_POINTS];
+    struct tune_space space;
 };
 
-static double eval(void *ctx, const unsigned wg[2], double *noise) {
-    const struct landscape *l = ctx;
-    for (int i = 0; i < l->n; i++)
-        if (l->shapes[i][0] == wg[0] && l->shapes[i][1] == wg[1]) {
-            *noise = l->noise[i];
-            return l->median[i];
-        }
-    return -1;
+static struct landscape *find_or_add(struct landscape *ls, int *count, const char *name) {
+    for (int k = 0; k < *count; k++)
+        if (!strcmp(ls[k].name, name)) return &ls[k];
+    if (*count == MAX_LANDSCAPES) return NULL;
+    struct landscape *l = &ls[(*count)++];
+    memset(l, 0, sizeof *l);
+    snprintf(l->name, sizeof l->name, "%s", name);
+    l->value = calloc(MAX_POINTS, sizeof *l->value);
+    return l;
 }
 
-/* Reads the CSV into one landscape per (backend, input). */
-static int load(const char *path, struct landscape *ls, int max) {
+static int param_index(struct landscape *l, const char *name) {
+    for (int k = 0; k < l->nparams; k++)
+        if (!strcmp(l->param[k], name)) return k;
+    snprintf(l->param[l->nparams], sizeof l->param[0], "%s", name);
+    return l->nparams++;
+}
+
+/* One point: "k=v,k=v" knobs (may be empty), the shape, the figures. */
+static void add_point(struct landscape *l, const char *knobs, unsigned x, unsigned y, double med, double q1,
+                      double q3) {
+    if (l->n == MAX_POINTS || !(med > 0)) return;
+    const int i = l->n++;
+    char copy[512];
+    snprintf(copy, sizeof copy, "%s", knobs);
+    for (char *save = NULL, *kv = strtok_r(copy, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        if (!eq) continue;
+        *eq = 0;
+        snprintf(l->value[i][param_index(l, kv)], sizeof l->value[0][0], "%s", eq + 1);
+    }
+    snprintf(l->value[i][param_index(l, "wg_x")], sizeof l->value[0][0], "%u", x);
+    snprintf(l->value[i][param_index(l, "wg_y")], sizeof l->value[0][0], "%u", y);
+    l->median[i] = med;
+    l->noise[i] = (q3 - q1) / med;
+}
+
+/* wg-h100-final.csv: backend,fingerprint,input,wg_x,wg_y,status,median,q1,q3. */
+static void load_shapes(const char *path, struct landscape *ls, int *count) {
     FILE *f = fopen(path, "r");
-    if (!f) return -1;
-    char line[512];
-    int count = 0;
-    while (fgets(line, sizeof line, f)) {
-        if (line[0] == '#' || !strncmp(line, "backend,", 8)) continue;
-        char backend[16], fp[32], input[16], status[16];
+    char line[1024];
+    while (f && fgets(line, sizeof line, f)) {
+        char backend[16], fp[32], input[16], status[16], name[96];
         unsigned x, y;
         double med, q1, q3;
-        if (sscanf(line, "%15[^,],%31[^,],%15[^,],%u,%u,%15[^,],%lf,%lf,%lf", backend, fp, input, &x, &y, status, &med,
-                   &q1, &q3) != 9)
+        if (line[0] == '#' || sscanf(line, "%15[^,],%31[^,],%15[^,],%u,%u,%15[^,],%lf,%lf,%lf", backend, fp, input, &x,
+                                     &y, status, &med, &q1, &q3) != 9)
             continue;
-        int k = 0;
-        while (k < count && (strcmp(ls[k].backend, backend) || strcmp(ls[k].input, input))) k++;
-        if (k == count) {
-            if (count == max) continue;
-            memset(&ls[k], 0, sizeof ls[k]);
-            strcpy(ls[k].backend, backend);
-            strcpy(ls[k].input, input);
-            count++;
-        }
-        struct landscape *l = &ls[k];
-        if (l->n == MAX_SHAPES) continue;
-        l->shapes[l->n][0] = x;
-        l->shapes[l->n][1] = y;
-        l->median[l->n] = med;
-        l->noise[l->n++] = (q3 - q1) / med;
+        snprintf(name, sizeof name, "H100 %s final %s (shapes)", backend, input);
+        struct landscape *l = find_or_add(ls, count, name);
+        if (l) add_point(l, "", x, y, med, q1, q3);
     }
-    fclose(f);
-    return count;
+    if (f) fclose(f);
 }
 
-static int best_index(const struct landscape *l, const struct tune_result *ex) {
-    for (int i = 0; i < l->n; i++)
-        if (l->shapes[i][0] == ex->best[0] && l->shapes[i][1] == ex->best[1]) return i;
-    return -1;
+/* landscape-*.csv: input,"variant{k=v,...}",wg_x,wg_y,iters,median,q1,q3. */
+static void load_knobs(const char *path, const char *device, struct landscape *ls, int *count) {
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    while (f && fgets(line, sizeof line, f)) {
+        char input[16], base[64], knobs[512], name[96];
+        unsigned x, y;
+        long iters;
+        double med, q1, q3;
+        if (line[0] == '#' || line[0] == '"' ||
+            sscanf(line, "%15[^,],\"%63[^{]{%511[^}]}\",%u,%u,%ld,%lf,%lf,%lf", input, base, knobs, &x, &y, &iters,
+                   &med, &q1, &q3) != 9)
+            continue;
+        snprintf(name, sizeof name, "%s %s %s (knobs x shapes)", device, base, input);
+        struct landscape *l = find_or_add(ls, count, name);
+        if (l) add_point(l, knobs, x, y, med, q1, q3);
+    }
+    if (f) fclose(f);
 }
 
-/* A found shape reaches the exhaustive best when it is within 2 % of it. */
-static int reaches(const struct landscape *l, const struct tune_result *ex, const unsigned wg[2]) {
-    const int b = best_index(l, ex);
-    for (int i = 0; i < l->n; i++)
-        if (l->shapes[i][0] == wg[0] && l->shapes[i][1] == wg[1]) return l->median[i] / l->median[b] - 1 <= 0.02;
-    return 0;
+static int cmp_value(const void *a, const void *b) {
+    const char *x = a, *y = b;
+    char *ex, *ey;
+    const double u = strtod(x, &ex), v = strtod(y, &ey);
+    if (!*ex && !*ey) return (u > v) - (u < v); /* numbers in order */
+    return strcmp(x, y);
 }
 
-/* How many of 20 seeds of a strategy reach the best within the budget
- * ("first-quarter": no search, the first `budget` shapes in order). */
-static int seeds_reaching(const struct landscape *l, const struct tune_space *space, const struct tune_result *ex,
-                          const char *strategy, int budget, int *within_budget, double *median_gap) {
+/* The space: each parameter's distinct values as levels (ordinal when every
+ * value is a number, in numeric order), the points in file order. */
+static void build_space(struct landscape *l) {
+    struct tune_space *sp = &l->space;
+    tune_space_init(sp, l->nparams);
+    static char vals[TUNE_MAX_PARAMS][TUNE_MAX_LEVELS][24];
+    int nv[TUNE_MAX_PARAMS] = {0};
+    for (int k = 0; k < l->nparams; k++) {
+        int numeric = 1;
+        for (int i = 0; i < l->n; i++) {
+            int seen = 0;
+            for (int v = 0; v < nv[k]; v++) seen |= !strcmp(vals[k][v], l->value[i][k]);
+            if (!seen && nv[k] < TUNE_MAX_LEVELS) snprintf(vals[k][nv[k]++], 24, "%s", l->value[i][k]);
+            char *end;
+            strtod(l->value[i][k], &end);
+            numeric &= *l->value[i][k] && !*end;
+        }
+        qsort(vals[k], (size_t)nv[k], sizeof vals[k][0], cmp_value);
+        snprintf(sp->params[k].name, sizeof sp->params[k].name, "%s", l->param[k]);
+        sp->params[k].levels = nv[k];
+        sp->params[k].ordinal = numeric;
+    }
+    for (int i = 0; i < l->n; i++) {
+        int c[TUNE_MAX_PARAMS];
+        for (int k = 0; k < l->nparams; k++)
+            for (c[k] = 0; c[k] < nv[k] && strcmp(vals[k][c[k]], l->value[i][k]); c[k]++) {
+            }
+        tune_space_add(sp, c);
+    }
+}
+
+static double eval(void *ctx, int point, double *noise) {
+    const struct landscape *l = ctx;
+    *noise = l->noise[point];
+    return l->median[point];
+}
+
+/* The first `budget` points of the file, as a search that does not search. */
+static double eval_head(void *ctx, int point, double *noise) { return eval(ctx, point, noise); }
+
+/* How many of 20 seeds reach within 2 % of the best with the budget; the
+ * control ("no search") evaluates the first `budget` points. */
+static int seeds_reaching(struct landscape *l, double best_s, const char *strategy, int budget, int *in_budget,
+                          double *median_gap) {
     double gap[20];
     int reached = 0;
-    *within_budget = 1;
+    *in_budget = 1;
     for (unsigned seed = 0; seed < 20; seed++) {
         struct tune_result r;
-        if (!strcmp(strategy, "first-quarter")) {
-            struct tune_space head = {budget, space->shapes};
-            tune_search("exhaustive", &head, 0, 1, eval, (void *)l, &r);
+        if (!strcmp(strategy, "no search")) {
+            struct tune_space head = l->space;
+            head.n = budget;
+            tune_search("exhaustive", &head, 0, 1, eval_head, l, &r);
         } else {
-            tune_search(strategy, space, budget, seed + 1, eval, (void *)l, &r);
+            tune_search(strategy, &l->space, budget, seed + 1, eval, l, &r);
         }
-        *within_budget &= r.evaluations <= budget;
-        gap[seed] = r.best_s / ex->best_s - 1;
-        reached += reaches(l, ex, r.best);
+        *in_budget &= r.evaluations <= budget;
+        gap[seed] = r.best_s / best_s - 1;
+        reached += gap[seed] <= 0.02;
     }
     *median_gap = stats_median(gap, 20);
     return reached;
 }
 
 int main(void) {
-    struct landscape ls[8];
-    int n = load("tests/data/wg-h100-final.csv", ls, 8), informative = 0;
+    struct landscape ls[MAX_LANDSCAPES];
+    int n = 0;
+    load_shapes("tests/data/wg-h100-final.csv", ls, &n);
     CHECK(n == 4, "the H100 sweep data has 4 landscapes (2 backends x 2 inputs): %d", n);
+    const int shape_only = n;
+    load_knobs("tests/data/landscape-h200-cuda.csv", "H200 cuda", ls, &n);
+    load_knobs("tests/data/landscape-h200-cuda-wide.csv", "H200 cuda", ls, &n);
+    CHECK(n >= shape_only + 2, "the knobs x shapes data has at least 2 landscapes: %d", n - shape_only);
+    const struct {
+        const char *strategy;
+        double share;
+    } goals[] = {{"random", 0.25}, {"anneal", 0.25}, {"forest", 0.10}};
+    int informative[3] = {0};
     for (int k = 0; k < n; k++) {
         struct landscape *l = &ls[k];
-        struct tune_space space = {l->n, (const unsigned(*)[2])l->shapes};
+        build_space(l);
         struct tune_result ex;
-        CHECK(tune_search("exhaustive", &space, 0, 1, eval, l, &ex) == 0 && ex.evaluations == l->n,
-              "%s %s: exhaustive evaluates all %d shapes", l->backend, l->input, l->n);
+        CHECK(tune_search("exhaustive", &l->space, 0, 1, eval, l, &ex) == 0 && ex.evaluations == l->n,
+              "%s: exhaustive evaluates all %d points", l->name, l->n);
         double truth = INFINITY;
-        for (int i = 0; i < l->n; i++) truth = fmin(truth, l->median[i]);
-        CHECK(fabs(ex.best_s - truth) < 1e-12, "%s %s: exhaustive best %ux%u is the true minimum", l->backend, l->input,
-              ex.best[0], ex.best[1]);
-        const int budget = l->n / 4; /* 25 % of the evaluations */
         int worst = 0;
-        for (int i = 0; i < l->n; i++)
+        for (int i = 0; i < l->n; i++) {
+            truth = fmin(truth, l->median[i]);
             if (l->median[i] > l->median[worst]) worst = i;
-        CHECK(!reaches(l, &ex, l->shapes[worst]), "%s %s: the slowest shape %ux%u does not count as reaching the best",
-              l->backend, l->input, l->shapes[worst][0], l->shapes[worst][1]);
-        int in_budget;
-        double gap;
-        const int control = seeds_reaching(l, &space, &ex, "first-quarter", budget, &in_budget, &gap);
-        printf("# %s %s: best %ux%u %.4f s, %s; not searching reaches it in %d of 20\n", l->backend, l->input,
-               ex.best[0], ex.best[1], ex.best_s, ex.tie ? "a tie" : "a distinct winner", control);
-        if (ex.tie || control >= 10) {
-            printf("ok - %s %s: not informative (%s) # skip\n", l->backend, l->input,
-                   ex.tie ? "the best is tied with the runner-up" : "not searching reaches the best");
-            continue;
         }
-        informative++;
-        const char *strategies[] = {"random", "anneal"};
-        for (int s = 0; s < 2; s++) {
-            const int reached = seeds_reaching(l, &space, &ex, strategies[s], budget, &in_budget, &gap);
-            printf("# %s %s: %s reaches within 2 %% of the best in %d of 20 seeds (median gap %.2f %%)\n", l->backend,
-                   l->input, strategies[s], reached, 100 * gap);
-            CHECK(in_budget, "%s %s: %s never evaluates more than %d of %d shapes", l->backend, l->input, strategies[s],
-                  budget, l->n);
+        CHECK(fabs(ex.best_s - truth) < 1e-12, "%s: the exhaustive best is the true minimum", l->name);
+        CHECK(l->median[worst] / ex.best_s - 1 > 0.02, "%s: the slowest point does not count as reaching the best",
+              l->name);
+        printf("# %s: %d points over %d parameters, best %.4g s, %s (margin %.2f %%, noise %.2f %%)\n", l->name, l->n,
+               l->nparams, ex.best_s, ex.tie ? "a tie" : "a distinct winner", 100 * ex.margin, 100 * ex.noise);
+        for (int g = 0; g < 3; g++) {
+            const int budget = (int)(goals[g].share * l->n);
+            int in_budget;
+            double gap;
+            const int control = seeds_reaching(l, ex.best_s, "no search", budget, &in_budget, &gap);
+            if (ex.tie || control >= 10 || budget < 1) {
+                printf("ok - %s: %s with %d evaluations: not informative (%s) # skip\n", l->name, goals[g].strategy,
+                       budget,
+                       ex.tie       ? "the best is tied with the runner-up"
+                       : budget < 1 ? "too few points"
+                                    : "not searching reaches the best");
+                continue;
+            }
+            informative[g]++;
+            const int reached = seeds_reaching(l, ex.best_s, goals[g].strategy, budget, &in_budget, &gap);
+            printf("# %s: %s reaches within 2 %% of the best in %d of 20 seeds with %d of %d evaluations (median gap "
+                   "%.2f %%)\n",
+                   l->name, goals[g].strategy, reached, budget, l->n, 100 * gap);
+            CHECK(in_budget, "%s: %s never evaluates more than %d of %d points", l->name, goals[g].strategy, budget,
+                  l->n);
             CHECK(reached >= 10,
-                  "%s %s: %s reaches within 2 %% of the best in the median of 20 seeds with 25 %% of the "
-                  "evaluations (%d of 20)",
-                  l->backend, l->input, strategies[s], reached);
+                  "%s: %s reaches within 2 %% of the best in the median of 20 seeds with %.0f %% of the evaluations "
+                  "(%d of 20)",
+                  l->name, goals[g].strategy, 100 * goals[g].share, reached);
         }
     }
-    CHECK(informative >= 1, "at least one landscape is informative (a distinct winner that not searching misses): %d",
-          informative);
+    for (int g = 0; g < 3; g++)
+        CHECK(informative[g] >= 1, "%s: at least one landscape is informative at %.0f %% of the evaluations: %d",
+              goals[g].strategy, 100 * goals[g].share, informative[g]);
+    for (int k = 0; k < n; k++) {
+        tune_space_free(&ls[k].space);
+        free(ls[k].value);
+    }
     CHECK_DONE();
 }

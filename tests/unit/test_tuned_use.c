@@ -43,8 +43,9 @@ static void test_variants(const struct app *lbm) {
 }
 
 static void put(struct store *s, const char *fp, const char *input, const char *knobs, unsigned x, unsigned y) {
-    struct tune_result r = {.best = {x, y}, .best_s = 0.01, .margin = 0.05, .noise = 0.01, .evaluations = 12};
-    struct tuned_put p = {.knobs = knobs,
+    struct tune_result r = {.best_s = 0.01, .margin = 0.05, .noise = 0.01, .evaluations = 12};
+    struct tuned_put p = {.wg = {x, y},
+                          .knobs = knobs,
                           .config = "final{obstacles=branch}",
                           .objective = "time",
                           .strategy = "exhaustive",
@@ -80,8 +81,8 @@ static void test_resolve(const struct app *lbm) {
     CHECK(rc == 1, "no database: nothing stored (%s)", why);
 
     /* A shape-only row of another variant is not a configuration. */
-    struct tune_result shape = {.best = {64, 1}, .best_s = 0.02, .margin = NAN, .noise = NAN};
-    struct tuned_put none = {.search_s = NAN, .energy_j = NAN};
+    struct tune_result shape = {.best_s = 0.02, .margin = NAN, .noise = NAN};
+    struct tuned_put none = {.wg = {64, 1}, .search_s = NAN, .energy_j = NAN};
     store_tuned_put(s, dev.fingerprint, "lbm", "128x128", "final", &shape, &none, err, sizeof err);
     rc = store_tuned_variant(s, lbm, in, &dev, &v, wg, NULL, why, sizeof why);
     CHECK(rc == 1, "a shape-only row of final does not stand in for tuned");

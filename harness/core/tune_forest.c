@@ -1,0 +1,324 @@
+/* The model-based strategy, "forest": a random-forest surrogate of the
+ * log-time over the space's parameters with expected improvement as the
+ * acquisition (the scheme of SMAC, Hutter et al. 2011, written from its
+ * description). A forest suits these spaces: most parameters are
+ * categorical knobs, the sides of a work-group are ordered integers, and the
+ * landscape has steps (a knob that is wrong costs 2x wherever the shape is)
+ * that a smooth kernel would blur.
+ *
+ * Constraints are respected by construction: the candidates are points of
+ * the space, which holds only the points the sweep file's constraints and
+ * the app's validity rules let through. A point that failed at run time
+ * (wrong, crashed, timed out) is learnt as twice as slow as the slowest one
+ * seen, so the model steers away from its neighbourhood without a separate
+ * feasibility model.
+ *
+ * Warm start (space->prior): evaluations from elsewhere (another device or
+ * input) join the training data, each source's log-times centred on its own
+ * median so only the shape of its landscape carries over; the best prior
+ * points are the first ones measured. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tune_search.h"
+#include "util.h"
+
+#define FOREST_TREES 32
+#define FOREST_MIN_SPLIT 3 /* rows a node needs to be split */
+#define FOREST_DEPTH 14
+#define FOREST_INIT_SHARE 0.3  /* the design's share of the budget... */
+#define FOREST_INIT_MIN 3      /* ... but never fewer points than this */
+#define FOREST_CANDIDATES 4000 /* unseen points scored per step; more are sampled */
+#define FOREST_XI 0.005        /* the improvement sought beyond the best, in log-time */
+#define FAILED_PENALTY M_LN2   /* a failure reads as twice the slowest time seen */
+
+struct node {
+    int param;   /* -1: a leaf */
+    int ordinal; /* split: level <= cut goes left; categorical: level in mask goes left */
+    int cut;
+    uint64_t mask;
+    int left, right;
+    double value; /* a leaf's mean */
+};
+
+struct tree {
+    struct node *node;
+    int n, cap;
+};
+
+struct rows {
+    int n, d;
+    const int *x; /* n * d levels */
+    const double *y;
+};
+
+static int tree_push(struct tree *t) {
+    if (t->n == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 64;
+        t->node = realloc(t->node, sizeof *t->node * (size_t)t->cap);
+        if (!t->node) abort();
+    }
+    memset(&t->node[t->n], 0, sizeof t->node[t->n]);
+    t->node[t->n].param = -1;
+    return t->n++;
+}
+
+static int goes_left(const struct node *nd, int level) {
+    return nd->ordinal ? level <= nd->cut : (int)((nd->mask >> level) & 1u);
+}
+
+/* The sum of squared deviations of idx's y split by a candidate rule. */
+static double split_sse(const struct rows *r, const int *idx, int m, const struct node *rule) {
+    double s[2] = {0, 0}, q[2] = {0, 0};
+    int c[2] = {0, 0};
+    for (int i = 0; i < m; i++) {
+        const int side = !goes_left(rule, r->x[(size_t)idx[i] * r->d + rule->param]);
+        const double y = r->y[idx[i]];
+        s[side] += y, q[side] += y * y, c[side]++;
+    }
+    if (!c[0] || !c[1]) return INFINITY;
+    return q[0] - s[0] * s[0] / c[0] + q[1] - s[1] * s[1] / c[1];
+}
+
+/* Grows a node over idx[0..m): of a few random candidate rules (a random
+ * parameter that varies here; an ordinal cut between two levels present, or
+ * a random subset of the categorical levels present) the one leaving the
+ * least squared error; a leaf when none splits or the node is small. */
+static int grow(struct tree *t, const struct rows *r, const struct tune_param *params, int *idx, int m, int depth,
+                struct rng *g) {
+    const int me = tree_push(t);
+    double mean = 0;
+    for (int i = 0; i < m; i++) mean += r->y[idx[i]];
+    mean /= m;
+    t->node[me].value = mean;
+    if (m < FOREST_MIN_SPLIT || depth >= FOREST_DEPTH) return me;
+    struct node best = {.param = -1};
+    double best_sse = INFINITY;
+    const int tries = r->d < 3 ? 3 : r->d;
+    for (int k = 0; k < tries; k++) {
+        const int p = rng_below(g, r->d);
+        int lo = INT32_MAX, hi = -1;
+        uint64_t present = 0;
+        for (int i = 0; i < m; i++) {
+            const int v = r->x[(size_t)idx[i] * r->d + p];
+            lo = v < lo ? v : lo, hi = v > hi ? v : hi;
+            present |= 1ull << (v & 63);
+        }
+        if (lo == hi) continue;
+        struct node rule = {.param = p, .ordinal = params[p].ordinal};
+        if (rule.ordinal) {
+            rule.cut = lo + rng_below(g, hi - lo); /* lo..hi-1: both sides keep a level */
+        } else {
+            do rule.mask = present & rng_next(g);
+            while (!rule.mask || rule.mask == present);
+        }
+        const double sse = split_sse(r, idx, m, &rule);
+        if (sse < best_sse) best_sse = sse, best = rule;
+    }
+    if (best.param < 0) return me;
+    int nl = 0; /* partition idx in place: left first */
+    for (int i = 0; i < m; i++)
+        if (goes_left(&best, r->x[(size_t)idx[i] * r->d + best.param])) {
+            const int t2 = idx[i];
+            idx[i] = idx[nl], idx[nl++] = t2;
+        }
+    if (!nl || nl == m) return me;
+    const int left = grow(t, r, params, idx, nl, depth + 1, g);
+    const int right = grow(t, r, params, idx + nl, m - nl, depth + 1, g);
+    best.left = left, best.right = right, best.value = mean;
+    t->node[me] = best;
+    return me;
+}
+
+static double tree_predict(const struct tree *t, const int *x) {
+    int k = 0;
+    while (t->node[k].param >= 0) k = goes_left(&t->node[k], x[t->node[k].param]) ? t->node[k].left : t->node[k].right;
+    return t->node[k].value;
+}
+
+/* Every tree on a bootstrap sample of the rows. */
+static void forest_fit(struct tree *trees, const struct rows *r, const struct tune_param *params, struct rng *g) {
+    int *idx = xcalloc((size_t)r->n, sizeof *idx);
+    for (int t = 0; t < FOREST_TREES; t++) {
+        trees[t].n = 0;
+        for (int i = 0; i < r->n; i++) idx[i] = rng_below(g, r->n);
+        grow(&trees[t], r, params, idx, r->n, 0, g);
+    }
+    free(idx);
+}
+
+static double normal_pdf(double z) { return exp(-0.5 * z * z) / sqrt(2 * M_PI); }
+static double normal_cdf(double z) { return 0.5 * erfc(-z / M_SQRT2); }
+
+/* Expected improvement below `best` of a prediction with mean mu, spread sd. */
+static double expected_improvement(double mu, double sd, double best) {
+    const double gain = best - mu - FOREST_XI;
+    if (sd < 1e-9) return gain > 0 ? gain : 0;
+    const double z = gain / sd;
+    return gain * normal_cdf(z) + sd * normal_pdf(z);
+}
+
+static int cmp_double(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(const double *v, int n) {
+    double *c = xcalloc((size_t)n, sizeof *c);
+    memcpy(c, v, sizeof *c * (size_t)n);
+    qsort(c, (size_t)n, sizeof *c, cmp_double);
+    const double m = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
+    free(c);
+    return m;
+}
+
+/* The training rows: this search's evaluations (log-time; failures at the
+ * penalty) centred on their median, then the prior's centred on theirs. */
+static int training_rows(const struct search *s, int *x, double *y) {
+    const struct tune_space *sp = s->sp;
+    const int d = sp->nparams;
+    int n = 0;
+    double worst = -INFINITY;
+    for (int i = 0; i < sp->n; i++)
+        if (isfinite(s->time[i]) && log(s->time[i]) > worst) worst = log(s->time[i]);
+    for (int i = 0; i < sp->n; i++) {
+        if (isnan(s->time[i])) continue;
+        if (!isfinite(s->time[i]) && !isfinite(worst)) continue; /* failures alone teach nothing yet */
+        memcpy(x + (size_t)n * d, sp->coord + (size_t)i * d, sizeof *x * (size_t)d);
+        y[n++] = isfinite(s->time[i]) ? log(s->time[i]) : worst + FAILED_PENALTY;
+    }
+    const int own = n;
+    if (own) {
+        const double mid = median_of(y, own);
+        for (int i = 0; i < own; i++) y[i] -= mid;
+    }
+    const struct tune_prior *pr = sp->prior;
+    if (pr && pr->n > 0) {
+        const int first = n;
+        for (int k = 0; k < pr->n; k++) {
+            if (pr->point[k] < 0 || pr->point[k] >= sp->n || !(pr->seconds[k] > 0)) continue;
+            memcpy(x + (size_t)n * d, sp->coord + (size_t)pr->point[k] * d, sizeof *x * (size_t)d);
+            y[n++] = log(pr->seconds[k]);
+        }
+        if (n > first) {
+            const double mid = median_of(y + first, n - first);
+            for (int i = first; i < n; i++) y[i] -= mid;
+        }
+    }
+    return n;
+}
+
+/* The unseen points to score: all of them when few, else a random sample
+ * and every unseen neighbour of the best few points (where a good
+ * landscape's optimum usually is). */
+static int candidates(struct search *s, int *cand) {
+    const int n = s->sp->n;
+    int left = 0;
+    for (int i = 0; i < n; i++) left += isnan(s->time[i]);
+    int m = 0;
+    if (left <= FOREST_CANDIDATES) {
+        for (int i = 0; i < n; i++)
+            if (isnan(s->time[i])) cand[m++] = i;
+        return m;
+    }
+    char *in = xcalloc((size_t)n, 1);
+    /* Drawn with rejection: most points are unseen, so this is quick. */
+    for (int k = 0; k < 4 * FOREST_CANDIDATES && m < FOREST_CANDIDATES; k++) {
+        const int i = rng_below(&s->rng, n);
+        if (isnan(s->time[i]) && !in[i]) in[i] = 1, cand[m++] = i;
+    }
+    /* The best 8 evaluated points' unseen neighbours. */
+    double cut = INFINITY;
+    {
+        double t[8];
+        int nt = 0;
+        for (int i = 0; i < n; i++) {
+            if (!isfinite(s->time[i])) continue;
+            if (nt < 8) t[nt++] = s->time[i];
+            else {
+                int w = 0;
+                for (int k = 1; k < 8; k++)
+                    if (t[k] > t[w]) w = k;
+                if (s->time[i] < t[w]) t[w] = s->time[i];
+            }
+        }
+        for (int k = 0; k < nt; k++) cut = k ? fmax(cut, t[k]) : t[k];
+        if (!nt) cut = -INFINITY;
+    }
+    for (int i = 0; i < n; i++) {
+        if (!(s->time[i] <= cut)) continue;
+        for (int k = s->nb_at[i]; k < s->nb_at[i + 1]; k++) {
+            const int j = s->nb[k];
+            if (isnan(s->time[j]) && !in[j]) in[j] = 1, cand[m++] = j;
+        }
+    }
+    free(in);
+    return m;
+}
+
+/* The prior's best points, fastest first, not yet evaluated: measured first. */
+static void warm_start(struct search *s, int m) {
+    const struct tune_prior *pr = s->sp->prior;
+    if (!pr) return;
+    for (int taken = 0; taken < m && search_more(s); taken++) {
+        int b = -1;
+        for (int k = 0; k < pr->n; k++) {
+            const int p = pr->point[k];
+            if (p < 0 || p >= s->sp->n || !isnan(s->time[p]) || !(pr->seconds[k] > 0)) continue;
+            if (b < 0 || pr->seconds[k] < pr->seconds[b]) b = k;
+        }
+        if (b < 0) return;
+        search_visit(s, pr->point[b]);
+    }
+}
+
+void strategy_forest(struct search *s) {
+    const struct tune_space *sp = s->sp;
+    const int n = sp->n, d = sp->nparams, nprior = sp->prior ? sp->prior->n : 0;
+    int init = (int)ceil(FOREST_INIT_SHARE * s->budget);
+    if (init < FOREST_INIT_MIN) init = FOREST_INIT_MIN;
+    if (nprior) warm_start(s, init / 2), init -= init / 2;
+    search_design(s, init);
+    int *x = xcalloc(((size_t)n + (size_t)nprior) * (size_t)d, sizeof *x);
+    double *y = xcalloc((size_t)n + (size_t)nprior, sizeof *y);
+    int *cand = xcalloc((size_t)n, sizeof *cand);
+    struct tree trees[FOREST_TREES] = {{0}};
+    while (search_more(s) && s->evaluations < n) {
+        const int rows = training_rows(s, x, y), b = search_best(s);
+        if (rows < 2 || b < 0) { /* nothing to learn from yet */
+            search_design(s, 1);
+            continue;
+        }
+        /* The best on the model's scale: its own rows are centred on the
+         * median of the evaluated ones, so the best's row is found again. */
+        double best_y = INFINITY;
+        for (int i = 0; i < rows; i++) best_y = fmin(best_y, y[i]);
+        struct rows r = {rows, d, x, y};
+        forest_fit(trees, &r, sp->params, &s->rng);
+        const int m = candidates(s, cand);
+        if (!m) break;
+        int pick = -1;
+        double pick_ei = -1, pick_mu = INFINITY;
+        for (int k = 0; k < m; k++) {
+            const int *c = sp->coord + (size_t)cand[k] * d;
+            double sum = 0, sq = 0;
+            for (int t = 0; t < FOREST_TREES; t++) {
+                const double v = tree_predict(&trees[t], c);
+                sum += v, sq += v * v;
+            }
+            const double mu = sum / FOREST_TREES, var = sq / FOREST_TREES - mu * mu;
+            const double ei = expected_improvement(mu, var > 0 ? sqrt(var) : 0, best_y);
+            /* The largest improvement; among equals (none expected at all)
+             * the lowest predicted time. */
+            if (ei > pick_ei + 1e-15 || (ei > pick_ei - 1e-15 && mu < pick_mu))
+                pick = cand[k], pick_ei = ei, pick_mu = mu;
+        }
+        search_visit(s, pick);
+    }
+    for (int t = 0; t < FOREST_TREES; t++) free(trees[t].node);
+    free(x);
+    free(y);
+    free(cand);
+}
