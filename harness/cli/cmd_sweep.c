@@ -125,7 +125,7 @@ static int part_load(struct sweep_part *p, const char *path) {
     struct variant_list named;
     if (variants_load_app(p->app->name, p->app->knobs, &named, err, sizeof err) != 0)
         return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
-    int rc = sweep_variants(&p->spec, p->app->knobs, &named, &p->variants, err, sizeof err);
+    int rc = sweep_variants_tuned(&p->spec, p->app->knobs, &named, &p->variants, err, sizeof err);
     variants_free(&named);
     if (rc) return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
     char *devs = p->spec.ndevices ? join(p->spec.devices, p->spec.ndevices) : xstrdup("all");

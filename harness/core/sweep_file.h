@@ -60,10 +60,14 @@ int sweep_constraints_ok(const struct sweep_spec *s, const unsigned wg[2], const
                          const size_t grid[2], char *why, size_t whyn);
 
 /* The variants the sweep names (named ones from `named`, "all" = every one of
- * them, TUNED_VARIANT a placeholder the sweep resolves per device and input)
- * followed by the expansions of every pattern, each a complete knob set
+ * them) followed by the expansions of every pattern, each a complete knob set
  * named "<base or custom>{k=v,...}" after the knobs the pattern set. Unknown
  * names give "file:line: ..." errors. */
 int sweep_variants(const struct sweep_spec *s, const struct knob_def *defs, const struct variant_list *named,
                    struct variant_list *out, char *err, size_t errn);
+/* The same for a command that runs stored configurations (sweep): `variant
+ * tuned` gives a placeholder (variant.tuned) it resolves per device and
+ * input; sweep_variants refuses it with file:line. */
+int sweep_variants_tuned(const struct sweep_spec *s, const struct knob_def *defs, const struct variant_list *named,
+                         struct variant_list *out, char *err, size_t errn);
 #endif

@@ -86,6 +86,11 @@ $H run "${RUN[@]}" --variant tuned --input 256x256 --db "$DB" >"$T/other.out" 2>
 rc=$?
 check "another input has no configuration: exit 2 and a note naming it (got $rc)" \
     bash -c "[ $rc -eq 2 ] && grep -q 'no tuned configuration for lbm 256x256 on openmp' '$T/other.out'"
+printf 'app lbm\ninput gen:32x32\nvariant tuned\ndevice openmp\nwg 8x1\n' >"$T/tune-tuned.sweep"
+$H tune "$T/tune-tuned.sweep" --strategy exhaustive --db "$DB" >"$T/tune-tuned.out" 2>&1
+rc=$?
+check "tune FILE naming variant tuned is refused with file:line: exit 2 (got $rc)" \
+    bash -c "[ $rc -eq 2 ] && grep -q 'tune-tuned.sweep:3: variant tuned' '$T/tune-tuned.out'"
 $H verify lbm --variant tuned --db "$DB" >"$T/verify.out" 2>&1
 rc=$?
 check "a command that does not take tuned refuses it by name: exit 2 (got $rc)" \
