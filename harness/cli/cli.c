@@ -67,7 +67,8 @@ static int add(struct variant_list *out, const struct variant *v) {
     return 0;
 }
 
-int cli_variants(const struct app *app, const char *names, const char *knobs, struct variant_list *out) {
+static int variants_pick(const struct app *app, const char *names, const char *knobs, int tuned_ok,
+                         struct variant_list *out) {
     char err[1024];
     out->v = NULL;
     out->n = 0;
@@ -91,11 +92,33 @@ int cli_variants(const struct app *app, const char *names, const char *knobs, st
                 for (int i = 0; i < file.n; i++) add(out, &file.v[i]);
                 continue;
             }
+            if (!strcmp(name, TUNED_VARIANT)) {
+                if (!tuned_ok) {
+                    fprintf(stderr,
+                            "harness: variant '%s' (each device's stored configuration) is taken by run,"
+                            " sweep, nightly and report, not here\n",
+                            name);
+                    rc = EXIT_USAGE;
+                    break;
+                }
+                if (knobs) {
+                    fprintf(stderr,
+                            "harness: --knobs cannot change variant '%s': the stored configuration is what"
+                            " it runs (harness best lists them)\n",
+                            name);
+                    rc = EXIT_USAGE;
+                    break;
+                }
+                struct variant t;
+                variant_tuned_placeholder(&t, app->knobs);
+                add(out, &t);
+                continue;
+            }
             const struct variant *v = variant_find(&file, name);
             if (!v) {
                 fprintf(stderr, "harness: unknown variant '%s' for %s; known:", name, app->name);
                 for (int i = 0; i < file.n; i++) fprintf(stderr, " %s", file.v[i].name);
-                fprintf(stderr, "\n");
+                fprintf(stderr, "%s\n", tuned_ok ? " " TUNED_VARIANT : "");
                 rc = EXIT_USAGE;
                 break;
             }
@@ -117,6 +140,14 @@ int cli_variants(const struct app *app, const char *names, const char *knobs, st
     variants_free(&file);
     if (rc) variants_free(out);
     return rc;
+}
+
+int cli_variants(const struct app *app, const char *names, const char *knobs, struct variant_list *out) {
+    return variants_pick(app, names, knobs, 0, out);
+}
+
+int cli_variants_tuned(const struct app *app, const char *names, const char *knobs, struct variant_list *out) {
+    return variants_pick(app, names, knobs, 1, out);
 }
 
 void cli_command_line(int argc, char **argv, char *buf, size_t n) {

@@ -29,6 +29,11 @@ const struct app *cli_app(const char *name);
  * `knobs` applied on top of each. With no names but knobs, one unnamed
  * variant "custom" from the app's defaults. */
 int cli_variants(const struct app *app, const char *names, const char *knobs, struct variant_list *out);
+/* The same for a command that runs stored configurations (run): the name
+ * TUNED_VARIANT gives a placeholder (variant.tuned) that the command
+ * resolves per device and input (store_tuned_variant). --knobs cannot go
+ * on top of it: a changed configuration is no longer the tuned one. */
+int cli_variants_tuned(const struct app *app, const char *names, const char *knobs, struct variant_list *out);
 
 /* "cmd arg arg ..." for the run table. */
 void cli_command_line(int argc, char **argv, char *buf, size_t n);

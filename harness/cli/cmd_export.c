@@ -19,9 +19,12 @@
  * Times are in seconds everywhere (Kernel Tuner writes ms; T4 fixes no unit,
  * so every measurement carries its own). times.runtimes holds the host-clock
  * seconds of every repetition; there is no compilation time to report.
- * Energy (joules per repetition, the board's, from NVML) and power (mean
- * watts) are CSV columns, empty where unknown, and T4 measurements only
- * where known. */
+ * A configuration is the knobs (as tuners write their parameters) and the
+ * work-group shape as block_size_x/block_size_y, Kernel Tuner's names.
+ * Energy and power are measurements where the device reported them.
+ * The tuned table's decisions go into metadata.tuned (each with its
+ * configuration, objective and search), and every result that is one of
+ * them says "tuned": true (an extra key; T4 allows them). */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -41,7 +44,10 @@ static void export_usage(FILE *out) {
             "\n"
             "Writes every stored measurement that matches, oldest first.\n"
             "\n"
-            "  --format F  csv: one row per measurement; t4: the T4 autotuning results JSON\n"
+            "  --format F  csv: one row per measurement (tuned: 1 for the configuration or shape\n"
+            "              the tuned table holds for its device and input); t4: the T4 autotuning\n"
+            "              results JSON (configuration: the knobs and block_size_x/block_size_y;\n"
+            "              the tuned decisions in metadata.tuned, their results \"tuned\": true)\n"
             "  --db PATH   results database (default %s; HARNESS_DB overrides); never created\n"
             "  --app, --input, --variant   only these, as stored (gen:32x32 is stored as gen-32x32)\n"
             "  --device D  only this device: a spec (opencl:0.0) or a fingerprint\n"
@@ -173,6 +179,13 @@ static void json_knobs(FILE *out, const char *knobs) {
     free(copy);
 }
 
+/* {"block_size_x": X, "block_size_y": Y, knob: value, ...}; knobs may be NULL. */
+static void t4_configuration(FILE *out, const char *knobs, int64_t x, int64_t y) {
+    fprintf(out, "{\"block_size_x\": %lld, \"block_size_y\": %lld", (long long)x, (long long)y);
+    if (knobs) json_knobs(out, knobs);
+    fputc('}', out);
+}
+
 static void t4_status(const char *status, const char **invalidity, int *correct) {
     static const char *const map[][2] = {
         {"ok", "correct"},          {"wrong", "correctness"},     {"unverified", "correctness"},
@@ -225,10 +238,9 @@ static int t4_result(FILE *out, struct store_reader *x, const struct export_valu
     t4_status(m[X_STATUS].s, &invalidity, &correct);
     fputs("    {\n      \"timestamp\": ", out);
     json_col(out, &m[X_WHEN]);
-    fprintf(out, ",\n      \"configuration\": {\"wg_x\": %lld, \"wg_y\": %lld", (long long)m[X_WGX].i,
-            (long long)m[X_WGY].i);
-    json_knobs(out, m[X_KNOBS].s);
-    fputs("},\n      \"objectives\": [\"time\"],\n      \"times\": {\"runtimes\": [", out);
+    fputs(",\n      \"configuration\": ", out);
+    t4_configuration(out, m[X_KNOBS].s, m[X_WGX].i, m[X_WGY].i);
+    fputs(",\n      \"objectives\": [\"time\"],\n      \"times\": {\"runtimes\": [", out);
     /* The samples are read once into a buffer: they go both into
      * times.runtimes and into measurements. */
     struct strbuf meas = {0};
@@ -263,7 +275,7 @@ static int t4_result(FILE *out, struct store_reader *x, const struct export_valu
         fprintf(out, ",\n      \"%s\": ", extra[i].key);
         json_col(out, &m[extra[i].col]);
     }
-    fputs("\n    }", out);
+    fprintf(out, ",\n      \"tuned\": %s\n    }", m[X_TUNED].i ? "true" : "false");
     return rc;
 }
 
@@ -298,6 +310,40 @@ static int t4_environment(FILE *out, struct store_reader *x, const struct export
     return 0;
 }
 
+/* metadata.tuned: the tuned table's decisions for the filter. A
+ * configuration (variant tuned) has its knobs in its configuration; a
+ * shape-only row's knobs are its variant's, which the database does not
+ * hold, so its configuration is the shape and "variant" names the rest. */
+static int t4_tuned(FILE *out, struct store_reader *x, const struct export_filter *f) {
+    fputs("    \"tuned\": [", out);
+    struct export_rows *r = store_export_tuned(x, f);
+    int rc = 0, n = 0;
+    if (r) {
+        struct export_value t[EXPORT_MAX_COLUMNS];
+        static const struct {
+            const char *key;
+            int col;
+        } keys[] = {{"device", XT_SPEC},         {"fingerprint", XT_FP},    {"app", XT_APP},
+                    {"input", XT_INPUT},         {"variant", XT_VARIANT},   {"config", XT_CONFIG},
+                    {"objective", XT_OBJECTIVE}, {"strategy", XT_STRATEGY}, {"evaluations", XT_EVALS},
+                    {"search_s", XT_SEARCH},     {"median_s", XT_MEDIAN},   {"margin", XT_MARGIN},
+                    {"noise", XT_NOISE},         {"samples", XT_SAMPLES},   {"energy_j", XT_ENERGY},
+                    {"decided_at", XT_DECIDED}};
+        while ((rc = store_export_next(r, t)) > 0) {
+            fprintf(out, "%s\n      {\"configuration\": ", n++ ? "," : "");
+            t4_configuration(out, t[XT_KNOBS].kind == EXPORT_NULL ? NULL : t[XT_KNOBS].s, t[XT_WGX].i, t[XT_WGY].i);
+            for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+                fprintf(out, ", \"%s\": ", keys[i].key);
+                json_col(out, &t[keys[i].col]);
+            }
+            fprintf(out, ", \"tie\": %s}", t[XT_TIE].i ? "true" : "false");
+        }
+        store_export_rows_close(r);
+    }
+    fputs(n ? "\n    ]" : "]", out);
+    return rc < 0 ? -1 : 0;
+}
+
 static int export_t4(struct store_reader *x, const struct export_filter *f, FILE *out) {
     char now[32];
     time_t t = time(NULL);
@@ -316,6 +362,8 @@ static int export_t4(struct store_reader *x, const struct export_filter *f, FILE
     }
     fputs("},\n", out);
     if (t4_environment(out, x, f) != 0) return -1;
+    fputs(",\n", out);
+    if (t4_tuned(out, x, f) != 0) return fprintf(stderr, "harness export: %s\n", store_reader_errmsg(x)), -1;
     fputs("\n  },\n  \"results\": [", out);
     struct export_rows *m = checked(x, store_export_measurements(x, f));
     if (!m) return -1;

@@ -8,7 +8,8 @@
  *   2. Burn-in (burn_in.h): every device runs its canary until it is steady.
  *   3. `peak` (the canary: each device's copy bandwidth, how the machine is
  *      tonight) and one `sweep` of every suite file plus one generated file
- *      per tuned work-group (`harness tune`'s winner) the suites lack, with
+ *      per tuned work-group (`harness tune`'s winner) the suites lack and
+ *      per tuned configuration (`variant tuned`) the suites do not name, with
  *      --rounds R: each round a fresh worker per device, all configs
  *      shuffled (rounds.h). These are child processes of this binary on the
  *      same database; the nightly row links the runs and peaks they made.
@@ -61,11 +62,14 @@ static void usage(FILE *out) {
             "before. The build is kept (beside the database, in builds/); the devices are\n"
             "burnt in until their canary is steady; the canary (harness peak) is stored; the\n"
             "suites (and the tuned work-group of each variant that `harness tune` stored and\n"
-            "the suites lack) run in R rounds, each a fresh worker per device with every config\n"
-            "in a shuffled order. The night's quality is judged (canary, GPU throttling, load);\n"
-            "then every series is compared with the previous night of this host and suite on\n"
-            "its rounds and noise model, and each flag is confirmed at once: last night's kept\n"
-            "build and tonight's measured again, interleaved, on the device.\n"
+            "the suites lack, and the tuned configuration `harness tune FILE` stored for a\n"
+            "suite's inputs and devices, as variant tuned) run in R rounds, each a fresh worker\n"
+            "per device with every config in a shuffled order. A suite may name `variant tuned`\n"
+            "itself: where nothing is stored it is skipped with a note. The night's quality is\n"
+            "judged (canary, GPU throttling, load); then every series is compared with the\n"
+            "previous night of this host and suite on its rounds and noise model, and each flag\n"
+            "is confirmed at once: last night's kept build and tonight's measured again,\n"
+            "interleaved, on the device.\n"
             "\n"
             "  --suite FILE        a sweep file (default sweeps/nightly.sweep and\n"
             "                      sweeps/nightly-gpu.sweep); may repeat\n"
@@ -125,8 +129,35 @@ static int suite_has_shape(const struct sweep_spec *s, const unsigned wg[2]) {
     return 0;
 }
 
-/* Writes one sweep file per tuned shape the suite lacks, on devices the
- * suite runs on; returns how many (paths in files). */
+static int suite_names(const struct sweep_spec *s, const char *variant) {
+    for (int v = 0; v < s->nvariants; v++)
+        if (!strcmp(s->variants[v], variant)) return 1;
+    return 0;
+}
+
+/* One generated sweep file: the suite's input on one device, `variant`
+ * (a named one at a shape, or TUNED_VARIANT, whose shape is stored). 1 when
+ * it was written. */
+static int tuned_file(const struct sweep_spec *s, const struct device_info *dev, const char *input, const char *variant,
+                      const unsigned *wg, const char *path) {
+    struct strbuf b = {0};
+    if (wg)
+        sb_printf(&b, "# harness nightly: the tuned work-group of %s on %s (%s)\n", variant, dev->spec,
+                  dev->fingerprint);
+    else sb_printf(&b, "# harness nightly: the tuned configuration on %s (%s)\n", dev->spec, dev->fingerprint);
+    sb_printf(&b, "app %s\ninput %s\nvariant %s\ndevice %s\n", s->app, input, variant, dev->spec);
+    if (wg) sb_printf(&b, "wg %ux%u\n", wg[0], wg[1]);
+    sb_printf(&b, "reps %d\nwarmup %d\ntimeout %g\n", s->reps, s->warmup, s->timeout_s);
+    if (s->iters > 0) sb_printf(&b, "iters %ld\n", s->iters);
+    const int ok = file_write_all(path, b.s, b.len) == 0;
+    sb_free(&b);
+    return ok;
+}
+
+/* Writes one sweep file per tuned shape the suite lacks, and one per tuned
+ * configuration (TUNED_VARIANT, `harness tune FILE`) stored for the suite's
+ * app and inputs when the suite does not name `variant tuned` itself, on
+ * devices the suite runs on; returns how many (paths in files). */
 static int tuned_sweeps(struct store *store, const struct sweep_spec *s, const char *dir, char files[][PATH_MAX],
                         int max) {
     struct device_info *all = NULL;
@@ -143,33 +174,36 @@ static int tuned_sweeps(struct store *store, const struct sweep_spec *s, const c
             for (int q = 0; q < nseen; q++) dup |= !strcmp(seen[q], dev->fingerprint);
             if (dup || nseen >= NIGHTLY_MAX_DEVICES) continue;
             str_copy(seen[nseen++], sizeof seen[0], dev->fingerprint);
-            for (int in = 0; in < s->ninputs; in++)
+            for (int in = 0; in < s->ninputs; in++) {
+                char stored[64], spec_in[64];
+                input_stored(s->inputs[in], stored, sizeof stored);
+                input_spec(stored, spec_in, sizeof spec_in);
                 for (int v = 0; v < s->nvariants; v++) {
-                    char stored[64];
                     unsigned wg[2];
                     int tie = 0;
-                    if (!strcmp(s->variants[v], "all")) continue; /* named variants only */
-                    input_stored(s->inputs[in], stored, sizeof stored);
+                    /* named variants only; the sweep resolves `tuned` itself */
+                    if (!strcmp(s->variants[v], "all") || !strcmp(s->variants[v], TUNED_VARIANT)) continue;
                     if (store_tuned_get(store, dev->fingerprint, s->app, stored, s->variants[v], wg, &tie) != 0 ||
                         suite_has_shape(s, wg) || nfiles >= max)
                         continue;
-                    char spec_in[64];
-                    input_spec(stored, spec_in, sizeof spec_in);
                     str_fmt(files[nfiles], PATH_MAX, "%s/tuned-%d.sweep", dir, nfiles);
-                    struct strbuf b = {0};
-                    sb_printf(&b, "# harness nightly: the tuned work-group of %s on %s (%s)\n", s->variants[v],
-                              dev->spec, dev->fingerprint);
-                    sb_printf(&b, "app %s\ninput %s\nvariant %s\ndevice %s\nwg %ux%u\n", s->app, spec_in,
-                              s->variants[v], dev->spec, wg[0], wg[1]);
-                    sb_printf(&b, "reps %d\nwarmup %d\ntimeout %g\n", s->reps, s->warmup, s->timeout_s);
-                    if (s->iters > 0) sb_printf(&b, "iters %ld\n", s->iters);
-                    if (file_write_all(files[nfiles], b.s, b.len) == 0) {
+                    if (tuned_file(s, dev, spec_in, s->variants[v], wg, files[nfiles])) {
                         fprintf(stderr, "nightly: tracking the tuned %ux%u of %s %s on %s\n", wg[0], wg[1],
                                 s->variants[v], spec_in, dev->spec);
                         nfiles++;
                     }
-                    sb_free(&b);
                 }
+                struct tuned_config cfg;
+                if (suite_names(s, TUNED_VARIANT) || nfiles >= max ||
+                    store_tuned_get_config(store, dev->fingerprint, s->app, stored, TUNED_VARIANT, &cfg) != 0)
+                    continue;
+                str_fmt(files[nfiles], PATH_MAX, "%s/tuned-%d.sweep", dir, nfiles);
+                if (tuned_file(s, dev, spec_in, TUNED_VARIANT, NULL, files[nfiles])) {
+                    fprintf(stderr, "nightly: tracking the tuned configuration %s at %ux%u for %s on %s\n", cfg.config,
+                            cfg.wg[0], cfg.wg[1], spec_in, dev->spec);
+                    nfiles++;
+                }
+            }
         }
     }
     free(all);

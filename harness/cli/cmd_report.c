@@ -21,7 +21,7 @@
 #include "worker.h"
 
 struct report_opts {
-    const char *app, *device, *db, *out, *def;
+    const char *app, *device, *db, *out, *def, *variant;
     int quick, reps, warmup, rounds, from_db;
     double budget_s, timeout_s;
 };
@@ -30,7 +30,7 @@ static void usage(FILE *out) {
     fprintf(out,
             "usage: harness report APP [--device SPEC[,SPEC...]] [--quick] [--db PATH] [--out DIR]\n"
             "                          [--reps N] [--warmup N] [--rounds R] [--budget SECONDS] [--timeout SECONDS]\n"
-            "                          [--def FILE]\n"
+            "                          [--def FILE] [--variant NAME]\n"
             "  Measures the tables and figures of the app's published report (kernels/APP/report.def,\n"
             "  or FILE in that format)\n"
             "  and writes DIR/report-<device>.md (default DIR: results/) with PNG figures and a CSV.\n"
@@ -44,7 +44,11 @@ static void usage(FILE *out) {
             "  round a fresh worker per device; the direction column is judged on the rounds. The host\n"
             "  is checked before and after (load, copy canaries); a disturbed host is said so.\n"
             "  --from-db: measure nothing; write the latest report stored in --db again (its devices,\n"
-            "  cells and ceilings), e.g. on a machine with gnuplot after a run on a GPU host without.\n");
+            "  cells and ceilings), e.g. on a machine with gnuplot after a run on a GPU host without.\n"
+            "  --variant NAME: the per-device tables (classes, devices, host languages) run NAME instead\n"
+            "  of the definition's variant. `tuned` (there, or `run tuned` in a definition) is, per device\n"
+            "  and input, the configuration `harness tune FILE` stored, at its own shape; a cell with\n"
+            "  none stored says \"not tuned\" (not a failure).\n");
 }
 
 static void on_signal(int sig) {
@@ -53,19 +57,13 @@ static void on_signal(int sig) {
 }
 
 static int parse(int argc, char **argv, struct report_opts *o) {
-    static const struct option opts[] = {{"device", required_argument, 0, 'd'},
-                                         {"quick", no_argument, 0, 'q'},
-                                         {"db", required_argument, 0, 'b'},
-                                         {"out", required_argument, 0, 'o'},
-                                         {"reps", required_argument, 0, 'r'},
-                                         {"warmup", required_argument, 0, 'w'},
-                                         {"budget", required_argument, 0, 's'},
-                                         {"timeout", required_argument, 0, 't'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {"def", required_argument, 0, 'f'},
-                                         {"from-db", no_argument, 0, 'F'},
-                                         {"rounds", required_argument, 0, 'R'},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {{"device", required_argument, 0, 'd'},  {"quick", no_argument, 0, 'q'},
+                                         {"db", required_argument, 0, 'b'},      {"out", required_argument, 0, 'o'},
+                                         {"reps", required_argument, 0, 'r'},    {"warmup", required_argument, 0, 'w'},
+                                         {"budget", required_argument, 0, 's'},  {"timeout", required_argument, 0, 't'},
+                                         {"help", no_argument, 0, 'h'},          {"def", required_argument, 0, 'f'},
+                                         {"from-db", no_argument, 0, 'F'},       {"rounds", required_argument, 0, 'R'},
+                                         {"variant", required_argument, 0, 'v'}, {0, 0, 0, 0}};
     *o = (struct report_opts){.reps = 3, .warmup = 1, .timeout_s = 300};
     int c;
     optind = 1;
@@ -78,6 +76,7 @@ static int parse(int argc, char **argv, struct report_opts *o) {
         case 'o': o->out = optarg; break;
         case 'f': o->def = optarg; break;
         case 'F': o->from_db = 1; break;
+        case 'v': o->variant = optarg; break;
         case 'r': o->reps = (int)strtol(optarg, &end, 10); break;
         case 'w': o->warmup = (int)strtol(optarg, &end, 10); break;
         case 'R': o->rounds = (int)strtol(optarg, &end, 10); break;
@@ -106,21 +105,46 @@ static int parse(int argc, char **argv, struct report_opts *o) {
     return 0;
 }
 
-/* Every variant the definition names must exist: "file:line: ..." otherwise. */
+/* The tables that run one variant on each device (`run VARIANT`). */
+static int per_device(const struct report_table *t) {
+    return t->kind == RK_CLASSES || t->kind == RK_DEVICES || t->kind == RK_HOSTLANG;
+}
+
+/* --variant NAME: the per-device tables run NAME. */
+static void override_variant(struct report_def *d, const char *name) {
+    for (int t = 0; t < d->ntables; t++)
+        if (per_device(&d->tables[t])) str_copy(d->tables[t].variant, sizeof d->tables[t].variant, name);
+}
+
+/* The --variant a stored report command was given ("" for none). */
+static void stored_variant(const char *command, char *out, size_t n) {
+    const char *v = strstr(command, " --variant ");
+    out[0] = 0;
+    if (v) str_copy(out, strcspn(v + 11, " ") + 1 < n ? strcspn(v + 11, " ") + 1 : n, v + 11);
+}
+
+/* Every variant the definition names must exist: "file:line: ..." otherwise.
+ * TUNED_VARIANT may be a per-device table's: it is resolved per device and
+ * input; a step's row or a figure has no one configuration to name. */
 static int check_variants(const struct report *r, char *err, size_t errn) {
     const struct report_def *d = r->def;
     const char *single[] = {d->wg_variant, d->roofline_variant, d->host_empty, d->host_full};
     for (size_t i = 0; i < sizeof single / sizeof *single; i++)
         if (single[i][0] && !variant_find(&r->vars, single[i]))
-            return snprintf(err, errn, "%s: unknown variant `%s`", d->path, single[i]), -1;
+            return snprintf(err, errn, "%s: unknown variant `%s`%s", d->path, single[i],
+                            strcmp(single[i], TUNED_VARIANT) ? "" : " (tuned: only a per-device table's `run`)"),
+                   -1;
     for (int t = 0; t < d->ntables; t++) {
         const struct report_table *tb = &d->tables[t];
-        if (tb->variant[0] && !variant_find(&r->vars, tb->variant))
+        if (tb->variant[0] && !variant_find(&r->vars, tb->variant) &&
+            !(per_device(tb) && !strcmp(tb->variant, TUNED_VARIANT)))
             return snprintf(err, errn, "%s:%d: unknown variant `%s`", d->path, tb->line, tb->variant), -1;
         for (int k = 0; k < tb->nrows; k++) {
             const struct report_row *row = &tb->rows[k];
             if (row->variant[0] && !variant_find(&r->vars, row->variant))
-                return snprintf(err, errn, "%s:%d: unknown variant `%s`", d->path, row->line, row->variant), -1;
+                return snprintf(err, errn, "%s:%d: unknown variant `%s`%s", d->path, row->line, row->variant,
+                                strcmp(row->variant, TUNED_VARIANT) ? "" : " (tuned: only a per-device table's `run`)"),
+                       -1;
             if (row->from[0] && !variant_find(&r->vars, row->from))
                 return snprintf(err, errn, "%s:%d: unknown variant `%s`", d->path, row->line, row->from), -1;
         }
@@ -245,7 +269,8 @@ static void write_csv(const struct report *r) {
         fprintf(f, "%s,", r->dev[c->device].info.spec);
         csv_field(f, r->dev[c->device].info.name);
         fprintf(f, ",%s,%s,%u,%u,%s,%ld,%ld,%.9g,%.9g,%.9g,%.9g,%.6g,", r->def->inputs[c->input], c->variant, c->wg[0],
-                c->wg[1], status_name(m->status), m->iters, m->iters_full, m->median, m->q1, m->q3, t.seconds, m->gbs);
+                c->wg[1], c->untuned ? "not-tuned" : status_name(m->status), m->iters, m->iters_full, m->median, m->q1,
+                m->q3, t.seconds, m->gbs);
         csv_field(f, m->reason);
         fputc('\n', f);
     }
@@ -296,6 +321,14 @@ int cmd_report(int argc, char **argv) {
                        .rounds = o.rounds,
                        .timeout_s = o.timeout_s};
     if (cli_variants(app, "all", NULL, &r.vars) != 0) return EXIT_USAGE;
+    if (o.variant && strcmp(o.variant, TUNED_VARIANT) && !variant_find(&r.vars, o.variant)) {
+        fprintf(stderr, "harness report: --variant %s: no such variant in variants/%s.variants (nor %s)\n", o.variant,
+                app->name, TUNED_VARIANT);
+        report_run_free(&r);
+        return EXIT_USAGE;
+    }
+    if (o.variant) override_variant(&def, o.variant);
+    err[0] = 0;
     if (check_variants(&r, err, sizeof err) != 0 || full_step_counts(&r) != 0) {
         if (err[0]) fprintf(stderr, "harness report: %s\n", err);
         report_run_free(&r);
@@ -309,6 +342,10 @@ int cmd_report(int argc, char **argv) {
             report_run_free(&r);
             return EXIT_FOUND;
         }
+        /* The tables as they were measured: the stored command's --variant. */
+        char measured[64];
+        stored_variant(r.command, measured, sizeof measured);
+        if (!o.variant && measured[0]) override_variant(&def, measured);
     } else if ((rc = pick_devices(&r, o.device)) != 0) {
         report_run_free(&r);
         return rc;

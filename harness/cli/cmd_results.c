@@ -20,7 +20,8 @@ static void results_usage(FILE *out) {
             "\n"
             "  --db PATH   results database (default %s; HARNESS_DB overrides)\n"
             "  --limit N   how many measurements (default 20; 0 = all)\n"
-            "  --csv       CSV with a header row instead of a table\n"
+            "  --csv       CSV with a header row instead of a table, with each row's knobs (what\n"
+            "              ran: a variant's, or for variant tuned the stored configuration's)\n"
             "  --rounds    each measurement's rounds (fresh worker processes) and the median of\n"
             "              each, in the order they ran (CSV: one row per round)\n"
             "  --help      this text\n",

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -35,10 +36,14 @@ static void usage(FILE *out) {
                  "  --iters     override the input's step count\n"
                  "  --device    opencl:P.D, cuda:N, openmp, a backend, a name substring, or all (default)\n"
                  "  (--device, --variant, --knobs and --wg may be repeated; the values add up)\n"
-                 "  --variant   names from variants/<app>.variants (default: final)\n"
-                 "  --knobs     knob settings applied on top (see variants/lbm.variants)\n"
+                 "  --variant   names from variants/<app>.variants (default: final), or `tuned`: on each\n"
+                 "              device and input, the configuration (knobs and shape) `harness tune FILE`\n"
+                 "              stored; stored as variant tuned with its knobs. Where none is stored it\n"
+                 "              is skipped with a note (exit 2 when nothing else runs)\n"
+                 "  --knobs     knob settings applied on top (see variants/lbm.variants; not on tuned)\n"
                  "  --wg        work-group (tile) shapes (default: the one `harness tune` stored for the\n"
-                 "              device, input and variant, else 32x1 narrowed to divide the grid)\n"
+                 "              device, input and variant, else 32x1 narrowed to divide the grid); given,\n"
+                 "              it overrides the stored shape of tuned too\n"
                  "  --reps      timed repetitions (default 5); --warmup untimed ones first (default 1)\n"
                  "  --rounds    spread the repetitions over R rounds, each a fresh worker process,\n"
                  "              the configs in a shuffled order every round (default 1)\n"
@@ -156,7 +161,7 @@ static int check_all(const struct device_pick *p, const struct variant_list *var
     int bad = 0;
     for (int d = 0; d < p->count; d++)
         for (int v = 0; v < vars->n; v++)
-            for (int w = 0; w < nwg; w++) {
+            for (int w = 0; w < nwg && !vars->v[v].tuned; w++) { /* tuned: checked once resolved */
                 const char *why = app->invalid(&vars->v[v].knobs, in, &p->all[p->idx[d]], wgs[w]);
                 if (why) {
                     fprintf(stderr, "harness: %s on %s with work-group %ux%u: %s\n", vars->v[v].name,
@@ -189,6 +194,85 @@ static void tuned_shape(struct store *s, const struct app *app, const struct app
     wg[1] = t[1];
 }
 
+/* One config of the run: a device (an index into the pick), the variant as
+ * it runs (TUNED_VARIANT resolved to its stored knobs) and a shape. */
+struct planned {
+    int dev;
+    struct variant v;
+    unsigned wg[2];
+};
+
+struct plan {
+    struct planned *p;
+    int n;
+    int skipped; /* tuned configs with nothing stored, or stored but unusable here */
+};
+
+static void plan_add(struct plan *pl, int dev, const struct variant *v, const unsigned wg[2]) {
+    pl->p = xrealloc(pl->p, sizeof *pl->p * (size_t)(pl->n + 1));
+    struct planned *x = &pl->p[pl->n++];
+    x->dev = dev;
+    x->v = *v;
+    x->wg[0] = wg[0];
+    x->wg[1] = wg[1];
+}
+
+/* TUNED_VARIANT on one device: its stored knobs at its stored shape, or at
+ * every --wg shape (given, they override it). Nothing stored, knobs that no
+ * longer parse, a shape the app refuses here: a note, and the config is
+ * skipped (never another variant in its place). */
+static void plan_tuned(struct plan *pl, const struct run_opts *o, const struct app *app, const struct app_input *in,
+                       const struct device_pick *pick, int d, unsigned wgs[][2], int nwg, struct store *store) {
+    const struct device_info *info = &pick->all[pick->idx[d]];
+    struct variant tv;
+    struct tuned_config cfg;
+    unsigned stored[2];
+    char why[1024];
+    if (store_tuned_variant(store, app, in, info, &tv, stored, &cfg, why, sizeof why) != 0) {
+        fprintf(stderr, "note: %s; skipped\n", why);
+        pl->skipped += o->wg ? nwg : 1;
+        return;
+    }
+    const int n = o->wg ? nwg : 1;
+    for (int w = 0; w < n; w++) {
+        const unsigned *wg = o->wg ? wgs[w] : stored;
+        const char *bad = app->invalid(&tv.knobs, in, info, wg);
+        if (bad) {
+            fprintf(stderr, "note: the tuned configuration %s at %ux%u is not valid on %s: %s; skipped\n", cfg.config,
+                    wg[0], wg[1], info->spec, bad);
+            pl->skipped++;
+            continue;
+        }
+        plan_add(pl, d, &tv, wg);
+    }
+    if (o->wg)
+        fprintf(stderr, "using the tuned configuration %s for %s %s on %s, at the --wg shapes (stored: %ux%u)\n",
+                cfg.config, app->name, app->input_name(in), info->spec, stored[0], stored[1]);
+    else
+        fprintf(stderr, "using the tuned configuration %s at %ux%u for %s %s on %s (from harness tune%s)\n", cfg.config,
+                stored[0], stored[1], app->name, app->input_name(in), info->spec,
+                cfg.tie ? "; a tie within noise with its runner-up" : "");
+}
+
+/* Every device x variant x shape, in that order; store may be NULL only
+ * when every variant is TUNED_VARIANT (no database: nothing stored). */
+static void plan_build(struct plan *pl, const struct run_opts *o, const struct app *app, const struct app_input *in,
+                       const struct variant_list *vars, const struct device_pick *pick, unsigned wgs[][2], int nwg,
+                       struct store *store) {
+    for (int d = 0; d < pick->count; d++)
+        for (int v = 0; v < vars->n; v++) {
+            if (vars->v[v].tuned) {
+                plan_tuned(pl, o, app, in, pick, d, wgs, nwg, store);
+                continue;
+            }
+            for (int w = 0; w < nwg; w++) {
+                unsigned wg[2] = {wgs[w][0], wgs[w][1]};
+                if (!o->wg) tuned_shape(store, app, in, &pick->all[pick->idx[d]], &vars->v[v], wg);
+                plan_add(pl, d, &vars->v[v], wg);
+            }
+        }
+}
+
 static void write_out(const struct run_opts *o, const struct app *app, const struct app_input *in,
                       const struct app_result *res, const struct measurement *m, const char *spec, int many) {
     char dir[PATH_MAX], err[512];
@@ -199,14 +283,21 @@ static void write_out(const struct run_opts *o, const struct app *app, const str
     if (app->write_output(in, res, dir, err, sizeof err) != 0) fprintf(stderr, "harness: --out: %s\n", err);
 }
 
+static int device_planned(const struct plan *pl, int d) {
+    for (int i = 0; i < pl->n; i++)
+        if (pl->p[i].dev == d) return 1;
+    return 0;
+}
+
 /* --out: the device's result is needed here, so these configs run in this
  * process, one after another (no watchdog). */
 static int run_in_process(const struct run_opts *o, const struct app *app, const struct app_input *in,
-                          const struct variant_list *vars, const struct device_pick *pick, unsigned wgs[][2], int nwg,
-                          struct store *store, const char *command, struct ref_holder *refs) {
+                          const struct plan *pl, const struct device_pick *pick, struct store *store,
+                          const char *command, struct ref_holder *refs) {
     char err[2048];
-    int failures = 0, many = pick->count * vars->n * nwg > 1;
+    int failures = 0, many = pl->n > 1;
     for (int di = 0; di < pick->count; di++) {
+        if (!device_planned(pl, di)) continue;
         const struct device_info *info = &pick->all[pick->idx[di]];
         struct dev *d = dev_open_measuring(info, err, sizeof err);
         if (!d) {
@@ -217,26 +308,26 @@ static int run_in_process(const struct run_opts *o, const struct app *app, const
         int64_t run_id = store_run_begin(store, info, command, err, sizeof err);
         if (run_id < 0) fprintf(stderr, "harness: %s\n", err);
         const double peak = runner_peak(store, info);
-        for (int v = 0; v < vars->n; v++)
-            for (int w = 0; w < nwg; w++) {
-                struct config c = {.app = app, .in = in, .knobs = vars->v[v].knobs, .wg = {wgs[w][0], wgs[w][1]}};
-                str_copy(c.variant, sizeof c.variant, vars->v[v].name);
-                if (!o->wg) tuned_shape(store, app, in, info, &vars->v[v], c.wg);
-                struct measurement m = {0};
-                struct app_result *res = NULL;
-                c.source = &o->in;
-                runner_measure(d, &c, refs, o->warmup, o->reps, &m, &res);
-                runner_print(stdout, info, &m, peak);
-                fflush(stdout);
-                if (run_id >= 0 && store_measurement(store, run_id, &m, err, sizeof err) != 0)
-                    fprintf(stderr, "harness: %s\n", err);
-                if (res) {
-                    write_out(o, app, in, res, &m, info->spec, many);
-                    app->result_free(res);
-                }
-                failures += m.status != ST_OK && m.status != ST_UNVERIFIED;
-                measurement_free(&m);
+        for (int i = 0; i < pl->n; i++) {
+            const struct planned *x = &pl->p[i];
+            if (x->dev != di) continue;
+            struct config c = {.app = app, .in = in, .knobs = x->v.knobs, .wg = {x->wg[0], x->wg[1]}};
+            str_copy(c.variant, sizeof c.variant, x->v.name);
+            struct measurement m = {0};
+            struct app_result *res = NULL;
+            c.source = &o->in;
+            runner_measure(d, &c, refs, o->warmup, o->reps, &m, &res);
+            runner_print(stdout, info, &m, peak);
+            fflush(stdout);
+            if (run_id >= 0 && store_measurement(store, run_id, &m, err, sizeof err) != 0)
+                fprintf(stderr, "harness: %s\n", err);
+            if (res) {
+                write_out(o, app, in, res, &m, info->spec, many);
+                app->result_free(res);
             }
+            failures += m.status != ST_OK && m.status != ST_UNVERIFIED;
+            measurement_free(&m);
+        }
         if (run_id >= 0) store_run_end(store, run_id);
         dev_close(d);
     }
@@ -279,34 +370,35 @@ static void run_round_end(void *ctx, const struct round_state *st) {
 
 /* Every config in a worker process under a watchdog, in rounds (rounds.h). */
 static int run_in_rounds(const struct run_opts *o, const struct app *app, const struct app_input *in,
-                         const struct variant_list *vars, const struct device_pick *pick, unsigned wgs[][2], int nwg,
-                         struct store *store, const char *command, struct ref_holder *refs) {
+                         const struct plan *pl, const struct device_pick *pick, struct store *store,
+                         const char *command, struct ref_holder *refs) {
     char err[2048];
-    int n = pick->count * vars->n * nwg, k = 0;
-    struct round_job *jobs = xcalloc((size_t)n + 1, sizeof *jobs);
-    const struct device_info **devs = xcalloc((size_t)n + 1, sizeof *devs);
+    int k = 0;
+    struct round_job *jobs = xcalloc((size_t)pl->n + 1, sizeof *jobs);
+    const struct device_info **devs = xcalloc((size_t)pl->n + 1, sizeof *devs);
     int64_t *runs = xcalloc((size_t)pick->count + 1, sizeof *runs);
     for (int di = 0; di < pick->count; di++) {
         const struct device_info *info = &pick->all[pick->idx[di]];
+        runs[di] = -1;
+        if (!device_planned(pl, di)) continue; /* every config of it skipped: no empty run row */
         runs[di] = store_run_begin(store, info, command, err, sizeof err);
         if (runs[di] < 0) fprintf(stderr, "harness: %s\n", err);
-        for (int v = 0; v < vars->n; v++)
-            for (int w = 0; w < nwg; w++) {
-                struct config c = {
-                    .app = app, .in = in, .knobs = vars->v[v].knobs, .wg = {wgs[w][0], wgs[w][1]}, .source = &o->in};
-                str_copy(c.variant, sizeof c.variant, vars->v[v].name);
-                if (!o->wg) tuned_shape(store, app, in, info, &vars->v[v], c.wg);
-                struct round_job *j = &jobs[k];
-                devs[k++] = info;
-                j->group = -1;
-                j->run_id = runs[di];
-                j->timeout_s = o->timeout_s;
-                j->bytes_per_cell = app->bytes_per_cell(&c.knobs);
-                runner_describe(&c, &j->m);
-                j->m.warmup = o->warmup;
-                j->m.rounds = o->rounds;
-                runner_job(&c, info, o->warmup, rounds_reps_each(o->reps, o->rounds), &j->job);
-            }
+        for (int i = 0; i < pl->n; i++) {
+            const struct planned *x = &pl->p[i];
+            if (x->dev != di) continue;
+            struct config c = {.app = app, .in = in, .knobs = x->v.knobs, .wg = {x->wg[0], x->wg[1]}, .source = &o->in};
+            str_copy(c.variant, sizeof c.variant, x->v.name);
+            struct round_job *j = &jobs[k];
+            devs[k++] = info;
+            j->group = -1;
+            j->run_id = runs[di];
+            j->timeout_s = o->timeout_s;
+            j->bytes_per_cell = app->bytes_per_cell(&c.knobs);
+            runner_describe(&c, &j->m);
+            j->m.warmup = o->warmup;
+            j->m.rounds = o->rounds;
+            runner_job(&c, info, o->warmup, rounds_reps_each(o->reps, o->rounds), &j->job);
+        }
     }
     if (!refs->ref) refs->ref = app->reference(in, err, sizeof err); /* once, outside every watchdog */
     struct run_ctx ctx = {.store = store, .jobs = jobs, .dev = devs, .runs = runs, .nruns = pick->count};
@@ -325,6 +417,12 @@ static int run_in_rounds(const struct run_opts *o, const struct app *app, const 
     return ctx.failures;
 }
 
+static int only_tuned(const struct variant_list *vars) {
+    for (int i = 0; i < vars->n; i++)
+        if (!vars->v[i].tuned) return 0;
+    return 1;
+}
+
 int cmd_run(int argc, char **argv) {
 
     struct run_opts o;
@@ -339,7 +437,7 @@ int cmd_run(int argc, char **argv) {
     struct device_pick pick = {0};
     unsigned wgs[MAX_WG][2];
     int nwg = 0;
-    if ((rc = cli_variants(app, o.variant, o.knobs, &vars)) || (rc = cli_devices(o.device, &pick)) ||
+    if ((rc = cli_variants_tuned(app, o.variant, o.knobs, &vars)) || (rc = cli_devices(o.device, &pick)) ||
         (rc = parse_shapes(o.wg, app, in, wgs, &nwg)) || (rc = check_all(&pick, &vars, app, in, wgs, nwg))) {
         variants_free(&vars);
         cli_devices_free(&pick);
@@ -347,24 +445,39 @@ int cmd_run(int argc, char **argv) {
         return rc;
     }
 
+    /* Only tuned configurations and no database yet: none is stored, and
+     * looking must not create the file. */
     const char *db = o.db ? o.db : store_default_path();
-    struct store *store = store_open(db, err, sizeof err);
-    if (!store) {
-        fprintf(stderr, "harness: %s\n", err);
-        variants_free(&vars);
-        cli_devices_free(&pick);
-        app->input_free(in);
-        return EXIT_FOUND;
+    struct store *store = NULL;
+    if (!only_tuned(&vars) || access(db, F_OK) == 0) {
+        store = store_open(db, err, sizeof err);
+        if (!store) {
+            fprintf(stderr, "harness: %s\n", err);
+            variants_free(&vars);
+            cli_devices_free(&pick);
+            app->input_free(in);
+            return EXIT_FOUND;
+        }
     }
-    char command[1024];
-    cli_command_line(argc, argv, command, sizeof command);
-    struct ref_holder refs = {app, in, NULL};
-    int failures = o.out ? run_in_process(&o, app, in, &vars, &pick, wgs, nwg, store, command, &refs)
-                         : run_in_rounds(&o, app, in, &vars, &pick, wgs, nwg, store, command, &refs);
+    struct plan pl = {0};
+    plan_build(&pl, &o, app, in, &vars, &pick, wgs, nwg, store);
+    int failures = 0;
+    if (pl.n) {
+        char command[1024];
+        cli_command_line(argc, argv, command, sizeof command);
+        struct ref_holder refs = {app, in, NULL};
+        failures = o.out ? run_in_process(&o, app, in, &pl, &pick, store, command, &refs)
+                         : run_in_rounds(&o, app, in, &pl, &pick, store, command, &refs);
+        if (refs.ref) app->ref_free(refs.ref);
+    }
+    if (pl.skipped)
+        fprintf(stderr, "run: %d config%s skipped (no usable tuned configuration)%s\n", pl.skipped,
+                pl.skipped == 1 ? "" : "s", pl.n ? "" : "; nothing ran, nothing stored");
     store_close(store);
-    if (refs.ref) app->ref_free(refs.ref);
+    free(pl.p);
     variants_free(&vars);
     cli_devices_free(&pick);
     app->input_free(in);
+    if (!pl.n) return EXIT_USAGE; /* everything asked for was a tuned configuration not stored */
     return failures ? EXIT_FOUND : EXIT_OK;
 }

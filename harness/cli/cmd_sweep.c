@@ -20,6 +20,7 @@
 #include "runner.h"
 #include "store.h"
 #include "store_sweep.h"
+#include "store_tuned.h"
 #include "sweep_file.h"
 #include "util.h"
 #include "worker.h"
@@ -48,6 +49,8 @@ struct sweep_run {
     int nparts;
     struct point *points;
     int npoints, filtered;
+    struct store *store;              /* where `variant tuned` is looked up; NULL: nothing stored */
+    int untuned;                      /* `variant tuned` points with no usable configuration stored */
     int shard, shards, force, rounds; /* rounds: --rounds, 0 for each file's own */
     unsigned seed;
 };
@@ -90,6 +93,9 @@ static void usage(FILE *out) {
             "  with fewer rounds than planned gets its missing rounds, unless --force.\n"
             "  --shard I/N keeps the configs whose position in the canonical order is I mod N\n"
             "  (default: SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT).\n"
+            "  `variant tuned` runs, on each device and input, the configuration (knobs and shape)\n"
+            "  `harness tune FILE` stored, as variant tuned; the file's wg lines do not apply to it.\n"
+            "  Where none is stored it is skipped with a note (not a failure).\n"
             "Exit status: 0 all verified, 1 a config failed, 2 bad input (nothing run).\n",
             SWEEP_DEFAULT_ROUNDS);
 }
@@ -119,7 +125,7 @@ static int part_load(struct sweep_part *p, const char *path) {
     struct variant_list named;
     if (variants_load_app(p->app->name, p->app->knobs, &named, err, sizeof err) != 0)
         return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
-    int rc = sweep_variants(&p->spec, p->app->knobs, &named, &p->variants, err, sizeof err);
+    int rc = sweep_variants_tuned(&p->spec, p->app->knobs, &named, &p->variants, err, sizeof err);
     variants_free(&named);
     if (rc) return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
     char *devs = p->spec.ndevices ? join(p->spec.devices, p->spec.ndevices) : xstrdup("all");
@@ -135,50 +141,88 @@ static const struct device_info *point_device(const struct sweep_run *r, const s
     return &d->all[d->idx[p->dev]];
 }
 
+static void point_add(struct sweep_run *r, int part, int d, int i, int v, const unsigned wg[2]) {
+    struct sweep_part *sp = &r->parts[part];
+    const struct device_info *dev = &sp->devices.all[sp->devices.idx[d]];
+    r->points = xrealloc(r->points, sizeof *r->points * (size_t)(r->npoints + 1));
+    struct point *p = &r->points[r->npoints++];
+    memset(p, 0, sizeof *p);
+    p->part = part;
+    p->dev = d;
+    p->input = i;
+    p->variant = v;
+    p->wg[0] = wg[0];
+    p->wg[1] = wg[1];
+    char knobs[512];
+    knobs_canonical(&sp->variants.v[v].knobs, knobs, sizeof knobs);
+    str_fmt(p->key, sizeof p->key, "%s|%s|%s|%s|%05ux%05u", dev->fingerprint, sp->app->name,
+            sp->app->input_name(sp->inputs[i]), knobs, p->wg[0], p->wg[1]);
+    p->iters = sp->app->input_iters(sp->inputs[i]);
+    const char *bad = sp->app->invalid(&sp->variants.v[v].knobs, sp->inputs[i], dev, p->wg);
+    if (bad) str_copy(p->invalid, sizeof p->invalid, bad);
+}
+
+/* `variant tuned` on one device and input: the stored configuration at its
+ * stored shape (the file's shapes and constraints are for the variants it
+ * names), appended to the file's variants; or a note, and nothing. */
+static void point_tuned(struct sweep_run *r, int part, int d, int i) {
+    struct sweep_part *sp = &r->parts[part];
+    const struct device_info *dev = &sp->devices.all[sp->devices.idx[d]];
+    struct variant tv;
+    unsigned wg[2];
+    char why[1024];
+    if (store_tuned_variant(r->store, sp->app, sp->inputs[i], dev, &tv, wg, NULL, why, sizeof why) != 0) {
+        fprintf(stderr, "note: %s: %s; skipped\n", sp->spec.path, why);
+        r->untuned++;
+        return;
+    }
+    sp->variants.v = xrealloc(sp->variants.v, sizeof *sp->variants.v * (size_t)(sp->variants.n + 1));
+    sp->variants.v[sp->variants.n++] = tv;
+    point_add(r, part, d, i, sp->variants.n - 1, wg);
+}
+
 /* Every device x input x variant x shape of one file that passes its own
  * constraints; the app's verdict on each is kept for the invalid rows. */
 static void part_expand(struct sweep_run *r, int part) {
     struct sweep_part *sp = &r->parts[part];
+    const int nvariants = sp->variants.n; /* resolved tuned ones are appended */
     for (int d = 0; d < sp->devices.count; d++) {
         const struct device_info *dev = &sp->devices.all[sp->devices.idx[d]];
         for (int i = 0; i < sp->spec.ninputs; i++) {
             size_t grid[2];
             sp->app->grid(sp->inputs[i], grid);
-            for (int v = 0; v < sp->variants.n; v++)
+            for (int v = 0; v < nvariants; v++) {
+                if (sp->variants.v[v].tuned) {
+                    point_tuned(r, part, d, i);
+                    continue;
+                }
                 for (int s = 0; s < sp->spec.nshapes; s++) {
                     char why[256];
                     if (!sweep_constraints_ok(&sp->spec, sp->spec.shapes[s], dev, grid, why, sizeof why)) {
                         r->filtered++;
                         continue;
                     }
-                    r->points = xrealloc(r->points, sizeof *r->points * (size_t)(r->npoints + 1));
-                    struct point *p = &r->points[r->npoints++];
-                    memset(p, 0, sizeof *p);
-                    p->part = part;
-                    p->dev = d;
-                    p->input = i;
-                    p->variant = v;
-                    p->wg[0] = sp->spec.shapes[s][0];
-                    p->wg[1] = sp->spec.shapes[s][1];
-                    char knobs[512];
-                    knobs_canonical(&sp->variants.v[v].knobs, knobs, sizeof knobs);
-                    str_fmt(p->key, sizeof p->key, "%s|%s|%s|%s|%05ux%05u", dev->fingerprint, sp->app->name,
-                            sp->app->input_name(sp->inputs[i]), knobs, p->wg[0], p->wg[1]);
-                    p->iters = sp->app->input_iters(sp->inputs[i]);
-                    const char *bad = sp->app->invalid(&sp->variants.v[v].knobs, sp->inputs[i], dev, p->wg);
-                    if (bad) str_copy(p->invalid, sizeof p->invalid, bad);
+                    point_add(r, part, d, i, v, sp->spec.shapes[s]);
                 }
+            }
         }
     }
 }
 
-/* Sorted by key, one point per key: two files naming one config run it once. */
+static int point_is_tuned(const struct sweep_run *r, const struct point *p) {
+    return !strcmp(r->parts[p->part].variants.v[p->variant].name, TUNED_VARIANT);
+}
+
+/* Sorted by key, one point per key: two files naming one config run it once.
+ * When one of them is the tuned configuration, it runs under that name, so
+ * the tuned configuration's rows are found as tuned. */
 static void sweep_expand(struct sweep_run *r) {
     for (int i = 0; i < r->nparts; i++) part_expand(r, i);
     qsort(r->points, (size_t)r->npoints, sizeof *r->points, cmp_points);
     int kept = 0;
     for (int i = 0; i < r->npoints; i++)
         if (!kept || cmp_points(&r->points[kept - 1], &r->points[i])) r->points[kept++] = r->points[i];
+        else if (point_is_tuned(r, &r->points[i])) r->points[kept - 1] = r->points[i];
     r->npoints = kept;
 }
 
@@ -351,6 +395,13 @@ static int parse_shard(const char *text, int *shard, int *shards) {
                                                                                                                   : -1;
 }
 
+static int any_tuned(const struct sweep_run *r) {
+    for (int p = 0; p < r->nparts; p++)
+        for (int v = 0; v < r->parts[p].variants.n; v++)
+            if (r->parts[p].variants.v[v].tuned) return 1;
+    return 0;
+}
+
 static void sweep_free_all(struct sweep_run *r) {
     for (int p = 0; p < r->nparts; p++) {
         struct sweep_part *sp = &r->parts[p];
@@ -367,8 +418,9 @@ static void dry_run(const struct sweep_run *r) {
     for (int i = 0; i < r->npoints; i++) {
         const struct point *p = &r->points[i];
         const struct sweep_part *sp = &r->parts[p->part];
-        (void)sp;
-        printf("%s%s%s\n", p->key, p->invalid[0] ? "  invalid: " : "", p->invalid);
+        printf("%s%s%s%s%s\n", p->key, point_is_tuned(r, p) ? "  tuned: " : "",
+               point_is_tuned(r, p) ? sp->variants.v[p->variant].description : "", p->invalid[0] ? "  invalid: " : "",
+               p->invalid);
     }
 }
 
@@ -421,22 +473,31 @@ int cmd_sweep(int argc, char **argv) {
         sweep_free_all(&r);
         return rc;
     }
+    /* The database first: `variant tuned` is looked up in it. A dry run
+     * does not create one. */
+    char err[1024], command[1024];
+    const char *path = db ? db : store_default_path();
+    if (!dry || (any_tuned(&r) && access(path, F_OK) == 0)) {
+        r.store = store_open(path, err, sizeof err);
+        if (!r.store) {
+            fprintf(stderr, "harness: %s\n", err);
+            sweep_free_all(&r);
+            return EXIT_FOUND;
+        }
+    }
+    struct store *store = r.store;
     sweep_expand(&r);
     int total = r.npoints;
     sweep_shard(&r);
-    fprintf(stderr, "sweep %s%s: %d configs (%d outside the constraints); this shard: %d\n", r.parts[0].spec.path,
-            r.nparts > 1 ? " and more" : "", total, r.filtered, r.npoints);
+    char untuned[64] = "";
+    if (r.untuned) str_fmt(untuned, sizeof untuned, ", %d without a tuned configuration", r.untuned);
+    fprintf(stderr, "sweep %s%s: %d configs (%d outside the constraints%s); this shard: %d\n", r.parts[0].spec.path,
+            r.nparts > 1 ? " and more" : "", total, r.filtered, untuned, r.npoints);
     if (dry) {
         dry_run(&r);
+        store_close(store);
         sweep_free_all(&r);
         return EXIT_OK;
-    }
-    char err[1024], command[1024];
-    struct store *store = store_open(db ? db : store_default_path(), err, sizeof err);
-    if (!store) {
-        fprintf(stderr, "harness: %s\n", err);
-        sweep_free_all(&r);
-        return EXIT_FOUND;
     }
     cli_command_line(argc, argv, command, sizeof command);
     signal(SIGINT, on_signal);
@@ -446,6 +507,7 @@ int cmd_sweep(int argc, char **argv) {
     store_close(store);
     fprintf(stderr, "sweep: %d measured (%d failed), %d invalid, %d skipped as already measured", t.measured, t.failed,
             t.invalid, t.skipped);
+    if (r.untuned) fprintf(stderr, ", %d skipped without a tuned configuration", r.untuned);
     if (t.resumed) fprintf(stderr, ", %d resumed (rounds a killed sweep left)", t.resumed);
     fprintf(stderr, "%s\n", harness_interrupted ? "; interrupted" : "");
     sweep_free_all(&r);

@@ -699,11 +699,22 @@ static int unknown_variant(const struct sweep_spec *s, int line, const char *wha
     return -1;
 }
 
-static int add_named(const struct sweep_spec *s, const struct variant_list *named, struct variant_list *out, char *err,
-                     size_t errn) {
+static int add_named(const struct sweep_spec *s, const struct knob_def *defs, const struct variant_list *named,
+                     int tuned_ok, struct variant_list *out, char *err, size_t errn) {
     for (int i = 0; i < s->nvariants; i++) {
         if (strcmp(s->variants[i], "all") == 0) {
             for (int j = 0; named && j < named->n; j++) variants_push(out, &named->v[j]);
+            continue;
+        }
+        if (strcmp(s->variants[i], TUNED_VARIANT) == 0) { /* resolved per device and input by the sweep */
+            if (!tuned_ok)
+                return err_set(err, errn,
+                               "%s:%d: variant %s (each device's stored configuration) is run by harness sweep and"
+                               " nightly, not here",
+                               s->path, s->variant_lines[i], TUNED_VARIANT);
+            struct variant t;
+            variant_tuned_placeholder(&t, defs);
+            variants_push(out, &t);
             continue;
         }
         const struct variant *v = named ? variant_find(named, s->variants[i]) : NULL;
@@ -787,12 +798,12 @@ static int pattern_expand(const struct sweep_spec *s, const struct sweep_pattern
     return 0;
 }
 
-int sweep_variants(const struct sweep_spec *s, const struct knob_def *defs, const struct variant_list *named,
-                   struct variant_list *out, char *err, size_t errn) {
+static int variants_of(const struct sweep_spec *s, const struct knob_def *defs, const struct variant_list *named,
+                       int tuned_ok, struct variant_list *out, char *err, size_t errn) {
     out->v = NULL;
     out->n = 0;
     long budget = SWEEP_MAX_EXPANSIONS;
-    int rc = add_named(s, named, out, err, errn);
+    int rc = add_named(s, defs, named, tuned_ok, out, err, errn);
     for (int i = 0; i < s->npatterns && !rc; i++)
         rc = pattern_expand(s, &s->patterns[i], defs, named, out, &budget, err, errn);
     if (!rc && !out->n)
@@ -800,4 +811,14 @@ int sweep_variants(const struct sweep_spec *s, const struct knob_def *defs, cons
             err_set(err, errn, "%s:%d: the sweep selects no variants", s->path, s->nvariants ? s->variant_lines[0] : 0);
     if (rc) variants_free(out);
     return rc;
+}
+
+int sweep_variants(const struct sweep_spec *s, const struct knob_def *defs, const struct variant_list *named,
+                   struct variant_list *out, char *err, size_t errn) {
+    return variants_of(s, defs, named, 0, out, err, errn);
+}
+
+int sweep_variants_tuned(const struct sweep_spec *s, const struct knob_def *defs, const struct variant_list *named,
+                         struct variant_list *out, char *err, size_t errn) {
+    return variants_of(s, defs, named, 1, out, err, errn);
 }

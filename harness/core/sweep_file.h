@@ -65,4 +65,9 @@ int sweep_constraints_ok(const struct sweep_spec *s, const unsigned wg[2], const
  * names give "file:line: ..." errors. */
 int sweep_variants(const struct sweep_spec *s, const struct knob_def *defs, const struct variant_list *named,
                    struct variant_list *out, char *err, size_t errn);
+/* The same for a command that runs stored configurations (sweep): `variant
+ * tuned` gives a placeholder (variant.tuned) it resolves per device and
+ * input; sweep_variants refuses it with file:line. */
+int sweep_variants_tuned(const struct sweep_spec *s, const struct knob_def *defs, const struct variant_list *named,
+                         struct variant_list *out, char *err, size_t errn);
 #endif

@@ -11,6 +11,23 @@ const struct variant *variant_find(const struct variant_list *l, const char *nam
     return NULL;
 }
 
+void variant_tuned_placeholder(struct variant *v, const struct knob_def *defs) {
+    memset(v, 0, sizeof *v);
+    str_copy(v->name, sizeof v->name, TUNED_VARIANT);
+    str_copy(v->description, sizeof v->description, "the configuration harness tune stored for each device and input");
+    knobs_init(&v->knobs, defs);
+    v->tuned = 1;
+}
+
+int variant_tuned(struct variant *v, const struct knob_def *defs, const char *knobs, const char *config, char *err,
+                  size_t errn) {
+    memset(v, 0, sizeof *v);
+    str_copy(v->name, sizeof v->name, TUNED_VARIANT);
+    str_copy(v->description, sizeof v->description, config && *config ? config : TUNED_VARIANT);
+    knobs_init(&v->knobs, defs);
+    return knobs_apply(&v->knobs, knobs ? knobs : "", err, errn);
+}
+
 void variants_free(struct variant_list *l) {
     free(l->v);
     l->v = NULL;
@@ -41,6 +58,9 @@ static int parse_line(char *line, const struct knob_def *defs, const struct vari
     *colon = '\0';
     str_trim(line);
     if (!valid_name(line)) return err_set(msg, msgn, "bad variant name '%s'", line);
+    if (!strcmp(line, TUNED_VARIANT))
+        return err_set(msg, msgn, "'%s' is reserved: it names each device's stored configuration (harness tune)",
+                       TUNED_VARIANT);
     if (variant_find(sofar, line)) return err_set(msg, msgn, "variant '%s' defined twice", line);
     str_copy(v->name, sizeof v->name, line);
     knobs_init(&v->knobs, defs);

@@ -22,6 +22,12 @@ struct report_cell {
     unsigned wg[2];
     struct measurement m; /* every round's samples (rounds.h) */
     int64_t mid;          /* its stored row, for the later rounds */
+    /* TUNED_VARIANT: the device and input's stored configuration (its knobs,
+     * its name; wg is its shape), or untuned = 1 where none is stored (the
+     * cell says so and is not measured). */
+    int tuned, untuned;
+    struct knob_set knobs;
+    char config[192];
 };
 
 /* What a cell's time means in a table: the median scaled to the input's
@@ -82,11 +88,13 @@ struct report {
 };
 
 /* report_run.c: measures (once) and returns a cell; NULL when the input is
- * not part of this run (--quick). */
+ * not part of this run (--quick). TUNED_VARIANT is the device and input's
+ * stored configuration at its own shape (wg is then not used). */
 const struct report_cell *report_cell(struct report *r, int device, int input, const char *variant,
                                       const unsigned wg[2]);
 /* A new, empty cell (the caller measures or loads it). */
 struct report_cell *report_cell_new(struct report *r, int device, int input, const char *variant, const unsigned wg[2]);
+/* TUNED_VARIANT's cell is found whatever wg is: there is one a device and input. */
 const struct report_cell *report_find(const struct report *r, int device, int input, const char *variant,
                                       const unsigned wg[2]);
 int report_input_runs(const struct report *r, int input);

@@ -106,6 +106,13 @@ static int load_cells(struct store_reader *rd, struct report *r, int dev) {
         if (input < 0) continue;
         struct report_cell *c = cell_slot(r, dev, input, rows[i].variant, rows[i].wg);
         cell_fill(r, &c->m, &rows[i]);
+        if (!strcmp(c->variant, TUNED_VARIANT)) { /* the configuration it ran: its knobs and shape */
+            char err[512];
+            knobs_init(&c->knobs, r->app->knobs);
+            c->tuned = knobs_apply(&c->knobs, rows[i].knobs, err, sizeof err) == 0;
+            c->wg[0] = rows[i].wg[0];
+            c->wg[1] = rows[i].wg[1];
+        }
         if (!first[0]) str_copy(first, sizeof first, c->variant), variants = 1;
         else if (variants == 1 && strcmp(first, c->variant)) variants = 2;
     }

@@ -11,6 +11,7 @@
 
 #include "report.h"
 #include "round_stats.h"
+#include "variants.h"
 
 /* The report's published speedups come without their spread: one within
  * this of 1 counts as no change (its own 1.01x steps are within it). Ours
@@ -143,6 +144,38 @@ static void published_header(const struct report_table *t, struct strbuf *b) {
     for (int k = 0; k < t->nrows; k++) sb_printf(b, " report: %s (s) |", t->rows[k].label);
 }
 
+/* The knobs a configuration sets away from the app's defaults ("k=v,..."). */
+static void knobs_changed(const struct report *r, const struct knob_set *k, char *buf, size_t n) {
+    struct knob_set d;
+    knobs_init(&d, r->app->knobs);
+    struct strbuf b = {0};
+    for (int i = 0; i < k->n && i < d.n; i++)
+        if (strcmp(k->value[i], d.value[i])) sb_printf(&b, "%s%s=%s", b.len ? "," : "", d.defs[i].name, k->value[i]);
+    str_copy(buf, n, b.s ? b.s : "the default knobs");
+    sb_free(&b);
+}
+
+/* What `tuned` ran in each column: every device and input's stored
+ * configuration, as its knobs away from the defaults and its shape (what
+ * the stored rows hold, so --from-db writes the same). */
+static void tuned_note(struct report *r, struct strbuf *b, const int *cols, int ncols) {
+    sb_printf(b,
+              "\nEvery column runs `%s`: the configuration (knobs and shape) `harness tune FILE` stored for"
+              " its device and input, stored as variant tuned; \"not tuned\" where there is none.",
+              TUNED_VARIANT);
+    int n = 0;
+    for (int c = 0; c < ncols; c++)
+        for (int in = 0; in < r->def->ninputs; in++) {
+            const struct report_cell *cell = report_find(r, cols[c], in, TUNED_VARIANT, r->def->wg);
+            if (!cell || !cell->tuned) continue;
+            char knobs[512];
+            knobs_changed(r, &cell->knobs, knobs, sizeof knobs);
+            sb_printf(b, "%s %s %s: %s at %ux%u", n++ ? ";" : " Here:", r->dev[cols[c]].info.spec, r->def->inputs[in],
+                      knobs, cell->wg[0], cell->wg[1]);
+        }
+    sb_printf(b, ".");
+}
+
 /* classes and devices tables: one column per device that runs, then the report's columns. */
 static void devices_table(struct report *r, const struct report_table *t, struct strbuf *b) {
     const struct report_def *def = r->def;
@@ -176,7 +209,8 @@ static void devices_table(struct report *r, const struct report_table *t, struct
         for (int k = 0; k < t->nrows; k++) number_cell(b, t->rows[k].published[in], "%.3f");
         sb_printf(b, "\n");
     }
-    sb_printf(b, "\nEvery column runs `%s` at %ux%u.", t->variant, def->wg[0], def->wg[1]);
+    if (!strcmp(t->variant, TUNED_VARIANT)) tuned_note(r, b, cols, ncols);
+    else sb_printf(b, "\nEvery column runs `%s` at %ux%u.", t->variant, def->wg[0], def->wg[1]);
     if (absent[0]) sb_printf(b, " Not present on this machine: %s.", absent);
     sb_printf(b, "\n");
     for (int c = 0; c < ncols; c++)
@@ -218,7 +252,8 @@ static void hostlang_table(struct report *r, const struct report_table *t, struc
         for (int k = 0; k < t->nrows; k++) number_cell(b, t->rows[k].published[in], "%.3f");
         sb_printf(b, "\n");
     }
-    sb_printf(b, "\nOurs is the C host of this harness running `%s`. Other host languages, probed here:", t->variant);
+    sb_printf(b, "\nOurs is the C host of this harness running `%s`%s. Other host languages, probed here:", t->variant,
+              strcmp(t->variant, TUNED_VARIANT) ? "" : " (each device's stored configuration at its own shape)");
     for (int k = 0; k < t->nrows; k++) {
         if (!strcmp(t->rows[k].label, "C")) continue;
         char key[128];

@@ -19,6 +19,7 @@
 
 #include "report.h"
 #include "rounds.h"
+#include "store_tuned.h"
 #include "util.h"
 #include "worker.h"
 
@@ -41,8 +42,8 @@ const struct report_cell *report_find(const struct report *r, int device, int in
                                       const unsigned wg[2]) {
     for (int i = 0; i < r->ncells; i++) {
         const struct report_cell *c = &r->cells[i];
-        if (c->device == device && c->input == input && !strcmp(c->variant, variant) && c->wg[0] == wg[0] &&
-            c->wg[1] == wg[1])
+        if (c->device == device && c->input == input && !strcmp(c->variant, variant) &&
+            ((c->wg[0] == wg[0] && c->wg[1] == wg[1]) || !strcmp(variant, TUNED_VARIANT)))
             return c;
     }
     return NULL;
@@ -102,10 +103,18 @@ static long steps_for(const struct report *r, int input, double per_step) {
     return iters < full ? iters : full;
 }
 
+/* The knobs a cell runs: its tuned configuration's, or its variant's (NULL
+ * when the definition names no such variant). */
+static const struct knob_set *cell_knobs(const struct report *r, const struct report_cell *c) {
+    if (c->tuned) return &c->knobs;
+    const struct variant *v = variant_find(&r->vars, c->variant);
+    return v ? &v->knobs : NULL;
+}
+
 static void measure(struct report *r, struct report_cell *c, long iters) {
     const struct report_device *dv = &r->dev[c->device];
     struct report_loaded *l = load(r, c->input, iters);
-    const struct variant *v = variant_find(&r->vars, c->variant);
+    const struct knob_set *v = cell_knobs(r, c);
     memset(&c->m, 0, sizeof c->m);
     measurement_unknown(&c->m);
     if (harness_interrupted) { /* Ctrl-C: what is measured stays; nothing new starts */
@@ -118,8 +127,8 @@ static void measure(struct report *r, struct report_cell *c, long iters) {
         str_copy(c->m.reason, sizeof c->m.reason, !l ? "the input did not load" : "no such variant");
         return;
     }
-    struct config cfg = {.app = r->app, .in = l->in, .source = &l->opts, .knobs = v->knobs, .wg = {c->wg[0], c->wg[1]}};
-    str_copy(cfg.variant, sizeof cfg.variant, v->name);
+    struct config cfg = {.app = r->app, .in = l->in, .source = &l->opts, .knobs = *v, .wg = {c->wg[0], c->wg[1]}};
+    str_copy(cfg.variant, sizeof cfg.variant, c->variant);
     runner_measure_isolated(r->pool, &dv->info, &cfg, &l->refs, r->warmup, rounds_reps_each(r->reps, r->rounds),
                             r->timeout_s, &c->m);
     c->m.rounds = r->rounds > 1 && (c->m.status == ST_OK || c->m.status == ST_UNVERIFIED) ? r->rounds : 1;
@@ -147,25 +156,67 @@ struct report_cell *report_cell_new(struct report *r, int device, int input, con
     return c;
 }
 
-const struct report_cell *report_cell(struct report *r, int device, int input, const char *variant,
-                                      const unsigned wg[2]) {
-    const struct report_cell *done = report_find(r, device, input, variant, wg);
-    if (done || r->from_db) return done;
-    if (!report_input_runs(r, input)) return NULL;
-    const double per_step = estimate(r, device, input, variant);
-    struct report_cell *c = report_cell_new(r, device, input, variant, wg);
-    long iters = steps_for(r, input, per_step);
+/* Measures a new cell at the steps the budget picks. */
+static void cell_measure(struct report *r, struct report_cell *c) {
+    const double per_step = estimate(r, c->device, c->input, c->variant);
+    long iters = steps_for(r, c->input, per_step);
     measure(r, c, iters);
     /* The estimate errs long (it is the slowest row seen), so a row often
      * ran short: when the budget allows four times the steps or more, it is
      * measured again at the length the budget picks. */
-    const long better = steps_for(r, input, seconds_per_step(c));
+    const long better = steps_for(r, c->input, seconds_per_step(c));
     if (better >= 4 * iters) {
         measurement_free(&c->m);
         measure(r, c, better);
     }
     r->measured++;
     r->failed += c->m.status != ST_OK && c->m.status != ST_UNVERIFIED && c->m.status != ST_INVALID;
+}
+
+/* TUNED_VARIANT's cell: the stored configuration of the device and input,
+ * or a cell that says there is none (and a note). */
+static const struct report_cell *tuned_cell(struct report *r, int device, int input) {
+    struct report_loaded *l = load(r, input, 1); /* for its name; estimate() loads it so too */
+    struct variant tv;
+    struct tuned_config cfg;
+    unsigned wg[2] = {r->def->wg[0], r->def->wg[1]};
+    char why[1024] = "the input did not load";
+    const int rc =
+        l ? store_tuned_variant(r->store, r->app, l->in, &r->dev[device].info, &tv, wg, &cfg, why, sizeof why) : -1;
+    struct report_cell *c = report_cell_new(r, device, input, TUNED_VARIANT, wg);
+    if (rc != 0) {
+        fprintf(stderr, "note: report: %s; its cells say \"not tuned\"\n", why);
+        c->untuned = 1;
+        c->m.status = ST_INVALID;
+        c->m.median = NAN;
+        str_copy(c->m.reason, sizeof c->m.reason, why);
+        return c;
+    }
+    c->tuned = 1;
+    c->knobs = tv.knobs;
+    str_copy(c->config, sizeof c->config, cfg.config);
+    cell_measure(r, c);
+    return c;
+}
+
+const struct report_cell *report_cell(struct report *r, int device, int input, const char *variant,
+                                      const unsigned wg[2]) {
+    const struct report_cell *done = report_find(r, device, input, variant, wg);
+    const int tuned = !strcmp(variant, TUNED_VARIANT);
+    if (done) return done;
+    if (!report_input_runs(r, input)) return NULL;
+    if (r->from_db && tuned) { /* the report ran, and stored no configuration here: there was none */
+        struct report_cell *c = report_cell_new(r, device, input, variant, wg);
+        c->untuned = 1;
+        c->m.status = ST_INVALID;
+        c->m.median = NAN;
+        str_copy(c->m.reason, sizeof c->m.reason, "no tuned configuration when the report ran");
+        return c;
+    }
+    if (r->from_db) return NULL;
+    if (tuned) return tuned_cell(r, device, input);
+    struct report_cell *c = report_cell_new(r, device, input, variant, wg);
+    cell_measure(r, c);
     return c;
 }
 
@@ -176,6 +227,10 @@ struct report_time report_time_of(const struct report *r, const struct report_ce
         return t;
     }
     const struct measurement *m = &c->m;
+    if (c->untuned) {
+        t.why = "not tuned";
+        return t;
+    }
     if (m->status != ST_OK && m->status != ST_UNVERIFIED) {
         t.why = status_name(m->status);
         return t;
@@ -232,16 +287,15 @@ void report_more_rounds(struct report *r) {
         struct report_cell *c = &r->cells[i];
         if (c->m.status != ST_OK && c->m.status != ST_UNVERIFIED) continue;
         struct report_loaded *l = load(r, c->input, c->m.iters);
-        const struct variant *v = variant_find(&r->vars, c->variant);
+        const struct knob_set *v = cell_knobs(r, c);
         if (!l || !v) continue;
-        struct config cfg = {
-            .app = r->app, .in = l->in, .source = &l->opts, .knobs = v->knobs, .wg = {c->wg[0], c->wg[1]}};
-        str_copy(cfg.variant, sizeof cfg.variant, v->name);
+        struct config cfg = {.app = r->app, .in = l->in, .source = &l->opts, .knobs = *v, .wg = {c->wg[0], c->wg[1]}};
+        str_copy(cfg.variant, sizeof cfg.variant, c->variant);
         struct round_job *j = &jobs[n];
         runner_job(&cfg, &r->dev[c->device].info, r->warmup, rounds_reps_each(r->reps, r->rounds), &j->job);
         j->group = -1;
         j->timeout_s = r->timeout_s;
-        j->bytes_per_cell = r->app->bytes_per_cell(&v->knobs);
+        j->bytes_per_cell = r->app->bytes_per_cell(v);
         j->first = 1;
         j->m = c->m; /* the cell's measurement, with its first round; handed back below */
         j->m.rounds = r->rounds;

@@ -134,7 +134,7 @@ static const char *const stmt_sql[Q_COUNT] = {
      * at the bottom of a terminal, as with tail. A negative limit is "all". */
     [Q_RECENT] = "SELECT m.id, m.created_at, d.spec, d.name, c.app, c.input, COALESCE(m.variant, c.variant), c.wg_x,"
                  " c.wg_y, m.status, m.median_s, m.q3_s - m.q1_s, m.mlups, m.gbs, m.max_rel_err,"
-                 " m.reason, m.energy_j, m.power_w"
+                 " m.reason, m.energy_j, m.power_w, c.knobs"
                  " FROM (SELECT * FROM measurement ORDER BY id DESC LIMIT ?1) m"
                  " JOIN config c ON c.id = m.config_id"
                  " JOIN run r ON r.id = m.run_id"
@@ -670,6 +670,7 @@ enum {
     C_ENERGY,
     C_POWER,
     C_REASON,
+    C_KNOBS, /* what ran: a named variant's, or `tuned`'s stored configuration; CSV only */
     NCOL
 };
 
@@ -678,6 +679,7 @@ struct column {
     int right;     /* numbers align right */
     int table_max; /* widest a table cell may be (0: no limit); CSV is never cut */
     int optional;  /* a table leaves it out when no row has a value (CSV never does) */
+    int csv_only;  /* too long for the table */
 };
 static const struct column columns[NCOL] = {
     [C_ID] = {"id", 1, 0},
@@ -698,6 +700,7 @@ static const struct column columns[NCOL] = {
     [C_ENERGY] = {"energy_j", 1, 0, 1},
     [C_POWER] = {"power_w", 1, 0, 1},
     [C_REASON] = {"reason", 0, 40},
+    [C_KNOBS] = {"knobs", 0, 0, 0, 1},
 };
 
 /* One result row as text; cells are malloc'd. */
@@ -762,6 +765,7 @@ static void row_fill(sqlite3_stmt *st, int csv, struct row *r) {
     r->cell[C_REASON] = xstrdup(store_text(st, 15));
     r->cell[C_ENERGY] = fmt_num(st, 16, csv, "%.4g");
     r->cell[C_POWER] = fmt_num(st, 17, csv, "%.0f");
+    r->cell[C_KNOBS] = xstrdup(store_text(st, 18));
     if (!csv)
         for (int c = 0; c < NCOL; c++) table_cell_fit(r->cell[c], columns[c].table_max);
 }
@@ -783,7 +787,8 @@ static void csv_line(FILE *out, const char *const cell[NCOL]) {
 static void table_line(FILE *out, const char *const cell[NCOL], const int width[NCOL]) {
     struct strbuf b = {0};
     for (int c = 0; c < NCOL; c++)
-        if (width[c]) sb_printf(&b, columns[c].right ? "%s%*s" : "%s%-*s", c ? "  " : "", width[c], cell[c]);
+        if (width[c] && !columns[c].csv_only)
+            sb_printf(&b, columns[c].right ? "%s%*s" : "%s%-*s", c ? "  " : "", width[c], cell[c]);
     while (b.len && b.s[b.len - 1] == ' ') b.s[--b.len] = '\0';
     fprintf(out, "%s\n", b.s);
     sb_free(&b);

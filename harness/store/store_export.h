@@ -62,8 +62,9 @@ enum export_column {
     X_GBS,
     X_RELERR,
     X_RESULT,
-    X_ENERGY, /* joules per repetition; NULL where not measured */
+    X_ENERGY, /* joules per repetition, where the device reports it; NULL elsewhere */
     X_POWER,  /* mean watts over the timed repetitions; NULL likewise */
+    X_TUNED,  /* 1: what the tuned table holds for its device, app and input (knobs or variant, and shape) */
     X_COUNT
 };
 /* The most columns any read here has. */
@@ -78,6 +79,36 @@ struct export_rows *store_export_measurements(struct store_reader *x, const stru
  * driver, backend, fingerprint) and hosts (hostname, os, cpu), by the first. */
 struct export_rows *store_export_devices(struct store_reader *x, const struct export_filter *f);
 struct export_rows *store_export_hosts(struct store_reader *x, const struct export_filter *f);
+/* The tuned table's rows for the filter (the variant filter matches the
+ * row's variant; TUNED_VARIANT rows are configurations): fingerprint, spec
+ * (NULL when no device row has it), app, input, variant, wg_x, wg_y, knobs,
+ * config, objective, strategy, evaluations, search_s, energy_j, median_s,
+ * margin, noise, samples, tie, decided_at. NULL when the file has no tuned
+ * table. */
+enum export_tuned_column {
+    XT_FP,
+    XT_SPEC,
+    XT_APP,
+    XT_INPUT,
+    XT_VARIANT,
+    XT_WGX,
+    XT_WGY,
+    XT_KNOBS,
+    XT_CONFIG,
+    XT_OBJECTIVE,
+    XT_STRATEGY,
+    XT_EVALS,
+    XT_SEARCH,
+    XT_ENERGY,
+    XT_MEDIAN,
+    XT_MARGIN,
+    XT_NOISE,
+    XT_SAMPLES,
+    XT_TIE,
+    XT_DECIDED,
+    XT_COUNT
+};
+struct export_rows *store_export_tuned(struct store_reader *x, const struct export_filter *f);
 /* A measurement's samples (rep, seconds, device_seconds) in rep order. */
 struct export_rows *store_export_samples(struct store_reader *x, int64_t measurement_id);
 

@@ -210,6 +210,7 @@ static void measurement_row_read(sqlite3_stmt *st, struct measurement_row *m) {
     m->max_rel_err = store_real(st, 15);
     m->reps = sqlite3_column_int(st, 16);
     m->warmup = sqlite3_column_int(st, 17);
+    str_copy(m->knobs, sizeof m->knobs, store_text(st, 18));
 }
 
 int store_measurement_rows(struct store_reader *rd, int64_t run_id, struct measurement_row **rows) {
@@ -218,7 +219,8 @@ int store_measurement_rows(struct store_reader *rd, int64_t run_id, struct measu
     if (sqlite3_prepare_v2(store_reader_db(rd),
                            "SELECT c.input, m.variant, c.wg_x, c.wg_y, m.status, m.reason, m.iters, m.iters_full, "
                            "m.median_s, m.q1_s, m.q3_s, m.device_median_s, m.cell_updates, m.mlups, m.gbs, "
-                           "m.max_rel_err, m.reps, m.warmup FROM measurement m JOIN config c ON c.id = m.config_id "
+                           "m.max_rel_err, m.reps, m.warmup, c.knobs FROM measurement m"
+                           " JOIN config c ON c.id = m.config_id "
                            "WHERE m.run_id = ? ORDER BY m.id",
                            -1, &st, NULL) != SQLITE_OK)
         return -1;

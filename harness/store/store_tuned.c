@@ -80,6 +80,31 @@ int store_tuned_get_config(struct store *s, const char *fingerprint, const char 
     return rc;
 }
 
+int store_tuned_variant(struct store *s, const struct app *app, const struct app_input *in,
+                        const struct device_info *dev, struct variant *out, unsigned wg[2], struct tuned_config *cfg,
+                        char *why, size_t whyn) {
+    struct tuned_config c;
+    const char *input = app->input_name(in);
+    if (cfg) memset(cfg, 0, sizeof *cfg);
+    variant_tuned_placeholder(out, app->knobs);
+    if (!s || store_tuned_get_config(s, dev->fingerprint, app->name, input, TUNED_VARIANT, &c) != 0)
+        return err_set(why, whyn,
+                       "no tuned configuration for %s %s on %s (%s); `harness tune FILE` (a sweep file of knobs"
+                       " and shapes) makes one",
+                       app->name, input, dev->spec, dev->fingerprint),
+               1;
+    if (cfg) *cfg = c;
+    char err[512];
+    if (!c.knobs[0] || variant_tuned(out, app->knobs, c.knobs, c.config, err, sizeof err) != 0) {
+        variant_tuned_placeholder(out, app->knobs);
+        return err_set(why, whyn, "the tuned configuration %s for %s %s on %s no longer applies (%s); tune again",
+                       c.config, app->name, input, dev->spec, c.knobs[0] ? err : "stored without knobs");
+    }
+    wg[0] = c.wg[0];
+    wg[1] = c.wg[1];
+    return 0;
+}
+
 int store_tuned_get(struct store *s, const char *fingerprint, const char *app, const char *input, const char *variant,
                     unsigned wg[2], int *tie) {
     sqlite3_stmt *st = NULL;
@@ -114,16 +139,27 @@ enum {
     B_SAMPLES,
     B_VERDICT,
     B_DECIDED,
+    B_CONFIG, /* a configuration's (TUNED_VARIANT) name; "-" in the table for a shape-only row */
+    B_KNOBS,  /* its canonical knobs: CSV and --long only (a few hundred characters) */
+    B_OBJECTIVE,
+    B_ENERGY,
+    B_STRATEGY,
+    B_EVALS,
+    B_SEARCH,
     BCOL
 };
-static const char *const best_header[BCOL] = {"device",  "device_name", "fingerprint", "app",        "input",
-                                              "variant", "wg",          "median_s",    "margin_pct", "noise_pct",
-                                              "samples", "verdict",     "decided_at"};
-/* The table folds spec and name into one column and leaves the fingerprint
- * to the CSV; numbers align right. */
-static const int table_cols[] = {B_DEVICE, B_APP,   B_INPUT,   B_VARIANT, B_WG,     B_MEDIAN,
-                                 B_MARGIN, B_NOISE, B_SAMPLES, B_VERDICT, B_DECIDED};
+static const char *const best_header[BCOL] = {"device",    "device_name", "fingerprint", "app",         "input",
+                                              "variant",   "wg",          "median_s",    "margin_pct",  "noise_pct",
+                                              "samples",   "verdict",     "decided_at",  "config",      "knobs",
+                                              "objective", "energy_j",    "strategy",    "evaluations", "search_s"};
+/* The table folds spec and name into one column and leaves the fingerprint,
+ * knobs, energy and strategy to the CSV; numbers align right; the
+ * configuration's name, of any length, comes last. */
+static const int table_cols[] = {B_DEVICE,  B_APP,     B_INPUT,     B_VARIANT, B_WG,     B_MEDIAN,  B_MARGIN, B_NOISE,
+                                 B_SAMPLES, B_VERDICT, B_OBJECTIVE, B_EVALS,   B_SEARCH, B_DECIDED, B_CONFIG};
 #define NTABLE ((int)(sizeof table_cols / sizeof table_cols[0]))
+
+static int right_aligned(int c) { return (c >= B_WG && c <= B_SAMPLES) || c == B_EVALS || c == B_SEARCH; }
 
 static void csv_cell(FILE *out, const char *v, int last) {
     csv_field(out, v);
@@ -142,6 +178,9 @@ static void fmt_number(char *buf, size_t n, double v, const char *fmt, double sc
     if (isnan(v)) buf[0] = 0;
     else snprintf(buf, n, fmt, v * scale);
 }
+
+/* A column's text as it is, or the table's "-" for none. */
+static char *text_or_dash(const char *v, int csv) { return xstrdup(csv || *v ? v : "-"); }
 
 /* One row's cells (malloc'd) from the query below, as CSV or table text. */
 static void best_row(sqlite3_stmt *st, int csv, char *cell[BCOL]) {
@@ -167,23 +206,42 @@ static void best_row(sqlite3_stmt *st, int csv, char *cell[BCOL]) {
     /* Without a runner-up there was nothing to beat: say so rather than "winner". */
     cell[B_VERDICT] = xstrdup(sqlite3_column_int(st, 12) ? "tie" : isnan(margin) ? "uncontested" : "winner");
     cell[B_DECIDED] = xstrdup(store_text(st, 13));
+    cell[B_CONFIG] = text_or_dash(store_text(st, 14), csv);
+    cell[B_KNOBS] = xstrdup(store_text(st, 15));
+    cell[B_OBJECTIVE] = text_or_dash(store_text(st, 16), csv);
+    fmt_number(buf, sizeof buf, store_real(st, 17), "%.6g", 1);
+    cell[B_ENERGY] = xstrdup(buf);
+    cell[B_STRATEGY] = text_or_dash(store_text(st, 18), csv);
+    cell[B_EVALS] = text_or_dash(store_text(st, 19), csv);
+    const double search = store_real(st, 20);
+    if (csv) fmt_number(buf, sizeof buf, search, "%.3f", 1);
+    else fmt_seconds(buf, sizeof buf, search);
+    cell[B_SEARCH] = xstrdup(buf);
 }
 
-static const char *const table_header[BCOL] = {"device", "",       "",      "app",     "input",   "variant", "wg",
-                                               "median", "margin", "noise", "samples", "verdict", "decided"};
+static const char *const table_header[BCOL] = {
+    "device",  "",        "",        "app",    "input", "variant",   "wg", "median", "margin", "noise",
+    "samples", "verdict", "decided", "config", "",      "objective", "",   "",       "evals",  "search",
+};
 
 static void table_line(FILE *out, char *const cell[BCOL], const int width[BCOL]) {
     for (int k = 0; k < NTABLE; k++) {
-        const int c = table_cols[k], right = c >= B_WG && c <= B_SAMPLES, last = k == NTABLE - 1;
-        fprintf(out, "%s%*s%s", k ? "  " : "", last ? 0 : right ? width[c] : -width[c], cell[c], last ? "\n" : "");
+        const int c = table_cols[k], last = k == NTABLE - 1;
+        fprintf(out, "%s%*s%s", k ? "  " : "",
+                last               ? 0
+                : right_aligned(c) ? width[c]
+                                   : -width[c],
+                cell[c], last ? "\n" : "");
     }
 }
 
-int store_tuned_print(struct store *s, const char *device, int csv, FILE *out) {
+int store_tuned_print(struct store *s, const char *device, int csv, int lng, FILE *out) {
     sqlite3 *db = store_db(s);
     sqlite3_stmt *st = NULL;
     const char *sql = "SELECT d.spec, d.name, t.device_fingerprint, t.app, t.input, t.variant, t.wg_x, t.wg_y,"
-                      " t.median_s, t.margin, t.noise, t.samples, t.tie, t.decided_at"
+                      " t.median_s, t.margin, t.noise, t.samples, t.tie, t.decided_at, COALESCE(t.config, ''),"
+                      " COALESCE(t.knobs, ''), t.objective, t.energy_j, COALESCE(t.strategy, ''),"
+                      " COALESCE(t.evaluations, ''), t.search_s"
                       " FROM tuned t LEFT JOIN device d ON d.fingerprint = t.device_fingerprint"
                       " WHERE ?1 IS NULL OR t.device_fingerprint = ?1 OR d.spec = ?1"
                       " ORDER BY d.spec, t.device_fingerprint, t.app, t.input, t.variant";
@@ -215,12 +273,16 @@ int store_tuned_print(struct store *s, const char *device, int csv, FILE *out) {
         if (csv)
             for (int c = 0; c < BCOL; c++) csv_cell(out, rows[i][c], c == BCOL - 1);
         else table_line(out, rows[i], width);
+        /* --long: a configuration's knobs and search under its row. */
+        if (!csv && lng && rows[i][B_KNOBS][0])
+            fprintf(out, "    knobs %s\n    found by %s%s%s\n", rows[i][B_KNOBS], rows[i][B_STRATEGY],
+                    rows[i][B_ENERGY][0] ? ", energy per run (J) " : "", rows[i][B_ENERGY]);
         for (int c = 0; c < BCOL; c++) free(rows[i][c]);
     }
     free(rows);
     if (!csv && !n && rc == SQLITE_DONE)
-        fprintf(stderr, "no tuned work-groups%s%s yet (harness tune decides them)\n", device ? " for " : "",
-                device ? device : "");
+        fprintf(stderr, "no tuned work-groups or configurations%s%s yet (harness tune decides them)\n",
+                device ? " for " : "", device ? device : "");
     return rc == SQLITE_DONE && !ferror(out) ? 0 : -1;
 }
 

@@ -7,12 +7,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "app.h"
 #include "store.h"
 #include "tune.h"
-
-/* The variant name a search over a space of knobs and shapes (harness tune
- * FILE) stores its configuration under, and `--variant tuned` reads. */
-#define TUNED_VARIANT "tuned"
+#include "variants.h" /* TUNED_VARIANT: the variant name a configuration is stored under */
 
 /* What a tuned row records beside the search's result. */
 struct tuned_put {
@@ -45,9 +43,23 @@ struct tuned_config {
 /* 0 and the row when the key has one; -1 when not. */
 int store_tuned_get_config(struct store *s, const char *fingerprint, const char *app, const char *input,
                            const char *variant, struct tuned_config *out);
+/* TUNED_VARIANT on one device and input, for the commands that run it (run,
+ * sweep, report): the configuration stored under it as a variant named
+ * TUNED_VARIANT (its knobs; the configuration's name as its description),
+ * its shape in wg and the stored row in cfg (may be NULL).
+ *   0  found
+ *   1  none stored for this device and input (s NULL: no database yet);
+ *      why names them and the command that makes one
+ *  -1  stored, but unusable: its knobs no longer parse (why)
+ * Whether the app takes it on this device is the caller's to ask. */
+int store_tuned_variant(struct store *s, const struct app *app, const struct app_input *in,
+                        const struct device_info *dev, struct variant *out, unsigned wg[2], struct tuned_config *cfg,
+                        char *why, size_t whyn);
 /* `harness best`: the table, or CSV with a header. device selects rows by
- * fingerprint or by the device's spec ("cuda:0"); NULL prints all. 0 or -1. */
-int store_tuned_print(struct store *s, const char *device, int csv, FILE *out);
+ * fingerprint or by the device's spec ("cuda:0"); NULL prints all. A
+ * configuration's knobs are in the CSV, and in the table under its row with
+ * lng (--long). 0 or -1. */
+int store_tuned_print(struct store *s, const char *device, int csv, int lng, FILE *out);
 
 /* Every shape measured ok for a device, app, input and canonical knob
  * string: the latest ok measurement of each. Only rows with the step count

@@ -38,8 +38,9 @@ int store_tuned_history_add(struct store *s, const char *fingerprint, const char
     return rc;
 }
 
-/* One line of `best --history`: the header's and each row's. */
-#define HISTORY_LINE "%-24s %-12s %-4s %-12s %-14s %-9s %12s  %-10s %6s %8s %5s  %s%s%s\n"
+/* One line of `best --history`: the header's and each row's; a
+ * configuration's name, objective and search time follow the decision. */
+#define HISTORY_LINE "%-24s %-12s %-4s %-12s %-14s %-9s %12s  %-10s %6s %8s %5s  %s%s%s%s\n"
 
 int store_tuned_history_print(struct store *s, const char *device, FILE *out) {
     sqlite3 *db = store_db(s);
@@ -47,7 +48,7 @@ int store_tuned_history_print(struct store *s, const char *device, FILE *out) {
     const char *sql =
         "SELECT h.decided_at, COALESCE(d.spec, h.device_fingerprint), h.app, h.input, h.variant,"
         " h.wg_x || 'x' || h.wg_y, h.median_s, h.strategy, COALESCE(h.budget, '-'), h.iters, h.evaluations,"
-        " h.decision, COALESCE(h.why, '')"
+        " h.decision, COALESCE(h.why, ''), COALESCE(h.config, h.knobs), h.objective, h.search_s"
         " FROM tuned_history h LEFT JOIN (SELECT fingerprint, min(spec) AS spec FROM device GROUP BY fingerprint) d"
         "   ON d.fingerprint = h.device_fingerprint"
         " WHERE ?1 IS NULL OR h.device_fingerprint = ?1 OR d.spec = ?1 ORDER BY h.id";
@@ -60,14 +61,22 @@ int store_tuned_history_print(struct store *s, const char *device, FILE *out) {
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (!n++)
             fprintf(out, HISTORY_LINE, "decided", "device", "app", "input", "variant", "best", "median", "strategy",
-                    "budget", "steps", "evals", "decision", "", "");
+                    "budget", "steps", "evals", "decision", "", "", "");
         char med[32];
         double m = store_real(st, 6);
         if (isnan(m)) str_copy(med, sizeof med, "-");
         else snprintf(med, sizeof med, "%.4f ms", m * 1e3);
+        char config[512] = "";
+        if (*store_text(st, 13)) {
+            char search[32] = "";
+            const double sec = store_real(st, 15);
+            if (!isnan(sec)) snprintf(search, sizeof search, ", search %.1f s", sec);
+            str_fmt(config, sizeof config, "  [config %s, objective %s%s]", store_text(st, 13), store_text(st, 14),
+                    search);
+        }
         fprintf(out, HISTORY_LINE, store_text(st, 0), store_text(st, 1), store_text(st, 2), store_text(st, 3),
                 store_text(st, 4), store_text(st, 5), med, store_text(st, 7), store_text(st, 8), store_text(st, 9),
-                store_text(st, 10), store_text(st, 11), *store_text(st, 12) ? ": " : "", store_text(st, 12));
+                store_text(st, 10), store_text(st, 11), *store_text(st, 12) ? ": " : "", store_text(st, 12), config);
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return fprintf(stderr, "harness: tuned_history: %s\n", sqlite3_errmsg(db)), -1;

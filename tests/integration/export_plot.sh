@@ -62,7 +62,7 @@ for r in res:
     cfg = r["configuration"]
     times = [m["value"] for m in r["measurements"] if m["name"] == "time"]
     samples = [m for m in r["measurements"] if m["name"] == "time_sample"]
-    if (cfg.get("wg_x"), cfg.get("wg_y")) != (wx, wy): problems.append("%d: shape %s" % (mid, cfg))
+    if (cfg.get("block_size_x"), cfg.get("block_size_y")) != (wx, wy): problems.append("%d: shape %s" % (mid, cfg))
     if "layout" not in cfg: problems.append("%d: knobs missing from configuration" % mid)
     if times != [med]: problems.append("%d: time %s != median_s %r" % (mid, times, med))
     if not (nsamp == 3 and len(samples) == 3 and len(r["times"]["runtimes"]) == 3):
@@ -74,7 +74,7 @@ if not d["metadata"]["environment"]["devices"]: problems.append("no environment 
 print("; ".join(problems) or "fine")
 EOF
 )
-check "export t4: 4 results, each with wg_x/wg_y, time == median_s, 3 samples ($t4)" [ "$t4" = fine ]
+check "export t4: 4 results, each with block_size_x/block_size_y, time == median_s, 3 samples ($t4)" [ "$t4" = fine ]
 
 # ---- awkward text and failed statuses survive both formats ----
 cp "$DB" "$T/odd.db"

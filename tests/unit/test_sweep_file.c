@@ -323,15 +323,21 @@ static void test_errors(void) {
     CHECK(sweep_parse(path, &s, err, sizeof err) != 0 && strstr(err, path), "error: a missing file is named (%s)", err);
 }
 
-/* Parses text and expands its variants against the lbm app. */
-static int expand(const char *text, const struct variant_list *named, struct variant_list *out, char *path, char *err,
-                  size_t errn) {
+/* Parses text and expands its variants against the lbm app (tuned_ok: as
+ * harness sweep does, with `variant tuned`). */
+static int expand_as(const char *text, int tuned_ok, const struct variant_list *named, struct variant_list *out,
+                     char *path, char *err, size_t errn) {
     struct sweep_spec s;
     write_tmp("variants.sweep", text, path, PATH_MAX);
     if (sweep_parse(path, &s, err, errn) != 0) return -2;
-    int rc = sweep_variants(&s, app_find("lbm")->knobs, named, out, err, errn);
+    int rc = (tuned_ok ? sweep_variants_tuned : sweep_variants)(&s, app_find("lbm")->knobs, named, out, err, errn);
     sweep_free(&s);
     return rc;
+}
+
+static int expand(const char *text, const struct variant_list *named, struct variant_list *out, char *path, char *err,
+                  size_t errn) {
+    return expand_as(text, 0, named, out, path, err, errn);
 }
 
 static void test_variants(void) {
@@ -352,6 +358,21 @@ static void test_variants(void) {
     rc = expand("app lbm\ninput 128x128\nvariant final all\nvariant final\n", &named, &out, path, err, sizeof err);
     CHECK(rc == 0 && out.n == named.n && strcmp(out.v[0].name, "final") == 0,
           "variants: final then all: no repeats, final first (%d)", out.n);
+    variants_free(&out);
+
+    rc = expand_as("app lbm\ninput 128x128\nvariant final tuned\n", 1, &named, &out, path, err, sizeof err);
+    CHECK(rc == 0 && out.n == 2 && !out.v[0].tuned && out.v[1].tuned && !strcmp(out.v[1].name, TUNED_VARIANT),
+          "variants: `variant tuned` is a placeholder the sweep resolves per device and input (%s)", rc ? err : "");
+    variants_free(&out);
+    err[0] = 0;
+    rc = expand("app lbm\ninput 128x128\nvariant final tuned\n", &named, &out, path, err, sizeof err);
+    CHECK(rc != 0 && names_line(err, path, 3) && strstr(err, "tuned"),
+          "variants: where stored configurations are not run (tune FILE), `variant tuned` fails at path:3: (%s)", err);
+
+    rc = expand_as("app lbm\ninput 128x128\nvariant all\n", 1, &named, &out, path, err, sizeof err);
+    int tuned = 0;
+    for (int i = 0; i < out.n; i++) tuned += out.v[i].tuned;
+    CHECK(rc == 0 && !tuned, "variants: all is every named variant, not tuned");
     variants_free(&out);
 
     rc = expand("app lbm\ninput 128x128\nknobs final: reduction=binary|deferred obstacles=branch|mask\n", &named, &out,

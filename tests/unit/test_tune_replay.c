@@ -23,6 +23,7 @@
 #include "check.h"
 #include "stats.h"
 #include "tune.h"
+#include "util.h"
 
 #define MAX_POINTS 4096
 #define MAX_LANDSCAPES 16
@@ -106,7 +107,7 @@ static void load_knobs(const char *path, const char *device, struct landscape *l
             sscanf(line, "%15[^,],\"%63[^{]{%511[^}]}\",%u,%u,%ld,%lf,%lf,%lf", input, base, knobs, &x, &y, &iters,
                    &med, &q1, &q3) != 9)
             continue;
-        snprintf(name, sizeof name, "%s %s %s (knobs x shapes)", device, base, input);
+        str_fmt(name, sizeof name, "%s %s %s (knobs x shapes)", device, base, input);
         struct landscape *l = find_or_add(ls, count, name);
         if (l) add_point(l, knobs, x, y, med, q1, q3);
     }
