@@ -8,17 +8,10 @@
 # unknown strategy) exiting 2 with nothing stored.
 set -u
 cd "$(dirname "$0")/../.."
-T=${HARNESS_TEST_TMP:-$(mktemp -d)}/tune_space
-rm -rf "$T"
-mkdir -p "$T"
+source tests/lib.sh
+test_dir tune_space
 DB=$T/t.db
 H=bin/harness
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; }
-check() { # NAME CONDITION-COMMAND...
-    local name=$1; shift
-    if "$@"; then ok "$name"; else notok "$name"; fi
-}
 q() { sqlite3 "$DB" "$1" 2>/dev/null; }
 export OMP_NUM_THREADS=1 # see tests/integration/tune.sh
 
@@ -109,3 +102,4 @@ rc=$?
 check "a warm-started forest search exits 0 (got $rc)" [ $rc -eq 0 ]
 check "the warm start found this space measured elsewhere (gen:64x64)" \
     grep -q '^warm start   12 points of this space measured on .* gen-64x64 60 steps' "$T/warm.out"
+exit $((fails > 0))
