@@ -647,15 +647,14 @@ static int sweep_finish(struct sweep_spec *s, int last, char *err, size_t errn) 
     return 0;
 }
 
-int sweep_parse(const char *path, struct sweep_spec *s, char *err, size_t errn) {
+int sweep_parse_text(const char *path, const char *contents, struct sweep_spec *s, char *err, size_t errn) {
     memset(s, 0, sizeof *s);
     str_copy(s->path, sizeof s->path, path);
     s->reps = 5;
     s->rounds = SWEEP_DEFAULT_ROUNDS;
     s->warmup = 1;
     s->timeout_s = 300;
-    char *text = file_read_all(path, NULL, err, errn);
-    if (!text) return -1;
+    char *text = xstrdup(contents); /* split into lines in place */
     int lineno = 0, rc = 0;
     for (char *line = text, *next; line && !rc; line = next) {
         next = strchr(line, '\n');
@@ -668,6 +667,18 @@ int sweep_parse(const char *path, struct sweep_spec *s, char *err, size_t errn) 
     free(text);
     if (!rc) rc = sweep_finish(s, lineno, err, errn);
     if (rc) sweep_free(s);
+    return rc;
+}
+
+int sweep_parse(const char *path, struct sweep_spec *s, char *err, size_t errn) {
+    char *text = file_read_all(path, NULL, err, errn);
+    if (!text) {
+        memset(s, 0, sizeof *s);
+        str_copy(s->path, sizeof s->path, path);
+        return -1;
+    }
+    int rc = sweep_parse_text(path, text, s, err, errn);
+    free(text);
     return rc;
 }
 

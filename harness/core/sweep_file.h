@@ -52,6 +52,9 @@ struct sweep_spec {
 };
 
 int sweep_parse(const char *path, struct sweep_spec *s, char *err, size_t errn);
+/* The same from a file's contents (up to its first NUL, where sweep_parse
+ * stops too), `name` standing for the path in messages: fuzz/ feeds it. */
+int sweep_parse_text(const char *name, const char *contents, struct sweep_spec *s, char *err, size_t errn);
 void sweep_free(struct sweep_spec *s);
 
 /* 1 when the shape satisfies every constraint on this device and grid; 0 with

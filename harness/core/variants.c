@@ -79,11 +79,10 @@ static int parse_line(char *line, const struct knob_def *defs, const struct vari
     return knobs_apply(&v->knobs, rest, msg, msgn);
 }
 
-int variants_load(const char *path, const struct knob_def *defs, struct variant_list *out, char *err, size_t errn) {
+int variants_read(FILE *f, const char *path, const struct knob_def *defs, struct variant_list *out, char *err,
+                  size_t errn) {
     out->v = NULL;
     out->n = 0;
-    FILE *f = fopen(path, "r");
-    if (!f) return err_set(err, errn, "%s: cannot open", path);
     char line[2048];
     int lineno = 0, rc = 0;
     while (fgets(line, sizeof line, f)) {
@@ -100,8 +99,17 @@ int variants_load(const char *path, const struct knob_def *defs, struct variant_
         if (!out->v) abort();
         out->v[out->n++] = v;
     }
-    fclose(f);
     if (rc) variants_free(out);
+    return rc;
+}
+
+int variants_load(const char *path, const struct knob_def *defs, struct variant_list *out, char *err, size_t errn) {
+    out->v = NULL;
+    out->n = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) return err_set(err, errn, "%s: cannot open", path);
+    int rc = variants_read(f, path, defs, out, err, errn);
+    fclose(f);
     return rc;
 }
 

@@ -7,6 +7,8 @@
  * with '#' are ignored. Errors are "file:line: message". */
 #ifndef HARNESS_VARIANTS_H
 #define HARNESS_VARIANTS_H
+#include <stdio.h>
+
 #include "knobs.h"
 
 /* The variant name that stands for a stored configuration: what a search
@@ -29,6 +31,10 @@ struct variant_list {
 };
 
 int variants_load(const char *path, const struct knob_def *defs, struct variant_list *out, char *err, size_t errn);
+/* The same from an open stream (the caller closes it), `name` standing for
+ * the path in messages: what fuzz/ feeds from memory through fmemopen. */
+int variants_read(FILE *f, const char *name, const struct knob_def *defs, struct variant_list *out, char *err,
+                  size_t errn);
 /* The app's variant file from the repository (ROOT/variants/<app>.variants). */
 int variants_load_app(const char *app, const struct knob_def *defs, struct variant_list *out, char *err, size_t errn);
 const struct variant *variant_find(const struct variant_list *l, const char *name);

@@ -242,17 +242,12 @@ static int table_complete(struct parser *p, const struct report_table *t) {
     return 0;
 }
 
-int report_def_parse(const char *path, struct report_def *d, char *err, size_t errn) {
+int report_def_read(FILE *f, const char *path, struct report_def *d, char *err, size_t errn) {
     memset(d, 0, sizeof *d);
     str_copy(d->path, sizeof d->path, path);
     d->wg[0] = 32;
     d->wg[1] = 1;
     struct parser p = {d, 0, err, errn};
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errn, "%s: %s", path, strerror(errno));
-        return -1;
-    }
     char line[2048];
     int rc = 0;
     while (!rc && fgets(line, sizeof line, f)) {
@@ -266,7 +261,6 @@ int report_def_parse(const char *path, struct report_def *d, char *err, size_t e
         rc = tokenize(&p, line, tok, &n);
         if (!rc && n) rc = keyword_line(&p, tok, n);
     }
-    fclose(f);
     if (rc) return -1;
     p.line = 1;
     if (!d->app[0]) return fail(&p, "no `app` line");
@@ -278,4 +272,16 @@ int report_def_parse(const char *path, struct report_def *d, char *err, size_t e
     for (int i = 0; i < d->ntables; i++)
         if (table_complete(&p, &d->tables[i])) return -1;
     return 0;
+}
+
+int report_def_parse(const char *path, struct report_def *d, char *err, size_t errn) {
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        memset(d, 0, sizeof *d);
+        snprintf(err, errn, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = report_def_read(f, path, d, err, errn);
+    fclose(f);
+    return rc;
 }

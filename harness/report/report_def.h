@@ -6,6 +6,7 @@
 #ifndef HARNESS_REPORT_DEF_H
 #define HARNESS_REPORT_DEF_H
 #include <stddef.h>
+#include <stdio.h>
 
 #define REPORT_MAX_INPUTS 4
 #define REPORT_MAX_TABLES 32
@@ -61,6 +62,9 @@ struct report_def {
 };
 
 int report_def_parse(const char *path, struct report_def *d, char *err, size_t errn);
+/* The same from an open stream (the caller closes it), `name` standing for
+ * the path in messages: what fuzz/ feeds from memory through fmemopen. */
+int report_def_read(FILE *f, const char *name, struct report_def *d, char *err, size_t errn);
 const char *report_kind_name(enum report_kind k);
 /* The index of an input in d->inputs, or -1. */
 int report_input_index(const struct report_def *d, const char *input);

@@ -40,9 +40,7 @@ static const char *param_check(int idx, double v) {
     }
 }
 
-int lbm_params_parse(const char *path, struct app_input *in, char *err, size_t errn) {
-    FILE *f = fopen(path, "r");
-    if (!f) return err_set(err, errn, "%s:0: cannot open: %s", path, strerror(errno));
+int lbm_params_read(FILE *f, const char *path, struct app_input *in, char *err, size_t errn) {
     double v[7];
     int got = 0, lineno = 0, rc = 0;
     char line[512];
@@ -65,7 +63,6 @@ int lbm_params_parse(const char *path, struct app_input *in, char *err, size_t e
         }
         got++;
     }
-    fclose(f);
     if (rc) return rc;
     if (got < 7)
         return err_set(err, errn,
@@ -84,9 +81,15 @@ int lbm_params_parse(const char *path, struct app_input *in, char *err, size_t e
     return 0;
 }
 
-int lbm_obstacles_parse(const char *path, struct app_input *in, char *err, size_t errn) {
+int lbm_params_parse(const char *path, struct app_input *in, char *err, size_t errn) {
     FILE *f = fopen(path, "r");
     if (!f) return err_set(err, errn, "%s:0: cannot open: %s", path, strerror(errno));
+    int rc = lbm_params_read(f, path, in, err, errn);
+    fclose(f);
+    return rc;
+}
+
+int lbm_obstacles_read(FILE *f, const char *path, struct app_input *in, char *err, size_t errn) {
     unsigned char *ob = xcalloc((size_t)in->nx * (size_t)in->ny, 1);
     char line[512];
     int lineno = 0, rc = 0;
@@ -111,7 +114,6 @@ int lbm_obstacles_parse(const char *path, struct app_input *in, char *err, size_
         }
         ob[x + y * in->nx] = 1; /* some files list a cell twice: harmless */
     }
-    fclose(f);
     if (rc) {
         free(ob);
         return rc;
@@ -120,6 +122,14 @@ int lbm_obstacles_parse(const char *path, struct app_input *in, char *err, size_
     in->obstacles = ob;
     str_copy(in->obstacles_path, sizeof in->obstacles_path, path);
     return 0;
+}
+
+int lbm_obstacles_parse(const char *path, struct app_input *in, char *err, size_t errn) {
+    FILE *f = fopen(path, "r");
+    if (!f) return err_set(err, errn, "%s:0: cannot open: %s", path, strerror(errno));
+    int rc = lbm_obstacles_read(f, path, in, err, errn);
+    fclose(f);
+    return rc;
 }
 
 static void count_fluid(struct app_input *in) {

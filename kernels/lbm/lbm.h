@@ -2,6 +2,7 @@
 #ifndef LBM_H
 #define LBM_H
 #include <stddef.h>
+#include <stdio.h>
 
 #include "app.h"
 
@@ -36,6 +37,11 @@ struct app_result {
 struct app_input *lbm_input_load(const struct app_opts *o, char *err, size_t errn);
 int lbm_params_parse(const char *path, struct app_input *in, char *err, size_t errn);
 int lbm_obstacles_parse(const char *path, struct app_input *in, char *err, size_t errn);
+/* The same from an open stream (a file, or fmemopen's memory: fuzz/), `name`
+ * standing for the path in messages; the caller closes f. The obstacles
+ * need in->nx and in->ny, as the params file sets them. */
+int lbm_params_read(FILE *f, const char *name, struct app_input *in, char *err, size_t errn);
+int lbm_obstacles_read(FILE *f, const char *name, struct app_input *in, char *err, size_t errn);
 void lbm_input_free(struct app_input *in);
 /* The initial distribution (AoS), as every variant and the reference start. */
 void lbm_initial_cells(const struct app_input *in, float *cells);
