@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,19 +160,35 @@ void cli_command_line(int argc, char **argv, char *buf, size_t n) {
 }
 
 int cli_alpha(const char *cmd, const char *arg, double *out) {
-    char *end;
-    *out = strtod(arg, &end);
-    if (*end || !(*out > 0 && *out < 1))
+    double v;
+    if (parse_real(arg, 0, 1, &v) || v == 0 || v == 1)
         return fprintf(stderr, "harness %s: --alpha %s: want 0 < P < 1\n", cmd, arg), EXIT_USAGE;
+    *out = v;
     return 0;
 }
 
 int cli_min_effect(const char *cmd, const char *arg, double *out) {
-    char *end;
-    *out = strtod(arg, &end);
-    if (*end || !(*out >= 0 && *out < 10))
+    double v;
+    if (parse_real(arg, 0, 10, &v) || v == 10)
         return fprintf(stderr, "harness %s: --min-effect %s: want a fraction such as 0.03\n", cmd, arg), EXIT_USAGE;
+    *out = v;
     return 0;
+}
+
+int cli_shard(const char *text, int *shard, int *shards) {
+    char *k_text = xstrdup(text), *slash = strchr(k_text, '/');
+    long k, n;
+    int rc = -1;
+    if (slash) {
+        *slash = '\0';
+        if (!parse_whole(slash + 1, 1, INT_MAX, &n) && !parse_whole(k_text, 0, n - 1, &k)) {
+            *shard = (int)k;
+            *shards = (int)n;
+            rc = 0;
+        }
+    }
+    free(k_text);
+    return rc;
 }
 
 int cli_store_to_look(const char *cmd, const char *db, struct store **out) {

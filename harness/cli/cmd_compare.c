@@ -108,7 +108,6 @@ static int parse_args(int argc, char **argv, struct compare_opts *o) {
     o->burn = 30;
     optind = 1;
     int c;
-    char *end;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case 'd': o->db = optarg; break;
@@ -124,9 +123,8 @@ static int parse_args(int argc, char **argv, struct compare_opts *o) {
         case 'n':
         case 'R': /* --reps: the nights' own repetitions per round are used; kept for old scripts */
         case 'u': {
-            long v = strtol(optarg, &end, 10);
-            long lo = c == 'u' ? 0 : c == 'n' ? 2 : 1;
-            if (*end || v < lo || v > 1000)
+            long v, lo = c == 'u' ? 0 : c == 'n' ? 2 : 1;
+            if (parse_whole(optarg, lo, 1000, &v))
                 return fprintf(stderr, "harness compare: --%s %s: want %ld..1000\n",
                                c == 'n'   ? "rounds"
                                : c == 'u' ? "burn-in"

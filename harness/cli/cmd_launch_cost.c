@@ -1,7 +1,6 @@
 /* harness launch-cost: microseconds per kernel launch against the number and
  * kind of arguments, per device (the report's Figure 1); the measurement is
  * launch_cost.c, this file parses options, prints and stores. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,10 +34,8 @@ static void usage(FILE *out) {
 
 /* A whole positive number within [lo, hi], or exit-2 material. */
 static int parse_long(const char *opt, const char *v, long lo, long hi, long *out) {
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (errno || end == v || *end || x < lo || x > hi) {
+    long x;
+    if (parse_whole(v, lo, hi, &x)) {
         fprintf(stderr, "harness launch-cost: %s '%s': expected a whole number in %ld..%ld\n", opt, v, lo, hi);
         return -1;
     }

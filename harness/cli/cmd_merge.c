@@ -97,9 +97,8 @@ int cmd_merge(int argc, char **argv) {
         else if (i > 0 && !strncmp(argv[i], "--sweep=", 8)) sweep = argv[i] + 8;
         else if (i > 0 && (!strcmp(argv[i], "--shards") || !strncmp(argv[i], "--shards=", 9))) {
             const char *v = argv[i][8] == '=' ? argv[i] + 9 : i + 1 < argc ? argv[++i] : "";
-            char *end;
-            long n = strtol(v, &end, 10);
-            if (!*v || *end || n < 1 || n > 100000) {
+            long n;
+            if (parse_whole(v, 1, 100000, &n)) {
                 fprintf(stderr, "harness merge: --shards %s: expected a count >= 1\n", v);
                 free(args);
                 return EXIT_USAGE;

@@ -246,7 +246,6 @@ static int parse_opts(int argc, char **argv, struct nightly_opts *o) {
     o->seed = -1;
     optind = 1;
     int c;
-    char *end;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case 's':
@@ -257,8 +256,8 @@ static int parse_opts(int argc, char **argv, struct nightly_opts *o) {
         case 'b': o->db = optarg; break;
         case 'r':
         case 'c': {
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 2 || v > 1000)
+            long v;
+            if (parse_whole(optarg, 2, 1000, &v))
                 return fprintf(stderr,
                                "harness nightly: --%s %s: want a whole number in 2..1000 (rounds are what"
                                " a night is judged on: one round has no spread)\n",
@@ -269,8 +268,8 @@ static int parse_opts(int argc, char **argv, struct nightly_opts *o) {
         }
         case 'B':
         case 'k': {
-            double v = strtod(optarg, &end);
-            if (*end || !(v >= 0) || v > 1e6)
+            double v;
+            if (parse_real(optarg, 0, 1e6, &v))
                 return fprintf(stderr, "harness nightly: --%s %s: want a number >= 0\n",
                                c == 'B' ? "burn-in" : "keep-days", optarg),
                        EXIT_USAGE;
@@ -278,11 +277,13 @@ static int parse_opts(int argc, char **argv, struct nightly_opts *o) {
             break;
         }
         case 'N': o->confirm = 0; break;
-        case 'S':
-            o->seed = strtoll(optarg, &end, 10);
-            if (*end || o->seed < 0 || o->seed > 0xffffffffLL)
+        case 'S': {
+            long seed;
+            if (parse_whole(optarg, 0, 0xffffffffL, &seed))
                 return fprintf(stderr, "harness nightly: --seed %s: want a whole number >= 0\n", optarg), EXIT_USAGE;
+            o->seed = seed;
             break;
+        }
         case 'h': usage(stdout); return -1;
         default: usage(stderr); return EXIT_USAGE;
         }

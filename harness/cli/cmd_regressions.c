@@ -219,7 +219,7 @@ static int parse_args(int argc, char **argv, struct reg_opts *o) {
     o->confirm = 1;
     optind = 1;
     int c;
-    char *end;
+    long v;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case 'd': o->db = optarg; break;
@@ -231,9 +231,9 @@ static int parse_args(int argc, char **argv, struct reg_opts *o) {
             if (cli_min_effect("regressions", optarg, &o->cp.min_effect)) return EXIT_USAGE;
             break;
         case 's':
-            o->cp.min_segment = (int)strtol(optarg, &end, 10);
-            if (*end || o->cp.min_segment < 2 || o->cp.min_segment > 1000)
+            if (parse_whole(optarg, 2, 1000, &v))
                 return fprintf(stderr, "harness regressions: --min-segment %s: want 2..1000\n", optarg), EXIT_USAGE;
+            o->cp.min_segment = (int)v;
             break;
         case 'N': o->confirm = 0; break;
         case 'h': usage(stdout); return -1;

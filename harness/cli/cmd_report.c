@@ -2,7 +2,9 @@
  * measured on the devices present: ceilings, launch cost, every table and
  * figure, written to results/report-<device>.md with its figures and a CSV
  * of the cells, every measurement also stored in the database. */
+#include <float.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -68,7 +70,8 @@ static int parse(int argc, char **argv, struct report_opts *o) {
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        char *end = NULL;
+        long v = 0;
+        int bad = 0;
         switch (c) {
         case 'd': o->device = optarg; break;
         case 'q': o->quick = 1; break;
@@ -77,15 +80,16 @@ static int parse(int argc, char **argv, struct report_opts *o) {
         case 'f': o->def = optarg; break;
         case 'F': o->from_db = 1; break;
         case 'v': o->variant = optarg; break;
-        case 'r': o->reps = (int)strtol(optarg, &end, 10); break;
-        case 'w': o->warmup = (int)strtol(optarg, &end, 10); break;
-        case 'R': o->rounds = (int)strtol(optarg, &end, 10); break;
-        case 's': o->budget_s = strtod(optarg, &end); break;
-        case 't': o->timeout_s = strtod(optarg, &end); break;
+        /* Out of int's range is as bad as not a number; the ranges are checked below. */
+        case 'r': bad = parse_whole(optarg, INT_MIN, INT_MAX, &v), o->reps = (int)v; break;
+        case 'w': bad = parse_whole(optarg, INT_MIN, INT_MAX, &v), o->warmup = (int)v; break;
+        case 'R': bad = parse_whole(optarg, INT_MIN, INT_MAX, &v), o->rounds = (int)v; break;
+        case 's': bad = parse_real(optarg, -DBL_MAX, DBL_MAX, &o->budget_s); break;
+        case 't': bad = parse_real(optarg, -DBL_MAX, DBL_MAX, &o->timeout_s); break;
         case 'h': usage(stdout); return -1;
         default: usage(stderr); return EXIT_USAGE;
         }
-        if (end && *end) {
+        if (bad) {
             fprintf(stderr, "harness report: `%s` is not a number\n", optarg);
             return EXIT_USAGE;
         }

@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #endif
 /* `harness results`: the most recent measurements, as a table or CSV. */
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -30,10 +29,8 @@ static void results_usage(FILE *out) {
 
 /* A whole non-negative number, nothing else. */
 static int parse_limit(const char *s, int *out) {
-    char *end = NULL;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < 0 || v > INT_MAX) return -1;
+    long v;
+    if (parse_whole(s, 0, INT_MAX, &v)) return -1;
     *out = (int)v;
     return 0;
 }

@@ -1,6 +1,7 @@
 /* harness run: run, verify and time configs on devices; store every sample.
  * Everything is checked before anything runs: a bad input, variant, device
  * or work-group shape exits 2 and leaves the database untouched. */
+#include <float.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -84,7 +85,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o) {
     *o = (struct run_opts){.app = "lbm", .reps = 5, .warmup = 1, .rounds = 1, .timeout_s = 600};
     optind = 1;
     int c;
-    char *end;
+    long v;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case 'a': o->app = optarg; break;
@@ -92,8 +93,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o) {
         case 'p': o->in.params = optarg; break;
         case 'o': o->in.obstacles = optarg; break;
         case 'n':
-            o->in.iters = strtol(optarg, &end, 10);
-            if (*end || o->in.iters <= 0)
+            if (parse_whole(optarg, 1, LONG_MAX, &o->in.iters))
                 return fprintf(stderr, "harness: --iters %s: need a positive integer\n", optarg), EXIT_USAGE;
             break;
         case 'd': o->device = append_list(o->device, optarg); break;
@@ -101,25 +101,24 @@ static int parse_opts(int argc, char **argv, struct run_opts *o) {
         case 'k': o->knobs = append_list(o->knobs, optarg); break;
         case 'w': o->wg = append_list(o->wg, optarg); break;
         case 'r':
-            o->reps = (int)strtol(optarg, &end, 10);
-            if (*end || o->reps < 1)
+            if (parse_whole(optarg, 1, INT_MAX, &v))
                 return fprintf(stderr, "harness: --reps %s: need at least 1\n", optarg), EXIT_USAGE;
+            o->reps = (int)v;
             break;
         case 'u':
-            o->warmup = (int)strtol(optarg, &end, 10);
-            if (*end || o->warmup < 0)
+            if (parse_whole(optarg, 0, INT_MAX, &v))
                 return fprintf(stderr, "harness: --warmup %s: need 0 or more\n", optarg), EXIT_USAGE;
+            o->warmup = (int)v;
             break;
         case 'R':
-            o->rounds = (int)strtol(optarg, &end, 10);
-            if (*end || o->rounds < 1 || o->rounds > 10000)
+            if (parse_whole(optarg, 1, 10000, &v))
                 return fprintf(stderr, "harness: --rounds %s: need a whole number in 1..10000\n", optarg), EXIT_USAGE;
+            o->rounds = (int)v;
             break;
         case 'b': o->db = optarg; break;
         case 'O': o->out = optarg; break;
         case 't':
-            o->timeout_s = strtod(optarg, &end);
-            if (*end || o->timeout_s <= 0)
+            if (parse_real(optarg, 0, DBL_MAX, &o->timeout_s) || o->timeout_s <= 0)
                 return fprintf(stderr, "harness: --timeout %s: need seconds > 0\n", optarg), EXIT_USAGE;
             break;
         case 'h': usage(stdout); return -1;

@@ -389,12 +389,6 @@ static int sweep_execute(struct sweep_run *r, struct store *store, const char *c
     return 0;
 }
 
-static int parse_shard(const char *text, int *shard, int *shards) {
-    char extra;
-    return sscanf(text, "%d/%d%c", shard, shards, &extra) == 2 && *shards >= 1 && *shard >= 0 && *shard < *shards ? 0
-                                                                                                                  : -1;
-}
-
 static int any_tuned(const struct sweep_run *r) {
     for (int p = 0; p < r->nparts; p++)
         for (int v = 0; v < r->parts[p].variants.n; v++)
@@ -431,25 +425,23 @@ int cmd_sweep(int argc, char **argv) {
                                              {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     const char *db = NULL, *shard = NULL;
     int dry = 0, c, seeded = 0;
+    long v;
     static struct sweep_run r;
     memset(&r, 0, sizeof r);
     r.shards = 1;
     optind = 1;
-    char *end;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         if (c == 'b') db = optarg;
         else if (c == 'f') r.force = 1;
         else if (c == 's') shard = optarg;
         else if (c == 'n') dry = 1;
         else if (c == 'R') {
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 10000)
+            if (parse_whole(optarg, 1, 10000, &v))
                 return fprintf(stderr, "harness: sweep --rounds %s: want a whole number in 1..10000\n", optarg),
                        EXIT_USAGE;
             r.rounds = (int)v;
         } else if (c == 'S') {
-            long long v = strtoll(optarg, &end, 10);
-            if (*end || v < 0 || v > 0xffffffffLL)
+            if (parse_whole(optarg, 0, 0xffffffffL, &v))
                 return fprintf(stderr, "harness: sweep --seed %s: want a whole number >= 0\n", optarg), EXIT_USAGE;
             r.seed = (unsigned)v;
             seeded = 1;
@@ -465,7 +457,7 @@ int cmd_sweep(int argc, char **argv) {
         str_fmt(env_shard, sizeof env_shard, "%s/%s", getenv("SLURM_ARRAY_TASK_ID"), getenv("SLURM_ARRAY_TASK_COUNT"));
         shard = env_shard;
     }
-    if (shard && parse_shard(shard, &r.shard, &r.shards) != 0)
+    if (shard && cli_shard(shard, &r.shard, &r.shards) != 0)
         return fprintf(stderr, "harness: --shard %s: expected I/N with 0 <= I < N\n", shard), EXIT_USAGE;
     int rc = 0;
     for (int i = optind; i < argc && !rc; i++) rc = part_load(&r.parts[r.nparts++], argv[i]);

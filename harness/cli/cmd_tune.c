@@ -13,6 +13,7 @@
  * full length. With --replay the strategy runs over measurements already
  * stored. Everything is checked before the database is opened: bad input
  * exits 2 and touches nothing. */
+#include <float.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -107,9 +108,8 @@ static void usage(FILE *out) {
 }
 
 static int parse_int(const char *opt, const char *text, long lo, long hi, long *v) {
-    char *end;
-    *v = strtol(text, &end, 10);
-    if (!*text || *end || *v < lo || *v > hi)
+    *v = lo;
+    if (parse_whole(text, lo, hi, v))
         return fprintf(stderr, "harness: --%s %s: need a whole number in %ld..%ld\n", opt, text, lo, hi), EXIT_USAGE;
     return 0;
 }
@@ -152,7 +152,6 @@ static int parse_opts(int argc, char **argv, struct tune_opts *o) {
     optind = 1;
     int c, rc = 0;
     long v;
-    char *end;
     while (!rc && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case 'a': o->app = optarg; break;
@@ -174,9 +173,8 @@ static int parse_opts(int argc, char **argv, struct tune_opts *o) {
         case 'j': o->objective = optarg; break;
         case 'w': o->warm = 1; break;
         case 't':
-            o->timeout_s = strtod(optarg, &end);
             o->timeout_set = 1;
-            if (*end || !(o->timeout_s > 0))
+            if (parse_real(optarg, 0, DBL_MAX, &o->timeout_s) || !(o->timeout_s > 0))
                 rc = (fprintf(stderr, "harness: --timeout %s: need seconds > 0\n", optarg), EXIT_USAGE);
             break;
         case 'R': o->replay = 1; break;

@@ -1,7 +1,9 @@
 /* harness verify APP: every named variant on every device present, on a
  * shortened run, as a matrix variant x device: verified, wrong (max relative
  * error) or invalid (reason). Exit 1 if any cell is wrong or failed. */
+#include <float.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,18 +54,15 @@ int cmd_verify(int argc, char **argv) {
         case 'd': device = optarg; break;
         case 'v': variant = optarg; break;
         case 'i': ao.input = optarg; break;
-        case 'n': {
-            char *end;
-            ao.iters = strtol(optarg, &end, 10);
-            if (*end || ao.iters <= 0)
+        case 'n':
+            if (parse_whole(optarg, 1, LONG_MAX, &ao.iters))
                 return fprintf(stderr, "harness: --iters %s: need a positive integer\n", optarg), EXIT_USAGE;
             break;
-        }
         case 'w': wg_text = optarg; break;
         case 'b': db = optarg; break;
         case 't':
-            timeout_s = strtod(optarg, NULL);
-            if (timeout_s <= 0) return fprintf(stderr, "harness: --timeout %s: need seconds > 0\n", optarg), EXIT_USAGE;
+            if (parse_real(optarg, 0, DBL_MAX, &timeout_s) || timeout_s <= 0)
+                return fprintf(stderr, "harness: --timeout %s: need seconds > 0\n", optarg), EXIT_USAGE;
             break;
         case 'h': usage(stdout); return EXIT_OK;
         default: usage(stderr); return EXIT_USAGE;

@@ -1,5 +1,6 @@
 #include "runner.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,9 +120,27 @@ void runner_print(FILE *out, const struct device_info *dev, const struct measure
     fputc('\n', out);
 }
 
+/* One side of a shape: decimal digits only, 1..WG_MAX_EXTENT; the text
+ * after it, or NULL. */
+static const char *wg_side(const char *p, unsigned *out) {
+    const char *start = p;
+    unsigned long v = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if ((v = v * 10 + (unsigned long)(*p - '0')) > WG_MAX_EXTENT) return NULL;
+    if (p == start || !v) return NULL;
+    *out = (unsigned)v;
+    return p;
+}
+
 int wg_parse(const char *text, unsigned wg[2]) {
-    char extra;
-    if (sscanf(text, "%ux%u%c", &wg[0], &wg[1], &extra) != 2 || !wg[0] || !wg[1]) return -1;
+    unsigned w, h;
+    const char *p = text;
+    while (isspace((unsigned char)*p)) p++;
+    if (!(p = wg_side(p, &w)) || *p++ != 'x' || !(p = wg_side(p, &h))) return -1;
+    while (isspace((unsigned char)*p)) p++;
+    if (*p) return -1;
+    wg[0] = w;
+    wg[1] = h;
     return 0;
 }
 

@@ -48,7 +48,11 @@ void runner_describe(const struct config *c, struct measurement *m);
  * energy per repetition and mean power (when measured). */
 void runner_print(FILE *out, const struct device_info *dev, const struct measurement *m, double peak_gbs);
 
-/* "32x1" -> {32, 1}. */
+/* "32x1" -> {32, 1}: two whole numbers in 1..WG_MAX_EXTENT in decimal
+ * digits around an 'x' (space allowed around the shape, not inside it).
+ * 0, or -1 with wg untouched. The limit is far past any device's, and
+ * keeps W*H (2^40 at most) within 64 bits. */
+#define WG_MAX_EXTENT 1048576
 int wg_parse(const char *text, unsigned wg[2]);
 /* A default shape: the report's 32x1, narrowed until it divides the grid. */
 void wg_default(const struct app *app, const struct app_input *in, unsigned wg[2]);

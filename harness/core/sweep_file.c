@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -410,13 +411,7 @@ static int one_word(const char *args, char *msg, size_t msgn) {
 }
 
 static int parse_long(const char *w, long lo, long hi, long *out, char *msg, size_t msgn) {
-    char *end;
-    errno = 0;
-    long v = strtol(w, &end, 10);
-    if (*w && !*end && !errno && v >= lo && v <= hi) {
-        *out = v;
-        return 0;
-    }
+    if (parse_whole(w, lo, hi, out) == 0) return 0;
     if (hi == LONG_MAX) return err_set(msg, msgn, "'%s' is not an integer >= %ld", w, lo);
     return err_set(msg, msgn, "'%s' is not an integer from %ld to %ld", w, lo, hi);
 }
@@ -587,10 +582,8 @@ static int kw_iters(struct sweep_spec *s, char *args, int line, char *msg, size_
 static int kw_timeout(struct sweep_spec *s, char *args, int line, char *msg, size_t msgn) {
     (void)line;
     if (one_word(args, msg, msgn)) return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(args, &end);
-    if (*end || errno || !isfinite(v) || v <= 0)
+    double v;
+    if (parse_real(args, 0, DBL_MAX, &v) || v <= 0)
         return err_set(msg, msgn, "'%s' is not a positive number of seconds", args);
     s->timeout_s = v;
     return 0;

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +188,26 @@ void str_trim(char *s) {
     size_t i = 0;
     while (s[i] && isspace((unsigned char)s[i])) i++;
     if (i) memmove(s, s + i, l - i + 1);
+}
+
+int parse_whole(const char *text, long lo, long hi, long *out) {
+    if (!*text || isspace((unsigned char)*text)) return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || *end || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+int parse_real(const char *text, double lo, double hi, double *out) {
+    if (!*text || isspace((unsigned char)*text)) return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || *end || !isfinite(v) || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
 }
 
 void str_fmt(char *dst, size_t n, const char *fmt, ...) {

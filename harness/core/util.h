@@ -47,6 +47,14 @@ void str_trim(char *s);
 /* Writes one CSV field (RFC 4180: quoted when it holds a separator, quote
  * or line break, with its quotes doubled). */
 void csv_field(FILE *out, const char *v);
+/* Numbers given on the command line or in a file, the one way every option
+ * reads them: the whole text is the number (no leading space, nothing
+ * after it), and a value strtol or strtod cannot hold is an error, never a
+ * clamped or wrapped one. parse_whole: a decimal integer in [lo, hi].
+ * parse_real: a finite number (no nan, no inf) in [lo, hi]. 0, or -1 and
+ * *out untouched. */
+int parse_whole(const char *text, long lo, long hi, long *out);
+int parse_real(const char *text, double lo, double hi, double *out);
 /* snprintf whose truncation is intended (long names are cut, not errors). */
 void str_fmt(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 #endif
