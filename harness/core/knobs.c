@@ -1,6 +1,7 @@
 #include "knobs.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,20 +26,26 @@ static int knob_index(const struct knob_set *k, const char *name) {
     return -1;
 }
 
+/* 1..INT_MAX in plain decimal: no sign, no leading zero. Plain because
+ * the text itself becomes a compiler define (-DK_CHUNK=value), where "010"
+ * would be octal 8 while knob_int reads 10. */
 static int positive_int(const char *v) {
-    char *end;
-    long x = strtol(v, &end, 10);
-    return *v && *end == '\0' && x > 0;
+    long x;
+    return *v >= '1' && *v <= '9' && v[strspn(v, "0123456789")] == '\0' && parse_whole(v, 1, INT_MAX, &x) == 0;
 }
 
-/* values is "a|b|c"; the word "int" in it admits any positive integer. */
+/* values is "a|b|c"; the word "int" in it admits a positive integer (and
+ * is not itself a value). */
 static int value_allowed(const struct knob_def *d, const char *v) {
     size_t n = strlen(v);
     for (const char *p = d->values; *p;) {
         const char *bar = strchr(p, '|');
         size_t len = bar ? (size_t)(bar - p) : strlen(p);
-        if (len == 3 && strncmp(p, "int", 3) == 0 && positive_int(v)) return 1;
-        if (len == n && strncmp(p, v, n) == 0) return 1;
+        if (len == 3 && strncmp(p, "int", 3) == 0) {
+            if (positive_int(v)) return 1;
+        } else if (len == n && strncmp(p, v, n) == 0) {
+            return 1;
+        }
         if (!bar) break;
         p = bar + 1;
     }
@@ -65,7 +72,8 @@ int knobs_apply(struct knob_set *k, const char *text, char *err, size_t errn) {
         }
         if (!value_allowed(&k->defs[i], eq + 1)) {
             rc = err_set(err, errn, "knob %s: '%s' is not one of %s%s", tok, eq + 1, k->defs[i].values,
-                         strstr(k->defs[i].values, "int") ? " (int: a positive integer)" : "");
+                         strstr(k->defs[i].values, "int") ? " (int: a whole number 1..2147483647, no leading zero)"
+                                                          : "");
             break;
         }
         str_copy(k->value[i], sizeof k->value[i], eq + 1);

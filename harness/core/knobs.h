@@ -9,7 +9,7 @@
 
 struct knob_def {
     const char *name;
-    const char *values; /* "aos|soa|soa-3d"; the word "int" admits positive integers */
+    const char *values; /* "aos|soa|soa-3d"; the word "int" admits 1..INT_MAX in plain decimal */
     const char *def;    /* the default value */
     const char *help;
 };

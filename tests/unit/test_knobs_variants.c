@@ -67,13 +67,20 @@ static void test_knobs(void) {
     CHECK(knobs_apply(&k, "layout=soa3d", err, sizeof err) == -1, "apply: near-miss value 'soa3d' fails");
     err[0] = '\0';
     CHECK(knobs_apply(&k, "layout=so", err, sizeof err) == -1, "apply: prefix value 'so' fails");
-    const char *bad_ints[] = {"chunk=0", "chunk=-3", "chunk=abc", "chunk=12x", "chunk="};
+    /* Found by fuzz/fuzz_knobs.c: "int" itself was a value (knob_int 0, a
+     * division by zero in the stencil's rules); "010" was 10 to the host and
+     * octal 8 to the kernel's -DK_CHUNK=010; past INT_MAX wrapped. */
+    const char *bad_ints[] = {"chunk=0",  "chunk=-3",  "chunk=abc",        "chunk=12x",
+                              "chunk=",   "chunk=int", "chunk=010",        "chunk=+5",
+                              "chunk= 5", "chunk=1e3", "chunk=2147483648", "chunk=99999999999999999999999"};
     for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++) {
         err[0] = '\0';
         CHECK(knobs_apply(&k, bad_ints[i], err, sizeof err) == -1 && strstr(err, "chunk"),
               "apply: int knob '%s' fails naming chunk (%s)", bad_ints[i], err);
     }
     CHECK(knob_int(&k, "chunk") == 1792, "apply: bad ints leave chunk at 1792");
+    CHECK(knobs_apply(&k, "chunk=2147483647", err, sizeof err) == 0 && knob_int(&k, "chunk") == 2147483647,
+          "apply: an int knob takes INT_MAX (%s)", err);
     /* A knob of words and integers ("all|int"). */
     CHECK(knobs_apply(&k, "threads=3", err, sizeof err) == 0 && knob_int(&k, "threads") == 3,
           "apply: all|int knob takes 3 (%s)", err);
@@ -84,7 +91,8 @@ static void test_knobs(void) {
     sb_free(&td);
     CHECK(knobs_apply(&k, "threads=all", err, sizeof err) == 0 && knob_is(&k, "threads", "all"),
           "apply: all|int knob takes all");
-    const char *bad_threads[] = {"threads=0", "threads=-1", "threads=some", "threads=integer", "threads=in"};
+    const char *bad_threads[] = {"threads=0",       "threads=-1", "threads=some",
+                                 "threads=integer", "threads=in", "threads=int"};
     for (size_t i = 0; i < sizeof bad_threads / sizeof bad_threads[0]; i++) {
         err[0] = '\0';
         CHECK(knobs_apply(&k, bad_threads[i], err, sizeof err) == -1 && strstr(err, "threads"),
