@@ -2,6 +2,7 @@
 #include "report_def.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -64,6 +65,9 @@ static int tokenize(struct parser *p, char *s, char *tok[], int *n) {
 
 /* The report's numbers: one per input, `-` where it has none. */
 static int numbers(struct parser *p, char *tok[], int n, double out[]) {
+    /* Before `inputs`, no numbers matched its none, and the row kept zeros
+     * the report printed as numbers (and divided by). */
+    if (!p->d->ninputs) return fail(p, "numbers before `inputs`, which comes first");
     if (n != p->d->ninputs)
         return fail(p, "%d numbers given, one per input wanted (%d: `inputs` comes first)", n, p->d->ninputs);
     for (int i = 0; i < n; i++) {
@@ -71,10 +75,8 @@ static int numbers(struct parser *p, char *tok[], int n, double out[]) {
             out[i] = NAN;
             continue;
         }
-        char *end;
-        errno = 0;
-        out[i] = strtod(tok[i], &end);
-        if (*end || errno || !(out[i] > 0)) return fail(p, "`%s` is not a positive number or -", tok[i]);
+        if (parse_real(tok[i], 0, DBL_MAX, &out[i]) || !(out[i] > 0))
+            return fail(p, "`%s` is not a positive number or -", tok[i]);
     }
     return 0;
 }
@@ -108,9 +110,8 @@ static int table_line(struct parser *p, char *tok[], int n) {
     struct report_def *d = p->d;
     if (n != 4) return fail(p, "usage: table N KIND \"TITLE\"");
     if (d->ntables == REPORT_MAX_TABLES) return fail(p, "more than %d tables", REPORT_MAX_TABLES);
-    char *end;
-    long num = strtol(tok[1], &end, 10);
-    if (*end || num < 1 || num > 999) return fail(p, "table number `%s` is not 1..999", tok[1]);
+    long num;
+    if (parse_whole(tok[1], 1, 999, &num)) return fail(p, "table number `%s` is not 1..999", tok[1]);
     for (int i = 0; i < d->ntables; i++)
         if (d->tables[i].number == num) return fail(p, "table %ld again (first on line %d)", num, d->tables[i].line);
     struct report_table *t = &d->tables[d->ntables];
@@ -153,14 +154,16 @@ static int run_line(struct parser *p, char *tok[], int n) {
     if (copy_name(p, t->variant, sizeof t->variant, tok[1], "variant")) return -1;
     for (int i = 3; i < n; i++) {
         if (t->nclasses == 4) return fail(p, "more than 4 classes");
-        char backend[32] = "";
+        /* The length first: the backend's part is cut out of a copy that
+         * holds the whole class (a '/' past its end was written past it). */
+        char backend[sizeof t->classes[0]];
+        if (copy_name(p, backend, sizeof backend, tok[i], "class")) return -1;
         const char *slash = strchr(tok[i], '/');
-        str_copy(backend, sizeof backend, tok[i]);
         if (slash) backend[slash - tok[i]] = 0;
         if (!backend_by_name(backend)) return fail(p, "class `%s`: no backend named `%s`", tok[i], backend);
         if (slash && strcmp(slash + 1, "gpu") && strcmp(slash + 1, "cpu") && strcmp(slash + 1, "accelerator"))
             return fail(p, "class `%s`: the device kind is gpu, cpu or accelerator", tok[i]);
-        if (copy_name(p, t->classes[t->nclasses++], sizeof t->classes[0], tok[i], "class")) return -1;
+        str_copy(t->classes[t->nclasses++], sizeof t->classes[0], tok[i]);
     }
     return 0;
 }
@@ -179,7 +182,7 @@ static int published_line(struct parser *p, char *tok[], int n) {
 static int inputs_line(struct parser *p, char *tok[], int n, int quick) {
     struct report_def *d = p->d;
     if (n < 2 || n - 1 > REPORT_MAX_INPUTS) return fail(p, "`%s` names 1 to %d inputs", tok[0], REPORT_MAX_INPUTS);
-    if (!quick && d->ninputs) return fail(p, "`inputs` again");
+    if (quick ? d->nquick : d->ninputs) return fail(p, "`%s` again", tok[0]);
     if (quick && !d->ninputs) return fail(p, "`quick` names inputs of `inputs`, which comes first");
     for (int i = 1; i < n; i++) {
         if (quick && report_input_index(d, tok[i]) < 0) return fail(p, "quick input `%s` is not in `inputs`", tok[i]);

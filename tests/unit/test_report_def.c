@@ -76,6 +76,23 @@ int main(void) {
     CHECK(refused_at(text, 3, "unterminated \""), "an unterminated title");
     snprintf(text, sizeof text, "app a\nquick x\ninputs x\n");
     CHECK(refused_at(text, 2, "`quick` names inputs of `inputs`, which comes first"), "quick before inputs");
+    /* Found by fuzz/fuzz_report_def.c: each `quick` line added up, past
+     * the four inputs' room (an overflow into the fields after it); and
+     * strtod's inf was a positive number. */
+    snprintf(text, sizeof text, "%squick x y\nquick x y\nquick x\n", head);
+    CHECK(refused_at(text, 4, "`quick` again"), "a second quick line");
+    snprintf(text, sizeof text, "%stable 1 step \"t\"\nrow v - inf 1\n", head);
+    CHECK(refused_at(text, 4, "`inf` is not a positive number"), "an infinite number");
+    snprintf(text, sizeof text, "%stable 1 step \"t\"\nrow v - 1e999 1\n", head);
+    CHECK(refused_at(text, 4, "`1e999` is not a positive number"), "a number past double's range");
+    snprintf(text, sizeof text, "%stable 1 classes \"t\"\nrun final on openclopenclopenclopenclopenclopencl/gpu\n",
+             head);
+    CHECK(refused_at(text, 4, "class `openclopencl"),
+          "a class longer than 31 characters (its '/' was written past the copy)");
+    CHECK(refused_at("app a\ntable 1 step \"t\"\nrow v -\ninputs x\n", 3, "numbers before `inputs`"),
+          "a row before inputs (its numbers were zeros, not none)");
+    snprintf(text, sizeof text, "%swg -1x1\n", head);
+    CHECK(refused_at(text, 3, "not a work-group shape"), "a negative shape (read as 4294967295x1 before)");
     snprintf(text, sizeof text, "%swg 32by1\n", head);
     CHECK(refused_at(text, 3, "not a work-group shape"), "a malformed shape");
     snprintf(text, sizeof text, "inputs x\n");
