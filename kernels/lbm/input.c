@@ -147,16 +147,27 @@ static void generate_box(struct app_input *in, int nx, int ny) {
     in->accel = 0.005;
     in->omega = 1.85;
     in->obstacles = xcalloc((size_t)nx * (size_t)ny, 1);
-    for (int x = 0; x < nx; x++) in->obstacles[x] = in->obstacles[x + (ny - 1) * nx] = 1;
-    for (int y = 0; y < ny; y++) in->obstacles[y * nx] = in->obstacles[nx - 1 + y * nx] = 1;
+    /* Indices in size_t: 65536 x 65536 cells is past int. */
+    const size_t w = (size_t)nx, last_row = (size_t)(ny - 1) * w;
+    for (size_t x = 0; x < w; x++) in->obstacles[x] = in->obstacles[x + last_row] = 1;
+    for (size_t y = 0; y < (size_t)ny; y++) in->obstacles[y * w] = in->obstacles[w - 1 + y * w] = 1;
     snprintf(in->name, sizeof in->name, "gen-%dx%d", nx, ny);
     str_copy(in->params_path, sizeof in->params_path, "(generated)");
     str_copy(in->obstacles_path, sizeof in->obstacles_path, "(generated)");
 }
 
-static int parse_size(const char *s, int *nx, int *ny) {
-    char extra;
-    return sscanf(s, "%dx%d%c", nx, ny, &extra) == 2 && *nx > 0 && *ny > 0 ? 0 : -1;
+int lbm_parse_size(const char *s, int *nx, int *ny) {
+    const char *x = strchr(s, 'x');
+    char w[16];
+    long a, b;
+    if (!x || (size_t)(x - s) >= sizeof w || strspn(s, "0123456789") != (size_t)(x - s) ||
+        strspn(x + 1, "0123456789") != strlen(x + 1))
+        return -1;
+    str_copy(w, (size_t)(x - s) + 1, s);
+    if (parse_whole(w, 1, 65536, &a) || parse_whole(x + 1, 1, 65536, &b)) return -1;
+    *nx = (int)a;
+    *ny = (int)b;
+    return 0;
 }
 
 static int load_named(const char *name, struct app_input *in, char *err, size_t errn) {
@@ -169,10 +180,10 @@ static int load_named(const char *name, struct app_input *in, char *err, size_t 
     int nx, ny;
     if (!probe) {
         const char *size = strncmp(name, "gen:", 4) == 0 ? name + 4 : name;
-        if (parse_size(size, &nx, &ny) != 0)
+        if (lbm_parse_size(size, &nx, &ny) != 0)
             return err_set(err, errn,
                            "unknown input '%s' (shipped: 128x128 128x256 256x256 "
-                           "1024x1024; or gen:NXxNY for a generated box)",
+                           "1024x1024; or gen:NXxNY for a generated box, 1 to 65536 a side)",
                            name);
         if (ny < 3 || nx < 2) return err_set(err, errn, "input '%s': the grid needs nx >= 2 and ny >= 3", name);
         generate_box(in, nx, ny);

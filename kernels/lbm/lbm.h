@@ -43,6 +43,9 @@ int lbm_obstacles_parse(const char *path, struct app_input *in, char *err, size_
 int lbm_params_read(FILE *f, const char *name, struct app_input *in, char *err, size_t errn);
 int lbm_obstacles_read(FILE *f, const char *name, struct app_input *in, char *err, size_t errn);
 void lbm_input_free(struct app_input *in);
+/* "NXxNY" (a generated box's size, after "gen:"): digits, 1..65536 a side
+ * as a params file allows. 0, or -1 with nothing written. */
+int lbm_parse_size(const char *s, int *nx, int *ny);
 /* The initial distribution (AoS), as every variant and the reference start. */
 void lbm_initial_cells(const struct app_input *in, float *cells);
 

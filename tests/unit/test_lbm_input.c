@@ -187,7 +187,11 @@ static void test_load(void) {
         lbm_input_free(in);
     }
 
-    const char *bad[] = {"nosuchinput", "gen:40", "gen:0x10", "gen:40x24x2", "gen:40x2"};
+    /* Sides past 65536 (a params file's limit) were read by %d: 4294967336
+     * wrapped to 40 (fuzz/fuzz_lbm_size.c checks lbm_parse_size), and
+     * 50000x50000 overflowed int in the box's wall indices. */
+    const char *bad[] = {"nosuchinput",       "gen:40",      "gen:0x10",   "gen:40x24x2", "gen:40x2",
+                         "gen:4294967336x24", "gen:65537x3", "gen:-40x24", "gen:+40x24",  "gen:40x 24"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
         o = (struct app_opts){.input = bad[i]};
@@ -195,6 +199,10 @@ static void test_load(void) {
         CHECK(in == NULL && strstr(err, bad[i]), "load: input '%s' fails with a message naming it (%s)", bad[i], err);
         lbm_input_free(in);
     }
+
+    int nx = 0, ny = 0;
+    CHECK(lbm_parse_size("65536x3", &nx, &ny) == 0 && nx == 65536 && ny == 3, "lbm_parse_size: 65536 a side");
+    CHECK(lbm_parse_size("040x24", &nx, &ny) == 0 && nx == 40 && ny == 24, "lbm_parse_size: leading zeros are decimal");
 
     /* Explicit files: both or neither, and an error in either is reported. */
     char p[PATH_MAX], ob[PATH_MAX];
