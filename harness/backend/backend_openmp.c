@@ -23,11 +23,16 @@ struct buf {
     void *mem;
     size_t bytes;
 };
-struct program {
-    void *so;
-};
+/* Kernels hang off their program, which frees them (the interface has no
+ * kernel_free); asking twice for one name gives the same kernel. */
 struct kernel {
     omp_kernel_fn *fn;
+    struct kernel *next;
+    char name[128];
+};
+struct program {
+    void *so;
+    struct kernel *kernels;
 };
 /* A kernel with its arguments bound: the vector the kernel receives, the
  * scalars and by-value structs it points into kept here. */
@@ -187,16 +192,25 @@ static struct program *omp_build(struct dev *d, const char *source, const char *
 static void omp_program_free(struct dev *d, struct program *p) {
     (void)d;
     if (!p) return;
+    for (struct kernel *k = p->kernels, *next; k; k = next) {
+        next = k->next;
+        free(k);
+    }
     dlclose(p->so); /* a no-op for the code itself: it was opened NODELETE */
     free(p);
 }
 
 static struct kernel *omp_kernel(struct dev *d, struct program *p, const char *name) {
+    for (struct kernel *k = p->kernels; k; k = k->next)
+        if (strcmp(k->name, name) == 0) return k;
     void *sym = dlsym(p->so, name);
     if (!sym) return dev_fail(d, "no kernel '%s' in the OpenMP program", name), NULL;
     struct kernel *k = xcalloc(1, sizeof *k);
     /* POSIX guarantees dlsym results convert to function pointers. */
     memcpy(&k->fn, &sym, sizeof sym);
+    str_copy(k->name, sizeof k->name, name);
+    k->next = p->kernels;
+    p->kernels = k;
     return k;
 }
 
