@@ -1,6 +1,9 @@
 # make            build bin/harness
 # make test       build, then run every test (ends with "N passed, N failed, N skipped")
 # make run        the main job: both LBM variants on every device present
+# make test-sanitize  the unit tests and the harness built with ASan and UBSan, run once (part of make test)
+# make test-fuzz  the parsers' fuzz targets, FUZZ_RUNS executions each (part of make test)
+# make fuzz       the fuzz targets for longer: FUZZ_SECONDS each (fuzz/README.md)
 # make deps       install the Debian packages the build and tests need (root)
 CC ?= cc
 CUDA_HOME ?= /usr/local/cuda
@@ -37,7 +40,7 @@ GEN_SRC := build/gen/apps.c build/gen/schema_sql.c
 OBJ := $(patsubst %.c,build/obj/%.o,$(HARNESS_SRC) $(APP_SRC)) build/obj/gen/apps.o build/obj/gen/schema_sql.o
 MAIN_OBJ := build/obj/harness/main.o
 
-.PHONY: all test run report report-quick deps clean FORCE
+.PHONY: all test test-sanitize test-fuzz fuzz san-build fuzz-build run report report-quick deps clean FORCE
 all: bin/harness
 
 bin/harness: $(OBJ)
@@ -68,7 +71,8 @@ FORCE:
 # own source (reference.c and lbm.h), so an edited reference never reuses a
 # stale result. tests/unit/test_lbm_reference.c checks the hash is current.
 LBM_REFERENCE_SOURCE = $(shell cat kernels/lbm/reference.c kernels/lbm/lbm.h | cksum | cut -d' ' -f1)
-build/obj/kernels/lbm/reference.o: CPPFLAGS += -DLBM_REFERENCE_SOURCE='"$(LBM_REFERENCE_SOURCE)"'
+build/obj/kernels/lbm/reference.o build/san/obj/kernels/lbm/reference.o build/fuzz/obj/kernels/lbm/reference.o: \
+	CPPFLAGS += -DLBM_REFERENCE_SOURCE='"$(LBM_REFERENCE_SOURCE)"'
 
 # The schema lives in one file, harness/store/schema.sql, embedded as a C string.
 build/gen/schema_sql.c: harness/store/schema.sql
@@ -89,6 +93,68 @@ build/tests/%: tests/unit/%.c build/libharness.a tests/unit/check.h tests/unit/t
 build/tools/%: scripts/%.c build/libharness.a
 	@mkdir -p build/tools
 	$(CC) $(CPPFLAGS) -Ikernels/lbm $(CFLAGS) -o $@ $< build/libharness.a $(LDLIBS)
+
+# ---- Sanitizers and fuzzing (fuzz/README.md) ----------------------------------
+# The library again, twice: with ASan and UBSan for the unit tests
+# (build/san/), and with clang's fuzzer coverage as well for the fuzz
+# targets (build/fuzz/). Any sanitizer report is an error that stops the
+# program (-fno-sanitize-recover=all). -O1 keeps reports readable and the
+# build short; -Werror stays with the plain build (another compiler's new
+# warning is no sanitizer finding). Where the compiler cannot link a
+# sanitizer or libFuzzer (scripts/can_sanitize.sh), nothing is built and
+# the tests say "skip".
+SAN_CC ?= $(CC)
+FUZZ_CC ?= clang
+SAN_BASE = -std=c11 -Wall -Wextra -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer
+SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all
+SAN_CFLAGS = $(SAN_BASE) $(SAN_FLAGS) -DGIT_COMMIT='"$(GIT_COMMIT)"' -DGIT_DIRTY=$(GIT_DIRTY) \
+	-DBUILD_FLAGS='"$(SAN_BASE) $(SAN_FLAGS)"'
+SAN_OBJ := $(patsubst build/obj/%,build/san/obj/%,$(LIB_OBJ))
+FUZZ_OBJ := $(patsubst build/obj/%,build/fuzz/obj/%,$(LIB_OBJ))
+SAN_UNIT_BIN := $(patsubst tests/unit/%.c,build/san/tests/%,$(wildcard tests/unit/*.c))
+FUZZ_BIN := $(patsubst fuzz/%.c,build/fuzz/%,$(wildcard fuzz/fuzz_*.c))
+FUZZ_RUNS ?= 10000
+FUZZ_SECONDS ?= 60
+
+build/san/obj/%.o: %.c $(wildcard harness/*/*.h) $(wildcard kernels/*/*.h) | build/gen/apps.c
+	@mkdir -p $(dir $@)
+	$(SAN_CC) $(CPPFLAGS) $(SAN_CFLAGS) -c -o $@ $<
+build/san/obj/gen/%.o: build/gen/%.c
+	@mkdir -p $(dir $@)
+	$(SAN_CC) $(CPPFLAGS) $(SAN_CFLAGS) -c -o $@ $<
+build/san/libharness.a: $(SAN_OBJ)
+	@rm -f $@
+	ar rcs $@ $(SAN_OBJ)
+build/san/harness: build/san/obj/harness/main.o build/san/libharness.a
+	$(SAN_CC) $(SAN_CFLAGS) -o $@ build/san/obj/harness/main.o build/san/libharness.a $(LDLIBS)
+build/san/tests/%: tests/unit/%.c build/san/libharness.a tests/unit/check.h tests/unit/test_files.h
+	@mkdir -p build/san/tests
+	$(SAN_CC) $(CPPFLAGS) -Ikernels/lbm -Itests/unit $(SAN_CFLAGS) -o $@ $< build/san/libharness.a $(LDLIBS)
+
+build/fuzz/obj/%.o: %.c $(wildcard harness/*/*.h) $(wildcard kernels/*/*.h) | build/gen/apps.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(SAN_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+build/fuzz/obj/gen/%.o: build/gen/%.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(SAN_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+build/fuzz/libharness.a: $(FUZZ_OBJ)
+	@rm -f $@
+	ar rcs $@ $(FUZZ_OBJ)
+build/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h build/fuzz/libharness.a
+	$(FUZZ_CC) $(CPPFLAGS) -Ikernels/lbm -Ikernels/stencil $(SAN_CFLAGS) -fsanitize=fuzzer -o $@ $< \
+		build/fuzz/libharness.a $(LDLIBS)
+
+# Build what this machine can; the test scripts skip the rest.
+san-build:
+	@if bash scripts/can_sanitize.sh asan >/dev/null; then $(MAKE) --no-print-directory build/san/harness $(SAN_UNIT_BIN); fi
+fuzz-build:
+	@if bash scripts/can_sanitize.sh fuzz >/dev/null; then $(MAKE) --no-print-directory $(FUZZ_BIN); fi
+test-sanitize: san-build
+	@bash tests/sanitize.sh
+test-fuzz: fuzz-build
+	@FUZZ_RUNS=$(FUZZ_RUNS) bash tests/fuzz.sh
+fuzz: fuzz-build
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash fuzz/run.sh
 
 # deps.sh runs first, in its own make, so a missing header is installed (or
 # named) before anything tries to compile against it.

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The unit tests again, built with ASan and UBSan (make san-build puts them
+# in build/san/tests/), each run once, then the harness built the same way
+# (build/san/harness) running each app on this machine's CPU devices
+# (OpenMP, and PoCL's OpenCL where installed): backends, workers and driver
+# calls under the sanitizers. Any sanitizer report stops the program
+# (-fno-sanitize-recover=all) and fails it; leaks are errors too
+# (detect_leaks=1), less the driver libraries' own in tests/lsan.supp.
+# One line per program or run: "ok - sanitize ...: no sanitizer report", or
+# "not ok" with the report's first lines. Skipped (never passed) where the
+# compiler cannot build with the sanitizers.
+set -u
+cd "$(dirname "$0")/.."
+root=$PWD
+progs=$(ls tests/unit/test_*.c | sed 's|tests/unit/\(.*\)\.c|\1|')
+if ! why=$(bash scripts/can_sanitize.sh asan); then
+    for p in $progs; do echo "ok - sanitize $p # skip $why"; done
+    exit 0
+fi
+own_tmp=
+if [ -z "${HARNESS_TEST_TMP:-}" ]; then # run alone (make test-sanitize), not from run_all.sh
+    export HARNESS_TEST_TMP=$(mktemp -d) && own_tmp=$HARNESS_TEST_TMP
+    export HARNESS_DB=$HARNESS_TEST_TMP/results.db
+    export HARNESS_CACHE=${HARNESS_CACHE:-$root/build/test-cache}
+fi
+trap '[ -n "$own_tmp" ] && rm -rf "$own_tmp"' EXIT
+# The programs live one folder deeper than build/tests/, where they would
+# find the repository by themselves.
+export HARNESS_ROOT=$root
+# intercept_tls_get_addr=0: with it, LeakSanitizer's tracer dies reading
+# libgomp's worker threads' dynamic TLS ("Tracer caught signal 11" on every
+# OpenMP run here); our code keeps no pointers there.
+export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1:intercept_tls_get_addr=0
+export LSAN_OPTIONS=suppressions=$root/tests/lsan.supp:print_suppressions=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+failed=0
+
+# judge NAME RC OUTPUT: one line for a sanitized program's run.
+judge() {
+    local name=$1 rc=$2 out=$3
+    local checks bad report
+    checks=$(echo "$out" | grep -c '^ok - ')
+    bad=$(echo "$out" | grep -c '^not ok - ')
+    report=$(echo "$out" | grep -m1 -nE 'ERROR: (Address|Leak)Sanitizer|runtime error:|SUMMARY: .*Sanitizer' | cut -d: -f1)
+    if [ -n "$report" ]; then
+        echo "not ok - sanitize $name: a sanitizer report"
+        echo "$out" | tail -n +"$report" | head -25 | sed 's/^/#   /'
+        failed=1
+    elif [ "$rc" -ne 0 ] || [ "$bad" -ne 0 ]; then
+        echo "not ok - sanitize $name: exit status $rc, $bad failed checks"
+        echo "$out" | grep -E '^not ok - ' | head -5 | sed 's/^/#   /'
+        echo "$out" | tail -5 | sed 's/^/#   /'
+        failed=1
+    elif [ "$checks" -gt 0 ]; then
+        echo "ok - sanitize $name: $checks checks, no sanitizer report"
+    else
+        echo "ok - sanitize $name: no sanitizer report"
+    fi
+}
+
+for p in $progs; do
+    bin=build/san/tests/$p
+    if [ ! -x "$bin" ]; then echo "not ok - sanitize $p: $bin was not built"; failed=1; continue; fi
+    # nvcc's compiles (test_lbm_cuda_compile: 40 s where CUDA is installed)
+    # are the plain run's; the host code around them runs either way.
+    out=$(CUDA_HOME=/nonexistent "$bin" 2>&1)
+    judge "$p" $? "$out"
+done
+
+# The harness on the CPU devices, through the workers (two rounds) and
+# in-process (--out). Not where an NVIDIA driver is installed: listing
+# devices initialises it, and its allocations under ASan are not ours to
+# judge (nor in tests/lsan.supp).
+runs=("lbm --input gen:32x32 --variant final,t02-ported --rounds 2" "stencil --input 64x32 --rounds 2"
+      "selftest --input gen:256 --out $HARNESS_TEST_TMP/san-out")
+for r in "${runs[@]}"; do
+    name="harness run --app ${r%% *} --device cpu"
+    if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
+        echo "ok - sanitize $name # skip an NVIDIA driver is installed"
+        continue
+    fi
+    if [ ! -x build/san/harness ]; then echo "not ok - sanitize $name: build/san/harness was not built"; failed=1; continue; fi
+    # shellcheck disable=SC2086 # r is words
+    out=$(build/san/harness run --app $r --device cpu --iters 5 --reps 2 --warmup 0 --db "$HARNESS_TEST_TMP/san.db" 2>&1)
+    judge "$name" $? "$out"
+done
+exit $failed
