@@ -157,11 +157,12 @@ fuzz: fuzz-build
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash fuzz/run.sh
 
 # deps.sh runs first, in its own make, so a missing header is installed (or
-# named) before anything tries to compile against it.
+# named) before anything tries to compile against it. tests/run_all.sh runs
+# test-sanitize's and test-fuzz's scripts too.
 test:
 	@bash scripts/deps.sh check
-	@$(MAKE) --no-print-directory bin/harness $(UNIT_BIN)
-	@bash tests/run_all.sh
+	@$(MAKE) --no-print-directory bin/harness $(UNIT_BIN) san-build fuzz-build
+	@FUZZ_RUNS=$(FUZZ_RUNS) bash tests/run_all.sh
 
 run:
 	@bash scripts/deps.sh run

@@ -7,8 +7,9 @@
 #   scripts/deps.sh build    what `make` needs
 #   scripts/deps.sh run      + an OpenCL loader (the main job)
 #   scripts/deps.sh check    + sqlite3, PoCL and gnuplot (the tests)
-#   scripts/deps.sh install  install everything for `check`, plus a single-host
-#                            Slurm for tests/integration/slurm.sh (skipped without it)
+#   scripts/deps.sh install  install everything for `check`, plus clang and its
+#                            libFuzzer for tests/fuzz.sh and a single-host Slurm for
+#                            tests/integration/slurm.sh (each skipped without them)
 set -u
 mode=${1:-check}
 cc=${CC:-cc}
@@ -30,6 +31,15 @@ if [ "$mode" = check ] || [ "$mode" = install ]; then
     command -v gnuplot >/dev/null 2>&1 || need gnuplot-nox
     ls /etc/OpenCL/vendors/*pocl*.icd >/dev/null 2>&1 || need pocl-opencl-icd
     command -v git >/dev/null 2>&1 || need git
+fi
+# The fuzz tests (tests/fuzz.sh) need clang and its libFuzzer runtime, which
+# Debian ships apart (libclang-rt-dev, which pulls libclang-rt-14-dev on
+# Debian 12: clang only recommends it, and installs here skip
+# recommendations). Without them those tests are skipped, so only `install`
+# (CI's .ci/run, make deps) asks for them.
+if [ "$mode" = install ] && ! bash "$(dirname "$0")/can_sanitize.sh" fuzz >/dev/null; then
+    command -v clang >/dev/null 2>&1 || need clang
+    need libclang-rt-dev
 fi
 # The Slurm test skips itself without Slurm, so its packages are optional:
 # failing to install them must not fail the install.

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Runs every test: the unit test programs (build/tests/*) and the integration
-# scripts (tests/integration/*.sh). Each prints "ok - ..." or "not ok - ..."
+# Runs every test: the unit test programs (build/tests/*), the integration
+# scripts (tests/integration/*.sh), then the unit tests and the harness
+# under ASan and UBSan (tests/sanitize.sh) and the parsers' fuzz targets
+# (tests/fuzz.sh, FUZZ_RUNS executions each). Each prints "ok - ..." or "not ok - ..."
 # lines; a program that crashes or exits non-zero without a "not ok" line
 # counts as one failure. A check that could not run here says so with
 # "ok - ... # skip ..." (TAP's convention) or a "# skipped: ..." line, and is
@@ -40,5 +42,7 @@ done
 for t in tests/integration/*.sh; do
     [ -f "$t" ] && run_one "$(basename "$t")" bash "$t"
 done
+run_one sanitize.sh bash tests/sanitize.sh
+run_one fuzz.sh bash tests/fuzz.sh
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
