@@ -1,9 +1,11 @@
 /* The numbers options and files give (harness/core/util.c parse_whole and
- * parse_real, runner.c wg_parse, cli.c cli_shard), each checked against a
- * plain reading of what it documents: a decimal integer is [+-]digits and
- * nothing else, its value exact and within the bounds; a real is finite and
- * reads back as itself; a shape is digits 'x' digits, 1..WG_MAX_EXTENT each;
- * a shard is K/N with 0 <= K < N. Every input goes to all of them. */
+ * parse_real, runner.c wg_parse, cli.c cli_shard, launch-cost's --args
+ * list), each checked against a plain reading of what it documents: a
+ * decimal integer is [+-]digits and nothing else, its value exact and within
+ * the bounds; a real is finite and reads back as itself; a shape is digits
+ * 'x' digits, 1..WG_MAX_EXTENT each; a shard is K/N with 0 <= K < N; an
+ * argument list is distinct counts 0..KARG_MAX between commas. Every input
+ * goes to all of them. */
 #include <ctype.h>
 #include <errno.h>
 #include <float.h>
@@ -11,6 +13,7 @@
 
 #include "cli.h"
 #include "fuzz.h"
+#include "launch_cost.h"
 #include "runner.h"
 
 /* [+-]digits, exactly, as a clamped 128-bit value; 0 when not that form. */
@@ -99,12 +102,36 @@ static void check_shard(const char *text) {
     if (ok) FUZZ_ASSERT(k == wk && n == wn, "cli_shard('%s') gave %d/%d", text, k, n);
 }
 
+static void check_counts(const char *text) {
+    struct launch_cost_opts o;
+    memset(&o, 0, sizeof o);
+    char err[512] = "";
+    if (launch_cost_parse_counts(text, &o, err, sizeof err)) {
+        FUZZ_ASSERT(err[0] && !o.ncounts, "a refused '%s' says why and keeps nothing", text);
+        return;
+    }
+    FUZZ_ASSERT(o.ncounts >= 1 && o.ncounts <= LAUNCH_COST_MAX_COUNTS, "'%s' gave %d counts", text, o.ncounts);
+    /* The items between commas, each a plain integer that is its count. */
+    char *copy = strdup(text), *save = NULL;
+    int i = 0;
+    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save), i++) {
+        __int128 want;
+        FUZZ_ASSERT(i < o.ncounts && plain_integer(item, &want) && want == o.counts[i], "'%s': item %d '%s'", text, i,
+                    item);
+        FUZZ_ASSERT(o.counts[i] >= 0 && o.counts[i] <= KARG_MAX, "'%s': count %d", text, o.counts[i]);
+        for (int j = 0; j < i; j++) FUZZ_ASSERT(o.counts[j] != o.counts[i], "'%s': %d twice", text, o.counts[i]);
+    }
+    FUZZ_ASSERT(i == o.ncounts, "'%s': %d items, %d counts", text, i, o.ncounts);
+    free(copy);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *text = fuzz_text(data, size);
     check_whole(text);
     check_real(text);
     check_wg(text);
     check_shard(text);
+    check_counts(text);
     free(text);
     return 0;
 }
