@@ -18,9 +18,9 @@ asan)
 fuzz)
     cc=${FUZZ_CC:-clang}
     printf '#include <stddef.h>\nint LLVMFuzzerTestOneInput(const unsigned char *d, size_t n){(void)d;(void)n;return 0;}\n' >"$tmp/p.c"
-    command -v "$cc" >/dev/null 2>&1 || { echo "no $cc (Debian: apt-get install clang libclang-rt-14-dev)"; exit 1; }
+    command -v "$cc" >/dev/null 2>&1 || { echo "no $cc (Debian: apt-get install clang libclang-rt-dev)"; exit 1; }
     "$cc" -fsanitize=fuzzer,address,undefined "$tmp/p.c" -o "$tmp/p" >/dev/null 2>&1 && "$tmp/p" -runs=1 >/dev/null 2>&1 ||
-        { echo "$cc has no libFuzzer runtime (Debian: apt-get install libclang-rt-14-dev)"; exit 1; }
+        { echo "$cc has no libFuzzer runtime (Debian: apt-get install libclang-rt-dev)"; exit 1; }
     ;;
 *) echo "usage: $0 asan|fuzz" >&2; exit 2 ;;
 esac

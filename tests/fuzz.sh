@@ -36,8 +36,8 @@ for t in $targets; do
         echo "ok - fuzz $t: $done_runs runs, 0 crashes, $((done_runs * 1000 / (ms > 0 ? ms : 1))) exec/s"
     else
         echo "not ok - fuzz $t: exit status $rc (fuzz/README.md: reproducing and keeping a crash)"
-        grep -m1 -A20 -E '^fuzz: |ERROR: |runtime error:|SUMMARY' "$tmp/$t.log" | head -20 | sed 's/^/#   /'
-        grep -E '^artifact_prefix|Test unit written to' "$tmp/$t.log" | sed 's/^/#   /'
+        { grep -m1 -A20 -E '^fuzz: |ERROR: |runtime error:|SUMMARY' "$tmp/$t.log" | head -20
+          grep -E 'Test unit written to' "$tmp/$t.log"; } | awk '!seen[$0]++' | sed 's/^/#   /'
         failed=1
     fi
 done
