@@ -85,7 +85,7 @@ UNIT_BIN := $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/*.c))
 build/libharness.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $(LIB_OBJ)
-build/tests/%: tests/unit/%.c build/libharness.a tests/unit/check.h tests/unit/test_files.h
+build/tests/%: tests/unit/%.c build/libharness.a tests/unit/check.h tests/unit/test_files.h tests/unit/root_from_exe.h
 	@mkdir -p build/tests
 	$(CC) $(CPPFLAGS) -Ikernels/lbm -Itests/unit $(CFLAGS) -o $@ $< build/libharness.a $(LDLIBS)
 
@@ -127,7 +127,7 @@ build/san/libharness.a: $(SAN_OBJ)
 	ar rcs $@ $(SAN_OBJ)
 build/san/harness: build/san/obj/harness/main.o build/san/libharness.a
 	$(SAN_CC) $(SAN_CFLAGS) -o $@ build/san/obj/harness/main.o build/san/libharness.a $(LDLIBS)
-build/san/tests/%: tests/unit/%.c build/san/libharness.a tests/unit/check.h tests/unit/test_files.h
+build/san/tests/%: tests/unit/%.c build/san/libharness.a tests/unit/check.h tests/unit/test_files.h tests/unit/root_from_exe.h
 	@mkdir -p build/san/tests
 	$(SAN_CC) $(CPPFLAGS) -Ikernels/lbm -Itests/unit $(SAN_CFLAGS) -o $@ $< build/san/libharness.a $(LDLIBS)
 
@@ -140,7 +140,7 @@ build/fuzz/obj/gen/%.o: build/gen/%.c
 build/fuzz/libharness.a: $(FUZZ_OBJ)
 	@rm -f $@
 	ar rcs $@ $(FUZZ_OBJ)
-build/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h build/fuzz/libharness.a
+build/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h tests/unit/root_from_exe.h build/fuzz/libharness.a
 	$(FUZZ_CC) $(CPPFLAGS) -Ikernels/lbm -Ikernels/stencil $(SAN_CFLAGS) -fsanitize=fuzzer -o $@ $< \
 		build/fuzz/libharness.a $(LDLIBS)
 

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../tests/unit/root_from_exe.h"
 #include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -55,18 +57,6 @@ static inline int fuzz_names_line(const char *err, const char *name) {
     return p[0] == ':' && p[1] == ' ' && p[2];
 }
 
-/* HARNESS_ROOT for repo_root(): the targets live in build/fuzz/, two
- * folders below the repository (the variants files are read from there). */
-static inline void fuzz_set_root(void) {
-    if (getenv("HARNESS_ROOT")) return;
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return;
-    exe[n] = '\0';
-    for (int i = 0; i < 3; i++) {
-        char *slash = strrchr(exe, '/');
-        if (slash) *slash = '\0';
-    }
-    setenv("HARNESS_ROOT", exe, 1);
-}
+/* HARNESS_ROOT for repo_root() (the variants files are read from there). */
+static inline void fuzz_set_root(void) { root_from_exe(); }
 #endif

@@ -31,29 +31,6 @@ static int cmp_numeric(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static int cmp_unsigned(const void *a, const void *b) {
-    const unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-    return (x > y) - (x < y);
-}
-
-/* The distinct sides of the shapes in one dimension, increasing. */
-static int sides(const unsigned (*shapes)[2], int n, int dim, unsigned *out) {
-    int m = 0;
-    for (int i = 0; i < n; i++) {
-        int seen = 0;
-        for (int k = 0; k < m; k++) seen |= out[k] == shapes[i][dim];
-        if (!seen) out[m++] = shapes[i][dim];
-    }
-    qsort(out, (size_t)m, sizeof *out, cmp_unsigned);
-    return m;
-}
-
-static int side_level(const unsigned *v, int n, unsigned x) {
-    for (int i = 0; i < n; i++)
-        if (v[i] == x) return i;
-    return -1;
-}
-
 int tune_plan_build(struct tune_plan *p, const struct app *app, const struct app_input *in,
                     const struct device_info *dev, const struct variant_list *vars, const unsigned (*shapes)[2],
                     int nshapes, const struct sweep_spec *spec, tune_keep_fn keep, void *keep_ctx, char *err,
@@ -95,7 +72,7 @@ int tune_plan_build(struct tune_plan *p, const struct app *app, const struct app
         knob_of[np++] = k;
     }
     unsigned *vx = xcalloc((size_t)nshapes + 1, sizeof *vx), *vy = xcalloc((size_t)nshapes + 1, sizeof *vy);
-    const int nx = sides(shapes, nshapes, 0, vx), ny = sides(shapes, nshapes, 1, vy);
+    const int nx = tune_sides(shapes, nshapes, 0, vx), ny = tune_sides(shapes, nshapes, 1, vy);
     if (!rc && (nx > TUNE_MAX_LEVELS * 16 || ny > TUNE_MAX_LEVELS * 16))
         rc = err_set(err, errn, "too many distinct work-group sides (%d x %d)", nx, ny);
     if (rc) goto done;
@@ -132,7 +109,7 @@ int tune_plan_build(struct tune_plan *p, const struct app *app, const struct app
                 continue;
             }
             if (keep && !keep(keep_ctx, v, p->knobs[v], shapes[s])) continue;
-            c[np] = side_level(vx, nx, shapes[s][0]), c[np + 1] = side_level(vy, ny, shapes[s][1]);
+            c[np] = tune_level_of(vx, nx, shapes[s][0]), c[np + 1] = tune_level_of(vy, ny, shapes[s][1]);
             if (p->n == cap) p->pt = xrealloc(p->pt, sizeof *p->pt * (size_t)(cap = cap ? 2 * cap : 256));
             p->pt[p->n].variant = v;
             p->pt[p->n].wg[0] = shapes[s][0], p->pt[p->n].wg[1] = shapes[s][1];

@@ -48,6 +48,11 @@ int tune_space_add(struct tune_space *sp, const int *coord);
 /* The point with these levels, or -1. */
 int tune_space_find(const struct tune_space *sp, const int *coord);
 void tune_space_free(struct tune_space *sp);
+/* The distinct values of one side (dim 0: x, 1: y) of n shapes, increasing,
+ * into out (room for n); returns how many. */
+int tune_sides(const unsigned (*shapes)[2], int n, int dim, unsigned *out);
+/* The index of x among the n values v, or -1. */
+int tune_level_of(const unsigned *v, int n, unsigned x);
 /* A space of work-group shapes: parameters x and y, ordinal, their levels
  * the distinct sides in increasing order; point i is shapes[i]. */
 void tune_space_of_shapes(struct tune_space *sp, int n, const unsigned (*shapes)[2]);

@@ -73,8 +73,7 @@ static int cmp_unsigned(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* The distinct values of one side, increasing; returns how many. */
-static int sides(int n, const unsigned (*shapes)[2], int dim, unsigned *out) {
+int tune_sides(const unsigned (*shapes)[2], int n, int dim, unsigned *out) {
     for (int i = 0; i < n; i++) out[i] = shapes[i][dim];
     qsort(out, (size_t)n, sizeof *out, cmp_unsigned);
     int u = 0;
@@ -83,7 +82,7 @@ static int sides(int n, const unsigned (*shapes)[2], int dim, unsigned *out) {
     return u;
 }
 
-static int level_of(const unsigned *v, int n, unsigned x) {
+int tune_level_of(const unsigned *v, int n, unsigned x) {
     for (int i = 0; i < n; i++)
         if (v[i] == x) return i;
     return -1;
@@ -92,13 +91,13 @@ static int level_of(const unsigned *v, int n, unsigned x) {
 void tune_space_of_shapes(struct tune_space *sp, int n, const unsigned (*shapes)[2]) {
     tune_space_init(sp, 2);
     unsigned *vx = xcalloc((size_t)n + 1, sizeof *vx), *vy = xcalloc((size_t)n + 1, sizeof *vy);
-    const int nx = sides(n, shapes, 0, vx), ny = sides(n, shapes, 1, vy);
+    const int nx = tune_sides(shapes, n, 0, vx), ny = tune_sides(shapes, n, 1, vy);
     str_copy(sp->params[0].name, sizeof sp->params[0].name, "wg_x");
     str_copy(sp->params[1].name, sizeof sp->params[1].name, "wg_y");
     sp->params[0].levels = nx, sp->params[1].levels = ny;
     sp->params[0].ordinal = sp->params[1].ordinal = 1;
     for (int i = 0; i < n; i++) {
-        const int c[2] = {level_of(vx, nx, shapes[i][0]), level_of(vy, ny, shapes[i][1])};
+        const int c[2] = {tune_level_of(vx, nx, shapes[i][0]), tune_level_of(vy, ny, shapes[i][1])};
         tune_space_add(sp, c);
     }
     free(vx);

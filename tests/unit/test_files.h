@@ -8,20 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The repository root: build/tests/<this program> is three levels down.
- * Set before anything calls repo_root(), which caches its answer. */
-static void set_root(void) {
-    if (getenv("HARNESS_ROOT")) return;
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return;
-    exe[n] = '\0';
-    for (int i = 0; i < 3; i++) {
-        char *slash = strrchr(exe, '/');
-        if (slash) *slash = '\0';
-    }
-    setenv("HARNESS_ROOT", exe, 1);
-}
+#include "root_from_exe.h"
+
+/* The repository root for repo_root() (root_from_exe.h). */
+static void set_root(void) { root_from_exe(); }
 
 /* Writes text to dir/name and returns the path (in the caller's buffer). */
 static const char *write_file_in(const char *dir, const char *name, const char *text, char *path, size_t n) {
