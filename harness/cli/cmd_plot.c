@@ -201,9 +201,10 @@ int cmd_plot(int argc, char **argv) {
     /* `plot nightly` lives in cmd_plot_nightly.c (nightly tracking). */
     if (argc >= 2 && !strcmp(argv[1], "nightly")) return plot_nightly(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "launch-cost")) return plot_launch_cost(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "variants")) return plot_variants(argc - 1, argv + 1);
     if (argc < 2 || strcmp(argv[1], "wg")) {
-        fprintf(stderr, "harness plot: which plot? kinds: wg, nightly, launch-cost%s%s%s\n", argc >= 2 ? ", not '" : "",
-                argc >= 2 ? argv[1] : "", argc >= 2 ? "'" : "");
+        fprintf(stderr, "harness plot: which plot? kinds: wg, variants, nightly, launch-cost%s%s%s\n",
+                argc >= 2 ? ", not '" : "", argc >= 2 ? argv[1] : "", argc >= 2 ? "'" : "");
         plot_usage(stderr);
         return EXIT_USAGE;
     }
