@@ -1,8 +1,10 @@
 /* bin/harness: dispatch by a table of subcommands, as git does. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
+#include "progress.h"
 #include "util.h"
 
 struct command {
@@ -38,10 +40,32 @@ static void usage(FILE *out) {
     fprintf(out, "usage: harness <command> [options]   (harness <command> --help for each)\n\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\n--quiet (with any command): no progress line and no notes, only results and errors.\n");
     fprintf(out, "\nExit status: 0 success, 1 a failure found (wrong result, regression), 2 bad usage or input.\n");
 }
 
+/* `--quiet` anywhere before a `--` is the harness's, not the command's:
+ * taken out of argv (so every command's option parser stays as it is) and
+ * passed to child processes through HARNESS_QUIET. */
+static int take_quiet(int argc, char **argv) {
+    int k = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--")) {
+            while (i < argc) argv[k++] = argv[i++];
+            break;
+        }
+        if (!strcmp(argv[i], "--quiet")) harness_quiet = 1;
+        else argv[k++] = argv[i];
+    }
+    argv[k] = NULL;
+    const char *env = getenv("HARNESS_QUIET");
+    if (env && *env && strcmp(env, "0")) harness_quiet = 1;
+    if (harness_quiet) setenv("HARNESS_QUIET", "1", 1);
+    return k;
+}
+
 int main(int argc, char **argv) {
+    argc = take_quiet(argc, argv);
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;

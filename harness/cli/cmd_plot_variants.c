@@ -18,6 +18,7 @@
 
 #include "commands.h"
 #include "gnuplot.h"
+#include "progress.h"
 #include "store.h"
 #include "store_plot.h"
 #include "util.h"
@@ -198,8 +199,7 @@ int plot_variants(int argc, char **argv) {
         free(ch);
         return EXIT_FOUND;
     }
-    if (ch->dropped)
-        fprintf(stderr, "note: more than %d devices or variants; %d bars left out\n", MAX_BARS, ch->dropped);
+    if (ch->dropped) note("more than %d devices or variants; %d bars left out\n", MAX_BARS, ch->dropped);
     char def[PATH_MAX], stem[256];
     if (!out) {
         str_fmt(stem, sizeof stem, "plots/out/variants-%s-%s.png", app, input);
