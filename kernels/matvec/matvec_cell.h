@@ -1,0 +1,42 @@
+/* The arithmetic of the coloured mat-vec, shared word for word by the serial
+ * reference (reference.c), the OpenMP loops (matvec_loops.h) and the GPU
+ * kernels (matvec_gpu.h through matvec.cl and matvec.cu): one row of one
+ * cell's 8x8 block at one layer,
+ *
+ *     sum over df2 of matrix(df, df2, ik) * x(map2(df2) + k)
+ *
+ * with Fortran's layout matrix(df, df2, ik), df fastest, ik = cell*nl + k
+ * (0-based here), as in the blog. A row reads matrix entries 8 doubles
+ * apart; consecutive df are consecutive doubles, which is why the blog's
+ * collapsed loop (df innermost across threads) coalesces.
+ *
+ * Double precision throughout. Whether a compiler contracts s + a*b into a
+ * fused multiply-add is left to it (NVRTC does by default, GCC at -O2 with
+ * -std=c11 does not): verify.c's tolerance covers either, and covers the
+ * reordered sums of the atomic variants. */
+#ifndef MATVEC_CELL_H
+#define MATVEC_CELL_H
+
+#define MV_NDF 8 /* ndf1 = ndf2 = 8 */
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define MV_FN static __device__ __forceinline__
+#define MV_GLOBAL
+#elif defined(__OPENCL_VERSION__)
+#define MV_FN static inline
+#define MV_GLOBAL __global
+#else
+#define MV_FN static inline
+#define MV_GLOBAL
+#endif
+
+/* Row df of the block of dof-map row map2 (a cell's MV_NDF first dofs) at
+ * layer k; ik is cell*nl + k. */
+MV_FN double mv_row(MV_GLOBAL const double *matrix, MV_GLOBAL const double *x, MV_GLOBAL const int *map2, long ik,
+                    int df, int k) {
+    MV_GLOBAL const double *a = matrix + ik * (MV_NDF * MV_NDF) + df;
+    double s = 0.0;
+    for (int df2 = 0; df2 < MV_NDF; df2++) s += a[MV_NDF * df2] * x[map2[df2] + k];
+    return s;
+}
+#endif
