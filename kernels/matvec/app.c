@@ -52,8 +52,10 @@ static const char *matvec_invalid(const struct knob_set *k, const struct app_inp
                  dev->max_item[0], dev->max_item[1]);
         return why;
     }
+    /* Where lanes are work-items (not OpenMP, whose threads take whole
+     * cells and ignore the width), a group much wider than a cell idles. */
     const size_t lanes = matvec_lanes(k, in->nl);
-    if (wg[0] > 2 * lanes + 32) {
+    if (dev->caps.work_groups && wg[0] > 2 * lanes + 32) {
         snprintf(why, sizeof why, "a work-group %u lanes wide leaves most idle: a cell has %zu lanes (form=%s)", wg[0],
                  lanes, knob_get(k, "form"));
         return why;
