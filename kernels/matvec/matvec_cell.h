@@ -19,6 +19,8 @@
 
 #define MV_NDF 8 /* ndf1 = ndf2 = 8 */
 
+/* MV_FN may be defined before this header (an OpenACC source: a routine
+ * directive, `_Pragma("acc routine seq") static inline`). */
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define MV_FN static __device__ __forceinline__
 #define MV_GLOBAL
@@ -26,7 +28,9 @@
 #define MV_FN static inline
 #define MV_GLOBAL __global
 #else
+#ifndef MV_FN
 #define MV_FN static inline
+#endif
 #define MV_GLOBAL
 #endif
 

@@ -15,7 +15,11 @@
  *                  (collapse(2))
  *   MV_LANES       the layer loop (vector level) of forms temp and scalar
  *   MV_LANES2      the collapsed layer x df loops (collapse(2))
- *   MV_ATOMIC      before an lhs update when update=atomic
+ *   MV_ATOMIC(dst) an lhs update's target, after the atomic directive when
+ *                  update=atomic: `_Pragma("omp atomic update") dst`
+ *   MV_CELL_FN     (optional) how mv_cell is declared: `static inline` unless
+ *                  defined; OpenACC would add `acc routine vector`, as
+ *                  matvec_cell.h's MV_FN takes `acc routine seq`
  * The pointers are named matrix, x, lhs, map, cmap, ncp and scratch in every
  * nest, so a macro may name them (OpenACC deviceptr(...), present(...)).
  * Knob defines: K_FORM_TEMP / K_FORM_SCALAR / K_FORM_COLLAPSED, K_UPDATE_ATOMIC. */
@@ -25,6 +29,10 @@
 
 #include "matvec_cell.h"
 
+#ifndef MV_CELL_FN
+#define MV_CELL_FN static inline
+#endif
+
 #if defined(K_UPDATE_ATOMIC)
 #define MV_UPDATE(dst, v) MV_ATOMIC(dst) += (v)
 #else
@@ -33,8 +41,8 @@
 
 /* All of one cell's layers: lhs(map(df) + k) += row df at layer k. lhs_e is
  * the temp form's per-cell scratch (8 x nl doubles, Fortran's lhs_e(df, k)). */
-static inline void mv_cell(const double *restrict matrix, const double *restrict x, double *lhs, const int *map,
-                           long cell, double *lhs_e, int nl) {
+MV_CELL_FN void mv_cell(const double *restrict matrix, const double *restrict x, double *lhs, const int *map, long cell,
+                        double *lhs_e, int nl) {
     const int *map2 = map + cell * MV_NDF;
 #if defined(K_FORM_TEMP)
     MV_LANES
