@@ -23,12 +23,14 @@ make -j16 GIT_COMMIT=$C GIT_DIRTY=0 >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/b
 echo "built $C at ${SECONDS}s"
 DB=$OUT/matvec.db
 DEV=${DEV:-cuda:0,opencl:1.0}
+IN=${INPUT:-162x81x40} # INPUT, REPS: for a dry run elsewhere (DEV=openmp,opencl:0.0 INPUT=gen:30x20x40 REPS=2)
+REPS=${REPS:-20}
 bin/harness devices >"$OUT/devices.txt" 2>&1
 grep -E '^(cuda|opencl)' "$OUT/devices.txt" | cut -c1-160
-bin/harness peak --db "$DB" >"$OUT/peak.txt" 2>&1
+bin/harness peak --device "$DEV" --db "$DB" >"$OUT/peak.txt" 2>&1
 echo "peak exit $? at ${SECONDS}s"; cat "$OUT/peak.txt" | cut -c1-160
 
-for in in gen:30x20x40 162x81x40; do
+for in in gen:30x20x40 $IN; do
     timeout 300 bin/harness verify matvec --device "$DEV" --input $in --db "$DB" >"$OUT/verify-${in#gen:}.txt" 2>&1
     echo "verify matvec $in exit $? at ${SECONDS}s"
     sed -n '/^matvec verification/,/^devices:/p' "$OUT/verify-${in#gen:}.txt"
@@ -39,8 +41,8 @@ runs=("v1-original:40x1,40x4,64x2" "v2-scalar:40x1,40x4,64x2" "v3-collapsed:320x
       "c3-plain:320x1,64x1,128x2" "v4-masked:320x1,64x1,128x2")
 for r in "${runs[@]}"; do
     v=${r%%:*} wg=${r#*:}
-    timeout 300 bin/harness run --app matvec --input 162x81x40 --device "$DEV" --variant $v --wg $wg \
-        --reps 20 --warmup 3 --rounds 3 --db "$DB" >>"$OUT/runs.txt" 2>&1
+    timeout 300 bin/harness run --app matvec --input $IN --device "$DEV" --variant $v --wg $wg \
+        --reps $REPS --warmup 3 --rounds 3 --db "$DB" >>"$OUT/runs.txt" 2>&1
     echo "run $v ($wg) exit $? at ${SECONDS}s"
 done
 grep -E ' (ok|wrong|invalid|runtime-error|compile-error) ' "$OUT/runs.txt" | cut -c1-220
@@ -60,7 +62,7 @@ sqlite3 -header -column "$DB" "
                                 ORDER BY p.id DESC LIMIT 1), 1) AS pct_copy
   FROM measurement m JOIN config c ON c.id = m.config_id JOIN run r ON r.id = m.run_id
        JOIN device d ON d.id = r.device_id
-  WHERE c.app = 'matvec' AND c.input = '162x81x40' AND m.status = 'ok'
+  WHERE c.app = 'matvec' AND c.input = '${IN#gen:}' AND m.status = 'ok'
   GROUP BY d.spec, m.variant ORDER BY d.spec, ms" 2>&1 | tee "$OUT/best.txt"
 bin/harness export --format csv --db "$DB" --out "$OUT/matvec.csv" >/dev/null 2>&1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
