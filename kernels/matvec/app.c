@@ -60,10 +60,14 @@ static const char *matvec_invalid(const struct knob_set *k, const struct app_inp
                  lanes, knob_get(k, "form"));
         return why;
     }
-    const size_t slots = masked ? MV_COLOURS * (size_t)in->ncp_max : (size_t)in->ncp_max;
-    if ((slots + wg[1] - 1) / wg[1] > MV_MAX_GROUPS_Y) {
-        snprintf(why, sizeof why, "%zu cells in one launch need more than %d work-groups of height %u along y", slots,
-                 MV_MAX_GROUPS_Y, wg[1]);
+    /* schedule.c: a colour's cells padded to the group height, six such
+     * blocks in the masked launch. */
+    const size_t per_colour = ((size_t)in->ncp_max + wg[1] - 1) / wg[1];
+    const size_t groups_y = masked ? MV_COLOURS * per_colour : per_colour;
+    const size_t slots = MV_COLOURS * (size_t)in->ncp_max; /* the temp form's scratch slots */
+    if (groups_y > MV_MAX_GROUPS_Y) {
+        snprintf(why, sizeof why, "%zu work-groups of height %u along y, over the limit of %d", groups_y, wg[1],
+                 MV_MAX_GROUPS_Y);
         return why;
     }
     const double matrix = (double)in->ncells * in->nl * MV_NDF * MV_NDF * sizeof(double);

@@ -107,6 +107,7 @@ refuse "input gen:12x8x0" "not a whole number" --input gen:12x8x0
 refuse "input gen:99999999999x8" "not a whole number" --input gen:99999999999x8
 refuse "input gen:8192x8192x40" "at most 33554432 cells x layers" --input gen:8192x8192x40
 RDEV=opencl:0.0 refuse "a work-group far wider than a cell (PoCL)" "leaves most idle" --input gen:12x8 --variant v2-scalar --wg 512x1
+refuse "more than 65535 groups along y" "over the limit of 65535" --input gen:600x300x1 --variant final --wg 8x2
 
 # 6. Verification can fail: a copy of kernels/ with one bug (the last df2 term
 # of every row dropped, in the row arithmetic every backend shares) must be
