@@ -24,6 +24,10 @@ static const struct knob_def matvec_knobs[] = {
     {"colours", "launches|masked", "masked",
      "launches: one kernel per colour (6); masked: one kernel over every colour, slots past a colour's count masked "
      "(the blog's last step)"},
+    {"matrix", "df-fastest|k-fastest", "df-fastest",
+     "the matrix on the device: Fortran's matrix(df, df2, ik), df fastest (the blog's); or layer fastest, transposed "
+     "at upload (the blog tried it with the collapsed loops' order swapped, k innermost, and saw no gain): lanes over "
+     "k then read consecutive doubles"},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -6,9 +6,10 @@
  * The launch is two-dimensional, as the blog's OpenACC mapping: y is the
  * cell (gang), x the vector lane within the cell. Per cell there are
  * K_FORM's lanes: nl (temp, scalar: one lane per layer k) or nl * 8
- * (collapsed: one per (k, df), df fastest, so consecutive lanes read
- * consecutive matrix doubles); the host pads x to the work-group width and
- * y to the group height, and padded lanes return.
+ * (collapsed: one per (k, df), in the matrix's order: df fastest in
+ * Fortran's layout, k fastest in the transposed one, so consecutive lanes
+ * read consecutive matrix doubles); the host pads x to the work-group width
+ * and y to the group height, and padded lanes return.
  *
  *   form=temp       the blog's original: lane k zeroes its lhs_e(:, k) in
  *                   global scratch (one slot of 8 x nl doubles per cell of
@@ -36,25 +37,29 @@
 MV_FN void mv_lane(GLOBAL const double *matrix, GLOBAL const double *x, GLOBAL double *lhs, GLOBAL const int *map,
                    long cell, long slot, GLOBAL double *scratch, int lane, int nl) {
     GLOBAL const int *map2 = map + cell * MV_NDF;
-#if defined(K_FORM_COLLAPSED)
+#if defined(K_FORM_COLLAPSED) && defined(K_MATRIX_K_FASTEST)
+    const int df = lane / nl, k = lane % nl; /* k fastest across lanes, as the matrix */
+    if (df >= MV_NDF) return;
+    const double s = mv_row(matrix, x, map2, cell, nl, df, k);
+    LHS_ADD(&lhs[map2[df] + k], s);
+#elif defined(K_FORM_COLLAPSED)
     const int k = lane / MV_NDF, df = lane % MV_NDF;
     if (k >= nl) return;
-    const double s = mv_row(matrix, x, map2, cell * nl + k, df, k);
+    const double s = mv_row(matrix, x, map2, cell, nl, df, k);
     LHS_ADD(&lhs[map2[df] + k], s);
 #elif defined(K_FORM_TEMP)
     const int k = lane;
     if (k >= nl) return;
     GLOBAL double *lhs_e = scratch + slot * (long)(MV_NDF * nl) + (long)MV_NDF * k;
     for (int df = 0; df < MV_NDF; df++) lhs_e[df] = 0.0;
-    GLOBAL const double *a = matrix + (cell * nl + k) * (MV_NDF * MV_NDF);
     for (int df = 0; df < MV_NDF; df++)
-        for (int df2 = 0; df2 < MV_NDF; df2++) lhs_e[df] += a[df + MV_NDF * df2] * x[map2[df2] + k];
+        for (int df2 = 0; df2 < MV_NDF; df2++) lhs_e[df] += matrix[mv_at(cell, nl, df, df2, k)] * x[map2[df2] + k];
     for (int df = 0; df < MV_NDF; df++) LHS_ADD(&lhs[map2[df] + k], lhs_e[df]);
 #else /* scalar */
     const int k = lane;
     if (k >= nl) return;
     for (int df = 0; df < MV_NDF; df++) {
-        const double s = mv_row(matrix, x, map2, cell * nl + k, df, k);
+        const double s = mv_row(matrix, x, map2, cell, nl, df, k);
         LHS_ADD(&lhs[map2[df] + k], s);
     }
 #endif

@@ -22,7 +22,8 @@
  *                  matvec_cell.h's MV_FN takes `acc routine seq`
  * The pointers are named matrix, x, lhs, map, cmap, ncp and scratch in every
  * nest, so a macro may name them (OpenACC deviceptr(...), present(...)).
- * Knob defines: K_FORM_TEMP / K_FORM_SCALAR / K_FORM_COLLAPSED, K_UPDATE_ATOMIC. */
+ * Knob defines: K_FORM_TEMP / K_FORM_SCALAR / K_FORM_COLLAPSED, K_UPDATE_ATOMIC,
+ * K_MATRIX_K_FASTEST (mv_at). */
 #ifndef MATVEC_LOOPS_H
 #define MATVEC_LOOPS_H
 #include <stddef.h>
@@ -49,23 +50,29 @@ MV_CELL_FN void mv_cell(const double *restrict matrix, const double *restrict x,
     for (int k = 0; k < nl; k++) {
         double *le = lhs_e + (long)MV_NDF * k;
         for (int df = 0; df < MV_NDF; df++) le[df] = 0.0;
-        const double *a = matrix + (cell * nl + k) * (MV_NDF * MV_NDF);
         for (int df = 0; df < MV_NDF; df++)
-            for (int df2 = 0; df2 < MV_NDF; df2++) le[df] += a[df + MV_NDF * df2] * x[map2[df2] + k];
+            for (int df2 = 0; df2 < MV_NDF; df2++) le[df] += matrix[mv_at(cell, nl, df, df2, k)] * x[map2[df2] + k];
         for (int df = 0; df < MV_NDF; df++) MV_UPDATE(lhs[map2[df] + k], le[df]);
     }
+#elif defined(K_FORM_COLLAPSED) && defined(K_MATRIX_K_FASTEST)
+    MV_LANES2
+    for (int df = 0; df < MV_NDF; df++) /* k innermost, as the matrix */
+        for (int k = 0; k < nl; k++) {
+            const double s = mv_row(matrix, x, map2, cell, nl, df, k);
+            MV_UPDATE(lhs[map2[df] + k], s);
+        }
 #elif defined(K_FORM_COLLAPSED)
     MV_LANES2
     for (int k = 0; k < nl; k++)
         for (int df = 0; df < MV_NDF; df++) {
-            const double s = mv_row(matrix, x, map2, cell * nl + k, df, k);
+            const double s = mv_row(matrix, x, map2, cell, nl, df, k);
             MV_UPDATE(lhs[map2[df] + k], s);
         }
 #else /* scalar */
     MV_LANES
     for (int k = 0; k < nl; k++)
         for (int df = 0; df < MV_NDF; df++) {
-            const double s = mv_row(matrix, x, map2, cell * nl + k, df, k);
+            const double s = mv_row(matrix, x, map2, cell, nl, df, k);
             MV_UPDATE(lhs[map2[df] + k], s);
         }
 #endif

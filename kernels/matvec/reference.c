@@ -16,8 +16,7 @@ void matvec_serial_once(const struct app_input *in, double *lhs) {
             const long cell = in->cmap[(size_t)c * (size_t)in->ncp_max + (size_t)n];
             const int *map = in->map + cell * MV_NDF;
             for (int k = 0; k < nl; k++)
-                for (int df = 0; df < MV_NDF; df++)
-                    lhs[map[df] + k] += mv_row(in->matrix, in->x, map, cell * nl + k, df, k);
+                for (int df = 0; df < MV_NDF; df++) lhs[map[df] + k] += mv_row(in->matrix, in->x, map, cell, nl, df, k);
         }
 }
 

@@ -5,7 +5,8 @@
  *   colours=masked    one launch of matvec_masked over 6 x ncp_max slots
  *
  * as the blog's outer loop. Everything but lhs is written to the device once
- * per execution; lhs is reset to its initial values before each repetition,
+ * per execution (the matrix transposed first for matrix=k-fastest); lhs is
+ * reset to its initial values before each repetition,
  * outside the timed region, so every repetition computes the same thing and
  * the last one is what verify() sees.
  *
@@ -91,29 +92,48 @@ static int build(struct mv_exec *e, const struct knob_set *k) {
     return e->all ? 0 : -1;
 }
 
+/* The matrix in the layer-fastest layout (matvec_cell.h's mv_at with
+ * K_MATRIX_K_FASTEST), from the input's Fortran layout. */
+static double *transposed(const struct app_input *in) {
+    const int nl = in->nl;
+    double *t = xcalloc((size_t)in->ncells * (size_t)nl * MV_NDF * MV_NDF, sizeof(double));
+    for (long cell = 0; cell < in->ncells; cell++)
+        for (int k = 0; k < nl; k++)
+            for (int df2 = 0; df2 < MV_NDF; df2++)
+                for (int df = 0; df < MV_NDF; df++)
+                    t[((cell * MV_NDF + df2) * MV_NDF + df) * nl + k] =
+                        in->matrix[(cell * nl + k) * (MV_NDF * MV_NDF) + MV_NDF * df2 + df];
+    return t;
+}
+
 /* Allocates and writes everything but lhs (written per repetition). */
-static int upload(struct mv_exec *e, int temp) {
+static int upload(struct mv_exec *e, int temp, int k_fastest) {
     struct dev *d = e->d;
     const struct app_input *in = e->in;
     const size_t nmat = (size_t)in->ncells * (size_t)in->nl * MV_NDF * MV_NDF;
     const size_t nslots = (size_t)MV_COLOURS * (size_t)in->ncp_max;
     const size_t scratch = temp ? nslots * MV_NDF * (size_t)in->nl * sizeof(double) : sizeof(double);
+    double *t = k_fastest ? transposed(in) : NULL;
     struct {
         struct buf **slot;
         size_t bytes;
         const void *data;
-    } want[] = {{&e->matrix, nmat * sizeof(double), in->matrix},
+    } want[] = {{&e->matrix, nmat * sizeof(double), t ? t : in->matrix},
                 {&e->x, (size_t)in->ndofs * sizeof(double), in->x},
                 {&e->lhs, (size_t)in->ndofs * sizeof(double), NULL},
                 {&e->map, (size_t)in->ncells * MV_NDF * sizeof(int), in->map},
                 {&e->cmap, nslots * sizeof(int), in->cmap},
                 {&e->ncp, sizeof in->ncp, in->ncp},
                 {&e->scratch, scratch, NULL}};
-    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        if (!(*want[i].slot = d->ops->alloc(d, want[i].bytes))) return -1;
-        if (want[i].data && d->ops->write(d, *want[i].slot, 0, want[i].bytes, want[i].data)) return -1;
+    int rc = 0;
+    for (size_t i = 0; i < sizeof want / sizeof want[0] && !rc; i++) {
+        if (!(*want[i].slot = d->ops->alloc(d, want[i].bytes))) rc = -1;
+        else if (want[i].data && d->ops->write(d, *want[i].slot, 0, want[i].bytes, want[i].data)) rc = -1;
     }
-    return d->ops->finish(d);
+    /* finish before freeing t: a write may still be reading it */
+    rc = rc || d->ops->finish(d);
+    free(t);
+    return rc;
 }
 
 static void release(struct mv_exec *e) {
@@ -144,7 +164,7 @@ struct app_result *matvec_execute(struct dev *d, const struct app_input *in, con
         release(&e);
         return NULL;
     }
-    if (upload(&e, knob_is(k, "form", "temp"))) {
+    if (upload(&e, knob_is(k, "form", "temp"), knob_is(k, "matrix", "k-fastest"))) {
         fail(m, ST_RUNTIME_ERROR, d);
         release(&e);
         return NULL;

@@ -38,7 +38,8 @@ done
 
 # variant: shapes (lanes per cell x cells per group)
 runs=("v1-original:40x1,40x4,64x2" "v2-scalar:40x1,40x4,64x2" "v3-collapsed:320x1,64x1,128x2"
-      "c3-plain:320x1,64x1,128x2" "v4-masked:320x1,64x1,128x2")
+      "c3-plain:320x1,64x1,128x2" "v4-masked:320x1,64x1,128x2" "b3-transposed:320x1,64x1,128x2"
+      "t2-transposed:40x1,40x4,64x2")
 for r in "${runs[@]}"; do
     v=${r%%:*} wg=${r#*:}
     timeout 300 bin/harness run --app matvec --input $IN --device "$DEV" --variant $v --wg $wg \

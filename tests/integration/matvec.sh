@@ -139,4 +139,22 @@ if grep -q 'df2 < MV_NDF - 1; df2++) s +=' "$f"; then
 else
     notok "the sed did not change matvec_cell.h (the source changed; update this test)"
 fi
+# 7. The layer-fastest layout is what the knob builds and uploads: with df
+# and df2 swapped in its index only, b3-transposed is wrong and v3-collapsed
+# (Fortran's layout) still verifies, on both devices.
+rm -rf "$root/kernels"
+cp -r kernels "$root/"
+f=$root/kernels/matvec/matvec_cell.h
+sed -i 's/return ((cell \* MV_NDF + df2) \* MV_NDF + df) \* nl + k;/return ((cell * MV_NDF + df) * MV_NDF + df2) * nl + k;/' "$f"
+if grep -q 'return ((cell \* MV_NDF + df) \* MV_NDF + df2) \* nl + k;' "$f"; then
+    out=$(HARNESS_ROOT=$root HARNESS_CACHE=$T/cache $H run --app matvec --device openmp,opencl:0.0 --input gen:9x4x6 \
+        --variant b3-transposed,v3-collapsed --reps 1 --warmup 0 --wg 16x1 --db "$T/b.db" 2>&1)
+    rc=$?
+    nb=$(echo "$out" | grep -cE ' b3-transposed +16x1 +wrong ')
+    nv3=$(echo "$out" | grep -cE ' v3-collapsed +16x1 +ok ')
+    check "a wrong layer-fastest index: exit 1 ($rc), b3-transposed wrong on both devices ($nb), v3-collapsed ok ($nv3)" \
+        [ $rc -eq 1 -a "$nb" -eq 2 -a "$nv3" -eq 2 ]
+else
+    notok "the sed did not change mv_at's layer-fastest index (the source changed; update this test)"
+fi
 exit $((fails > 0))

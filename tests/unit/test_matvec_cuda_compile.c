@@ -1,6 +1,6 @@
 /* kernels/matvec/matvec.cu compiles with NVRTC, as the CUDA backend builds it
  * at run time (-arch=sm_90 --std=c++17 -I<kernels/matvec> and the knobs'
- * -D flags), for every setting of the knobs, on a machine without a GPU:
+ * -D flags), for every setting of the knobs (24), on a machine without a GPU:
  * NVRTC needs no device. Both kernels must be in each CUBIN. Skipped where
  * libnvrtc cannot be loaded. */
 #include <dlfcn.h>
@@ -55,42 +55,45 @@ int main(void) {
     if (!text) CHECK_DONE();
     const char *forms[] = {"temp", "scalar", "collapsed"}, *updates[] = {"plain", "atomic"},
                *colours[] = {"launches", "masked"};
+    const char *matrices[] = {"df-fastest", "k-fastest"};
     for (int f = 0; f < 3; f++)
         for (int u = 0; u < 2; u++)
-            for (int c = 0; c < 2; c++) {
-                char setting[128];
-                snprintf(setting, sizeof setting, "form=%s,update=%s,colours=%s", forms[f], updates[u], colours[c]);
-                struct knob_set k;
-                knobs_init(&k, mv->knobs);
-                if (knobs_apply(&k, setting, err, sizeof err)) {
-                    CHECK(0, "knobs %s: %s", setting, err);
-                    continue;
+            for (int c = 0; c < 2; c++)
+                for (int mx = 0; mx < 2; mx++) {
+                    char setting[160];
+                    snprintf(setting, sizeof setting, "form=%s,update=%s,colours=%s,matrix=%s", forms[f], updates[u],
+                             colours[c], matrices[mx]);
+                    struct knob_set k;
+                    knobs_init(&k, mv->knobs);
+                    if (knobs_apply(&k, setting, err, sizeof err)) {
+                        CHECK(0, "knobs %s: %s", setting, err);
+                        continue;
+                    }
+                    struct strbuf opts = {0};
+                    sb_printf(&opts, "-arch=sm_90 --std=c++17 -I%s", dir);
+                    knobs_defines(&k, &opts);
+                    const char *argv[32];
+                    int argc = 0;
+                    for (char *save = NULL, *t = strtok_r(opts.s, " ", &save); t && argc < 32;
+                         t = strtok_r(NULL, " ", &save))
+                        argv[argc++] = t;
+                    void *prog = NULL;
+                    int rc = create(&prog, text, "matvec.cu", 0, NULL, NULL);
+                    if (!rc) rc = compile(prog, argc, argv);
+                    char msg[2048] = "";
+                    size_t n = 0;
+                    if (rc && prog && !log_size(prog, &n) && n > 0 && n < sizeof msg) log(prog, msg);
+                    CHECK(rc == 0, "nvrtc matvec.cu -arch=sm_90 with %s%s%.600s", setting, rc ? ":\n# " : "", msg);
+                    if (!rc && !cubin_size(prog, &n) && n > 0) {
+                        char *bin = xcalloc(n, 1);
+                        if (!cubin(prog, bin))
+                            CHECK(has(bin, n, "matvec_colour") && has(bin, n, "matvec_masked"),
+                                  "%s: the CUBIN holds matvec_colour and matvec_masked", setting);
+                        free(bin);
+                    }
+                    if (prog) destroy(&prog);
+                    sb_free(&opts);
                 }
-                struct strbuf opts = {0};
-                sb_printf(&opts, "-arch=sm_90 --std=c++17 -I%s", dir);
-                knobs_defines(&k, &opts);
-                const char *argv[32];
-                int argc = 0;
-                for (char *save = NULL, *t = strtok_r(opts.s, " ", &save); t && argc < 32;
-                     t = strtok_r(NULL, " ", &save))
-                    argv[argc++] = t;
-                void *prog = NULL;
-                int rc = create(&prog, text, "matvec.cu", 0, NULL, NULL);
-                if (!rc) rc = compile(prog, argc, argv);
-                char msg[2048] = "";
-                size_t n = 0;
-                if (rc && prog && !log_size(prog, &n) && n > 0 && n < sizeof msg) log(prog, msg);
-                CHECK(rc == 0, "nvrtc matvec.cu -arch=sm_90 with %s%s%.600s", setting, rc ? ":\n# " : "", msg);
-                if (!rc && !cubin_size(prog, &n) && n > 0) {
-                    char *bin = xcalloc(n, 1);
-                    if (!cubin(prog, bin))
-                        CHECK(has(bin, n, "matvec_colour") && has(bin, n, "matvec_masked"),
-                              "%s: the CUBIN holds matvec_colour and matvec_masked", setting);
-                    free(bin);
-                }
-                if (prog) destroy(&prog);
-                sb_free(&opts);
-            }
     free(text);
     dlclose(lib);
     CHECK_DONE();
