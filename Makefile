@@ -141,7 +141,7 @@ build/fuzz/libharness.a: $(FUZZ_OBJ)
 	@rm -f $@
 	ar rcs $@ $(FUZZ_OBJ)
 build/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h tests/unit/root_from_exe.h build/fuzz/libharness.a
-	$(FUZZ_CC) $(CPPFLAGS) -Ikernels/lbm -Ikernels/stencil $(SAN_CFLAGS) -fsanitize=fuzzer -o $@ $< \
+	$(FUZZ_CC) $(CPPFLAGS) -Ikernels/lbm -Ikernels/stencil -Ikernels/matvec $(SAN_CFLAGS) -fsanitize=fuzzer -o $@ $< \
 		build/fuzz/libharness.a $(LDLIBS)
 
 # Build what this machine can; the test scripts skip the rest.
