@@ -145,8 +145,9 @@ static int pyhost_setup(struct pyhost *p, const struct app_input *in, const stru
     const char *r = pyhost_read(p);
     if (!r) return pyhost_died(p, "while it set up");
     if (!strcmp(r, "ready")) return 0;
-    dev_fail(d, "Python host: %s", !strncmp(r, "error ", 6) ? r + 6 : r);
-    return !strncmp(r, "compile-error ", 14) ? -2 : -1;
+    const int compile = !strncmp(r, "compile-error ", 14);
+    dev_fail(d, "Python host: %s", compile ? r + 14 : !strncmp(r, "error ", 6) ? r + 6 : r);
+    return compile ? -2 : -1;
 }
 
 /* One repetition as timed_reps calls it: host.py's own clock, its markers. */

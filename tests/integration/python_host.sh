@@ -3,7 +3,8 @@
 # kernels/lbm/host.py through pyopencl, on PoCL. It verifies against the
 # reference and agrees with the C host bit for bit (same kernels, options and
 # device); a Python host that skips a step is reported wrong; one that dies
-# or hangs costs its row only (and a hung one does not outlive its worker);
+# or hangs costs its row only (and a hung one does not outlive its worker),
+# one whose kernel does not build is a compile-error;
 # without a Python that has pyopencl the variant is invalid with a reason
 # (verify's skip), never a crash; `report` fills Table 16's Python column.
 # Prints "ok - ..." / "not ok - ..." per check.
@@ -109,6 +110,18 @@ if grep -qE 'final-python +32x1 +timeout' "$T/hangs.out" && grep -qE 'final +32x
 else notok "a Python host that hangs: $(grep final "$T/hangs.out" | tr '\n' ' ')"; fi
 if pgrep -f "sleep $marker" >/dev/null; then notok "the hung Python host outlived its killed worker"
 else ok "the hung Python host died with its worker"; fi
+
+# A kernel that does not compile: compile-error, the build's words kept.
+root=$T/root
+mkdir -p "$root/harness/backend"
+cp -r kernels variants "$root/"
+cp harness/backend/omp_kernel.h "$root/harness/backend/"
+echo "this is not OpenCL C" >>"$root/kernels/lbm/lbm.cl"
+HARNESS_ROOT=$root HARNESS_CACHE=$T/cache "${run[@]}" --variant final-python >"$T/cerr.out" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -qE "final-python +32x1 +compile-error +\(Python host: .*BUILD_PROGRAM_FAILURE" "$T/cerr.out"; then
+    ok "a kernel that does not build: compile-error with pyopencl's message, exit 1"
+else notok "a kernel that does not build: exit $rc: $(grep final "$T/cerr.out" | cut -c1-200)"; fi
 
 # 5. Table 16 from a definition of that table alone: C and Python columns on PoCL.
 cat >"$T/t16.def" <<'EOF'
