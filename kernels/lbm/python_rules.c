@@ -3,6 +3,7 @@
  * `final`'s, so every knob the host decides must be final's; the knobs the
  * kernel alone reads travel as the same -D options either way. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,39 +22,54 @@ static const struct {
     {"temporal", "1"},          {"overlap", "off"},        {"work", "full"},
 };
 
-/* Runs `python -c CODE`, its stdout and stderr into out (the first line of
- * what it printed, or why it could not start). Returns the exit status, -1
- * when it did not run. Without a shell: the path is the user's text. */
+/* Runs `python -c CODE`, its stdout and stderr into out (the last line it
+ * printed: a traceback's says why), or why it could not start. Returns its
+ * exit status, -1 when it did not run. Without a shell: the path is the
+ * user's text. An exec that fails sends its errno back through a pipe that
+ * a successful exec closes (the child of a threaded process may only make
+ * async-signal-safe calls: no stdio, no strerror there). */
 static int python_line(const char *python, const char *code, char *out, size_t n) {
-    int fd[2];
+    int fd[2], ex[2];
     out[0] = 0;
     if (pipe(fd)) return err_set(out, n, "pipe: %s", strerror(errno)), -1;
-    fflush(NULL);
-    const pid_t pid = fork();
-    if (pid < 0) {
+    if (pipe2(ex, O_CLOEXEC)) {
         close(fd[0]);
         close(fd[1]);
-        return err_set(out, n, "fork: %s", strerror(errno)), -1;
+        return err_set(out, n, "pipe: %s", strerror(errno)), -1;
     }
+    fflush(NULL);
+    const pid_t pid = fork();
     if (pid == 0) {
         dup2(fd[1], 1);
         dup2(fd[1], 2);
         close(fd[0]);
         close(fd[1]);
+        close(ex[0]);
         execlp(python, python, "-c", code, (char *)NULL);
-        dprintf(1, "cannot be run: %s\n", strerror(errno));
+        const int e = errno;
+        if (write(ex[1], &e, sizeof e) != (ssize_t)sizeof e) _exit(126);
         _exit(127);
     }
     close(fd[1]);
+    close(ex[1]);
+    if (pid < 0) {
+        close(fd[0]);
+        close(ex[0]);
+        return err_set(out, n, "fork: %s", strerror(errno)), -1;
+    }
     FILE *f = fdopen(fd[0], "r");
     char line[512] = "", last[512] = "";
     while (f && fgets(line, sizeof line, f))
-        if (line[0] != '\n') str_copy(last, sizeof last, line); /* a traceback's last line says why */
+        if (line[0] != '\n') str_copy(last, sizeof last, line);
     if (f) fclose(f);
     else close(fd[0]);
+    int exec_errno = 0;
+    const ssize_t got = read(ex[0], &exec_errno, sizeof exec_errno);
+    close(ex[0]);
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
+    if (got == (ssize_t)sizeof exec_errno) return err_set(out, n, "cannot be run: %s", strerror(exec_errno)), -1;
     last[strcspn(last, "\n")] = 0;
     str_copy(out, n, last);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
