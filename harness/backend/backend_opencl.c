@@ -10,7 +10,8 @@
 #include "build_cache.h"
 #include "util.h"
 
-/* Work-groups, the ICD loader's numbering, and nothing this backend does not ask the driver for: no
+/* Work-groups, the ICD loader's numbering (another host program can open
+ * the same device), and nothing this backend does not ask the driver for: no
  * recorded launches (cl_khr_command_buffer unused), no co-residency promise,
  * no read-only cache load; warp shuffles only as inline PTX on NVIDIA's
  * OpenCL (sub-group reductions elsewhere are not queried). */
