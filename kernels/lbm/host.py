@@ -56,6 +56,27 @@ def read_setup():
     raise SystemExit("python host: the setup ended early")
 
 
+def find_device(p, i, name):
+    """The harness's opencl:P.D. pyopencl's wheels bring their own ICD
+    loader, which may list the platforms in another order than the
+    harness's: the device at P.D must have the harness's name, else the
+    platform whose device D has it (device order within a platform is the
+    driver's own), else no device at all rather than another one."""
+    platforms = cl.get_platforms()
+
+    def device_at(q):
+        devices = platforms[q].get_devices() if q < len(platforms) else []
+        return devices[i] if i < len(devices) and devices[i].name.strip() == name else None
+
+    if device_at(p):
+        return device_at(p)
+    found = [d for d in (device_at(q) for q in range(len(platforms))) if d]
+    if len(found) == 1:
+        return found[0]
+    raise RuntimeError("no single OpenCL device %d named '%s' in pyopencl's platforms (%s)" % (
+        i, name, "; ".join("%s: %s" % (pl.name, [d.name for d in pl.get_devices()]) for pl in platforms)))
+
+
 class Host:
     def __init__(self, s):
         self.nx, self.ny = int(s["nx"]), int(s["ny"])
@@ -74,8 +95,7 @@ class Host:
         skip = os.environ.get("HARNESS_PYHOST_SKIP_STEP", "")
         self.skip = int(skip) if skip.isdigit() else -1
 
-        platform = cl.get_platforms()[int(s["platform"])]
-        device = platform.get_devices()[int(s["device"])]
+        device = find_device(int(s["platform"]), int(s["device"]), s["device_name"])
         self.ctx = cl.Context([device])
         # Profiling for the device time: markers around the same region
         # the C host marks (backend_opencl.c's mark/elapsed).

@@ -132,11 +132,11 @@ static int pyhost_setup(struct pyhost *p, const struct app_input *in, const stru
     path_in(p, cells, sizeof cells, "cells.f32");
     path_in(p, av, sizeof av, "av.f32");
     fprintf(p->to,
-            "platform %d\ndevice %d\nsource %s\noptions %s\nnx %d\nny %d\niters %ld\nwg_x %u\nwg_y %u\n"
+            "platform %d\ndevice %d\ndevice_name %s\nsource %s\noptions %s\nnx %d\nny %d\niters %ld\nwg_x %u\nwg_y %u\n"
             "row_local %zu\nchunk %ld\nreduce_local %zu\nomega %.9g\nacc_a %.9g\nacc_b %.9g\ninv_cells %.9g\n"
             "initial %s\nobstacles %s\nout_cells %s\nout_av %s\nend\n",
-            d->info.index[0], d->info.index[1], src, opts.s, in->nx, in->ny, in->iters, wg[0], wg[1], row_local, chunk,
-            reduce_local, (double)(float)in->omega,
+            d->info.index[0], d->info.index[1], d->info.name, src, opts.s, in->nx, in->ny, in->iters, wg[0], wg[1],
+            row_local, chunk, reduce_local, (double)(float)in->omega,
             (double)(float)(hoisted ? in->density * in->accel / 9.0 : in->density),
             (double)(float)(hoisted ? in->density * in->accel / 36.0 : in->accel),
             (double)(float)(1.0 / (double)in->fluid_cells), initial, obstacles, cells, av);

@@ -77,6 +77,24 @@ if [ "$(q "SELECT knobs LIKE '%host=python%' FROM config WHERE variant = 'final-
     ok "the config's knobs say host=python (final's say host=c)"
 else notok "the configs' knobs do not name the host"; fi
 
+# pyopencl's own ICD loader may number platforms otherwise: host.py finds
+# the harness's device by its name, never another device.
+name=$(bin/harness devices 2>/dev/null | awk '$1 == "opencl:0.0" {$1 = $2 = ""; sub(/^ +/, ""); print; exit}')
+got=$(PYTHONDONTWRITEBYTECODE=1 "$py" - "$name" <<'PY' 2>&1
+import sys
+sys.path.insert(0, "kernels/lbm")
+import host
+print(host.find_device(7, 0, sys.argv[1]).name.strip() == sys.argv[1])
+try:
+    host.find_device(0, 0, "no such device")
+    print("found")
+except RuntimeError as exc:
+    print("refused" if "no single OpenCL device 0 named 'no such device'" in str(exc) else exc)
+PY
+)
+if [ "$got" = "True"$'\n'"refused" ]; then ok "host.py finds opencl:0.0 by its name ($name) at another platform index; refuses an absent name"
+else notok "host.py's device search: $got"; fi
+
 # 3. A Python host that skips step 100 is reported wrong, at that step.
 HARNESS_PYHOST_SKIP_STEP=100 "${run[@]}" --variant final-python >"$T/skip.out" 2>&1
 rc=$?
