@@ -8,8 +8,9 @@
 #   scripts/deps.sh run      + an OpenCL loader (the main job)
 #   scripts/deps.sh check    + sqlite3, PoCL and gnuplot (the tests)
 #   scripts/deps.sh install  install everything for `check`, plus clang and its
-#                            libFuzzer for tests/fuzz.sh and a single-host Slurm for
-#                            tests/integration/slurm.sh (each skipped without them)
+#                            libFuzzer for tests/fuzz.sh, a single-host Slurm for
+#                            tests/integration/slurm.sh and pyopencl for the Python
+#                            host's tests (each skipped without them)
 set -u
 mode=${1:-check}
 cc=${CC:-cc}
@@ -49,9 +50,13 @@ if [ "$mode" = install ] && ! bash "$(dirname "$0")/can_sanitize.sh" fuzz >/dev/
     command -v clang >/dev/null 2>&1 || need clang
     need libclang-rt-dev
 fi
-# The Slurm test skips itself without Slurm, so its packages are optional:
-# failing to install them must not fail the install.
+# The Slurm test skips itself without Slurm, and the Python host's
+# (tests/integration/python_host.sh, variant final-python) without a Python
+# that imports pyopencl and numpy, so their packages are optional: failing
+# to install them must not fail the install.
 if [ "$mode" = install ]; then
+    has_pyopencl() { "$1" -c 'import numpy, pyopencl' >/dev/null 2>&1; }
+    has_pyopencl python3 || has_pyopencl /usr/bin/python3 || optional+=(python3-pyopencl python3-numpy)
     command -v munged >/dev/null 2>&1 || optional+=(munge)
     command -v slurmctld >/dev/null 2>&1 || optional+=(slurmctld)
     command -v slurmd >/dev/null 2>&1 || optional+=(slurmd)
@@ -85,6 +90,6 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 if [ ${#optional[@]} -gt 0 ]; then
     apt-get install -y -qq --no-install-recommends "${optional[@]}" >&2 ||
-        echo "note: could not install ${optional[*]} (optional: the Slurm test skips, the main job draws no picture)" >&2
+        echo "note: could not install ${optional[*]} (optional: the Slurm and Python-host tests skip, the main job draws no picture)" >&2
 fi
 exit 0

@@ -23,6 +23,8 @@ struct device_caps {
     unsigned dependent_launch : 1;  /* a launch may start while the previous one finishes (PDL) */
     unsigned warp_shuffle : 1;      /* 32-wide warp shuffles the kernels can spell */
     unsigned readonly_loads : 1;    /* loads through a read-only data cache (__ldg) */
+    unsigned icd_device : 1;        /* an OpenCL ICD loader's platform index[0], device index[1]: a
+                                       host program in another language (pyopencl) can open it */
 };
 
 struct device_info {

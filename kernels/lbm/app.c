@@ -107,6 +107,9 @@ static const struct knob_def lbm_knobs[] = {
      "temporal=T, geometry=compiled: the sub-step loop under a bare `#pragma unroll` with an early "
      "exit at a launch's last step, or with its count spelled out and no early exit (NVIDIA's "
      "OpenCL compiler unrolls only the second)"},
+    {"host", "c|python", "c",
+     "the host program: this C harness, or a Python one driving final's schedule through pyopencl "
+     "(the report's Table 16; OpenCL devices; kernels/lbm/host.py)"},
     {"threads", "all|int", "all", "OpenMP only: threads per parallel loop"},
     {"schedule", "static|dynamic|guided", "static", "OpenMP only: the loop schedule over tiles"},
     {NULL, NULL, NULL, NULL},
@@ -429,7 +432,8 @@ static const char *lbm_invalid(const struct knob_set *k, const struct app_input 
     if (why_temporal) return why_temporal;
     const char *why_halo = knob_is(k, "halo", "cluster") ? lbm_invalid_halo(k, in, dev, wg) : NULL;
     if (why_halo) return why_halo;
-    return lbm_invalid_cluster(k, in, dev, wg);
+    const char *why_cluster = lbm_invalid_cluster(k, in, dev, wg);
+    return why_cluster ? why_cluster : lbm_python_invalid(k, dev);
 }
 
 /* Effective bandwidth counts the least traffic any pull-scheme step can
