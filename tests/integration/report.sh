@@ -18,6 +18,12 @@ rc=$?
 check "selftest report exits 1 since variants failed (got $rc)" [ $rc -eq 1 ]
 md=$(ls "$T"/s/report-*.md 2>/dev/null | head -1)
 check "selftest report wrote a markdown file" [ -n "$md" ]
+# Named for the host and the devices in words: OpenMP and PoCL drive one
+# CPU, so its brand once (no PoCL "pthread-<arch>" prefix).
+host=$(hostname -s | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]\{1,\}/-/g; s/-$//')
+brand=$($H devices 2>/dev/null | awk '$1 == "openmp" {$1 = $2 = ""; print}' | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]\{1,\}/-/g; s/^-*//; s/-*$//')
+check "the report's file is named for the host and the CPU once: report-$host-$brand.md ($(basename "$md"))" \
+    [ "$(basename "$md")" = "report-$host-$brand.md" ]
 # Table 2's device cells say "wrong", table 3's "crashed": no number in them.
 row() { grep -A6 "^## Table $1:" "$md" | grep "^| $2 |"; }
 check "a wrong variant shows as wrong in every device cell" \
