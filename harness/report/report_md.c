@@ -469,7 +469,9 @@ int report_write_markdown(struct report *r) {
     r->drawing = 1;
     body_of(r, &body, &tl);
     preamble(r, &b);
-    sb_printf(&b, "Directions of the steps: %d agree with the report, %d differ (each explained below its table).\n",
+    /* A blank line first: a line right under a table is read as one more
+     * row of it (the published H100 report showed this sentence as a row). */
+    sb_printf(&b, "\nDirections of the steps: %d agree with the report, %d differ (each explained below its table).\n",
               tl.agree, tl.disagree);
     sb_printf(&b, "%s", body.s ? body.s : "");
     int rc = file_write_all(r->out_md, b.s, b.len);

@@ -101,6 +101,10 @@ statuses=$(cut -d, -f7 "$(dirname "$md")/$(basename "$md" .md)/cells.csv" | sort
 check "every lbm cell is ok, unverified (empty kernels) or invalid (shapes): $statuses" \
     bash -c "! echo '$statuses' | tr ' ' '\n' | grep -vqE '^(status|ok|unverified|invalid|)$'"
 check "the directions are counted and explained" grep -qE '^Directions of the steps: [0-9]+ agree' "$md"
+# Markdown reads a line right under a table as one more row: every table
+# ends in a blank line.
+check "no text line runs on from a table (it would render as a row)" \
+    bash -c "! awk 'prev ~ /^\\|/ && \$0 != \"\" && \$0 !~ /^\\|/ {bad = 1} {prev = \$0} END {exit !bad}' '$md'"
 
 echo "report: $fails failed"
 exit $((fails > 0))
