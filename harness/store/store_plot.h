@@ -15,9 +15,11 @@ struct wg_row {
     const char *fp, *spec, *name, *driver, *input, *variant, *knobs; /* "" when not stored */
     int wx, wy;
     double med, q1, q3; /* the quartiles NAN when not stored */
+    long iters;         /* the step count (0 when not stored): one per figure */
 };
 /* The latest verified ('ok') measurement of each (device fingerprint, input,
- * variant, knobs, shape) of app filt[0], each filter (filt[1] a device spec or
+ * variant, knobs, shape) of app filt[0], at the step count of that figure's
+ * latest measurement, each filter (filt[1] a device spec or
  * fingerprint, filt[2] an input as stored, filt[3] a variant) applying when
  * not NULL; ordered by device, input, variant, knobs, then shape by total
  * size and width, so each figure's rows are together. row() sees each in

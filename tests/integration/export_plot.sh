@@ -106,6 +106,15 @@ check "plot wg writes an SVG" grep -q '<svg' "$svg"
 check "plot wg prints the files it wrote" bash -c "grep -qxF '$png' '$T/plot.out' && grep -qxF '$svg' '$T/plot.out'"
 check "plot wg: the SVG's x axis has every shape, smallest first" \
     bash -c "grep -o '>[0-9]*x[0-9]*<' '$svg' | tr -d '<>' | xargs | grep -qx '8x1 8x2 16x1 32x1'"
+check "plot wg: the title names the step count" grep -q '100 steps' "$svg"
+# A later run of one shape at another step count: the figure shows that
+# count alone (bars of two step counts side by side compare nothing).
+cp "$DB" "$T/mixed.db"
+$H run --device openmp --input gen:32x32 --iters 60 --reps 2 --wg 16x1 --db "$T/mixed.db" >/dev/null 2>&1
+$H plot wg --db "$T/mixed.db" --out-dir "$T/mixed" >/dev/null 2>&1
+msvg=$T/mixed/wg-openmp-gen-32x32-final.svg
+check "plot wg: one step count per figure, the latest (60 steps: 16x1 alone)" \
+    bash -c "grep -q '60 steps' '$msvg' && [ \"\$(grep -o '>[0-9]*x[0-9]*<' '$msvg' | tr -d '<>' | xargs)\" = 16x1 ]"
 $H plot wg --db "$DB" --input no-such --out-dir "$T/none" >/dev/null 2>"$T/nodata.err"
 rc=$?
 check "plot wg with no matching data exits 1 with a message (got $rc)" \
