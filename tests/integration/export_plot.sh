@@ -124,6 +124,15 @@ rc=$?
 check "plot wg without gnuplot on PATH exits 1 and says so (got $rc)" \
     bash -c "[ $rc -eq 1 ] && grep -q 'gnuplot not found' '$T/nognu.err'"
 
+# ---- the roofline (report Figure 6) keeps a slow point ----
+# A device under 1 GFLOP/s (OpenMP's 128x128 in a --quick report) was once
+# cut off by a fixed floor of the y axis.
+printf '"128x128" 1.2 0.4\n"256x256" 1.2 3.5\n' >"$T/roof.dat"
+gnuplot -e "datafile='$T/roof.dat'; peak_gbs='20'; peak_gflops='47'; plottitle='t'; pngfile='$T/roof.png'; svgfile='$T/roof.svg'" \
+    plots/roofline.gp >/dev/null 2>&1
+check "the roofline draws a point at 0.4 GFLOP/s (its label is in the SVG)" \
+    bash -c "grep -q '>128x128<' '$T/roof.svg' && grep -q '>256x256<' '$T/roof.svg'"
+
 # ---- usage and missing database ----
 $H export --format xml --db "$DB" >/dev/null 2>&1
 rc=$?
