@@ -67,7 +67,7 @@ static int parse(int argc, char **argv, struct report_opts *o) {
                                          {"help", no_argument, 0, 'h'},          {"def", required_argument, 0, 'f'},
                                          {"from-db", no_argument, 0, 'F'},       {"rounds", required_argument, 0, 'R'},
                                          {"variant", required_argument, 0, 'v'}, {0, 0, 0, 0}};
-    *o = (struct report_opts){.reps = 3, .warmup = 1, .timeout_s = 300};
+    *o = (struct report_opts){.reps = REPORT_REPS, .warmup = REPORT_WARMUP, .timeout_s = 300};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -105,8 +105,8 @@ static int parse(int argc, char **argv, struct report_opts *o) {
         return EXIT_USAGE;
     }
     o->app = argv[optind];
-    if (!o->budget_s) o->budget_s = o->quick ? 0.02 : 0.4;
-    if (!o->rounds) o->rounds = o->quick ? 2 : 3;
+    if (!o->budget_s) o->budget_s = o->quick ? REPORT_BUDGET_QUICK_S : REPORT_BUDGET_S;
+    if (!o->rounds) o->rounds = o->quick ? REPORT_ROUNDS_QUICK : REPORT_ROUNDS;
     return 0;
 }
 

@@ -61,6 +61,12 @@ check "--from-db exits 0 (got $rc)" [ $rc -eq 0 ]
 check "--from-db writes the same tables as the measuring run" \
     cmp -s <(sed -n '/^## Table 1:/,/^## Figures/p' "$md") <(sed -n '/^## Table 1:/,/^## Figures/p' "$md2")
 check "--from-db measures nothing" [ "$(sqlite3 "$T/again.db" "select count(*) from measurement")" = "$before" ]
+# The header says how the rows were measured, whatever this command's options.
+$H report selftest --from-db --reps 7 --rounds 4 --warmup 3 --budget 9 --db "$T/again.db" --out "$T/again2" \
+    >/dev/null 2>&1
+md3=$(ls "$T"/again2/report-*.md 2>/dev/null | head -1)
+check "--from-db with other options states the stored settings (repetitions, rounds, warm-up, budget)" \
+    bash -c "[ -n '$md3' ] && cmp -s <(grep '^- Every time is' '$md') <(grep '^- Every time is' '$md3')"
 $H report selftest --from-db --db "$T/none.db" --out "$T/none" >"$T/none.out" 2>&1
 check "--from-db without a database fails with a message" \
     bash -c "[ $? -eq 1 ] && grep -q 'no database' '$T/none.out'"
