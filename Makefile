@@ -67,6 +67,17 @@ build/gen/apps.c: FORCE
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 FORCE:
 
+# The build's identity (buildinfo.c: the commit and whether the tree was
+# dirty) is stored with every run, so its object is rebuilt whenever they
+# change: a stamp rewritten only when its text differs. Without it a commit
+# that touched no .c left the old commit in every stored run.
+build/gen/commit.stamp: FORCE
+	@mkdir -p build/gen
+	@echo '$(GIT_COMMIT) $(GIT_DIRTY)' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+build/obj/harness/core/buildinfo.o build/san/obj/harness/core/buildinfo.o build/fuzz/obj/harness/core/buildinfo.o: \
+	build/gen/commit.stamp
+
 # The LBM reference caches its results on disk; its key carries a hash of its
 # own source (reference.c and lbm.h), so an edited reference never reuses a
 # stale result. tests/unit/test_lbm_reference.c checks the hash is current.
