@@ -29,6 +29,16 @@ HARNESS_QUIET=1 $H devices >"$T/q2.out" 2>"$T/q2.err"
 $H devices >"$T/loud.out" 2>/dev/null
 check "HARNESS_QUIET=1: no notes, the same device list" \
     bash -c "! grep -q '^note' '$T/q2.err' && cmp -s '$T/q2.out' '$T/loud.out'"
+# ---- results --runs: the ids compare and exclude take ----
+$H run --input gen:32x32 --iters 20 --reps 1 --device openmp --variant final --db "$T/r.db" >/dev/null 2>&1
+$H results --runs --db "$T/r.db" >"$T/runs.out" 2>&1
+rc=$?
+commit=$(sqlite3 "$T/r.db" "select substr(git_commit, 1, 12) from build")
+check "results --runs lists the run: id 1, openmp, its commit, 1/1 ok, the command (exit $rc)" \
+    bash -c "[ $rc -eq 0 ] && grep -Eq '^ +1 .* openmp .* $commit.* +- +1/1 +harness run --input gen:32x32' '$T/runs.out'"
+$H results --runs --rounds --db "$T/r.db" >/dev/null 2>&1
+rc=$?
+check "results --runs --rounds exits 2 (got $rc)" [ $rc -eq 2 ]
 $H nosuch >/dev/null 2>&1
 rc=$?
 check "an unknown command exits 2 (got $rc)" [ $rc -eq 2 ]
