@@ -37,8 +37,19 @@ check "export --out FILE writes the same CSV there and nothing on stdout" \
     bash -c "cmp -s '$T/out.csv' '$T/e.csv' && [ ! -s '$T/out.stdout' ]"
 n=$($H export --format csv --db "$DB" --app lbm --device openmp --input gen-32x32 --variant final | wc -l)
 check "export filters that match keep all 4 rows ($((n - 1)))" [ "$n" -eq 5 ]
-n=$($H export --format csv --db "$DB" --variant no-such | wc -l)
-check "export with a filter that matches nothing prints only the header ($n line)" [ "$n" -eq 1 ]
+$H export --format csv --db "$DB" --variant no-such >"$T/nomatch.csv" 2>"$T/nomatch.err"
+rc=$?
+n=$(wc -l <"$T/nomatch.csv")
+check "export with a filter that matches nothing prints only the header ($n line), says so and exits 1 ($rc)" \
+    bash -c "[ $n -eq 1 ] && [ $rc -eq 1 ] && grep -q 'no measurements.*variant no-such' '$T/nomatch.err'"
+$H export --format csv --db "$DB" --input gen:32x32 >/dev/null 2>"$T/colon.err"
+rc=$?
+check "a filter on gen:32x32 (stored as gen-32x32) says how inputs are stored (exit $rc)" \
+    bash -c "[ $rc -eq 1 ] && grep -q 'stored with' '$T/colon.err'"
+$H export --format t4 --db "$DB" --device cuda:7 >/dev/null 2>"$T/t4none.err"
+rc=$?
+check "export t4 with a device that matches nothing exits 1 and says so ($rc)" \
+    bash -c "[ $rc -eq 1 ] && grep -q 'no measurements.* on cuda:7' '$T/t4none.err'"
 
 # ---- T4 ----
 $H export --format t4 --db "$DB" >"$T/e.json" 2>"$T/t4.err"
