@@ -1,0 +1,92 @@
+/* The sandpile kernels for the GPU programming models. sandpile.cl (OpenCL)
+ * and sandpile.cu (CUDA) define the few words that differ (KERNEL, GLOBAL,
+ * LOCAL, LOCAL_PARAM, LOCAL_DECL, the index macros, BARRIER, GROUP_ANY) and
+ * include this file, so both run the same algorithm; the rule itself is
+ * sandpile_rule.h, shared with the serial reference and the OpenMP kernels.
+ *
+ * Both kernels update the interior columns of the rows [row0, row1): one
+ * device of a row split runs its own rows (the halo rows it reads are the
+ * other device's, exchanged by the host); a single device runs [1, h-1).
+ *
+ * Termination: after step k, a work-group whose cells hold 4 or more
+ * grains stores k in flags[k] (nothing is ever cleared: iteration numbers
+ * only grow, so flags[k] == k means "grid k was unstable" whatever earlier
+ * checks read; the host zeroes the array once per repetition). The host
+ * reads the flags of a whole batch of steps at once and finds the first
+ * stable k exactly however far it ran past it (schedule.c). K_DETECT_NONE
+ * (detect=none, the seed's plain kernel) leaves the flags out. */
+#ifndef K_STEPS
+#define K_STEPS 1
+#endif
+#include "sandpile_rule.h"
+
+/* One synchronous step: one work-item per cell, x from 1, y from row0; the
+ * launch is rounded up to whole groups and the items past the rows or the
+ * interior columns only take part in the group's flag. */
+KERNEL topple(GLOBAL const unsigned *in, GLOBAL unsigned *out, GLOBAL int *flags, int it, int w, int h, int row0,
+              int row1 LOCAL_PARAM(scratch)) {
+    LOCAL_DECL(scratch)
+    const int x = 1 + (int)GID_X, y = row0 + (int)GID_Y;
+    int unstable = 0;
+    (void)h;
+    if (x < w - 1 && y < row1) {
+        const int i = y * w + x;
+#ifdef K_BROKEN_BORDER
+        /* tests only: the left column never receives its west neighbour's
+         * grains (a sink one cell too wide) */
+        const unsigned west = x == 1 ? 0u : in[i - 1];
+#else
+        const unsigned west = in[i - 1];
+#endif
+        const unsigned v = SP_RULE(in[i], in[i - w], in[i + w], in[i + 1], west);
+        out[i] = v;
+        unstable = SP_UNSTABLE(v);
+    }
+#ifndef K_DETECT_NONE
+    if (GROUP_ANY(unstable, scratch) && LID_X == 0 && LID_Y == 0) flags[it] = it;
+#else
+    (void)unstable;
+    (void)flags;
+    (void)it;
+#endif
+}
+
+/* Temporal blocking (steps=T > 1): a group loads a tile of LSIZE_X x
+ * LSIZE_Y cells into local memory and runs `nsteps` <= T steps there, then
+ * writes its inner (LSIZE_X - 2T) x (LSIZE_Y - 2T) cells. The tile's edge
+ * cells cannot be updated (their neighbours are outside), so the stale zone
+ * grows one cell a step from the edge; after nsteps <= T steps the inner
+ * cells, T from every edge, are exact. Cells outside the grid's interior
+ * are 0 and stay 0 (the sink). Tiles overlap by 2T: each cell is inner to
+ * exactly one group, which writes it and counts it in the step's flag. */
+KERNEL topple_tiled(GLOBAL const unsigned *in, GLOBAL unsigned *out, GLOBAL int *flags, int it, int nsteps, int w,
+                    int h, int row0, int row1 LOCAL_PARAM(scratch)) {
+    LOCAL_DECL(scratch)
+    const int lx = (int)LID_X, ly = (int)LID_Y, bw = (int)LSIZE_X, bh = (int)LSIZE_Y;
+    const int iw = bw - 2 * K_STEPS, ih = bh - 2 * K_STEPS;
+    const int x = 1 + (int)GROUP_X * iw - K_STEPS + lx;
+    const int y = row0 + (int)GROUP_Y * ih - K_STEPS + ly;
+    const int cell = x >= 1 && x < w - 1 && y >= 1 && y < h - 1;
+    const int own = cell && lx >= K_STEPS && lx < K_STEPS + iw && ly >= K_STEPS && ly < K_STEPS + ih && y < row1;
+    const int edge = lx == 0 || ly == 0 || lx == bw - 1 || ly == bh - 1;
+    LOCAL unsigned *t = scratch;
+    const int l = ly * bw + lx;
+    unsigned v = cell ? in[y * w + x] : 0u;
+    t[l] = v;
+    for (int s = 0; s < nsteps; s++) {
+        BARRIER;
+        unsigned nv = v;
+        if (cell && !edge) nv = SP_RULE(t[l], t[l - bw], t[l + bw], t[l + 1], t[l - 1]);
+        BARRIER;
+        t[l] = nv;
+        v = nv;
+#ifndef K_DETECT_NONE
+        if (GROUP_ANY(own && SP_UNSTABLE(v), scratch + bw * bh) && lx == 0 && ly == 0) flags[it + s] = it + s;
+#endif
+    }
+#ifdef K_DETECT_NONE
+    (void)flags;
+    (void)it;
+#endif
+    if (own) out[y * w + x] = v;
+}
