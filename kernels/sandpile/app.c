@@ -29,7 +29,7 @@ static const struct knob_def sandpile_knobs[] = {
      "square grids only)"},
     {"steps", "int", "1",
      "iterations per launch: 1 is one kernel per step; T > 1 runs T steps in local memory per launch "
-     "(temporal blocking), each group's tile overlapping its neighbours' by 2T cells"},
+     "(temporal blocking): each group loads its block of cells (the work-group shape) and a T-cell halo"},
     {"rule", "sync|async", "sync",
      "sync: the seed's synchronous rule; async: in place, tile by tile, on the CPU only (the same stable "
      "grid by the abelian property; its sweeps are not iterations, so only the grid is verified)"},
@@ -61,21 +61,22 @@ static const char *sandpile_invalid(const struct knob_set *k, const struct app_i
                    "neighbour";
     }
     if (wg[0] == 0 || wg[1] == 0) return "the work-group shape must be at least 1x1";
-    if (steps > 1 && (wg[0] <= 2 * (unsigned long)steps || wg[1] <= 2 * (unsigned long)steps)) {
-        snprintf(why, sizeof why,
-                 "steps=%ld: a %ux%u tile keeps no inner cells after a %ld-cell halo on every side (it needs "
-                 "more than %ld a side)",
-                 steps, wg[0], wg[1], steps, 2 * steps);
-        return why;
-    }
-    const size_t items = (size_t)wg[0] * wg[1];
+    /* steps=T: the group is the shape plus a T-cell halo on every side. */
+    const size_t gx = wg[0] + (steps > 1 ? 2 * (size_t)steps : 0), gy = wg[1] + (steps > 1 ? 2 * (size_t)steps : 0);
+    const size_t items = gx * gy;
     if (items > dev->max_wg) {
-        snprintf(why, sizeof why, "work-group %ux%u = %zu items exceeds the device's maximum of %zu", wg[0], wg[1],
-                 items, dev->max_wg);
+        if (steps > 1)
+            snprintf(why, sizeof why,
+                     "steps=%ld: the %ux%u block with its %ld-cell halo is a %zux%zu group, %zu items, over the "
+                     "device's maximum of %zu",
+                     steps, wg[0], wg[1], steps, gx, gy, items, dev->max_wg);
+        else
+            snprintf(why, sizeof why, "work-group %ux%u = %zu items exceeds the device's maximum of %zu", wg[0], wg[1],
+                     items, dev->max_wg);
         return why;
     }
-    if (wg[0] > dev->max_item[0] || wg[1] > dev->max_item[1]) {
-        snprintf(why, sizeof why, "work-group %ux%u exceeds the device's per-dimension limits %zux%zu", wg[0], wg[1],
+    if (gx > dev->max_item[0] || gy > dev->max_item[1]) {
+        snprintf(why, sizeof why, "work-group %zux%zu exceeds the device's per-dimension limits %zux%zu", gx, gy,
                  dev->max_item[0], dev->max_item[1]);
         return why;
     }

@@ -90,19 +90,22 @@ static void build_options(struct sp_exec *e, const struct knob_set *k) {
     repo_path(e->src, sizeof e->src, rel);
 }
 
-/* The launch geometry: one item per interior cell for topple and the
- * asynchronous tiles; for topple_tiled, whole tiles whose inner cells
- * (the shape less 2T) cover the interior. */
+/* The launch geometry: the work-group shape is the block of cells each
+ * group writes. topple and the asynchronous tiles: one item per cell.
+ * topple_tiled: the group is that block plus a T-cell halo on every side,
+ * (wx + 2T) x (wy + 2T) items, so a variant's shape means the same cells
+ * whatever its steps. */
 static void geometry(struct sp_exec *e, const unsigned wg[2]) {
-    const size_t iw = (size_t)e->in->w - 2, ih = (size_t)e->in->h - 2;
-    e->local[0] = wg[0];
-    e->local[1] = wg[1];
+    const size_t iw = (size_t)e->in->w - 2, ih = (size_t)e->in->h - 2, halo = 2 * (size_t)e->steps;
     if (e->steps > 1) {
-        const size_t tw = wg[0] - 2 * (size_t)e->steps, th = wg[1] - 2 * (size_t)e->steps;
-        e->global[0] = (iw + tw - 1) / tw * wg[0];
-        e->global[1] = (ih + th - 1) / th * wg[1];
-        e->local_bytes = ((size_t)wg[0] * wg[1] + 1) * sizeof(unsigned);
+        e->local[0] = wg[0] + halo;
+        e->local[1] = wg[1] + halo;
+        e->global[0] = (iw + wg[0] - 1) / wg[0] * e->local[0];
+        e->global[1] = (ih + wg[1] - 1) / wg[1] * e->local[1];
+        e->local_bytes = (e->local[0] * e->local[1] + 1) * sizeof(unsigned);
     } else {
+        e->local[0] = wg[0];
+        e->local[1] = wg[1];
         e->global[0] = round_up(iw, wg[0]);
         e->global[1] = round_up(ih, wg[1]);
         e->local_bytes = sizeof(unsigned);
