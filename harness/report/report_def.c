@@ -185,8 +185,8 @@ static int published_line(struct parser *p, char *tok[], int n) {
 static int pending_line(struct parser *p, char *tok[], int n) {
     struct report_table *t = current(p, tok[0]);
     if (!t) return -1;
-    if (t->kind != RK_STEP) return fail(p, "`pending` rows belong to step tables; table %d is %s", t->number,
-                                        kind_names[t->kind]);
+    if (t->kind != RK_STEP)
+        return fail(p, "`pending` rows belong to step tables; table %d is %s", t->number, kind_names[t->kind]);
     if (n < 3) return fail(p, "usage: pending \"LABEL\" \"WHY\" NUMBERS...");
     struct report_row *r = new_row(p, t);
     if (!r || copy_name(p, r->label, sizeof r->label, tok[1], "label") ||
