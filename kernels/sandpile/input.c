@@ -92,6 +92,11 @@ struct app_input *sandpile_input_load(const struct app_opts *o, char *err, size_
     unsigned long extra = 0;
     int has_extra = 0;
     if (colon) {
+        if (s == text)
+            return err_set(err, errn,
+                           "sandpile input '%s': unknown start '%.*s' (gen, pile or random; e.g. pile:65x65:4096)",
+                           text, (int)(colon - body), body),
+                   NULL;
         if (tmp.start == SP_FOUR)
             return err_set(err, errn, "sandpile input '%s': only pile: and random: take a third part", text), NULL;
         *colon = 0;
