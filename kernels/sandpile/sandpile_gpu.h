@@ -32,13 +32,13 @@ KERNEL topple(GLOBAL const unsigned *in, GLOBAL unsigned *out, GLOBAL int *flags
     if (x < w - 1 && y < row1) {
         const int i = y * w + x;
 #ifdef K_BROKEN_BORDER
-        /* tests only: the left column never receives its west neighbour's
+        /* tests only: the first column never receives its east neighbour's
          * grains (a sink one cell too wide) */
-        const unsigned west = x == 1 ? 0u : in[i - 1];
+        const unsigned east = x == 1 ? 0u : in[i + 1];
 #else
-        const unsigned west = in[i - 1];
+        const unsigned east = in[i + 1];
 #endif
-        const unsigned v = SP_RULE(in[i], in[i - w], in[i + w], in[i + 1], west);
+        const unsigned v = SP_RULE(in[i], in[i - w], in[i + w], east, in[i - 1]);
         out[i] = v;
         unstable = SP_UNSTABLE(v);
     }

@@ -45,12 +45,13 @@ void topple(const struct omp_launch *L, void *const *args) {
                 const unsigned *c = in + (size_t)y * W, *n = c - W, *s = c + W;
                 unsigned *o = out + (size_t)y * W;
                 for (int x = x0; x < x1; x++) {
+                    /* tests only: the first column never receives its east neighbour's grains */
 #ifdef K_BROKEN_BORDER
-                    const unsigned west = x == 1 ? 0u : c[x - 1];
+                    const unsigned east = x == 1 ? 0u : c[x + 1];
 #else
-                    const unsigned west = c[x - 1];
+                    const unsigned east = c[x + 1];
 #endif
-                    const unsigned v = SP_RULE(c[x], n[x], s[x], c[x + 1], west);
+                    const unsigned v = SP_RULE(c[x], n[x], s[x], east, c[x - 1]);
                     o[x] = v;
                     over |= v >> 2;
                 }
