@@ -75,8 +75,10 @@ run_verify() { # LABEL INPUT WG COUNT EXPECT_INVALID...
         bash -c "[ '$bad' = 0 ] && [ '$good' -gt 0 ]"
 }
 run_verify four 64x64 16x16 1024 async@opencl:0.0
-run_verify pile pile:65x49:5000 8x8 1076 async@opencl:0.0 predict@openmp predict@opencl:0.0
-run_verify random random:61x77:3 32x4 1522 async@opencl:0.0 predict@openmp predict@opencl:0.0
+run_verify pile pile:65x49:5000 8x8 1076 async@opencl:0.0 predict@openmp predict@opencl:0.0 \
+    predict-blocked@openmp predict-blocked@opencl:0.0
+run_verify random random:61x77:3 32x4 1522 async@opencl:0.0 predict@openmp predict@opencl:0.0 \
+    predict-blocked@openmp predict-blocked@opencl:0.0
 
 # 2. A prediction: early (then checked every 100) and late (300 steps past
 # stability: the flags give the count), on the pile start.
