@@ -3,7 +3,8 @@
  * (work_group_any is optional in 3.0 and NVIDIA's driver lacks it), so the
  * group's flag is one int of local memory: cleared by item 0, set by any
  * unstable item, read after a barrier. The barrier before the clear keeps
- * the previous step's readers from seeing it cleared early. */
+ * the previous step's readers from seeing it cleared early. The tiled
+ * kernel's group maximum is atomic_max on local memory (OpenCL 1.1). */
 #define KERNEL __kernel void
 #define GLOBAL __global
 #define LOCAL __local
@@ -29,4 +30,5 @@ int group_any(int p, __local volatile unsigned *slot) {
     return *slot != 0u;
 }
 #define GROUP_ANY(p, slot) group_any((p), (slot))
+#define LOCAL_MAX(p, v) atomic_max((__local volatile int *)(p), (v))
 #include "sandpile_gpu.h"

@@ -17,4 +17,5 @@
 #define GROUP_Y blockIdx.y
 #define BARRIER __syncthreads()
 #define GROUP_ANY(p, slot) __syncthreads_or(p)
+#define LOCAL_MAX(p, v) atomicMax((p), (v))
 #include "sandpile_gpu.h"

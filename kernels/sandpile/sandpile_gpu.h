@@ -11,10 +11,13 @@
  * Termination: after step k, a work-group whose cells hold 4 or more
  * grains stores k in flags[k] (nothing is ever cleared: iteration numbers
  * only grow, so flags[k] == k means "grid k was unstable" whatever earlier
- * checks read; the host zeroes the array once per repetition). The host
- * reads the flags of a whole batch of steps at once and finds the first
- * stable k exactly however far it ran past it (schedule.c). K_DETECT_NONE
- * (detect=none, the seed's plain kernel) leaves the flags out. */
+ * checks read; the host zeroes the array once per repetition). Unstable
+ * steps are a prefix 1 .. K-1 of the run (a stable grid is a fixed point of
+ * the rule), so the host needs only the last flagged step of a batch: K is
+ * one past it, however far the run went beyond K (schedule.c). That lets the
+ * tiled kernel flag once per launch (its last unstable step) rather than
+ * once per step. K_DETECT_NONE (detect=none, the seed's plain kernel)
+ * leaves the flags out. */
 #ifndef K_STEPS
 #define K_STEPS 1
 #endif
@@ -58,7 +61,10 @@ KERNEL topple(GLOBAL const unsigned *in, GLOBAL unsigned *out, GLOBAL int *flags
  * grows one cell a step from the edge; after nsteps <= T steps the inner
  * cells, T from every edge, are exact. Cells outside the grid's interior
  * are 0 and stay 0 (the sink). Tiles overlap by 2T: each cell is inner to
- * exactly one group, which writes it and counts it in the step's flag. */
+ * exactly one group, which writes it and counts it in the flag. Each item
+ * remembers the last step its own cell was unstable; one atomic max in
+ * local memory after the loop gives the group's, so the steps cost the
+ * tile's two barriers and nothing more, and the group stores one flag. */
 KERNEL topple_tiled(GLOBAL const unsigned *in, GLOBAL unsigned *out, GLOBAL int *flags, int it, int nsteps, int w,
                     int h, int row0, int row1 LOCAL_PARAM(scratch)) {
     LOCAL_DECL(scratch)
@@ -70,9 +76,12 @@ KERNEL topple_tiled(GLOBAL const unsigned *in, GLOBAL unsigned *out, GLOBAL int 
     const int own = cell && lx >= K_STEPS && lx < K_STEPS + iw && ly >= K_STEPS && ly < K_STEPS + ih && y < row1;
     const int edge = lx == 0 || ly == 0 || lx == bw - 1 || ly == bh - 1;
     LOCAL unsigned *t = scratch;
+    LOCAL int *best = (LOCAL int *)(scratch + bw * bh); /* the group's last unstable step */
     const int l = ly * bw + lx;
     unsigned v = cell ? in[y * w + x] : 0u;
+    int last = -1;
     t[l] = v;
+    if (l == 0) *best = -1;
     for (int s = 0; s < nsteps; s++) {
         BARRIER;
         unsigned nv = v;
@@ -80,13 +89,18 @@ KERNEL topple_tiled(GLOBAL const unsigned *in, GLOBAL unsigned *out, GLOBAL int 
         BARRIER;
         t[l] = nv;
         v = nv;
-#ifndef K_DETECT_NONE
-        if (GROUP_ANY(own && SP_UNSTABLE(v), scratch + bw * bh) && lx == 0 && ly == 0) flags[it + s] = it + s;
-#endif
+        if (own && SP_UNSTABLE(v)) last = s;
     }
-#ifdef K_DETECT_NONE
+#ifndef K_DETECT_NONE
+    BARRIER;
+    if (last >= 0) LOCAL_MAX(best, last);
+    BARRIER;
+    if (l == 0 && *best >= 0) flags[it + *best] = it + *best;
+#else
     (void)flags;
     (void)it;
+    (void)last;
+    (void)best;
 #endif
     if (own) out[y * w + x] = v;
 }

@@ -99,6 +99,7 @@ void topple_tiled(const struct omp_launch *L, void *const *args) {
                 if (gx + ux1 > w - 1) ux1 = w - 1 - gx;
                 if (gy + uy0 < 1) uy0 = 1 - gy;
                 if (gy + uy1 > h - 1) uy1 = h - 1 - gy;
+                int last = -1; /* the tile's last unstable step (sandpile_gpu.h: one flag a launch) */
                 for (int s = 0; s < nsteps; s++) {
                     unsigned over = 0;
                     for (int ly = uy0; ly < uy1; ly++) {
@@ -108,11 +109,12 @@ void topple_tiled(const struct omp_launch *L, void *const *args) {
                     }
                     for (int ly = iy0; ly < iy1; ly++)
                         for (int lx = ix0; lx < ix1; lx++) over |= b[ly * bw + lx] >> 2;
-                    if (over) flag(flags, it + s);
+                    if (over) last = s;
                     unsigned *t = a;
                     a = b;
                     b = t;
                 }
+                if (last >= 0) flag(flags, it + last);
                 for (int ly = iy0; ly < iy1; ly++)
                     memcpy(out + (size_t)(gy + ly) * W + (size_t)(gx + ix0), a + ly * bw + ix0,
                            (size_t)(ix1 - ix0) * sizeof *a);

@@ -14,10 +14,10 @@
  *   detect=flag     the device's per-step flags of the batch read back
  *                   (4 bytes a step) every `every` steps;
  *   detect=predict  no check until the predicted step, then as flag.
- * Every kernel step k stores k in flags[k] while grid k is unstable
- * (sandpile_gpu.h), so a check that lands past stability still finds the
- * first stable step exactly: it is the first k of the batch with flags[k] !=
- * k. Steps past it change nothing (a stable grid is a fixed point of the
+ * A kernel stores k in flags[k] when grid k is unstable (sandpile_gpu.h;
+ * the tiled kernel only its launch's last unstable step), so a check that
+ * lands past stability still finds the first stable step exactly: one past
+ * the batch's last flagged step. Steps past it change nothing (a stable grid is a fixed point of the
  * rule), so overshooting costs time, never the result: at most every-1
  * steps (detect=predict: up to its prediction's error, 10 steps at
  * 512x512, or every-1 after a prediction that came early). With steps=T, a
@@ -148,19 +148,24 @@ static int advance(struct sp_exec *e, long it, long to) {
     return 0;
 }
 
-/* The first stable grid among steps from+1 .. to, from the flags: its step
- * (the synchronous rule), or the last sweep that changed anything (async);
- * -1 when every grid of the batch was unstable. */
+/* The first stable grid among steps from+1 .. to, from the flags. Unstable
+ * grids are a prefix of the run (a stable grid is a fixed point; an
+ * asynchronous sweep that changes nothing leaves a stable grid), and grid
+ * `from` was unstable (the last check said so, or it is the start), so with
+ * m the last flagged step of the batch (or `from`), the first stable grid is
+ * step m + 1 (the synchronous rule), or the grid after sweep m (async), if
+ * m < to. *found is -1 when every step of the batch was unstable. */
 static int first_stable(struct sp_exec *e, long from, long to, long *found) {
     struct dev *d = e->d;
     const size_t bytes = (size_t)(to - from) * sizeof(int);
     if (d->ops->read(d, e->flags, (size_t)(from + 1) * sizeof(int), bytes, e->host_flags + from + 1)) return -1;
-    *found = -1;
-    for (long k = from + 1; k <= to; k++)
-        if (e->host_flags[k] != (int)k) {
-            *found = e->async ? k - 1 : k;
+    long m = from;
+    for (long k = to; k > from; k--)
+        if (e->host_flags[k] == (int)k) {
+            m = k;
             break;
         }
+    *found = m < to ? (e->async ? m : m + 1) : -1;
     return 0;
 }
 
