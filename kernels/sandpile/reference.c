@@ -114,11 +114,17 @@ static void cache_put(const struct app_input *in, long limit, long iters, int st
     free(blob);
 }
 
+/* Grids up to this many cells have their stability count computed even for
+ * a capped run (512x512: 20 s on one core, once, then cached), so a capped
+ * run knows what it is a part of; larger ones (4096x4096 would take millions
+ * of serial steps) know it only when an uncapped run cached it. The rule is
+ * by size, not by what happens to be cached, except for that cache. */
+#define FULL_COUNT_MAX_CELLS (512L * 512L)
+
 /* The serial run this input's runs are compared with: to stability, or to
- * the cap. iters_full is the stability count when known (computed here
- * without a cap, or cached from an uncapped run); a capped run of a grid
- * whose count was never computed (4096x4096 would take millions of serial
- * steps) takes the cap as its own length, and is not called "scaled". */
+ * the cap. iters_full is the stability count where known; a capped run of a
+ * large grid whose count was never computed takes the cap as its own
+ * length, and is not called "scaled". */
 const struct sp_serial *sandpile_serial(const struct app_input *in) {
     struct sp_serial *s = in->serial;
     if (s->iters_full >= 0) return s;
@@ -131,9 +137,19 @@ const struct sp_serial *sandpile_serial(const struct app_input *in) {
     }
     long full;
     int full_stable;
-    if (s->stable) s->iters_full = s->iters;
-    else if (cache_get(in, 0, &full, &full_stable, NULL)) s->iters_full = full;
-    else s->iters_full = s->iters;
+    if (s->stable) {
+        s->iters_full = s->iters;
+    } else if (cache_get(in, 0, &full, &full_stable, NULL)) {
+        s->iters_full = full;
+    } else if ((long)n <= FULL_COUNT_MAX_CELLS) {
+        unsigned *g = xcalloc(n, sizeof *g);
+        full = serial_run(in, 0, g, &full_stable);
+        cache_put(in, 0, full, full_stable, g);
+        free(g);
+        s->iters_full = full;
+    } else {
+        s->iters_full = s->iters;
+    }
     return s;
 }
 

@@ -1,10 +1,10 @@
 /* Sandpile kernels, OpenCL C. The algorithm is in sandpile_gpu.h; this file
  * maps its vocabulary onto OpenCL. OpenCL 1.2 has no work-group vote
  * (work_group_any is optional in 3.0 and NVIDIA's driver lacks it), so the
- * group's flag is one int of local memory: cleared by item 0, set by any
- * unstable item, read after a barrier. The barrier before the clear keeps
- * the previous step's readers from seeing it cleared early. The tiled
- * kernel's group maximum is atomic_max on local memory (OpenCL 1.1). */
+ * one-step kernel's group flag is one int of local memory: cleared by item
+ * 0, set by any unstable item, read after a barrier (it is called once per
+ * launch, so nothing reads it before the clear). The tiled kernel's group
+ * maximum is atomic_max on local memory (OpenCL 1.1). */
 #define KERNEL __kernel void
 #define GLOBAL __global
 #define LOCAL __local
@@ -22,7 +22,6 @@
 
 int group_any(int p, __local volatile unsigned *slot) {
     const int first = get_local_id(0) == 0 && get_local_id(1) == 0;
-    BARRIER;
     if (first) *slot = 0u;
     BARRIER;
     if (p) *slot = 1u;

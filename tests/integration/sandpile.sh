@@ -4,7 +4,8 @@
 # exact iteration count) on three starts and sizes, a prediction that comes
 # early and one that comes late, capped runs, --out, deliberately broken
 # kernels reported wrong (a border one cell too wide; a missed topple), and
-# refusals: bad inputs and knobs that mean nothing exit 2, nothing stored.
+# refusals: bad inputs, knobs that mean nothing, and bad sweep files
+# (file:line:) exit 2 with nothing stored.
 # Prints "ok - ..." / "not ok - ..." per check.
 set -u
 cd "$(dirname "$0")/../.."
@@ -168,5 +169,20 @@ refuse "predict without detect=predict" 'predict is the first iteration' --input
 refuse "the seed's fit on a rectangle" 'give predict=N' --input 32x16 --variant predict --device openmp
 refuse "steps=0" "knob steps: '0'" --input 16x16 --knobs steps=0 --device openmp
 refuse "steps=16 on 48x32 blocks (an 80x64 group)" 'over the device' --input 64x64 --variant blocked-8 --knobs steps=16 --wg 48x32 --device opencl:0.0
+
+# 7. A sweep file with a bad knob value or a bad input: file:line:, exit 2,
+# no database written.
+sweep_refuse() { # LABEL LINE PATTERN TEXT
+    local label=$1 line=$2 pat=$3 text=$4 rc
+    printf '%s\n' "$text" >"$T/bad.sweep"
+    rm -f "$T/bad.db"
+    $H sweep "$T/bad.sweep" --db "$T/bad.db" >"$T/s.out" 2>&1
+    rc=$?
+    if [ $rc -eq 2 ] && grep -q "bad.sweep:$line: .*$pat" "$T/s.out" && [ ! -s "$T/bad.db" ]; then
+        ok "$label: exit 2, bad.sweep:$line:, nothing stored"
+    else notok "$label: exit $rc: $(tail -1 "$T/s.out")"; fi
+}
+sweep_refuse "a sweep with steps=0" 4 "knob steps: '0'" $'app sandpile\ninput 32x32\nvariant flag\nknobs flag: steps=0|2\ndevice openmp\nwg 8x8'
+sweep_refuse "a sweep with input heap:32x32" 2 "unknown start 'heap'" $'app sandpile\ninput heap:32x32\nvariant flag\ndevice openmp\nwg 8x8'
 
 exit $((fails > 0))
