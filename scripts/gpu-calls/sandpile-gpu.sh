@@ -16,7 +16,10 @@
 #   big      4096x4096 for a stated 1000 iterations (a capped run, compared
 #            with the serial grid after 1000): effective GB/s by the 8-byte
 #            model against the copy bandwidth (goal: >= 80 %)
+#   tune     harness tune sweeps/tune-sandpile-gpu.sweep (steps x read interval x
+#            block shapes, forest, 50 evaluations a device), then the verdict
 #   report   harness report sandpile: the seed's table beside ours
+# Suggested calls: (1) the default; (2) PHASES="tune report".
 set -u
 : "${OUT:?OUT must name the folder the results go to}"
 PHASES=${PHASES:-build verify time sweep big}
@@ -83,6 +86,12 @@ if has big; then
         --device $DEV --wg 32x8,32x16,64x8 --reps 3 --warmup 1 --db $DB >$OUT/big-4096.txt 2>&1
     log "4096x4096, 1000 iterations (8 bytes per cell update):"; grep sandpile $OUT/big-4096.txt
     cat $OUT/peak.txt 2>/dev/null
+fi
+
+if has tune; then
+    $H tune sweeps/tune-sandpile-gpu.sweep --strategy forest --budget ${BUDGET:-50} --db $DB >$OUT/tune.txt 2>&1
+    log "tune: exit $?"; tail -15 $OUT/tune.txt
+    $H best --db $DB 2>&1 | grep -i sandpile | tee $OUT/best.txt
 fi
 
 if has report; then
