@@ -7,6 +7,7 @@
  * maximum is atomic_max on local memory (OpenCL 1.1). */
 #define KERNEL __kernel void
 #define GLOBAL __global
+#define RESTRICT restrict /* in and out are the two grids of a ping-pong: never the same */
 #define LOCAL __local
 #define LOCAL_PARAM(n) , __local unsigned *n
 #define LOCAL_DECL(n)

@@ -4,6 +4,7 @@
  * __syncthreads_or, one barrier, so its slot goes unused. */
 #define KERNEL extern "C" __global__ void
 #define GLOBAL
+#define RESTRICT __restrict__ /* in and out are never the same grid: read-only loads */
 #define LOCAL
 #define LOCAL_PARAM(n)
 #define LOCAL_DECL(n) extern __shared__ unsigned n[];

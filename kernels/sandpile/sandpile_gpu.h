@@ -1,8 +1,9 @@
 /* The sandpile kernels for the GPU programming models. sandpile.cl (OpenCL)
  * and sandpile.cu (CUDA) define the few words that differ (KERNEL, GLOBAL,
- * LOCAL, LOCAL_PARAM, LOCAL_DECL, the index macros, BARRIER, GROUP_ANY) and
- * include this file, so both run the same algorithm; the rule itself is
- * sandpile_rule.h, shared with the serial reference and the OpenMP kernels.
+ * RESTRICT, LOCAL, LOCAL_PARAM, LOCAL_DECL, the index macros, BARRIER,
+ * GROUP_ANY, LOCAL_MAX) and include this file, so both run the same
+ * algorithm; the rule itself is sandpile_rule.h, shared with the serial
+ * reference and the OpenMP kernels.
  *
  * Both kernels update the interior columns of the rows [row0, row1): one
  * device of a row split runs its own rows (the halo rows it reads are the
@@ -26,8 +27,8 @@
 /* One synchronous step: one work-item per cell, x from 1, y from row0; the
  * launch is rounded up to whole groups and the items past the rows or the
  * interior columns only take part in the group's flag. */
-KERNEL topple(GLOBAL const unsigned *in, GLOBAL unsigned *out, GLOBAL int *flags, int it, int w, int h, int row0,
-              int row1 LOCAL_PARAM(scratch)) {
+KERNEL topple(GLOBAL const unsigned *RESTRICT in, GLOBAL unsigned *RESTRICT out, GLOBAL int *flags, int it, int w,
+              int h, int row0, int row1 LOCAL_PARAM(scratch)) {
     LOCAL_DECL(scratch)
     const int x = 1 + (int)GID_X, y = row0 + (int)GID_Y;
     int unstable = 0;
@@ -65,8 +66,8 @@ KERNEL topple(GLOBAL const unsigned *in, GLOBAL unsigned *out, GLOBAL int *flags
  * remembers the last step its own cell was unstable; one atomic max in
  * local memory after the loop gives the group's, so the steps cost the
  * tile's two barriers and nothing more, and the group stores one flag. */
-KERNEL topple_tiled(GLOBAL const unsigned *in, GLOBAL unsigned *out, GLOBAL int *flags, int it, int nsteps, int w,
-                    int h, int row0, int row1 LOCAL_PARAM(scratch)) {
+KERNEL topple_tiled(GLOBAL const unsigned *RESTRICT in, GLOBAL unsigned *RESTRICT out, GLOBAL int *flags, int it,
+                    int nsteps, int w, int h, int row0, int row1 LOCAL_PARAM(scratch)) {
     LOCAL_DECL(scratch)
     const int lx = (int)LID_X, ly = (int)LID_Y, bw = (int)LSIZE_X, bh = (int)LSIZE_Y;
     const int iw = bw - 2 * K_STEPS, ih = bh - 2 * K_STEPS;
