@@ -18,7 +18,10 @@
  * one past it, however far the run went beyond K (schedule.c). That lets the
  * tiled kernel flag once per launch (its last unstable step) rather than
  * once per step. K_DETECT_NONE (detect=none, the seed's plain kernel)
- * leaves the flags out. */
+ * leaves the flags out. K_VOTE_ITEM (vote=item) has every unstable item
+ * store the flag itself: no group vote and its barriers, many stores to one
+ * word instead (which of the two costs less is the device's business:
+ * PoCL pays for barriers, a GPU for same-address stores). */
 #ifndef K_STEPS
 #define K_STEPS 1
 #endif
@@ -46,9 +49,13 @@ KERNEL topple(GLOBAL const unsigned *RESTRICT in, GLOBAL unsigned *RESTRICT out,
         out[i] = v;
         unstable = SP_UNSTABLE(v);
     }
-#ifndef K_DETECT_NONE
-    if (GROUP_ANY(unstable, scratch) && LID_X == 0 && LID_Y == 0) flags[it] = it;
+#if defined(K_DETECT_NONE)
+#elif defined(K_VOTE_ITEM)
+    if (unstable) flags[it] = it; /* every unstable item stores, no barrier */
 #else
+    if (GROUP_ANY(unstable, scratch) && LID_X == 0 && LID_Y == 0) flags[it] = it;
+#endif
+#ifdef K_DETECT_NONE
     (void)unstable;
     (void)flags;
     (void)it;
@@ -92,12 +99,17 @@ KERNEL topple_tiled(GLOBAL const unsigned *RESTRICT in, GLOBAL unsigned *RESTRIC
         v = nv;
         if (own && SP_UNSTABLE(v)) last = s;
     }
-#ifndef K_DETECT_NONE
+#if defined(K_DETECT_NONE)
+#elif defined(K_VOTE_ITEM)
+    if (last >= 0) flags[it + last] = it + last;
+    (void)best;
+#else
     BARRIER;
     if (last >= 0) LOCAL_MAX(best, last);
     BARRIER;
     if (l == 0 && *best >= 0) flags[it + *best] = it + *best;
-#else
+#endif
+#ifdef K_DETECT_NONE
     (void)flags;
     (void)it;
     (void)last;

@@ -53,6 +53,7 @@ struct sp_exec {
     enum detect detect;
     long every, predict_at, limit, target;
     int steps, async;
+    int row0, row1; /* the rows this device updates: [1, h-1) alone; a share of them in a split */
     char src[PATH_MAX];
     struct strbuf opts;
     struct program *prog;
@@ -96,7 +97,7 @@ static void build_options(struct sp_exec *e, const struct knob_set *k) {
  * (wx + 2T) x (wy + 2T) items, so a variant's shape means the same cells
  * whatever its steps. */
 static void geometry(struct sp_exec *e, const unsigned wg[2]) {
-    const size_t iw = (size_t)e->in->w - 2, ih = (size_t)e->in->h - 2, halo = 2 * (size_t)e->steps;
+    const size_t iw = (size_t)e->in->w - 2, ih = (size_t)(e->row1 - e->row0), halo = 2 * (size_t)e->steps;
     if (e->steps > 1) {
         e->local[0] = wg[0] + halo;
         e->local[1] = wg[1] + halo;
@@ -131,13 +132,13 @@ static int advance(struct sp_exec *e, long it, long to) {
             const struct karg a[10] = {ARG_BUF(e->grid[0]), ARG_BUF(e->grid[1]),
                                        ARG_BUF(e->flags),   ARG_INT((int)(it + 1)),
                                        ARG_INT((int)n),     ARG_INT(w),
-                                       ARG_INT(h),          ARG_INT(1),
-                                       ARG_INT(h - 1),      ARG_LOCAL(e->local_bytes)};
+                                       ARG_INT(h),          ARG_INT(e->row0),
+                                       ARG_INT(e->row1),    ARG_LOCAL(e->local_bytes)};
             if (d->ops->launch(d, e->kern, e->global, e->local, 10, a)) return -1;
         } else {
-            const struct karg a[9] = {
-                ARG_BUF(e->grid[0]), ARG_BUF(e->grid[1]), ARG_BUF(e->flags), ARG_INT((int)(it + 1)),   ARG_INT(w),
-                ARG_INT(h),          ARG_INT(1),          ARG_INT(h - 1),    ARG_LOCAL(e->local_bytes)};
+            const struct karg a[9] = {ARG_BUF(e->grid[0]),    ARG_BUF(e->grid[1]), ARG_BUF(e->flags),
+                                      ARG_INT((int)(it + 1)), ARG_INT(w),          ARG_INT(h),
+                                      ARG_INT(e->row0),       ARG_INT(e->row1),    ARG_LOCAL(e->local_bytes)};
             if (d->ops->launch(d, e->kern, e->global, e->local, 9, a)) return -1;
         }
         struct buf *t = e->grid[0];
@@ -246,6 +247,8 @@ struct app_result *sandpile_execute(struct dev *d, const struct app_input *in, c
     e.async = knob_is(k, "rule", "async");
     e.limit = sandpile_run_limit(in);
     e.target = serial->iters;
+    e.row0 = 1;
+    e.row1 = in->h - 1;
     e.predict_at = knob_is(k, "predict", "seed") ? sandpile_seed_prediction(in) : knob_int(k, "predict");
     if (e.predict_at < 1) e.predict_at = 1;
     geometry(&e, wg);

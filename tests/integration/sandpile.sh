@@ -20,7 +20,7 @@ while IFS= read -r line; do
     [[ "$line" =~ ^[[:space:]]*$ ]] && continue
     names+=("$(echo "${line%%:*}" | tr -d '[:space:]')")
 done <variants/sandpile.variants
-for v in plain grid grid-200 flag flag-1000 predict blocked-4 blocked-8 async; do
+for v in plain grid grid-200 flag flag-item flag-1000 predict blocked-4 blocked-8 predict-blocked async; do
     check "variants/sandpile.variants names $v" bash -c "printf '%s\n' ${names[*]} | grep -qx '$v'"
 done
 
@@ -75,11 +75,11 @@ run_verify() { # LABEL INPUT WG COUNT EXPECT_INVALID...
     check "$label: every ok row counted exactly $count iterations ($good rows; $bad otherwise)" \
         bash -c "[ '$bad' = 0 ] && [ '$good' -gt 0 ]"
 }
-run_verify four 64x64 16x16 1024 async@opencl:0.0
+run_verify four 64x64 16x16 1024 async@opencl:0.0 flag-item@openmp
 run_verify pile pile:65x49:5000 8x8 1076 async@opencl:0.0 predict@openmp predict@opencl:0.0 \
-    predict-blocked@openmp predict-blocked@opencl:0.0
+    predict-blocked@openmp predict-blocked@opencl:0.0 flag-item@openmp
 run_verify random random:61x77:3 32x4 1522 async@opencl:0.0 predict@openmp predict@opencl:0.0 \
-    predict-blocked@openmp predict-blocked@opencl:0.0
+    predict-blocked@openmp predict-blocked@opencl:0.0 flag-item@openmp
 
 # 2. A prediction: early (then checked every 100) and late (300 steps past
 # stability: the flags give the count), on the pile start.
@@ -91,6 +91,17 @@ for p in 500 1376; do
     n=$(grep -c ' ok .*iterations 1076  err 0' "$T/p.out")
     check "predict=$p: exactly 1076 iterations on both devices (exit $rc, $n ok lines)" [ $rc -eq 0 -a "$n" -eq 2 ]
 done
+
+# 2b. vote=item in the tiled kernel too (each unstable item stores its last
+# unstable step), on PoCL.
+$H run --app sandpile --input random:61x77:3 --variant blocked-4 --knobs vote=item \
+    --device opencl:0.0 --wg 16x8 --reps 1 --warmup 0 --db "$T/vote.db" >"$T/vote.out" 2>&1
+rc=$?
+$H run --app sandpile --input random:61x77:3 --variant predict-blocked --knobs vote=item,predict=1400 \
+    --device opencl:0.0 --wg 16x8 --reps 1 --warmup 0 --db "$T/vote.db" >>"$T/vote.out" 2>&1
+rc=$((rc + $?))
+n=$(grep -c ' ok .*iterations 1522  err 0' "$T/vote.out")
+check "vote=item with steps=4 and 8: exactly 1522 iterations on opencl:0.0 (exit $rc, $n ok lines)" [ $rc -eq 0 -a "$n" -eq 2 ]
 
 # 3. A capped run: 300 of 1024 iterations, compared with the serial grid
 # after 300; every synchronous variant, a launch of 8 steps cut at the cap.
@@ -168,6 +179,8 @@ refuse "every with detect=none" 'never checks' --input 16x16 --variant plain --k
 refuse "predict without detect=predict" 'predict is the first iteration' --input 16x16 --variant flag --knobs predict=9 --device openmp
 refuse "the seed's fit on a rectangle" 'give predict=N' --input 32x16 --variant predict --device openmp
 refuse "steps=0" "knob steps: '0'" --input 16x16 --knobs steps=0 --device openmp
+refuse "vote=item on OpenMP" 'no barrier to save' --input 16x16 --variant flag-item --device openmp
+refuse "vote=item with detect=none" 'stores no flags' --input 16x16 --variant plain --knobs vote=item --device opencl:0.0
 refuse "steps=16 on 48x32 blocks (an 80x64 group)" 'over the device' --input 64x64 --variant blocked-8 --knobs steps=16 --wg 48x32 --device opencl:0.0
 
 # 7. A sweep file with a bad knob value or a bad input: file:line:, exit 2,
