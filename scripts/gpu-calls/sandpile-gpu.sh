@@ -2,9 +2,11 @@
 # GPU host call (issue 20, items 1, 2 and 5): the sandpile on cuda:0 and
 # opencl:1.0 (NVIDIA's OpenCL). Run as the device tool's command from the
 # repository root with .gpu-host carried: `bash scripts/gpu-calls/sandpile-gpu.sh`.
-# Writes every log and database under $OUT. Phases (PHASES="..." to pick,
-# each fits one 10-minute call; the default runs the first four, and
-# PHASES=report the last, in a second call):
+# Writes every log under $OUT; the database lives on the host in $KEEP
+# (default /tmp/sandpile-gpu, so the calls below add to one database and
+# the copy ceiling measured in the first is beside the runs of the later
+# ones) and is copied to $OUT/sandpile.db at the end of each call.
+# Phases (PHASES="..." picks; the default is "build verify time"):
 #   build    setup.sh, make, devices, peak (the copy ceiling of both devices)
 #   verify   every variant verified bit for bit on both GPUs: 128x128 from 4
 #            grains everywhere, a pile and a random start (shapes that leave
@@ -19,12 +21,19 @@
 #   tune     harness tune sweeps/tune-sandpile-gpu.sweep (steps x read interval x
 #            block shapes, forest, 50 evaluations a device), then the verdict
 #   report   harness report sandpile: the seed's table beside ours
-# Suggested calls: (1) the default; (2) PHASES="tune report".
+# Calls that fit the 10-minute limit on a warm host (the build, and the
+# serial references cached in build/cache, stay between them):
+#   (1) bash scripts/gpu-calls/sandpile-gpu.sh                  (build verify time)
+#   (2) PHASES="sweep big" bash scripts/gpu-calls/sandpile-gpu.sh
+#   (3) PHASES=report bash scripts/gpu-calls/sandpile-gpu.sh
+#   (4) PHASES=tune bash scripts/gpu-calls/sandpile-gpu.sh
 set -u
 : "${OUT:?OUT must name the folder the results go to}"
-PHASES=${PHASES:-build verify time sweep big}
+PHASES=${PHASES:-build verify time}
 DEV=${DEV:-cuda:0,opencl:1.0}
-DB=$OUT/sandpile.db
+KEEP=${KEEP:-/tmp/sandpile-gpu}
+mkdir -p $KEEP
+DB=$KEEP/sandpile.db
 H=bin/harness
 has() { [[ " $PHASES " == *" $1 "* ]]; }
 log() { echo "[$(date +%H:%M:%S) ${SECONDS}s] $*"; }
@@ -85,7 +94,13 @@ if has big; then
     $H run --app sandpile --input 4096x4096 --iters 1000 --variant plain,flag-1000,blocked-4,blocked-8 \
         --device $DEV --wg 32x8,32x16,64x8 --reps 3 --warmup 1 --db $DB >$OUT/big-4096.txt 2>&1
     log "4096x4096, 1000 iterations (8 bytes per cell update):"; grep sandpile $OUT/big-4096.txt
-    cat $OUT/peak.txt 2>/dev/null
+    log "copy ceilings stored:"
+    sqlite3 $DB "SELECT d.spec, round(p.copy_gbs, 1) || ' GB/s copy' FROM peak p JOIN device d ON d.id = p.device_id" 2>&1
+    log "4096x4096 rows, effective GB/s by 8 bytes per cell update:"
+    sqlite3 $DB "SELECT d.spec, c.variant, c.wg_x || 'x' || c.wg_y, m.status, round(m.median_s * 1000, 2) || ' ms',
+                        round(m.gbs, 1) || ' GB/s'
+                 FROM measurement m JOIN config c ON c.id = m.config_id JOIN run r ON r.id = m.run_id
+                 JOIN device d ON d.id = r.device_id WHERE c.input = '4096x4096' ORDER BY d.spec, m.gbs DESC" 2>&1
 fi
 
 if has tune; then
@@ -95,9 +110,11 @@ if has tune; then
 fi
 
 if has report; then
-    $H report sandpile --device $DEV --db $OUT/report.db --out $OUT/report >$OUT/report.log 2>&1
+    $H report sandpile --device $DEV --db $KEEP/report.db --out $OUT/report >$OUT/report.log 2>&1
+    cp $KEEP/report.db $OUT/ 2>/dev/null
     log "report: exit $?"; tail -5 $OUT/report.log
     cat $OUT/report/report-*.md 2>/dev/null | head -60
 fi
-tar czf $OUT/db.tgz -C $OUT $(cd $OUT && ls *.db 2>/dev/null) 2>/dev/null
+sqlite3 $DB "PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null 2>&1
+cp $DB $OUT/sandpile.db
 log done
