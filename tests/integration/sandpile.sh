@@ -198,4 +198,25 @@ sweep_refuse() { # LABEL LINE PATTERN TEXT
 sweep_refuse "a sweep with steps=0" 4 "knob steps: '0'" $'app sandpile\ninput 32x32\nvariant flag\nknobs flag: steps=0|2\ndevice openmp\nwg 8x8'
 sweep_refuse "a sweep with input heap:32x32" 2 "unknown start 'heap'" $'app sandpile\ninput heap:32x32\nvariant flag\ndevice openmp\nwg 8x8'
 
+# 8. The report: kernels/sandpile/report.def at 48x48 (the shipped one is
+# 512x512, minutes on a CPU), --quick on both CPU devices: the seed's
+# numbers beside ours, every row measured and verified but the hybrid,
+# which says why it is not measured.
+sed 's/^inputs 512x512/inputs 48x48/; s/^wg 16x16/wg 8x8/' kernels/sandpile/report.def >"$T/small.def"
+$H report sandpile --quick --def "$T/small.def" --device openmp,opencl:0.0 --db "$T/report.db" --out "$T/report" \
+    >"$T/report.log" 2>&1
+rc=$?
+md=$(ls "$T"/report/report-*.md 2>/dev/null | head -1)
+check "report sandpile --quick exits 0 and writes its markdown (exit $rc)" [ $rc -eq 0 -a -n "$md" ]
+if [ -n "$md" ]; then
+    check "report: Table 1 has the seed's figures (0.380, 13.757, 1.135, 0.951)" \
+        bash -c "grep -q '| plain | .*| 0.380 |' '$md' && grep -q '| grid | .*| 13.757 |' '$md' &&
+                 grep -q '| grid-200 | .*| 1.135 |' '$md' && grep -q '| predict | .*| 0.951 |' '$md'"
+    check "report: the hybrid row is not measured, with the seed's 9.264 and the reason" \
+        bash -c "grep -q '| hybrid .*| not measured | - | not measured | - | 9.264 |' '$md' &&
+                 grep -q 'not measured: a run over two devices needs the multi-device core' '$md'"
+    bad=$(grep -E '^\| 48x48 \|' "$md" | grep -vE 'hybrid|flag-item \| invalid' | grep -cE 'wrong|crashed|timeout|error|invalid')
+    check "report: every other row measured and verified on both devices ($bad rows not)" [ "$bad" -eq 0 ]
+fi
+
 exit $((fails > 0))
