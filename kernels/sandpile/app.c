@@ -30,9 +30,10 @@ static const struct knob_def sandpile_knobs[] = {
     {"steps", "int", "1",
      "iterations per launch: 1 is one kernel per step; T > 1 runs T steps in local memory per launch "
      "(temporal blocking): each group loads its block of cells (the work-group shape) and a T-cell halo"},
-    {"vote", "group|item", "group",
-     "how a kernel's flag is stored: group has each work-group vote (a barrier or two) and one item "
-     "store; item has every unstable item store it, with no barrier"},
+    {"vote", "group|item|cell", "group",
+     "how a kernel records an unstable step: group has each work-group vote (a barrier or two) and one "
+     "item store the step's flag; item has every unstable item store it, with no barrier; cell has each "
+     "cell store the last step it was unstable in a grid-sized array, which a check reads whole"},
     {"rule", "sync|async", "sync",
      "sync: the seed's synchronous rule; async: in place, tile by tile, on the CPU only (the same stable "
      "grid by the abelian property; its sweeps are not iterations, so only the grid is verified)"},
@@ -48,11 +49,10 @@ static const char *sandpile_invalid(const struct knob_set *k, const struct app_i
     if (!predict && !knob_is(k, "predict", "seed")) return "predict is the first iteration detect=predict checks";
     if (predict && knob_is(k, "predict", "seed") && sandpile_seed_prediction(in) < 0)
         return "the seed's prediction is a fit for its default start on square grids: give predict=N";
-    if (knob_is(k, "vote", "item")) {
+    if (!knob_is(k, "vote", "group")) {
         if (none) return "vote means nothing with detect=none, which stores no flags";
         if (!dev->caps.work_groups)
-            return "vote=item: OpenMP's tiles store one flag each, with no barrier to save; vote is for "
-                   "work-groups";
+            return "vote: OpenMP's tiles store one flag each, with no barrier to save; vote is for work-groups";
     }
     if (knob_is(k, "rule", "async")) {
         if (dev->caps.work_groups)

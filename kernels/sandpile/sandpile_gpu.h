@@ -21,7 +21,11 @@
  * leaves the flags out. K_VOTE_ITEM (vote=item) has every unstable item
  * store the flag itself: no group vote and its barriers, many stores to one
  * word instead (which of the two costs less is the device's business:
- * PoCL pays for barriers, a GPU for same-address stores). */
+ * PoCL pays for barriers, a GPU for same-address stores). K_VOTE_CELL
+ * (vote=cell) records instead, per cell, the last step it was unstable, in
+ * a W x H array in the flags' place: no barrier and no shared word, and the
+ * host takes the largest entry when it checks (the last unstable step of
+ * the whole grid, K-1), reading W x H ints instead of a batch of flags. */
 #ifndef K_STEPS
 #define K_STEPS 1
 #endif
@@ -52,6 +56,8 @@ KERNEL topple(GLOBAL const unsigned *RESTRICT in, GLOBAL unsigned *RESTRICT out,
 #if defined(K_DETECT_NONE)
 #elif defined(K_VOTE_ITEM)
     if (unstable) flags[it] = it; /* every unstable item stores, no barrier */
+#elif defined(K_VOTE_CELL)
+    if (unstable) flags[y * w + x] = it;         /* the cell's own word: no barrier, no shared store */
 #else
     if (GROUP_ANY(unstable, scratch) && LID_X == 0 && LID_Y == 0) flags[it] = it;
 #endif
@@ -102,6 +108,9 @@ KERNEL topple_tiled(GLOBAL const unsigned *RESTRICT in, GLOBAL unsigned *RESTRIC
 #if defined(K_DETECT_NONE)
 #elif defined(K_VOTE_ITEM)
     if (last >= 0) flags[it + last] = it + last;
+    (void)best;
+#elif defined(K_VOTE_CELL)
+    if (last >= 0) flags[y * w + x] = it + last; /* only own cells have last >= 0 */
     (void)best;
 #else
     BARRIER;

@@ -53,13 +53,15 @@ struct sp_exec {
     enum detect detect;
     long every, predict_at, limit, target;
     int steps, async;
+    int per_cell;   /* vote=cell: flags is W x H, each cell's last unstable step */
+    size_t nflags;  /* ints in flags: limit + 1, or W x H */
     int row0, row1; /* the rows this device updates: [1, h-1) alone; a share of them in a split */
     char src[PATH_MAX];
     struct strbuf opts;
     struct program *prog;
     struct kernel *kern; /* topple, topple_tiled or topple_async */
     struct buf *grid[2]; /* grid[0] is always the current state */
-    struct buf *flags;   /* limit + 1 ints: flags[k] == k while grid k is unstable */
+    struct buf *flags;   /* flags[k] == k while grid k is unstable (vote=cell: per cell, below) */
     size_t global[2], local[2];
     size_t local_bytes;
     unsigned *host_grid; /* detect=grid: the grid read back */
@@ -158,9 +160,16 @@ static int advance(struct sp_exec *e, long it, long to) {
  * m < to. *found is -1 when every step of the batch was unstable. */
 static int first_stable(struct sp_exec *e, long from, long to, long *found) {
     struct dev *d = e->d;
+    long m = from;
+    if (e->per_cell) { /* the grid's last unstable step: the largest cell's */
+        if (d->ops->read(d, e->flags, 0, e->nflags * sizeof(int), e->host_flags)) return -1;
+        for (size_t i = 0; i < e->nflags; i++)
+            if (e->host_flags[i] > m) m = e->host_flags[i];
+        *found = m < to ? m + 1 : -1;
+        return 0;
+    }
     const size_t bytes = (size_t)(to - from) * sizeof(int);
     if (d->ops->read(d, e->flags, (size_t)(from + 1) * sizeof(int), bytes, e->host_flags + from + 1)) return -1;
-    long m = from;
     for (long k = to; k > from; k--)
         if (e->host_flags[k] == (int)k) {
             m = k;
@@ -189,9 +198,11 @@ static int grid_check(struct sp_exec *e, long from, long to, long *found) {
 static int repetition(struct sp_exec *e, double *wall, double *device) {
     struct dev *d = e->d;
     const size_t bytes = cells(e) * sizeof(unsigned);
+    /* The flags start at 0: host_flags holds the last repetition's reads. */
+    memset(e->host_flags, 0, e->nflags * sizeof(int));
     if (d->ops->write(d, e->grid[0], 0, bytes, e->in->initial) ||
         (e->grid[1] && d->ops->write(d, e->grid[1], 0, bytes, e->in->initial)) ||
-        d->ops->write(d, e->flags, 0, (size_t)(e->limit + 1) * sizeof(int), e->host_flags) || d->ops->finish(d))
+        d->ops->write(d, e->flags, 0, e->nflags * sizeof(int), e->host_flags) || d->ops->finish(d))
         return -1;
     if (d->ops->mark(d, 0)) return -1;
     const double t0 = clock_now();
@@ -263,11 +274,13 @@ struct app_result *sandpile_execute(struct dev *d, const struct app_input *in, c
         return NULL;
     }
     const size_t n = cells(&e);
-    e.host_flags = xcalloc((size_t)e.limit + 1, sizeof(int)); /* zeros: written to the device before each repetition */
+    e.per_cell = knob_is(k, "vote", "cell");
+    e.nflags = e.per_cell ? n : (size_t)e.limit + 1;
+    e.host_flags = xcalloc(e.nflags, sizeof(int)); /* zeroed and written to the device before each repetition */
     if (e.detect == DETECT_GRID) e.host_grid = xcalloc(n, sizeof(unsigned));
     if (!(e.grid[0] = d->ops->alloc(d, n * sizeof(unsigned))) ||
         (!e.async && !(e.grid[1] = d->ops->alloc(d, n * sizeof(unsigned)))) ||
-        !(e.flags = d->ops->alloc(d, ((size_t)e.limit + 1) * sizeof(int)))) {
+        !(e.flags = d->ops->alloc(d, e.nflags * sizeof(int)))) {
         fail(m, ST_RUNTIME_ERROR, d);
         release(&e);
         return NULL;
