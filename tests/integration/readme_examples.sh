@@ -19,10 +19,13 @@ H=$PWD/bin/harness
 devs=$($H devices 2>/dev/null | awk '/^[a-z]/ {print $1}')
 # Nights and a change point for compare, noise, regressions, triage, exclude:
 # made by the nightly example itself, which runs before them (README order).
-# A report definition of Table 1 alone: the report examples' command lines
-# run whole, on one table (report.sh runs all 17 in --quick).
-awk '/^(app|reference|inputs|quick|wg|roofline) /{print; next} /^table /{on = ($2 == 1)} on' kernels/lbm/report.def \
-    >"$T/table1.def"
+# Each app's report definition cut to its first table: the report examples'
+# command lines run whole, on one table (report.sh runs LBM's 17 in --quick).
+for def in kernels/*/report.def; do
+    app=$(basename "$(dirname "$def")")
+    awk '/^(app|reference|inputs|quick|wg|roofline) /{print; next} /^table /{n++; on = (n == 1)} on' "$def" \
+        >"$T/table1-$app.def"
+done
 # A small nightly suite (nightly.sh runs the real machinery at length).
 printf 'app lbm\ninput gen:32x32\nvariant final\ndevice openmp\nwg 32x1\niters 50\nreps 2\n' >"$T/night.sweep"
 n=0
@@ -43,9 +46,12 @@ while IFS= read -r line; do
     run=${run//my.dat/kernels/lbm/data/obstacles_128x128.dat}
     run=${run//A.sweep B.sweep/sweeps/smoke.sweep}
     run=${run// FILE / sweeps/smoke.sweep }
+    # Files an example writes land in the test's folder, not the checkout.
+    run=${run//> results.csv/> $T/results.csv}
     case "$cmd" in
     "bin/harness run "*) run="$run --iters 20 --reps 1" ;;
-    "bin/harness report "*) run="$run --quick --def $T/table1.def --reps 1 --rounds 1"; run=${run//--quick --quick/--quick} ;;
+    "bin/harness report "*) run="$run --quick --def $T/table1-$(echo "$cmd" | awk '{print $3}').def --reps 1 --rounds 1 --out $T/report"
+        run=${run//--quick --quick/--quick} ;;
     "bin/harness nightly"*) # two nights, as the compare after it expects
         run="$run --rounds 2 --burn-in 0 --no-confirm --suite $T/night.sweep && $run --rounds 2 --burn-in 0 --no-confirm --suite $T/night.sweep" ;;
     "bin/harness compare nightly:3 nightly:4"*)
