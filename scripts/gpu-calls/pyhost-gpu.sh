@@ -22,7 +22,7 @@ python3 -c 'import numpy, pyopencl as cl
 print("python host: pyopencl", cl.VERSION_TEXT, "numpy", numpy.__version__)
 for p in cl.get_platforms(): print("  platform", p.name, [d.name for d in p.get_devices()])' || exit 1
 
-make -j16 GIT_COMMIT=$(git rev-parse HEAD) GIT_DIRTY=0 >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+make -j16 GIT_COMMIT=$(cat .gpu-host/commit 2>/dev/null || git rev-parse HEAD) GIT_DIRTY=0 >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
 bin/harness devices >"$OUT/devices.txt" 2>&1
 DEV=${DEV:-opencl:1.0}
 line=$(grep -E "^ *$DEV " "$OUT/devices.txt" | head -1)

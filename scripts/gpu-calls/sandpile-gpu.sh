@@ -40,7 +40,7 @@ log() { echo "[$(date +%H:%M:%S) ${SECONDS}s] $*"; }
 
 if [ -f .gpu-host/setup.sh ]; then source .gpu-host/setup.sh >$OUT/setup.log 2>&1; fi
 if has build || [ ! -x $H ]; then
-    make -j16 GIT_COMMIT=$(git rev-parse HEAD 2>/dev/null || echo unknown) GIT_DIRTY=0 >$OUT/build.log 2>&1 ||
+    make -j16 GIT_COMMIT=$(cat .gpu-host/commit 2>/dev/null || git rev-parse HEAD 2>/dev/null || echo unknown) GIT_DIRTY=0 >$OUT/build.log 2>&1 ||
         { tail -30 $OUT/build.log; exit 1; }
     log built
 fi
