@@ -176,7 +176,13 @@ void lbm_run(const struct omp_launch *L, void *const *args) {
     const long iters = *(const int *)args[9];
     const size_t ncells = (size_t)nx * (size_t)ny;
     (void)L; /* the shape is compiled in (K_WG_X, K_WG_Y) */
-    const int cell_gangs = (int)(ncells / ((size_t)W * (size_t)H)), row_gangs = ny / H;
+    int cell_gangs = (int)(ncells / ((size_t)W * (size_t)H)), row_gangs = ny / H;
+#if defined(LBM_OMP)
+    /* The named host fallback (omp-target:host): GCC runs host teams one
+     * after another, each opening its own parallel region, so one team of
+     * all the threads is the same loop without a region per team. */
+    if (omp_get_default_device() == omp_get_initial_device()) cell_gangs = row_gangs = 1;
+#endif
     const float w1 = density * accel / 9.0f, w2 = density * accel / 36.0f;
     static char dep; /* the dependence every queued OpenMP step names */
     (void)dep, (void)cell_gangs, (void)row_gangs;
