@@ -75,14 +75,17 @@ static const char *offload_cc(void) {
     return cc;
 }
 
-/* nvptx-none with sm_80 (the toolchain's default ISA is too old for current
- * ptxas), and the target's own libm and libatomic (sqrtf; OpenMP's combined
- * reductions use 16-byte compare-and-swap). */
+/* The target: OFFLOAD_FLAGS (the GPU host kit exports it), else nvptx-none
+ * with sm_80 (the toolchain's default ISA is too old for current ptxas).
+ * Always with the target's own libm and libatomic: sqrtf, and the 16-byte
+ * compare-and-swap of OpenMP's combined reductions. */
 static const char *offload_flags(void) {
+    static char flags[1024];
+    if (flags[0]) return flags;
     const char *env = getenv("OFFLOAD_FLAGS");
-    return env && *env ? env
-                       : "-foffload=nvptx-none -foffload-options=nvptx-none=-misa=sm_80 -foffload-options=-lm "
-                         "-foffload-options=-latomic";
+    str_fmt(flags, sizeof flags, "%s -foffload-options=-lm -foffload-options=-latomic",
+            env && *env ? env : "-foffload=nvptx-none -foffload-options=nvptx-none=-misa=sm_80");
+    return flags;
 }
 
 static const char *offload_cc_version(void) {
