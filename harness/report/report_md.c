@@ -265,8 +265,9 @@ static void openacc_table(struct report *r, const struct report_table *t, struct
     }
     const char *probe = report_probe(r, "openacc");
     if (ncols) {
-        sb_printf(b, "\nEach column runs a directive program of this app (OpenACC or OpenMP target, `run` in its"
-                     " report.def) at %ux%u: vector_length or thread_limit %u (harness/backend/README.md).",
+        sb_printf(b,
+                  "\nEach column runs a directive program of this app (OpenACC or OpenMP target, `run` in its"
+                  " report.def) at %ux%u: vector_length or thread_limit %u (harness/backend/README.md).",
                   def->wg[0], def->wg[1], def->wg[0]);
         sb_printf(b, " Probed: %s.\n", probe);
         for (int c = 0; c < ncols; c++)
