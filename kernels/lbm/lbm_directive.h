@@ -85,6 +85,16 @@ static void dev_free(void *p) { omp_target_free(p, omp_get_default_device()); }
 #define W K_WG_X
 #define H K_WG_Y
 
+/* collapse=2: one loop over all cells; collapse=1: rows over gangs / teams,
+ * a row's cells inside (the inner pragma sits between the two loops). */
+#if defined(K_COLLAPSE_2)
+#define OUTER(more) CELLS_LOOP(cell_gangs, W, more)
+#define INNER(more)
+#else
+#define OUTER(more) ROWS_LOOP(row_gangs, W, more)
+#define INNER(more) COLS_LOOP(more)
+#endif
+
 #if defined(K_ASYNC_ON)
 #define ASYNC ASYNC_ON
 #else
@@ -237,16 +247,18 @@ void lbm_run(const struct omp_launch *L, void *const *args) {
 #if defined(K_KERNELS_SPLIT)
         /* The report's OpenACC program: propagate, rebound, collision and
          * av_velocity each a loop over the grid; the result back in a. */
-        CELLS_LOOP(cell_gangs, W, ASYNC)
+        OUTER(ASYNC)
         for (int jj = 0; jj < ny; jj++)
+            INNER()
             for (int ii = 0; ii < nx; ii++) {
                 NEIGHBOURS;
                 float s[9];
                 PULL(a, s);
                 for (int k = 0; k < 9; k++) AT(b, k, ii + jj * nx) = s[k];
             }
-        CELLS_LOOP(cell_gangs, W, ASYNC)
+        OUTER(ASYNC)
         for (int jj = 0; jj < ny; jj++)
+            INNER()
             for (int ii = 0; ii < nx; ii++) {
                 const int i = ii + jj * nx;
                 float s[9];
@@ -269,8 +281,9 @@ void lbm_run(const struct omp_launch *L, void *const *args) {
             prow[jj] = row;
         }
 #else
-        CELLS_LOOP(cell_gangs, W, RED2(tot_u, tot_cells))
+        OUTER(RED2(tot_u, tot_cells))
         for (int jj = 0; jj < ny; jj++)
+            INNER(INNER_RED2(tot_u, tot_cells))
             for (int ii = 0; ii < nx; ii++) {
                 const int i = ii + jj * nx;
                 float s[9];
@@ -288,22 +301,14 @@ void lbm_run(const struct omp_launch *L, void *const *args) {
             for (int ii = 0; ii < nx; ii++) row += fused_cell(a, b, obst, ii, jj, nx, ny, ncells, omega, w1, w2, fold);
             prow[jj] = row;
         }
-#elif defined(K_COLLAPSE_2)
-        CELLS_LOOP(cell_gangs, W, RED2(tot_u, tot_cells))
-        for (int jj = 0; jj < ny; jj++)
-            for (int ii = 0; ii < nx; ii++) {
-                tot_u += fused_cell(a, b, obst, ii, jj, nx, ny, ncells, omega, w1, w2, fold);
-                tot_cells += obst[ii + jj * nx] ? 0 : 1;
-            }
 #else
-        ROWS_LOOP(row_gangs, W, RED2(tot_u, tot_cells))
-        for (int jj = 0; jj < ny; jj++) {
-            COLS_LOOP(INNER_RED2(tot_u, tot_cells))
+        OUTER(RED2(tot_u, tot_cells))
+        for (int jj = 0; jj < ny; jj++)
+            INNER(INNER_RED2(tot_u, tot_cells))
             for (int ii = 0; ii < nx; ii++) {
                 tot_u += fused_cell(a, b, obst, ii, jj, nx, ny, ncells, omega, w1, w2, fold);
                 tot_cells += obst[ii + jj * nx] ? 0 : 1;
             }
-        }
 #endif
         float *swap = a;
         a = b;

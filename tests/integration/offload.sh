@@ -53,6 +53,11 @@ out=$(timeout 600 $H run --device openacc:host --variant a02-per-step,a03-fused,
 [ "$(echo "$out" | grep -c ' ok ')" = 3 ] && ok "a02-per-step, a03-fused, a05-soa ok on openacc:host" ||
     notok "openacc:host run: $(echo "$out" | grep -v '^note' | head -3)"
 
+out=$(timeout 600 $H run --device omp-target:host --variant a01-given --knobs collapse=1,avvels=device,async=on \
+    --iters 16 --reps 1 --db $db 2>&1)
+echo "$out" | grep -q ' ok ' && ok "the split loops over rows, averages on the device, queued: ok on omp-target:host" ||
+    notok "omp-target:host split collapse=1: $(echo "$out" | grep -v '^note' | head -3)"
+
 # --- invalid on a backend: refused with the reason, exit 2
 out=$($H run --device openacc:host --variant t01-given --iters 8 --db $db 2>&1); rc=$?
 [ $rc = 2 ] && echo "$out" | grep -q "means nothing to a directive program" &&
