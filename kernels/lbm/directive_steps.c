@@ -16,6 +16,7 @@
 struct directive_exec {
     struct dev *d;
     const struct app_input *in;
+    struct program *prog;
     struct kernel *run;
     struct buf *cells, *tmp, *obstacles, *av;
     size_t global[2], local[2];
@@ -62,9 +63,9 @@ static int setup(struct directive_exec *e, const struct knob_set *k, const unsig
     lbm_build_options(k, d->ops, e->local, &opts);
     /* GCC takes vector_length only as a constant: one program per shape. */
     if (!knob_is(k, "geometry", "compiled")) sb_printf(&opts, " -DK_WG_X=%u -DK_WG_Y=%u", wg[0], wg[1]);
-    struct program *p = d->ops->build(d, src, opts.s);
+    e->prog = d->ops->build(d, src, opts.s);
     sb_free(&opts);
-    if (!p || !(e->run = d->ops->kernel(d, p, "lbm_run"))) return 1; /* a compile error */
+    if (!e->prog || !(e->run = d->ops->kernel(d, e->prog, "lbm_run"))) return 1; /* a compile error */
     const size_t n = (size_t)e->in->nx * (size_t)e->in->ny;
     e->cells = d->ops->alloc(d, 9 * n * sizeof(float));
     e->tmp = e->cells ? d->ops->alloc(d, 9 * n * sizeof(float)) : NULL;
@@ -79,6 +80,7 @@ static void release(struct directive_exec *e) {
     struct buf *bufs[] = {e->cells, e->tmp, e->obstacles, e->av};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i]) d->ops->buf_free(d, bufs[i]);
+    if (e->prog) d->ops->program_free(d, e->prog);
     free(e->initial);
 }
 

@@ -70,6 +70,14 @@ rc=$?
 [ $rc = 2 ] && echo "$out" | grep -q "avvels=device keeps a sum per row" &&
     ok "collapse=2 with avvels=device refused" || notok "collapse=2 avvels=device: exit $rc: $out"
 
+# With no --device, a directive device that cannot run a variant is skipped with a note (make run's
+# t02-ported is a kernel ladder step), and the rest runs.
+out=$($H run --variant t02-ported,final --input gen:32x32 --iters 5 --reps 1 --db $T/implicit.db 2>&1); rc=$?
+[ $rc = 0 ] && [ "$(echo "$out" | grep -c 'skipped (not named by --device): t02-ported')" = 2 ] &&
+    echo "$out" | grep -q '^openmp .* ok ' &&
+    ok "no --device: the directive devices skipped with a note, openmp ran" ||
+    notok "implicit devices: exit $rc: $(echo "$out" | grep -E 'note|harness:' | head -3)"
+
 # --- peak and launch-cost through the backends' own loops
 out=$(timeout 300 $H peak --device openacc:host,omp-target:host --db $db 2>&1)
 [ "$(echo "$out" | grep -cE 'copy [0-9.]+ GB/s')" = 2 ] && ok "peak measures both host fallbacks" ||
