@@ -175,6 +175,11 @@ static struct offload_runtime *runtime(struct offload_model *m, char *why, size_
         err_set(fail, sizeof m->failure, "%s cannot build %s offload code: %s", offload_cc(), m->title, line);
         return err_set(why, whyn, "%s", fail), NULL;
     }
+    /* With the default policy, libgomp runs a target region on the host when
+     * the device fails it: a silent fallback inside a timed run. MANDATORY
+     * makes that an error (regions sent to the initial device, the named host
+     * fallback, still run). libgomp reads it once, when it is first loaded. */
+    setenv("OMP_TARGET_OFFLOAD", "MANDATORY", 0);
     /* NODELETE: libgomp keeps threads and device state for the process. */
     void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!h) {
