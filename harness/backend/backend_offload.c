@@ -234,6 +234,31 @@ static void compiler_libdir(char *out, size_t n) {
     }
 }
 
+/* The CUDA driver's view of accelerator i (GCC's nvptx plugin numbers the
+ * devices in the driver's order): its multiprocessors, compute capability
+ * and PCI address, for `devices`, peak's FP32 grid and the energy meter,
+ * which the directive runtimes do not tell. Left as they are where the
+ * driver cannot say. */
+static void cuda_details(int i, struct device_info *di) {
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (!h) return;
+    int (*init)(unsigned), (*get)(int *, int), (*attr)(int *, int, int), (*pci)(char *, int, int);
+    void *sym[4] = {dlsym(h, "cuInit"), dlsym(h, "cuDeviceGet"), dlsym(h, "cuDeviceGetAttribute"),
+                    dlsym(h, "cuDeviceGetPCIBusId")};
+    if (!sym[0] || !sym[1] || !sym[2] || !sym[3]) return;
+    memcpy(&init, &sym[0], sizeof sym[0]);
+    memcpy(&get, &sym[1], sizeof sym[1]);
+    memcpy(&attr, &sym[2], sizeof sym[2]);
+    memcpy(&pci, &sym[3], sizeof sym[3]);
+    int dev = 0, sms = 0, major = 0, minor = 0;
+    if (init(0) != 0 || get(&dev, i) != 0) return;
+    enum { MULTIPROCESSORS = 16, CC_MAJOR = 75, CC_MINOR = 76 }; /* CUdevice_attribute values */
+    if (attr(&sms, MULTIPROCESSORS, dev) == 0 && sms > 0) di->compute_units = (unsigned)sms;
+    if (attr(&major, CC_MAJOR, dev) == 0 && attr(&minor, CC_MINOR, dev) == 0 && major > 0)
+        str_fmt(di->arch, sizeof di->arch, "sm_%d%d", major, minor);
+    if (pci(di->pci_bus, (int)sizeof di->pci_bus, dev) != 0) di->pci_bus[0] = 0;
+}
+
 static int host_fallback_wanted(void) {
     const char *v = getenv("HARNESS_OFFLOAD_HOST");
     return v && *v && strcmp(v, "0") != 0;
@@ -267,6 +292,7 @@ int offload_list(struct offload_model *m, struct device_info **out, char *note, 
                 di[i].global_mem = di[i].max_alloc = rt->memory();
             }
             str_fmt(di[i].name, sizeof di[i].name, "%s (nvptx-none offload)", name[0] ? name : "NVIDIA GPU");
+            cuda_details(i, &di[i]);
             /* vector_length / thread_limit up to a CUDA block; y multiplies
              * the cells a lane covers (README.md: the knob vocabulary). */
             di[i].max_wg = 1u << 16;
