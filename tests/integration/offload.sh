@@ -86,6 +86,35 @@ out=$(timeout 300 $H launch-cost --device openacc:host --launches 50 --reps 2 --
 [ "$(echo "$out" | grep -c '^openacc:host,')" -ge 4 ] && ok "launch-cost on openacc:host" ||
     notok "launch-cost: $(echo "$out" | tail -3)"
 
+# --- Table 15 of `report lbm`: filled from a directive device; "not measured" with the reason without
+cat >$T/t15.def <<'DEF'
+app lbm
+reference "Tesla P100 (seed 000)"
+inputs 128x128
+quick 128x128
+wg 32x1
+table 15 openacc "OpenACC"
+run a01-given a06-async
+published "OpenACC Tesla P100" 2.651
+DEF
+timeout 600 $H report lbm --def $T/t15.def --device openacc:host --quick --rounds 1 --reps 1 --db $T/r15.db \
+    --out $T/r15 >$T/r15.log 2>&1
+md=$(ls $T/r15/report-*.md 2>/dev/null | head -1)
+row=$(grep -E '^\| 128x128 \|' "$md" 2>/dev/null)
+grep -q 'openacc:host `a01-given` (s)' "$md" 2>/dev/null &&
+    [ "$(echo "$row" | grep -oE '\| [0-9]+\.[0-9]+' | wc -l)" = 3 ] &&
+    ok "Table 15: a01-given and a06-async measured on openacc:host beside the report's column ($row)" ||
+    notok "Table 15 from openacc:host: $(tail -2 $T/r15.log) | $row"
+unset HARNESS_OFFLOAD_HOST
+timeout 600 $H report lbm --def $T/t15.def --device openmp --quick --rounds 1 --reps 1 --db $T/r15n.db \
+    --out $T/r15n >$T/r15n.log 2>&1
+md=$(ls $T/r15n/report-*.md 2>/dev/null | head -1)
+grep -q '| 128x128 | not measured |' "$md" 2>/dev/null && grep -q 'openacc: no accelerator' "$md" &&
+    grep -q 'omp-target: no accelerator' "$md" &&
+    ok "Table 15 without a directive device: not measured, each backend's reason" ||
+    notok "Table 15 without a directive device: $(grep -A6 'Table 15' "$md" 2>/dev/null | tail -2)"
+export HARNESS_OFFLOAD_HOST=1
+
 # --- a broken directive program is reported wrong (through a copy of the tree)
 root=$T/root
 mkdir -p $root/harness/backend
