@@ -68,6 +68,17 @@ build/gen/apps.c: FORCE
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 FORCE:
 
+# The build's identity (buildinfo.c: the commit and whether the tree was
+# dirty) is stored with every run, so its object is rebuilt whenever they
+# change: a stamp rewritten only when its text differs. Without it a commit
+# that touched no .c left the old commit in every stored run.
+build/gen/commit.stamp: FORCE
+	@mkdir -p build/gen
+	@echo '$(GIT_COMMIT) $(GIT_DIRTY)' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+build/obj/harness/core/buildinfo.o build/san/obj/harness/core/buildinfo.o build/fuzz/obj/harness/core/buildinfo.o: \
+	build/gen/commit.stamp
+
 # The LBM reference caches its results on disk; its key carries a hash of its
 # own source (reference.c and lbm.h), so an edited reference never reuses a
 # stale result. tests/unit/test_lbm_reference.c checks the hash is current.
@@ -142,7 +153,7 @@ build/fuzz/libharness.a: $(FUZZ_OBJ)
 	@rm -f $@
 	ar rcs $@ $(FUZZ_OBJ)
 build/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h tests/unit/root_from_exe.h build/fuzz/libharness.a
-	$(FUZZ_CC) $(CPPFLAGS) -Ikernels/lbm -Ikernels/stencil $(SAN_CFLAGS) -fsanitize=fuzzer -o $@ $< \
+	$(FUZZ_CC) $(CPPFLAGS) -Ikernels/lbm -Ikernels/stencil -Ikernels/matvec $(SAN_CFLAGS) -fsanitize=fuzzer -o $@ $< \
 		build/fuzz/libharness.a $(LDLIBS)
 
 # Build what this machine can; the test scripts skip the rest.

@@ -31,7 +31,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc, (void)argv;
     fuzz_set_root();
     /* Small inputs every app accepts, generated (no files). */
-    static const char *const names[][2] = {{"lbm", "gen:64x32"}, {"stencil", "64x32"}, {"selftest", "gen:4096"}};
+    static const char *const names[][2] = {
+        {"lbm", "gen:64x32"}, {"stencil", "64x32"}, {"selftest", "gen:4096"}, {"matvec", "gen:12x8x5"}};
     for (int a = 0; apps[a] && a < NAPPS; a++) {
         struct app_opts o = {0};
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)

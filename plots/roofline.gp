@@ -16,7 +16,12 @@ roof(x) = (x * bw < fp) ? x * bw : fp
 
 set logscale xy 10
 set xrange [0.01 : 1000]
-set yrange [1 : 10 * fp]
+# The floor a decade under the slowest point: a fixed floor of 1 GFLOP/s
+# dropped a slow device's points silently (OpenMP's 128x128 in a --quick
+# report here ran at 0.5 GFLOP/s).
+stats datafile using 3 nooutput
+ylo = STATS_min < 1 ? 10 ** floor(log10(STATS_min)) : 1
+set yrange [ylo : 10 * fp]
 set grid
 set key bottom right
 set title plottitle

@@ -9,9 +9,9 @@
 #   scripts/deps.sh check    + sqlite3, PoCL and gnuplot (the tests)
 #   scripts/deps.sh install  install everything for `check`, plus clang and its
 #                            libFuzzer for tests/fuzz.sh, a single-host Slurm for
-#                            tests/integration/slurm.sh and GCC's nvptx offloading
-#                            compiler for tests/integration/offload.sh (each skipped
-#                            without them)
+#                            tests/integration/slurm.sh, pyopencl for the Python
+#                            host's tests and GCC's nvptx offloading compiler for
+#                            tests/integration/offload.sh (each skipped without them)
 set -u
 mode=${1:-check}
 cc=${CC:-cc}
@@ -28,6 +28,14 @@ compiles CL/cl.h -DCL_TARGET_OPENCL_VERSION=120 || need opencl-headers
 if [ "$mode" != build ]; then
     ldconfig -p 2>/dev/null | grep -q 'libOpenCL.so.1' || need ocl-icd-libopencl1
 fi
+# The main job runs every backend it can: with no OpenCL implementation
+# registered at all (a fresh machine), PoCL gives it one on the CPU; a
+# machine with a vendor's (the GPU host) needs none. Its picture needs
+# gnuplot, wanted but optional: without it the job says so and goes on.
+if [ "$mode" = run ]; then
+    ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1 || need pocl-opencl-icd
+    command -v gnuplot >/dev/null 2>&1 || optional+=(gnuplot-nox)
+fi
 if [ "$mode" = check ] || [ "$mode" = install ]; then
     command -v sqlite3 >/dev/null 2>&1 || need sqlite3
     command -v gnuplot >/dev/null 2>&1 || need gnuplot-nox
@@ -43,9 +51,13 @@ if [ "$mode" = install ] && ! bash "$(dirname "$0")/can_sanitize.sh" fuzz >/dev/
     command -v clang >/dev/null 2>&1 || need clang
     need libclang-rt-dev
 fi
-# The Slurm test skips itself without Slurm, so its packages are optional:
-# failing to install them must not fail the install.
+# The Slurm test skips itself without Slurm, and the Python host's
+# (tests/integration/python_host.sh, variant final-python) without a Python
+# that imports pyopencl and numpy, so their packages are optional: failing
+# to install them must not fail the install.
 if [ "$mode" = install ]; then
+    has_pyopencl() { "$1" -c 'import numpy, pyopencl' >/dev/null 2>&1; }
+    has_pyopencl python3 || has_pyopencl /usr/bin/python3 || optional+=(python3-pyopencl python3-numpy)
     command -v munged >/dev/null 2>&1 || optional+=(munge)
     command -v slurmctld >/dev/null 2>&1 || optional+=(slurmctld)
     command -v slurmd >/dev/null 2>&1 || optional+=(slurmd)
@@ -88,6 +100,6 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 if [ ${#optional[@]} -gt 0 ]; then
     apt-get install -y -qq --no-install-recommends "${optional[@]}" >&2 ||
-        echo "note: could not install ${optional[*]}; tests/integration/slurm.sh and offload.sh will skip" >&2
+        echo "note: could not install ${optional[*]} (optional: the Slurm, Python-host and offload tests skip, the main job draws no picture)" >&2
 fi
 exit 0

@@ -72,7 +72,7 @@ done
 # devices initialises it, and its allocations under ASan are not ours to
 # judge (nor in tests/lsan.supp).
 runs=("lbm --input gen:32x32 --variant final,t02-ported --rounds 2" "stencil --input 64x32 --rounds 2"
-      "selftest --input gen:256 --out $HARNESS_TEST_TMP/san-out")
+      "selftest --input gen:256 --out $HARNESS_TEST_TMP/san-out" "matvec --input gen:12x8x5 --variant all --rounds 2")
 for r in "${runs[@]}"; do
     name="harness run --app ${r%% *} --device cpu"
     if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then

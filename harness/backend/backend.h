@@ -26,6 +26,8 @@ struct device_caps {
     unsigned directives : 1;        /* directive programs (OpenACC, OpenMP target): a source owns its
                                        loops, reductions and data movement and is launched whole;
                                        buffers are device addresses (deviceptr / is_device_ptr) */
+    unsigned icd_device : 1;        /* an OpenCL ICD loader's platform index[0], device index[1]: a
+                                       host program in another language (pyopencl) can open it */
 };
 
 struct device_info {

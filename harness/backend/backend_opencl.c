@@ -10,12 +10,14 @@
 #include "build_cache.h"
 #include "util.h"
 
-/* Work-groups, and nothing this backend does not ask the driver for: no
+/* Work-groups, the ICD loader's numbering (another host program can open
+ * the same device), and nothing this backend does not ask the driver for: no
  * recorded launches (cl_khr_command_buffer unused), no co-residency promise,
  * no read-only cache load; warp shuffles only as inline PTX on NVIDIA's
  * OpenCL (sub-group reductions elsewhere are not queried). */
 static void ocl_caps(struct device_info *info) {
     info->caps.work_groups = 1;
+    info->caps.icd_device = 1;
     info->caps.warp_shuffle = strstr(info->vendor, "NVIDIA") != NULL;
 }
 

@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include "progress.h"
 #include "store.h"
 #include "util.h"
 
@@ -15,7 +16,11 @@ static int devices_pick(const char *specs, struct device_pick *out, int kinds_op
     char notes[8][256];
     int nnotes = 0;
     out->n = devices_all(&out->all, notes, 8, &nnotes);
-    for (int i = 0; i < nnotes; i++) fprintf(stderr, "note: %s (skipped)\n", notes[i]);
+    /* Once per process: a command that lists devices again and again (a
+     * confirmation per series) says a backend is missing once. */
+    static int noted;
+    for (int i = 0; i < nnotes && !noted && !harness_quiet; i++) fprintf(stderr, "note: %s (skipped)\n", notes[i]);
+    noted = 1;
     char *list = xstrdup(specs ? specs : "all");
     int rc = 0;
     for (char *save = NULL, *spec = strtok_r(list, ",", &save); spec; spec = strtok_r(NULL, ",", &save)) {

@@ -7,6 +7,7 @@
 #include "backend.h"
 #include "commands.h"
 #include "energy.h"
+#include "progress.h"
 #include "util.h"
 
 /* "nvml, PCI ..." where the device has an energy meter; for an NVIDIA GPU
@@ -65,7 +66,7 @@ int cmd_devices(int argc, char **argv) {
         printf("spec,backend,vendor,name,driver,compute_units,max_wg,max_item0,max_item1,max_item2,global_mem,local_"
                "mem,fingerprint,pci_bus,energy\n");
     for (int i = 0; i < n; i++) csv ? print_csv(&all[i]) : print_device(&all[i]);
-    for (int i = 0; i < nnotes; i++) fprintf(stderr, "note: %s (skipped)\n", notes[i]);
+    for (int i = 0; i < nnotes && !harness_quiet; i++) fprintf(stderr, "note: %s (skipped)\n", notes[i]);
     free(all);
     return EXIT_OK;
 }

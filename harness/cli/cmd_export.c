@@ -95,16 +95,18 @@ static int export_csv(struct store_reader *x, const struct export_filter *f, FIL
     int n = store_export_columns(r), rc;
     for (int i = 0; i < n; i++) fprintf(out, "%s%s", i ? "," : "", store_export_column_name(r, i));
     fputc('\n', out);
+    int rows = 0;
     while ((rc = store_export_next(r, row)) > 0) {
         for (int i = 0; i < n; i++) {
             if (i) fputc(',', out);
             csv_column(out, &row[i]);
         }
         fputc('\n', out);
+        rows++;
     }
     if (rc < 0) fprintf(stderr, "harness export: %s\n", store_reader_errmsg(x));
     store_export_rows_close(r);
-    return rc < 0 ? -1 : 0;
+    return rc < 0 ? -1 : rows;
 }
 
 /* ---- JSON by hand ---- */
@@ -377,7 +379,7 @@ static int export_t4(struct store_reader *x, const struct export_filter *f, FILE
     if (bad) fprintf(stderr, "harness export: %s\n", store_reader_errmsg(x));
     store_export_rows_close(m);
     fputs(n ? "\n  ]\n}\n" : "]\n}\n", out);
-    return bad ? -1 : 0;
+    return bad ? -1 : n;
 }
 
 int cmd_export(int argc, char **argv) {
@@ -431,12 +433,22 @@ int cmd_export(int argc, char **argv) {
         store_reader_close(x);
         return EXIT_FOUND;
     }
-    int rc = t4 ? export_t4(x, &f, out) : export_csv(x, &f, out);
+    const int rows = t4 ? export_t4(x, &f, out) : export_csv(x, &f, out);
+    int rc = rows < 0 ? -1 : 0;
     if (out != stdout ? fclose(out) != 0 : fflush(out) != 0) {
         perror(out_path ? out_path : "stdout");
         rc = -1;
     }
     if (rc != 0 && out_path) fprintf(stderr, "harness export: %s is incomplete\n", out_path);
     store_reader_close(x);
+    /* An empty result is valid output (a header, an empty list), but a
+     * filter that matches nothing is said so and is not a success. */
+    if (rc == 0 && rows == 0) {
+        fprintf(stderr, "harness export: no measurements%s%s%s%s%s%s%s%s%s in %s\n", f.app ? " of " : "",
+                f.app ? f.app : "", f.device ? " on " : "", f.device ? f.device : "", f.input ? ", input " : "",
+                f.input ? f.input : "", f.variant ? ", variant " : "", f.variant ? f.variant : "",
+                f.input && strchr(f.input, ':') ? " (inputs are stored with '-' for ':', gen-64x64)" : "", db_path);
+        return EXIT_FOUND;
+    }
     return rc == 0 ? EXIT_OK : EXIT_FOUND;
 }

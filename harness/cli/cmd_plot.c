@@ -43,6 +43,7 @@ static void plot_usage(FILE *out) {
 struct figure {
     char fp[40], spec[64], name[128], driver[128], input[128], variant[64], knobs[1024];
     char base[PATH_MAX]; /* output path without extension */
+    long iters;          /* the figure's one step count */
     struct strbuf dat;
     int n;
 };
@@ -76,6 +77,7 @@ static void add_row(const struct wg_row *r, void *ctx) {
         str_copy(f->input, sizeof f->input, r->input);
         str_copy(f->variant, sizeof f->variant, r->variant);
         str_copy(f->knobs, sizeof f->knobs, r->knobs);
+        f->iters = r->iters;
     }
     /* index, label, median, q1, q3 (a missing quartile draws no bar end) */
     double q1 = isnan(r->q1) ? r->med : r->q1, q3 = isnan(r->q3) ? r->med : r->q3;
@@ -126,8 +128,10 @@ static int draw(const struct figure *f, const char *tmpdir, const char *script) 
     str_fmt(png, sizeof png, "%s.png", f->base);
     str_fmt(svg, sizeof svg, "%s.svg", f->base);
     /* The driver is in the title: a new driver is a new device (fingerprint). */
-    str_fmt(title, sizeof title, "%s (%s%s%s), input %s, variant %s", f->name[0] ? f->name : f->spec, f->spec,
-            f->driver[0] ? ", " : "", f->driver, f->input, f->variant);
+    char steps[48] = "";
+    if (f->iters > 0) str_fmt(steps, sizeof steps, ", %ld steps", f->iters);
+    str_fmt(title, sizeof title, "%s (%s%s%s), input %s%s, variant %s", f->name[0] ? f->name : f->spec, f->spec,
+            f->driver[0] ? ", " : "", f->driver, f->input, steps, f->variant);
     const char *var[][2] = {{"datafile", dat}, {"pngfile", png}, {"svgfile", svg}, {"plottitle", title}};
     const char *outs[2] = {png, svg};
     char err[1024];
@@ -201,9 +205,10 @@ int cmd_plot(int argc, char **argv) {
     /* `plot nightly` lives in cmd_plot_nightly.c (nightly tracking). */
     if (argc >= 2 && !strcmp(argv[1], "nightly")) return plot_nightly(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "launch-cost")) return plot_launch_cost(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "variants")) return plot_variants(argc - 1, argv + 1);
     if (argc < 2 || strcmp(argv[1], "wg")) {
-        fprintf(stderr, "harness plot: which plot? kinds: wg, nightly, launch-cost%s%s%s\n", argc >= 2 ? ", not '" : "",
-                argc >= 2 ? argv[1] : "", argc >= 2 ? "'" : "");
+        fprintf(stderr, "harness plot: which plot? kinds: wg, variants, nightly, launch-cost%s%s%s\n",
+                argc >= 2 ? ", not '" : "", argc >= 2 ? argv[1] : "", argc >= 2 ? "'" : "");
         plot_usage(stderr);
         return EXIT_USAGE;
     }

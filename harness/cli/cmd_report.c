@@ -1,6 +1,6 @@
 /* harness report APP: the app's published report (kernels/APP/report.def)
  * measured on the devices present: ceilings, launch cost, every table and
- * figure, written to results/report-<device>.md with its figures and a CSV
+ * figure, written to results/report-<host>-<devices>.md with its figures and a CSV
  * of the cells, every measurement also stored in the database. */
 #include <float.h>
 #include <getopt.h>
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "buildinfo.h"
 #include "cli.h"
@@ -35,7 +36,7 @@ static void usage(FILE *out) {
             "                          [--def FILE] [--variant NAME]\n"
             "  Measures the tables and figures of the app's published report (kernels/APP/report.def,\n"
             "  or FILE in that format)\n"
-            "  and writes DIR/report-<device>.md (default DIR: results/) with PNG figures and a CSV.\n"
+            "  and writes DIR/report-<host>-<devices>.md (default DIR: results/) with PNG figures and a CSV.\n"
             "  Devices: every GPU present runs every table (or every device when there is no GPU);\n"
             "  every device present runs the device tables. --device picks them all by hand.\n"
             "  --budget: the longest one repetition may run (default 0.4 s; --quick 0.02 s); a longer\n"
@@ -66,7 +67,7 @@ static int parse(int argc, char **argv, struct report_opts *o) {
                                          {"help", no_argument, 0, 'h'},          {"def", required_argument, 0, 'f'},
                                          {"from-db", no_argument, 0, 'F'},       {"rounds", required_argument, 0, 'R'},
                                          {"variant", required_argument, 0, 'v'}, {0, 0, 0, 0}};
-    *o = (struct report_opts){.reps = 3, .warmup = 1, .timeout_s = 300};
+    *o = (struct report_opts){.reps = REPORT_REPS, .warmup = REPORT_WARMUP, .timeout_s = 300};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -104,8 +105,8 @@ static int parse(int argc, char **argv, struct report_opts *o) {
         return EXIT_USAGE;
     }
     o->app = argv[optind];
-    if (!o->budget_s) o->budget_s = o->quick ? 0.02 : 0.4;
-    if (!o->rounds) o->rounds = o->quick ? 2 : 3;
+    if (!o->budget_s) o->budget_s = o->quick ? REPORT_BUDGET_QUICK_S : REPORT_BUDGET_S;
+    if (!o->rounds) o->rounds = o->quick ? REPORT_ROUNDS_QUICK : REPORT_ROUNDS;
     return 0;
 }
 
@@ -239,25 +240,58 @@ static void launch_costs(struct report *r) {
     free(rows);
 }
 
-/* results/report-<first device's name>.md: lower case, runs of other
- * characters as one dash. */
-static void output_paths(struct report *r, const char *dir) {
-    const char *name = r->dev[0].info.name;
-    for (int i = 0; i < r->ndev; i++)
-        if (r->dev[i].ladder) {
-            name = r->dev[i].info.name;
-            break;
-        }
-    char slug[64];
-    size_t n = 0;
-    for (const char *p = name; *p && n < sizeof slug - 1; p++) {
+/* Lower case, runs of other characters as one dash, at most n - 1 long. */
+static void slug_append(char *slug, size_t n, const char *text) {
+    size_t k = strlen(slug);
+    for (const char *p = text; *p && k < n - 1; p++) {
         const char ch = *p >= 'A' && *p <= 'Z' ? (char)(*p - 'A' + 'a') : *p;
-        if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')) slug[n++] = ch;
-        else if (n && slug[n - 1] != '-') slug[n++] = '-';
+        if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')) slug[k++] = ch;
+        else if (k && slug[k - 1] != '-' && slug[k - 1] != '+') slug[k++] = '-';
     }
-    while (n && slug[n - 1] == '-') n--;
-    slug[n] = 0;
-    if (!n) str_copy(slug, sizeof slug, "device");
+    while (k && slug[k - 1] == '-') k--;
+    slug[k] = 0;
+}
+
+/* A device in the words its owner knows it by: a GPU's name ("NVIDIA
+ * H200"); a CPU's brand, whichever backend drives it (PoCL names its CPU
+ * device "pthread-<llvm arch>-<brand>": the brand starts at the first
+ * capital), so OpenMP and PoCL on one CPU read alike. */
+static void device_words(const struct device_info *d, char *out, size_t n) {
+    const char *name = d->name;
+    if (!strcmp(d->kind, "cpu"))
+        for (const char *p = d->name; *p; p++)
+            if (*p >= 'A' && *p <= 'Z') {
+                name = p;
+                break;
+            }
+    out[0] = 0;
+    slug_append(out, n, name);
+    if (!out[0]) slug_append(out, n, d->spec);
+}
+
+/* results/report-<host>-<device>+<device>.md: the host's name and every
+ * device of the report in words (each once), so a report from a laptop, a
+ * GPU host or a two-GPU run is found by what it measured. */
+static void output_paths(struct report *r, const char *dir) {
+    char slug[160] = "", host[128] = "";
+    if (gethostname(host, sizeof host - 1) != 0 || !host[0]) str_copy(host, sizeof host, "host");
+    host[strcspn(host, ".")] = 0; /* the short name */
+    slug_append(slug, 48, host);
+    char seen[REPORT_MAX_DEVICES][64];
+    int nseen = 0;
+    for (int i = 0; i < r->ndev; i++) {
+        char words[64];
+        device_words(&r->dev[i].info, words, sizeof words);
+        int dup = 0;
+        for (int k = 0; k < nseen; k++) dup |= !strcmp(seen[k], words);
+        if (dup || nseen == REPORT_MAX_DEVICES) continue;
+        str_copy(seen[nseen++], sizeof seen[0], words);
+        const size_t len = strlen(slug);
+        if (len + 2 >= sizeof slug) break;
+        slug[len] = nseen == 1 ? '-' : '+', slug[len + 1] = 0;
+        slug_append(slug, sizeof slug, words);
+    }
+    if (!slug[0]) str_copy(slug, sizeof slug, "device");
     str_fmt(r->out_md, sizeof r->out_md, "%s/report-%s.md", dir, slug);
     str_fmt(r->fig_dir, sizeof r->fig_dir, "%s/report-%s", dir, slug);
     str_fmt(r->fig_rel, sizeof r->fig_rel, "report-%s", slug);

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "progress.h"
 #include "rounds.h"
 #include "runner.h"
 #include "store.h"
@@ -203,8 +204,8 @@ static void tuned_shape(struct store *s, const struct app *app, const struct app
     if (store_tuned_get(s, dev->fingerprint, app->name, app->input_name(in), v->name, t, &tie) != 0) return;
     const char *why = app->invalid(&v->knobs, in, dev, t);
     if (why) {
-        fprintf(stderr, "note: the tuned work-group %ux%u for %s on %s is no longer valid (%s); using %ux%u\n", t[0],
-                t[1], v->name, dev->spec, why, wg[0], wg[1]);
+        note("the tuned work-group %ux%u for %s on %s is no longer valid (%s); using %ux%u\n", t[0], t[1], v->name,
+             dev->spec, why, wg[0], wg[1]);
         return;
     }
     fprintf(stderr, "using tuned work-group %ux%u for %s on %s (from harness tune%s)\n", t[0], t[1], v->name, dev->spec,
@@ -248,7 +249,7 @@ static void plan_tuned(struct plan *pl, const struct run_opts *o, const struct a
     unsigned stored[2];
     char why[1024];
     if (store_tuned_variant(store, app, in, info, &tv, stored, &cfg, why, sizeof why) != 0) {
-        fprintf(stderr, "note: %s; skipped\n", why);
+        note("%s; skipped\n", why);
         pl->skipped += o->wg ? nwg : 1;
         return;
     }
@@ -257,8 +258,8 @@ static void plan_tuned(struct plan *pl, const struct run_opts *o, const struct a
         const unsigned *wg = o->wg ? wgs[w] : stored;
         const char *bad = app->invalid(&tv.knobs, in, info, wg);
         if (bad) {
-            fprintf(stderr, "note: the tuned configuration %s at %ux%u is not valid on %s: %s; skipped\n", cfg.config,
-                    wg[0], wg[1], info->spec, bad);
+            note("the tuned configuration %s at %ux%u is not valid on %s: %s; skipped\n", cfg.config, wg[0], wg[1],
+                 info->spec, bad);
             pl->skipped++;
             continue;
         }

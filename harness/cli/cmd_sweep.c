@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "progress.h"
 #include "rounds.h"
 #include "runner.h"
 #include "store.h"
@@ -130,8 +131,7 @@ static int part_load(struct sweep_part *p, const char *path) {
     if (rc) return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
     char *devs = p->spec.ndevices ? join(p->spec.devices, p->spec.ndevices) : xstrdup("all");
     rc = cli_devices_kinds_optional(devs, &p->devices);
-    if (!rc && !p->devices.count)
-        fprintf(stderr, "note: %s: no device of the kinds it names (%s) here; it runs nothing\n", path, devs);
+    if (!rc && !p->devices.count) note("%s: no device of the kinds it names (%s) here; it runs nothing\n", path, devs);
     free(devs);
     return rc;
 }
@@ -172,7 +172,7 @@ static void point_tuned(struct sweep_run *r, int part, int d, int i) {
     unsigned wg[2];
     char why[1024];
     if (store_tuned_variant(r->store, sp->app, sp->inputs[i], dev, &tv, wg, NULL, why, sizeof why) != 0) {
-        fprintf(stderr, "note: %s: %s; skipped\n", sp->spec.path, why);
+        note("%s: %s; skipped\n", sp->spec.path, why);
         r->untuned++;
         return;
     }

@@ -26,6 +26,7 @@
 #include "commands.h"
 #include "energy.h"
 #include "host_check.h"
+#include "progress.h"
 #include "rounds.h"
 #include "runner.h"
 #include "store.h"
@@ -219,7 +220,7 @@ static int parse_opts(int argc, char **argv, struct tune_opts *o) {
         return fprintf(stderr, "harness: tune: one --variant per search, not '%s' (a sweep file searches several)\n",
                        o->variant),
                EXIT_USAGE;
-    if (o->store && !o->replay) fprintf(stderr, "note: --store is implied without --replay\n");
+    if (o->store && !o->replay) note("--store is implied without --replay\n");
     return 0;
 }
 
@@ -488,6 +489,7 @@ struct live {
     double peak;
     struct ref_holder refs, refs_screen;
     int measured, planned;
+    struct progress pr;       /* the line after each evaluation */
     double started, device_s; /* device_s: wall seconds inside measurements */
     double *seen;             /* per point: its figure at the search's length; NAN unseen, INFINITY failed */
     double *full;             /* per point: at full length (screening only) */
@@ -513,24 +515,21 @@ static void point_config(const struct live *l, int i, int screen, struct config 
 
 static const char *point_name(const struct search_def *d, int i) { return d->plan.vars.v[d->plan.pt[i].variant].name; }
 
-/* After each evaluation: how far the search is, the best so far, and the
- * time left at the pace so far (the finalists and the verdict come on top). */
-static void progress(const struct live *l) {
+/* After each evaluation: how far the search is, the time left at the pace
+ * so far (the finalists and the verdict come on top), the best so far. */
+static void progress(struct live *l) {
     int b = -1;
     for (int i = 0; i < l->d->plan.n; i++)
         if (isfinite(l->seen[i]) && (b < 0 || l->seen[i] < l->seen[b])) b = i;
-    char best[300] = "none yet", fig[32];
+    char best[320] = "best so far: none yet", fig[32];
     if (b >= 0) {
         if (strcmp(l->c->o.objective, "energy")) secs(fig, sizeof fig, l->seen[b]);
         else snprintf(fig, sizeof fig, "%.4g J", l->seen[b]);
-        snprintf(best, sizeof best, "%ux%u %s%s%s", l->d->plan.pt[b].wg[0], l->d->plan.pt[b].wg[1], fig,
+        snprintf(best, sizeof best, "best so far %ux%u %s%s%s", l->d->plan.pt[b].wg[0], l->d->plan.pt[b].wg[1], fig,
                  l->d->configs ? " " : "", l->d->configs ? point_name(l->d, b) : "");
     }
-    const double spent = clock_now() - l->started;
-    const double left = l->measured ? spent / l->measured * (l->planned - l->measured) : 0;
-    printf("progress     %d of %d evaluations, best so far %s, about %.0f s left of the search\n", l->measured,
-           l->planned, best, left);
-    fflush(stdout);
+    l->pr.total = l->planned;
+    progress_update(&l->pr, l->measured, best);
 }
 
 /* Measures one configuration in a worker and stores the row; the figure
@@ -544,6 +543,7 @@ static double measure(struct live *l, const struct config *cfg, int screen, doub
     l->device_s += clock_now() - t0;
     double v = -1;
     if (!harness_interrupted) { /* an interrupted row says nothing about the point */
+        progress_end(&l->pr);   /* a terminal's progress line makes way */
         runner_print(stdout, l->d->dev, &m, l->peak);
         if (l->run_id >= 0 && store_measurement(l->store, l->run_id, &m, err, sizeof err) != 0)
             fprintf(stderr, "harness: %s\n", err);
@@ -552,8 +552,7 @@ static double measure(struct live *l, const struct config *cfg, int screen, doub
             v = m.median;
             if (!strcmp(l->c->o.objective, "energy")) {
                 v = m.energy_j > 0 ? m.energy_j : -1;
-                if (v < 0)
-                    fprintf(stderr, "note: %s reports no energy for this run: counted as failed\n", l->d->devname);
+                if (v < 0) note("%s reports no energy for this run: counted as failed\n", l->d->devname);
             }
         }
     }
@@ -942,6 +941,7 @@ static int run_search(struct call *c, struct search_def *d, struct store *store,
     }
     int found, rc = 0, disturbed = 0;
     struct live l = {.c = c, .d = d, .store = store, .run_id = -1, .started = clock_now()};
+    progress_start(&l.pr, "tune", 0);
     if (o->replay) {
         printf("tune --replay %s %s on %s: %d measured %s at %ld steps", d->app->name, in, d->devname, d->plan.n,
                d->configs ? "points" : "shapes", d->riters);
@@ -990,6 +990,7 @@ static int run_search(struct call *c, struct search_def *d, struct store *store,
         host_check_print(stdout, "before", &hc);
         disturbed |= hc.disturbed;
         found = tune_search(o->strategy, &d->plan.space, o->budget, o->seed, live_eval, &l, &oc.r) == 0;
+        progress_end(&l.pr);
         const int evaluations = oc.r.evaluations;
         if (found && d->in_screen && !harness_interrupted) finalists(&l);
         if (found && !harness_interrupted) judge(&l, &oc);

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "progress.h"
 #include "runner.h"
 #include "store.h"
 #include "util.h"
@@ -102,6 +103,8 @@ int cmd_verify(int argc, char **argv) {
     char command[1024];
     cli_command_line(argc, argv, command, sizeof command);
     struct worker_pool *pool = pool_open();
+    struct progress pr;
+    progress_start(&pr, "verify", vars.n * pick.count);
     for (int di = 0; di < pick.count; di++) {
         const struct device_info *info = &pick.all[pick.idx[di]];
         int64_t run_id = store_run_begin(store, info, command, err, sizeof err);
@@ -109,9 +112,14 @@ int cmd_verify(int argc, char **argv) {
             struct measurement *m = &cells[v * pick.count + di];
             struct config cfg = {.app = app, .in = in, .source = &ao, .knobs = vars.v[v].knobs, .wg = {wg[0], wg[1]}};
             str_copy(cfg.variant, sizeof cfg.variant, vars.v[v].name);
+            char detail[128];
+            str_fmt(detail, sizeof detail, "%s on %s", vars.v[v].name, info->spec);
+            progress_update(&pr, di * vars.n + v, detail);
             runner_measure_isolated(pool, info, &cfg, &refs, 0, 1, timeout_s, m);
             if (run_id >= 0) store_measurement(store, run_id, m, err, sizeof err);
+            progress_end(&pr);
             fprintf(stderr, "  %-11s %-18s %s\n", info->spec, vars.v[v].name, status_name(m->status));
+            if (!pr.tty) progress_update(&pr, di * vars.n + v + 1, NULL);
         }
         if (run_id >= 0) store_run_end(store, run_id);
     }

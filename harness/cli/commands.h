@@ -25,4 +25,5 @@ int cmd_merge(int argc, char **argv);
 int plot_nightly(int argc, char **argv); /* `plot nightly`, from cmd_plot */
 int cmd_launch_cost(int argc, char **argv);
 int plot_launch_cost(int argc, char **argv); /* `plot launch-cost`, from cmd_plot */
+int plot_variants(int argc, char **argv);    /* `plot variants`, from cmd_plot */
 #endif

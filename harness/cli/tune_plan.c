@@ -87,6 +87,7 @@ int tune_plan_build(struct tune_plan *p, const struct app *app, const struct app
     str_copy(p->space.params[np + 1].name, sizeof p->space.params[np + 1].name, "wg_y");
     p->space.params[np].levels = nx, p->space.params[np + 1].levels = ny;
     p->space.params[np].ordinal = p->space.params[np + 1].ordinal = 1;
+    tune_space_set_sides(&p->space, np, vx, np + 1, vy);
     size_t grid[2] = {0, 0};
     if (in) app->grid(in, grid);
     int cap = 0;

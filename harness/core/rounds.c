@@ -1,6 +1,8 @@
 /* The rounds engine (rounds.h). */
 #include "rounds.h"
 
+#include "progress.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +12,7 @@
 #include "util.h"
 
 void rounds_note(FILE *out, const char *what, const struct round_state *st) {
-    if (!st->disturbed) return;
+    if (!st->disturbed || (harness_quiet && out == stderr)) return;
     fprintf(out, "note: %s round %d was disturbed: other processes kept %.1f cores busy, the hypervisor took %.1f\n",
             what, st->round + 1, st->foreign_cores, st->steal_cores);
 }
@@ -139,16 +141,6 @@ static void pools_close_others(struct pools *ps, const char *spec) {
     ps->n = kept;
 }
 
-static void progress(const struct rounds_opts *o, int done, int total, int r, int rounds, double started,
-                     const struct round_job *j) {
-    if (!isatty(2)) return; /* quiet in logs */
-    double per = done ? (clock_now() - started) / done : 0;
-    int eta = (int)(per * (total - done));
-    fprintf(stderr, "\r\033[K%s [%d/%d] round %d/%d, ETA %d:%02d  %.50s", o->what ? o->what : "", done, total, r + 1,
-            rounds, eta / 60, eta % 60, j ? j->m.variant : "");
-    fflush(stderr);
-}
-
 int rounds_run(struct round_job *jobs, int n, const struct rounds_opts *o) {
     int rounds = 0, total = 0;
     for (int i = 0; i < n; i++) {
@@ -158,7 +150,8 @@ int rounds_run(struct round_job *jobs, int n, const struct rounds_opts *o) {
         total += jobs[i].m.rounds - jobs[i].first;
     }
     int *order = xcalloc((size_t)n + 1, sizeof *order), done = 0, begun = 0;
-    double started = clock_now();
+    struct progress pr;
+    progress_start(&pr, o->what ? o->what : "", total);
     for (int r = 0; r < rounds && !harness_interrupted; r++) {
         int k = round_order(jobs, n, r, o->seed, order);
         if (!k) continue;
@@ -171,7 +164,9 @@ int rounds_run(struct round_job *jobs, int n, const struct rounds_opts *o) {
         for (int q = 0; q < k && !harness_interrupted; q++) {
             struct round_job *j = &jobs[order[q]];
             pools_close_others(&ps, j->job.device);
-            progress(o, done, total, r, rounds, started, j);
+            char detail[160];
+            str_fmt(detail, sizeof detail, "round %d/%d, %.40s on %.32s", r + 1, rounds, j->m.variant, j->job.device);
+            progress_update(&pr, done, detail);
             struct measurement rm = {0};
             measurement_unknown(&rm);
             pool_run(pool_for(&ps, o, j->job.device, j->exec), &j->job, j->timeout_s, &rm);
@@ -185,7 +180,9 @@ int rounds_run(struct round_job *jobs, int n, const struct rounds_opts *o) {
             measurement_summarise(&j->m, j->bytes_per_cell);
             if ((j->m.status != ST_OK && j->m.status != ST_UNVERIFIED) || r + 1 >= j->m.rounds) j->done = 1;
             done++;
+            progress_end(&pr); /* the result line (on_result) goes on a clean line */
             if (o->on_result) o->on_result(o->ctx, j, r, first_sample);
+            if (!pr.tty) progress_update(&pr, done, NULL);
         }
         pools_close(&ps); /* every worker of this round exits: the next round starts fresh */
         st.wall_s = clock_now() - meter.wall;
@@ -194,7 +191,7 @@ int rounds_run(struct round_job *jobs, int n, const struct rounds_opts *o) {
         st.disturbed = st.foreign_cores >= HOSTLOAD_DISTURBED_CORES || st.steal_cores >= HOSTLOAD_DISTURBED_CORES;
         if (o->on_round && !harness_interrupted) o->on_round(o->ctx, &st);
     }
-    if (isatty(2)) fprintf(stderr, "\r\033[K");
+    progress_end(&pr);
     free(order);
     return harness_interrupted ? -1 : begun;
 }

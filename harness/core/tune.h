@@ -38,6 +38,11 @@ struct tune_space {
     int cap;
     int *slot, slots;               /* a hash of the points' levels (index + 1; 0: empty), kept by tune_space_add */
     const struct tune_prior *prior; /* NULL: none */
+    /* The work-group sides, when the space has them: their parameters (-1:
+     * none) and each level's length (owned, side_len[k][level]), so a model
+     * can learn from the group's size and aspect, not the sides apart. */
+    int side_param[2];
+    unsigned *side_len[2];
 };
 
 /* An empty space over nparams parameters (names and level counts filled by
@@ -48,6 +53,9 @@ int tune_space_add(struct tune_space *sp, const int *coord);
 /* The point with these levels, or -1. */
 int tune_space_find(const struct tune_space *sp, const int *coord);
 void tune_space_free(struct tune_space *sp);
+/* Names parameters px and py as the work-group sides, their levels' lengths
+ * vx[0..levels) and vy[0..levels) (copied). */
+void tune_space_set_sides(struct tune_space *sp, int px, const unsigned *vx, int py, const unsigned *vy);
 /* The distinct values of one side (dim 0: x, 1: y) of n shapes, increasing,
  * into out (room for n); returns how many. */
 int tune_sides(const unsigned (*shapes)[2], int n, int dim, unsigned *out);

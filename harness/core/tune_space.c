@@ -28,6 +28,18 @@ static void slot_put(struct tune_space *sp, int i) {
 void tune_space_init(struct tune_space *sp, int nparams) {
     memset(sp, 0, sizeof *sp);
     sp->nparams = nparams;
+    sp->side_param[0] = sp->side_param[1] = -1;
+}
+
+void tune_space_set_sides(struct tune_space *sp, int px, const unsigned *vx, int py, const unsigned *vy) {
+    const int p[2] = {px, py};
+    const unsigned *v[2] = {vx, vy};
+    for (int k = 0; k < 2; k++) {
+        free(sp->side_len[k]);
+        sp->side_param[k] = p[k];
+        sp->side_len[k] = xcalloc((size_t)sp->params[p[k]].levels, sizeof *sp->side_len[k]);
+        memcpy(sp->side_len[k], v[k], sizeof *v[k] * (size_t)sp->params[p[k]].levels);
+    }
 }
 
 int tune_space_add(struct tune_space *sp, const int *coord) {
@@ -53,7 +65,10 @@ int tune_space_add(struct tune_space *sp, const int *coord) {
 void tune_space_free(struct tune_space *sp) {
     free(sp->coord);
     free(sp->slot);
+    free(sp->side_len[0]);
+    free(sp->side_len[1]);
     memset(sp, 0, sizeof *sp);
+    sp->side_param[0] = sp->side_param[1] = -1;
 }
 
 int tune_space_find(const struct tune_space *sp, const int *coord) {
@@ -100,6 +115,7 @@ void tune_space_of_shapes(struct tune_space *sp, int n, const unsigned (*shapes)
         const int c[2] = {tune_level_of(vx, nx, shapes[i][0]), tune_level_of(vy, ny, shapes[i][1])};
         tune_space_add(sp, c);
     }
+    tune_space_set_sides(sp, 0, vx, 1, vy);
     free(vx);
     free(vy);
 }

@@ -13,6 +13,15 @@
 #include "variants.h"
 
 #define REPORT_MAX_DEVICES 16
+/* The longest one repetition may run before a row is shortened and scaled
+ * (report --budget), by default and with --quick. */
+#define REPORT_BUDGET_S 0.4
+#define REPORT_BUDGET_QUICK_S 0.02
+/* report's defaults: repetitions, warm-up, and rounds (with --quick 2). */
+#define REPORT_REPS 3
+#define REPORT_WARMUP 1
+#define REPORT_ROUNDS 3
+#define REPORT_ROUNDS_QUICK 2
 
 /* One measured config: a device, an input, a variant and a shape, at the
  * number of steps the time budget allowed (m.iters of m.iters_full). */

@@ -186,6 +186,24 @@ static int published_line(struct parser *p, char *tok[], int n) {
     return numbers(p, tok + 2, n - 2, r->published);
 }
 
+/* `host "LABEL" VARIANT`: the published column LABEL of a host-language
+ * table is measured too, by VARIANT (a variant whose host program is in
+ * that language), beside the report's number. */
+static int host_line(struct parser *p, char *tok[], int n) {
+    struct report_table *t = current(p, tok[0]);
+    if (!t) return -1;
+    if (t->kind != RK_HOSTLANG)
+        return fail(p, "`host` belongs to hostlang tables; table %d is %s", t->number, kind_names[t->kind]);
+    if (n != 3) return fail(p, "usage: host \"LABEL\" VARIANT");
+    for (int k = 0; k < t->nrows; k++) {
+        struct report_row *r = &t->rows[k];
+        if (strcmp(r->label, tok[1])) continue;
+        if (r->variant[0]) return fail(p, "host `%s` again: it runs %s", tok[1], r->variant);
+        return copy_name(p, r->variant, sizeof r->variant, tok[2], "variant");
+    }
+    return fail(p, "host `%s`: no `published \"%s\"` column before it", tok[1], tok[1]);
+}
+
 static int inputs_line(struct parser *p, char *tok[], int n, int quick) {
     struct report_def *d = p->d;
     if (n < 2 || n - 1 > REPORT_MAX_INPUTS) return fail(p, "`%s` names 1 to %d inputs", tok[0], REPORT_MAX_INPUTS);
@@ -240,6 +258,7 @@ static int keyword_line(struct parser *p, char *tok[], int n) {
     if (!strcmp(k, "row")) return row_line(p, tok, n);
     if (!strcmp(k, "run")) return run_line(p, tok, n);
     if (!strcmp(k, "published")) return published_line(p, tok, n);
+    if (!strcmp(k, "host")) return host_line(p, tok, n);
     return fail(p, "unknown keyword `%s`", k);
 }
 

@@ -18,14 +18,15 @@ enum report_kind {
     RK_CLASSES,  /* one variant on one device of each named class (opencl/gpu, openmp, ...) */
     RK_DEVICES,  /* one variant on every device present */
     RK_OPENACC,  /* directive programs (`run` variants) on every directive device; a probe where none */
-    RK_HOSTLANG, /* host languages: ours is C; others are probed, not imitated */
+    RK_HOSTLANG, /* host languages: C, and those a `host` line names a variant for; others probed */
     RK_SPEEDUP   /* a variant against a base, as a speedup (the report's final table) */
 };
 
 /* One row of a step or speedup table: a variant, the variant its speedup is
  * taken against ("" for none), and the report's numbers per input (NaN = the
  * report has none). Published-only columns (classes, devices, probes) use
- * `label` instead of a variant. */
+ * `label` instead of a variant; a hostlang column with a `host` line has
+ * both: its label, and the variant that runs that host language. */
 struct report_row {
     char variant[64], from[64], label[96];
     double published[REPORT_MAX_INPUTS];

@@ -74,7 +74,7 @@ static int input_of(const struct report *r, const char *stored) {
 }
 
 /* A stored row into the cell it measured. */
-static void cell_fill(struct report *r, struct measurement *m, const struct measurement_row *row) {
+static void cell_fill(struct measurement *m, const struct measurement_row *row) {
     for (int s = ST_OK; s <= ST_UNVERIFIED; s++)
         if (!strcmp(status_name((enum status)s), row->status)) m->status = (enum status)s;
     str_copy(m->reason, sizeof m->reason, row->reason);
@@ -90,8 +90,20 @@ static void cell_fill(struct report *r, struct measurement *m, const struct meas
     m->max_rel_err = row->max_rel_err;
     m->wg[0] = row->wg[0];
     m->wg[1] = row->wg[1];
-    if (row->reps > 0) r->reps = row->reps;
-    r->warmup = row->warmup;
+}
+
+/* The number after ` NAME ` (or `NAME=`) in a stored command line, or dflt. */
+static double stored_option(const char *command, const char *name, double dflt) {
+    char key[48];
+    str_fmt(key, sizeof key, " %s", name);
+    for (const char *p = strstr(command, key); p; p = strstr(p + 1, key)) {
+        const char *v = p + strlen(key);
+        if (*v != ' ' && *v != '=') continue; /* --reps, not --repsx */
+        char *end;
+        const double x = strtod(v + 1, &end);
+        if (end != v + 1) return x;
+    }
+    return dflt;
 }
 
 /* Every measurement of the device's run becomes a cell; returns how many
@@ -105,7 +117,7 @@ static int load_cells(struct store_reader *rd, struct report *r, int dev) {
         const int input = input_of(r, rows[i].input);
         if (input < 0) continue;
         struct report_cell *c = cell_slot(r, dev, input, rows[i].variant, rows[i].wg);
-        cell_fill(r, &c->m, &rows[i]);
+        cell_fill(&c->m, &rows[i]);
         if (!strcmp(c->variant, TUNED_VARIANT)) { /* the configuration it ran: its knobs and shape */
             char err[512];
             knobs_init(&c->knobs, r->app->knobs);
@@ -171,9 +183,13 @@ int report_load_db(struct report *r, char *err, size_t errn) {
         store_reader_close(rd);
         return -1;
     }
+    /* The header states how the stored rows were measured: the stored
+     * command's settings (or report's defaults), not this command line's. */
     r->quick = strstr(r->command, " --quick") != NULL;
-    const char *b = strstr(r->command, " --budget ");
-    if (b) r->target_s = atof(b + 10);
+    r->target_s = stored_option(r->command, "--budget", r->quick ? REPORT_BUDGET_QUICK_S : REPORT_BUDGET_S);
+    r->reps = (int)stored_option(r->command, "--reps", REPORT_REPS);
+    r->warmup = (int)stored_option(r->command, "--warmup", REPORT_WARMUP);
+    r->rounds = (int)stored_option(r->command, "--rounds", r->quick ? REPORT_ROUNDS_QUICK : REPORT_ROUNDS);
     for (int i = 0; i < r->ndev; i++) {
         store_peak_latest(rd, device_ids[i], &r->dev[i].copy_gbs, &r->dev[i].fp32_gflops);
         load_launch(rd, r, i);

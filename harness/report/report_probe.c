@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "progress.h"
 #include "report.h"
 #include "store_report.h"
 #include "util.h"
@@ -68,7 +69,7 @@ static void store_note(struct report *r, const char *key, const char *text) {
     for (int d = 0; d < r->ndev; d++) {
         char err[512];
         if (r->dev[d].run_id >= 0 && store_report_note_put(r->store, r->dev[d].run_id, key, text, err, sizeof err))
-            fprintf(stderr, "harness report: note: %s\n", err);
+            note("harness report: %s\n", err);
     }
 }
 

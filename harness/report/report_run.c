@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "progress.h"
 #include "report.h"
 #include "rounds.h"
 #include "store_tuned.h"
@@ -185,7 +186,7 @@ static const struct report_cell *tuned_cell(struct report *r, int device, int in
         l ? store_tuned_variant(r->store, r->app, l->in, &r->dev[device].info, &tv, wg, &cfg, why, sizeof why) : -1;
     struct report_cell *c = report_cell_new(r, device, input, TUNED_VARIANT, wg);
     if (rc != 0) {
-        fprintf(stderr, "note: report: %s; its cells say \"not tuned\"\n", why);
+        note("report: %s; its cells say \"not tuned\"\n", why);
         c->untuned = 1;
         c->m.status = ST_INVALID;
         c->m.median = NAN;

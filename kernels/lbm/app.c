@@ -119,6 +119,9 @@ static const struct knob_def lbm_knobs[] = {
     {"async", "off|on", "off",
      "directive backends: every loop waits for the one before, or the steps are queued (OpenACC "
      "async(1), OpenMP nowait with a dependence chain) and waited for once"},
+    {"host", "c|python", "c",
+     "the host program: this C harness, or a Python one driving final's schedule through pyopencl "
+     "(the report's Table 16; OpenCL devices; kernels/lbm/host.py)"},
     {"threads", "all|int", "all", "OpenMP only: threads per parallel loop"},
     {"schedule", "static|dynamic|guided", "static", "OpenMP only: the loop schedule over tiles"},
     {NULL, NULL, NULL, NULL},
@@ -498,7 +501,8 @@ static const char *lbm_invalid(const struct knob_set *k, const struct app_input 
     if (why_temporal) return why_temporal;
     const char *why_halo = knob_is(k, "halo", "cluster") ? lbm_invalid_halo(k, in, dev, wg) : NULL;
     if (why_halo) return why_halo;
-    return lbm_invalid_cluster(k, in, dev, wg);
+    const char *why_cluster = lbm_invalid_cluster(k, in, dev, wg);
+    return why_cluster ? why_cluster : lbm_python_invalid(k, dev);
 }
 
 /* Effective bandwidth counts the least traffic any pull-scheme step can

@@ -37,8 +37,19 @@ check "export --out FILE writes the same CSV there and nothing on stdout" \
     bash -c "cmp -s '$T/out.csv' '$T/e.csv' && [ ! -s '$T/out.stdout' ]"
 n=$($H export --format csv --db "$DB" --app lbm --device openmp --input gen-32x32 --variant final | wc -l)
 check "export filters that match keep all 4 rows ($((n - 1)))" [ "$n" -eq 5 ]
-n=$($H export --format csv --db "$DB" --variant no-such | wc -l)
-check "export with a filter that matches nothing prints only the header ($n line)" [ "$n" -eq 1 ]
+$H export --format csv --db "$DB" --variant no-such >"$T/nomatch.csv" 2>"$T/nomatch.err"
+rc=$?
+n=$(wc -l <"$T/nomatch.csv")
+check "export with a filter that matches nothing prints only the header ($n line), says so and exits 1 ($rc)" \
+    bash -c "[ $n -eq 1 ] && [ $rc -eq 1 ] && grep -q 'no measurements.*variant no-such' '$T/nomatch.err'"
+$H export --format csv --db "$DB" --input gen:32x32 >/dev/null 2>"$T/colon.err"
+rc=$?
+check "a filter on gen:32x32 (stored as gen-32x32) says how inputs are stored (exit $rc)" \
+    bash -c "[ $rc -eq 1 ] && grep -q 'stored with' '$T/colon.err'"
+$H export --format t4 --db "$DB" --device cuda:7 >/dev/null 2>"$T/t4none.err"
+rc=$?
+check "export t4 with a device that matches nothing exits 1 and says so ($rc)" \
+    bash -c "[ $rc -eq 1 ] && grep -q 'no measurements.* on cuda:7' '$T/t4none.err'"
 
 # ---- T4 ----
 $H export --format t4 --db "$DB" >"$T/e.json" 2>"$T/t4.err"
@@ -106,6 +117,15 @@ check "plot wg writes an SVG" grep -q '<svg' "$svg"
 check "plot wg prints the files it wrote" bash -c "grep -qxF '$png' '$T/plot.out' && grep -qxF '$svg' '$T/plot.out'"
 check "plot wg: the SVG's x axis has every shape, smallest first" \
     bash -c "grep -o '>[0-9]*x[0-9]*<' '$svg' | tr -d '<>' | xargs | grep -qx '8x1 8x2 16x1 32x1'"
+check "plot wg: the title names the step count" grep -q '100 steps' "$svg"
+# A later run of one shape at another step count: the figure shows that
+# count alone (bars of two step counts side by side compare nothing).
+cp "$DB" "$T/mixed.db"
+$H run --device openmp --input gen:32x32 --iters 60 --reps 2 --wg 16x1 --db "$T/mixed.db" >/dev/null 2>&1
+$H plot wg --db "$T/mixed.db" --out-dir "$T/mixed" >/dev/null 2>&1
+msvg=$T/mixed/wg-openmp-gen-32x32-final.svg
+check "plot wg: one step count per figure, the latest (60 steps: 16x1 alone)" \
+    bash -c "grep -q '60 steps' '$msvg' && [ \"\$(grep -o '>[0-9]*x[0-9]*<' '$msvg' | tr -d '<>' | xargs)\" = 16x1 ]"
 $H plot wg --db "$DB" --input no-such --out-dir "$T/none" >/dev/null 2>"$T/nodata.err"
 rc=$?
 check "plot wg with no matching data exits 1 with a message (got $rc)" \
@@ -114,6 +134,15 @@ env PATH=/nonexistent "$PWD/$H" plot wg --db "$DB" --out-dir "$T/nognuplot" >/de
 rc=$?
 check "plot wg without gnuplot on PATH exits 1 and says so (got $rc)" \
     bash -c "[ $rc -eq 1 ] && grep -q 'gnuplot not found' '$T/nognu.err'"
+
+# ---- the roofline (report Figure 6) keeps a slow point ----
+# A device under 1 GFLOP/s (OpenMP's 128x128 in a --quick report) was once
+# cut off by a fixed floor of the y axis.
+printf '"128x128" 1.2 0.4\n"256x256" 1.2 3.5\n' >"$T/roof.dat"
+gnuplot -e "datafile='$T/roof.dat'; peak_gbs='20'; peak_gflops='47'; plottitle='t'; pngfile='$T/roof.png'; svgfile='$T/roof.svg'" \
+    plots/roofline.gp >/dev/null 2>&1
+check "the roofline draws a point at 0.4 GFLOP/s (its label is in the SVG)" \
+    bash -c "grep -q '>128x128<' '$T/roof.svg' && grep -q '>256x256<' '$T/roof.svg'"
 
 # ---- usage and missing database ----
 $H export --format xml --db "$DB" >/dev/null 2>&1

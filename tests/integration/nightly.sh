@@ -54,6 +54,11 @@ for n in 1 2; do
 done
 check "nightly: two nightly rows, each linking a run per device" \
     [ "$(sqlite3 "$db" "SELECT count(*) FROM nightly; SELECT count(*) FROM nightly_run")" = "$(printf '2\n4')" ]
+nights=$($H results --runs --csv --limit 0 --db "$db" | python3 -c '
+import csv, sys
+rows = list(csv.DictReader(sys.stdin))
+print(" ".join(sorted(r["night"] for r in rows if r["night"])))')
+check "results --runs names each nightly run's night: 1 1 2 2 ($nights)" [ "$nights" = "1 1 2 2" ]
 check "nightly: the canary (peak) of both devices is linked each night" \
     [ "$(sqlite3 "$db" "SELECT count(*) FROM nightly_peak")" = 4 ]
 check "nightly: telemetry records the governor, load average and NVML state at start and end" \

@@ -18,6 +18,12 @@ rc=$?
 check "selftest report exits 1 since variants failed (got $rc)" [ $rc -eq 1 ]
 md=$(ls "$T"/s/report-*.md 2>/dev/null | head -1)
 check "selftest report wrote a markdown file" [ -n "$md" ]
+# Named for the host and the devices in words: OpenMP and PoCL drive one
+# CPU, so its brand once (no PoCL "pthread-<arch>" prefix).
+host=$(hostname -s | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]\{1,\}/-/g; s/-$//')
+brand=$($H devices 2>/dev/null | awk '$1 == "openmp" {$1 = $2 = ""; print}' | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]\{1,\}/-/g; s/^-*//; s/-*$//')
+check "the report's file is named for the host and the CPU once: report-$host-$brand.md ($(basename "$md"))" \
+    [ "$(basename "$md")" = "report-$host-$brand.md" ]
 # Table 2's device cells say "wrong", table 3's "crashed": no number in them.
 row() { grep -A6 "^## Table $1:" "$md" | grep "^| $2 |"; }
 check "a wrong variant shows as wrong in every device cell" \
@@ -55,6 +61,12 @@ check "--from-db exits 0 (got $rc)" [ $rc -eq 0 ]
 check "--from-db writes the same tables as the measuring run" \
     cmp -s <(sed -n '/^## Table 1:/,/^## Figures/p' "$md") <(sed -n '/^## Table 1:/,/^## Figures/p' "$md2")
 check "--from-db measures nothing" [ "$(sqlite3 "$T/again.db" "select count(*) from measurement")" = "$before" ]
+# The header says how the rows were measured, whatever this command's options.
+$H report selftest --from-db --reps 7 --rounds 4 --warmup 3 --budget 9 --db "$T/again.db" --out "$T/again2" \
+    >/dev/null 2>&1
+md3=$(ls "$T"/again2/report-*.md 2>/dev/null | head -1)
+check "--from-db with other options states the stored settings (repetitions, rounds, warm-up, budget)" \
+    bash -c "[ -n '$md3' ] && cmp -s <(grep '^- Every time is' '$md') <(grep '^- Every time is' '$md3')"
 $H report selftest --from-db --db "$T/none.db" --out "$T/none" >"$T/none.out" 2>&1
 check "--from-db without a database fails with a message" \
     bash -c "[ $? -eq 1 ] && grep -q 'no database' '$T/none.out'"
@@ -95,6 +107,10 @@ statuses=$(cut -d, -f7 "$(dirname "$md")/$(basename "$md" .md)/cells.csv" | sort
 check "every lbm cell is ok, unverified (empty kernels) or invalid (shapes): $statuses" \
     bash -c "! echo '$statuses' | tr ' ' '\n' | grep -vqE '^(status|ok|unverified|invalid|)$'"
 check "the directions are counted and explained" grep -qE '^Directions of the steps: [0-9]+ agree' "$md"
+# Markdown reads a line right under a table as one more row: every table
+# ends in a blank line.
+check "no text line runs on from a table (it would render as a row)" \
+    bash -c "! awk 'prev ~ /^\\|/ && \$0 != \"\" && \$0 !~ /^\\|/ {bad = 1} {prev = \$0} END {exit !bad}' '$md'"
 
 echo "report: $fails failed"
 exit $((fails > 0))

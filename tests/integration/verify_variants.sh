@@ -25,6 +25,9 @@ declare -A noomp=() # temporal=2|3|4: work-groups only, invalid on OpenMP
 # Directive programs (data=, avvels=, collapse=, async=, directly or through their base): run on
 # the openacc and omp-target backends only, invalid on every device of this matrix.
 declare -A directive=() dknobs=()
+# host=python: OpenCL devices only, and only with a Python that has pyopencl
+# (without one the OpenCL cells are invalid with that reason: a skip).
+declare -A pyhost=()
 nalias=0 # variants that only rename their base (final: t-bitmask)
 while IFS= read -r line; do
     line=${line%%#*}
@@ -65,14 +68,19 @@ while IFS= read -r line; do
         case "$kv" in data=region | avvels=device | collapse=1 | async=off) ;; *) dv=1 ;; esac
     done
     directive[$name]=$dv
+    py=0
+    if [ -n "$first" ] && [[ "$first" != *=* ]] && [ "${pyhost[$first]:-0}" = 1 ]; then py=1; fi
+    [[ " $rest " == *" host=python "* ]] && py=1
+    pyhost[$name]=$py
     names+=("$name")
     empty[$name]=$e
     noocl[$name]=$g
     cudaonly[$name]=$c
 done < variants/lbm.variants
-nempty=0 nnoocl=0 ncuda=0 nnoomp=0 ndir=0
+nempty=0 nnoocl=0 ncuda=0 nnoomp=0 ndir=0 npy=0
 for n in "${names[@]}"; do
     ndir=$((ndir + ${directive[$n]}))
+    npy=$((npy + ${pyhost[$n]}))
     nempty=$((nempty + ${empty[$n]})); nnoocl=$((nnoocl + ${noocl[$n]})); ncuda=$((ncuda + ${cudaonly[$n]}))
     nnoomp=$((nnoomp + ${noomp[$n]}))
 done
@@ -128,6 +136,13 @@ check_matrix() {
                 if [[ "$cell" == "invalid"* ]] && grep -qE "^\[[0-9]+\] $v on $dev: .*shapes a directive program" "$file"; then
                     ok "$label: $v on $dev: $cell, with its reason"
                 else notok "$label: $v on $dev: '$cell', wanted 'invalid' (a directive program)"; fi
+            elif [ "${pyhost[$v]}" = 1 ] && [ "$dev" = openmp ]; then
+                if [[ "$cell" == "invalid"* ]] && grep -qE "^\[[0-9]+\] $v on $dev: .*OpenCL ICD loader" "$file"; then
+                    ok "$label: $v on $dev: $cell, with its reason"
+                else notok "$label: $v on $dev: '$cell', wanted 'invalid' (host=python: OpenCL only)"; fi
+            elif [ "${pyhost[$v]}" = 1 ] && [[ "$cell" == "invalid"* ]] &&
+                grep -qE "^\[[0-9]+\] $v on $dev: .*needs a Python with pyopencl" "$file"; then
+                ok "$label: $v on $dev: $cell # skip no Python with pyopencl here"
             elif [ "${cudaonly[$v]}" = 1 ]; then
                 if [[ "$cell" == "invalid"* ]] && grep -qE "^\[[0-9]+\] $v on $dev: .*(thread-block clusters|CUDA's programmatic dependent launch|recorded launch sequences)" "$file"; then
                     ok "$label: $v on $dev: $cell, with its reason"
@@ -168,12 +183,16 @@ q() { sqlite3 "$db" "$1" 2>&1; }
 nocl=$(grep -m1 '^variant ' "$T/small.out" | tr '|' '\n' | grep -c 'opencl:')
 got=$(q "SELECT count(*) FROM measurement WHERE status = 'ok'")
 nomp=$(grep -m1 '^variant ' "$T/small.out" | tr '|' '\n' | grep -c 'openmp')
-want=$(((nonempty - ncuda - ndir) * ndev - nnoocl * nocl - nnoomp * nomp))
-if [ "$got" = "$want" ]; then ok "db: $got measurement rows with status ok = ($nonempty non-empty - $ncuda CUDA-only - $ndir directive variants) x $ndev devices - $nnoocl x $nocl OpenCL-invalid - $nnoomp x $nomp OpenMP-invalid"
+# host=python runs on the OpenCL devices only, and there only with pyopencl.
+havepy=1
+grep -q 'needs a Python with pyopencl' "$T/small.out" && havepy=0
+pyinvalid=$((npy * (ndev - nocl) + (1 - havepy) * npy * nocl))
+want=$(((nonempty - ncuda - ndir) * ndev - nnoocl * nocl - nnoomp * nomp - pyinvalid))
+if [ "$got" = "$want" ]; then ok "db: $got measurement rows with status ok = ($nonempty non-empty - $ncuda CUDA-only - $ndir directive variants) x $ndev devices - $nnoocl x $nocl OpenCL-invalid - $nnoomp x $nomp OpenMP-invalid - $pyinvalid host=python-invalid"
 else notok "db: $got measurement rows with status ok, wanted $want"; fi
 got=$(q "SELECT count(*) FROM measurement WHERE status = 'invalid'")
-if [ "$got" = $((nnoocl * nocl + ncuda * ndev + nnoomp * nomp + ndir * ndev)) ]; then ok "db: $got invalid rows (graph/persistent on OpenCL, clusters anywhere, temporal on OpenMP, directive programs)"
-else notok "db: $got invalid rows, wanted $((nnoocl * nocl + ncuda * ndev + nnoomp * nomp + ndir * ndev))"; fi
+if [ "$got" = $((nnoocl * nocl + ncuda * ndev + nnoomp * nomp + pyinvalid + ndir * ndev)) ]; then ok "db: $got invalid rows (graph/persistent on OpenCL, clusters anywhere, temporal on OpenMP, host=python off OpenCL, directive programs)"
+else notok "db: $got invalid rows, wanted $((nnoocl * nocl + ncuda * ndev + nnoomp * nomp + pyinvalid + ndir * ndev))"; fi
 got=$(q "SELECT count(*) FROM measurement WHERE status = 'unverified'")
 if [ "$got" = $((nempty * ndev)) ]; then ok "db: $got unverified rows for the empty variants"
 else notok "db: $got unverified rows, wanted $((nempty * ndev))"; fi

@@ -1,6 +1,7 @@
 /* The launch-cost knobs' validity rules (bind, launch, batch, persistent):
  * what each backend may run, and every refusal gives its reason. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -267,6 +268,16 @@ int main(void) {
     valid("math=fast", "cuda", in);
     valid("math=fast,moments=tree", "openmp", in);
     refused("math=fast,fma=on", "opencl", "adds nothing", in);
+    /* host=python: final's schedule, an OpenCL device, a Python with pyopencl
+     * (none here: HARNESS_PYTHON names no program, before the first probe). */
+    setenv("HARNESS_PYTHON", "/nonexistent/python3", 1);
+    refused("host=python", "openmp", "OpenCL ICD loader", in);
+    refused("host=python", "cuda", "OpenCL ICD loader", in);
+    refused("host=python,bind=once", "opencl", "bind=once is the C host's", in);
+    refused("host=python,reduction=binary", "opencl", "final's schedule only", in);
+    refused("host=python,temporal=2,bind=once", "opencl", "is the C host's", in);
+    refused("host=python", "opencl", "needs a Python with pyopencl and numpy (/nonexistent/python3: cannot be run", in);
+    valid("host=c", "opencl", in);
     cluster_rules(in);
     halo_rules(in);
     directive_rules(in);

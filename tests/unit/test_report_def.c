@@ -52,6 +52,10 @@ int main(void) {
               t13->rows[2].published[2] == 20.744,
           "Table 13 runs final on three device classes beside the report's three columns");
     CHECK(d.tables[16].kind == RK_SPEEDUP && d.tables[16].rows[0].published[2] == 426.1, "Table 17 is a speedup table");
+    const struct report_table *t16 = &d.tables[15];
+    CHECK(t16->kind == RK_HOSTLANG && t16->nrows == 3 && !strcmp(t16->rows[1].label, "Python") &&
+              !strcmp(t16->rows[1].variant, "final-python") && !t16->rows[0].variant[0] && !t16->rows[2].variant[0],
+          "Table 16 measures its Python column by final-python; C is the table's own run, Haskell only probed");
     CHECK(d.nshapes >= 16 && d.shapes[0][0] == 16 && d.shapes[0][1] == 1, "the work-group figure's shapes");
 
     const struct report_table *t15 = &d.tables[14];
@@ -81,6 +85,19 @@ int main(void) {
     CHECK(refused_at(text, 4, "`published` columns belong to"), "published numbers in a step table");
     snprintf(text, sizeof text, "%stable 2 devices \"t\"\npublished \"x\" 1 2\n", head);
     CHECK(refused_at(text, 3, "table 2 (devices) has no `run` line"), "a devices table that runs nothing");
+    snprintf(text, sizeof text, "%stable 16 hostlang \"t\"\nrun final\nhost \"Python\" final-python\n", head);
+    CHECK(refused_at(text, 5, "no `published \"Python\"` column before it"), "a host line without its column");
+    snprintf(text, sizeof text,
+             "%stable 16 hostlang \"t\"\nrun final\npublished \"Python\" 1 2\nhost \"Python\" a\n"
+             "host \"Python\" b\n",
+             head);
+    CHECK(refused_at(text, 7, "host `Python` again: it runs a"), "a second host line for one column");
+    snprintf(text, sizeof text, "%stable 13 devices \"t\"\nrun final\npublished \"Python\" 1 2\nhost \"Python\" a\n",
+             head);
+    CHECK(refused_at(text, 6, "`host` belongs to hostlang tables"), "a host line in a devices table");
+    snprintf(text, sizeof text, "%stable 16 hostlang \"t\"\nrun final\npublished \"Python\" 1 2\nhost \"Python\"\n",
+             head);
+    CHECK(refused_at(text, 6, "usage: host"), "a host line without its variant");
     snprintf(text, sizeof text, "%stable 1 step \"unterminated\n", head);
     CHECK(refused_at(text, 3, "unterminated \""), "an unterminated title");
     snprintf(text, sizeof text, "app a\nquick x\ninputs x\n");

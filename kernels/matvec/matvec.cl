@@ -1,0 +1,26 @@
+/* Mat-vec kernels, OpenCL C. The algorithm is in matvec_gpu.h; this file
+ * maps its vocabulary onto OpenCL. Doubles need cl_khr_fp64, and the atomic
+ * add a 64-bit compare-and-swap (cl_khr_int64_base_atomics): OpenCL 1.2 has
+ * no atomic add on double. */
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#define KERNEL __kernel void
+#define GLOBAL __global
+#define GID_X get_global_id(0)
+#define GID_Y get_global_id(1)
+
+static inline void mv_atomic_add(volatile __global double *p, double v) {
+    union {
+        ulong u;
+        double d;
+    } seen, want;
+    seen.d = *p;
+    for (;;) {
+        want.d = seen.d + v;
+        const ulong got = atom_cmpxchg((volatile __global ulong *)p, seen.u, want.u);
+        if (got == seen.u) break;
+        seen.u = got;
+    }
+}
+#define ATOMIC_ADD(p, v) mv_atomic_add((p), (v))
+#include "matvec_gpu.h"

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Progress on commands that run many configs (issue 21): a sweep of 144
+# configs into a file shows "[k/144] elapsed ..., about ... left" once per
+# finished config, in order, ending at [144/144]; verify shows its own;
+# --quiet (anywhere on the line) shows none and no notes, and changes no
+# result. How close the estimate came is printed (a figure, not asserted:
+# machines are noisy).
+# Prints "ok - ..." / "not ok - ..." per check.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/lib.sh
+test_dir progress
+H=bin/harness
+cat >"$T/p.sweep" <<'S'
+app lbm
+input gen:32x32 gen:64x64
+variant final t02-ported
+device openmp
+wg {1,2,4,8,16,32} x {1,2,4,8,16,32}
+iters 1000
+reps 1
+rounds 1
+S
+start=$(date +%s.%N)
+$H sweep "$T/p.sweep" --db "$T/p.db" >"$T/sweep.out" 2>"$T/sweep.err"
+rc=$?
+end=$(date +%s.%N)
+check "the sweep exits 0 (got $rc)" [ $rc -eq 0 ]
+n=$(grep -cE '^sweep \[[0-9]+/144\] elapsed [0-9.hms]+(, about [0-9.hms]+ left)?$' "$T/sweep.err")
+check "a plain progress line per config into a file: 144 ($n)" [ "$n" -eq 144 ]
+check "the counts run 1..144 in order" \
+    bash -c "grep -oE '^sweep \[[0-9]+' '$T/sweep.err' | tr -dc '0-9\n' | paste -sd' ' | grep -qx \"\$(seq -s' ' 1 144)\""
+check "an estimate of the time left on every line but the last" \
+    bash -c "[ \$(grep -c ', about [0-9.hms]* left\$' '$T/sweep.err') -eq 143 ]"
+check "no terminal control characters in a file" bash -c "! grep -q \$'\\r' '$T/sweep.err'"
+# The estimate at a quarter of the way against what the rest really took.
+python3 - "$T/sweep.err" "$start" "$end" <<'P'
+import re, sys
+lines = [l for l in open(sys.argv[1]) if l.startswith('sweep [')]
+def secs(t):
+    m = re.fullmatch(r'(?:(\d+)h)?(?:(\d+)m)?(?:([\d.]+)s)?', t)
+    return sum(float(g or 0) * k for g, k in zip(m.groups(), (3600, 60, 1)))
+total = float(sys.argv[3]) - float(sys.argv[2])
+for frac in (0.25, 0.5):
+    l = lines[int(frac * len(lines)) - 1]
+    m = re.search(r'elapsed (\S+), about (\S+) left', l)
+    if m:
+        est = secs(m.group(1)) + secs(m.group(2))
+        print("# at %d %%: elapsed + estimate %.1f s, the sweep took %.1f s (%+.0f %%)" % (100 * frac, est, total, 100 * (est / total - 1)))
+P
+$H sweep "$T/p.sweep" --db "$T/q.db" --quiet >"$T/quiet.out" 2>"$T/quiet.err"
+rc=$?
+check "sweep --quiet exits 0 (got $rc)" [ $rc -eq 0 ]
+check "--quiet: no progress and no notes on stderr" bash -c "! grep -qE '^(sweep \[|note)' '$T/quiet.err'"
+check "--quiet: the same 144 result lines" \
+    bash -c "[ \$(grep -c ' ok ' '$T/quiet.out') -eq \$(grep -c ' ok ' '$T/sweep.out') ] && [ \$(grep -c ' ok ' '$T/sweep.out') -eq 144 ]"
+$H verify stencil --device openmp --db "$T/v.db" >"$T/v.out" 2>"$T/v.err"
+nv=$(grep -cE '^verify \[[0-9]+/[0-9]+\] elapsed' "$T/v.err")
+check "verify shows a progress line per variant ($nv)" [ "$nv" -ge 5 ]
+HARNESS_QUIET=1 $H verify stencil --device openmp --db "$T/v2.db" >/dev/null 2>"$T/v2.err"
+check "HARNESS_QUIET=1 quiets verify too" bash -c "! grep -qE '^(verify \[|note)' '$T/v2.err'"
+exit $((fails > 0))
