@@ -86,6 +86,11 @@ LBM_REFERENCE_SOURCE = $(shell cat kernels/lbm/reference.c kernels/lbm/lbm.h | c
 build/obj/kernels/lbm/reference.o build/san/obj/kernels/lbm/reference.o build/fuzz/obj/kernels/lbm/reference.o: \
 	CPPFLAGS += -DLBM_REFERENCE_SOURCE='"$(LBM_REFERENCE_SOURCE)"'
 
+# The sandpile reference caches its results on disk the same way.
+SANDPILE_REFERENCE_SOURCE = $(shell cat kernels/sandpile/reference.c kernels/sandpile/sandpile_rule.h | cksum | cut -d' ' -f1)
+build/obj/kernels/sandpile/reference.o build/san/obj/kernels/sandpile/reference.o build/fuzz/obj/kernels/sandpile/reference.o: \
+	CPPFLAGS += -DSANDPILE_REFERENCE_SOURCE='"$(SANDPILE_REFERENCE_SOURCE)"'
+
 # The schema lives in one file, harness/store/schema.sql, embedded as a C string.
 build/gen/schema_sql.c: harness/store/schema.sql
 	@mkdir -p build/gen

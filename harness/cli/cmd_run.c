@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app.h"
 #include "cli.h"
 #include "commands.h"
 #include "progress.h"
@@ -54,6 +55,14 @@ static void usage(FILE *out) {
                  "              this runs in the harness's own process\n"
                  "  --timeout   seconds per config before its worker is killed (default 600); every\n"
                  "              config runs in a worker process, so a crash or hang costs one row\n");
+    /* The knobs, from the apps themselves: what --knobs and sweep files take. */
+    fprintf(out, "\nKnobs (--knobs name=value, applied on top of the variant; sweep files take the same):\n");
+    for (int a = 0; apps[a]; a++) {
+        fprintf(out, "  %s:\n", apps[a]->name);
+        for (const struct knob_def *k = apps[a]->knobs; k && k->name; k++)
+            fprintf(out, "    %-14s %s (default %s)%s%s\n", k->name, k->values, k->def, k->help ? ": " : "",
+                    k->help ? k->help : "");
+    }
 }
 
 /* Repeated list options add up: `--variant a --variant b` is `--variant a,b`,

@@ -204,6 +204,22 @@ static int host_line(struct parser *p, char *tok[], int n) {
     return fail(p, "host `%s`: no `published \"%s\"` column before it", tok[1], tok[1]);
 }
 
+/* `pending "LABEL" "WHY" NUMBERS...`: a step of the report the harness
+ * cannot run yet (it needs something the core lacks), printed with the
+ * report's numbers and WHY in place of ours, so the table stays whole. */
+static int pending_line(struct parser *p, char *tok[], int n) {
+    struct report_table *t = current(p, tok[0]);
+    if (!t) return -1;
+    if (t->kind != RK_STEP)
+        return fail(p, "`pending` rows belong to step tables; table %d is %s", t->number, kind_names[t->kind]);
+    if (n < 3) return fail(p, "usage: pending \"LABEL\" \"WHY\" NUMBERS...");
+    struct report_row *r = new_row(p, t);
+    if (!r || copy_name(p, r->label, sizeof r->label, tok[1], "label") ||
+        copy_name(p, r->why, sizeof r->why, tok[2], "reason"))
+        return -1;
+    return numbers(p, tok + 3, n - 3, r->published);
+}
+
 static int inputs_line(struct parser *p, char *tok[], int n, int quick) {
     struct report_def *d = p->d;
     if (n < 2 || n - 1 > REPORT_MAX_INPUTS) return fail(p, "`%s` names 1 to %d inputs", tok[0], REPORT_MAX_INPUTS);
@@ -259,6 +275,7 @@ static int keyword_line(struct parser *p, char *tok[], int n) {
     if (!strcmp(k, "run")) return run_line(p, tok, n);
     if (!strcmp(k, "published")) return published_line(p, tok, n);
     if (!strcmp(k, "host")) return host_line(p, tok, n);
+    if (!strcmp(k, "pending")) return pending_line(p, tok, n);
     return fail(p, "unknown keyword `%s`", k);
 }
 

@@ -25,10 +25,12 @@ enum report_kind {
 /* One row of a step or speedup table: a variant, the variant its speedup is
  * taken against ("" for none), and the report's numbers per input (NaN = the
  * report has none). Published-only columns (classes, devices, probes) use
- * `label` instead of a variant; a hostlang column with a `host` line has
- * both: its label, and the variant that runs that host language. */
+ * `label` instead of a variant; so does a step table's `pending` row, a row
+ * of the report that cannot be measured here yet, with `why`. A hostlang
+ * column with a `host` line has both: its label, and the variant that runs
+ * that host language. */
 struct report_row {
-    char variant[64], from[64], label[96];
+    char variant[64], from[64], label[96], why[160];
     double published[REPORT_MAX_INPUTS];
     int line;
 };

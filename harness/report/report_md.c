@@ -90,7 +90,14 @@ static void step_table(struct report *r, const struct report_table *t, struct st
         for (int k = 0; k < t->nrows; k++) {
             const struct report_row *row = &t->rows[k];
             sb_printf(b, "| %s |", def->inputs[in]);
-            if (t->nrows > 1) sb_printf(b, " %s |", row->variant);
+            if (t->nrows > 1) sb_printf(b, " %s |", row->variant[0] ? row->variant : row->label);
+            if (!row->variant[0]) { /* pending: the report's number, nothing of ours */
+                for (int d = 0; d < r->ndev; d++)
+                    if (r->dev[d].ladder) sb_printf(b, " not measured | - |");
+                number_cell(b, row->published[in], "%.3f");
+                sb_printf(b, " - | - | - |\n");
+                continue;
+            }
             char ratios[256] = "", dirs[512] = "";
             double pub_from = NAN;
             for (int u = 0; u < def->ntables && row->from[0]; u++)
@@ -129,6 +136,8 @@ static void step_table(struct report *r, const struct report_table *t, struct st
         }
     if (why.len) sb_printf(b, "\nWhere the direction differs, measured here:\n\n%s", why.s);
     sb_free(&why);
+    for (int k = 0; k < t->nrows; k++)
+        if (!t->rows[k].variant[0]) sb_printf(b, "\n%s: not measured: %s.\n", t->rows[k].label, t->rows[k].why);
 }
 
 static int device_in_class(const struct device_info *info, const char *cls) {

@@ -17,7 +17,7 @@ input gen:32x32 gen:64x64
 variant final t02-ported
 device openmp
 wg {1,2,4,8,16,32} x {1,2,4,8,16,32}
-iters 1000
+iters 300
 reps 1
 rounds 1
 S
@@ -48,12 +48,13 @@ for frac in (0.25, 0.5):
         est = secs(m.group(1)) + secs(m.group(2))
         print("# at %d %%: elapsed + estimate %.1f s, the sweep took %.1f s (%+.0f %%)" % (100 * frac, est, total, 100 * (est / total - 1)))
 P
-$H sweep "$T/p.sweep" --db "$T/q.db" --quiet >"$T/quiet.out" 2>"$T/quiet.err"
+check "the sweep's 144 configs verified" bash -c "[ \$(grep -c ' ok ' '$T/sweep.out') -eq 144 ]"
+sed 's/^input .*/input gen:32x32/' "$T/p.sweep" >"$T/q.sweep"
+$H sweep "$T/q.sweep" --db "$T/q.db" --quiet >"$T/quiet.out" 2>"$T/quiet.err"
 rc=$?
 check "sweep --quiet exits 0 (got $rc)" [ $rc -eq 0 ]
 check "--quiet: no progress and no notes on stderr" bash -c "! grep -qE '^(sweep \[|note)' '$T/quiet.err'"
-check "--quiet: the same 144 result lines" \
-    bash -c "[ \$(grep -c ' ok ' '$T/quiet.out') -eq \$(grep -c ' ok ' '$T/sweep.out') ] && [ \$(grep -c ' ok ' '$T/sweep.out') -eq 144 ]"
+check "--quiet: every result line still there (72)" bash -c "[ \$(grep -c ' ok ' '$T/quiet.out') -eq 72 ]"
 $H verify stencil --device openmp --db "$T/v.db" >"$T/v.out" 2>"$T/v.err"
 nv=$(grep -cE '^verify \[[0-9]+/[0-9]+\] elapsed' "$T/v.err")
 check "verify shows a progress line per variant ($nv)" [ "$nv" -ge 5 ]

@@ -83,6 +83,18 @@ int main(void) {
     CHECK(refused_at(text, 4, "the device kind is gpu, cpu or accelerator"), "an unknown device class");
     snprintf(text, sizeof text, "%stable 1 step \"t\"\npublished \"x\" 1 2\n", head);
     CHECK(refused_at(text, 4, "`published` columns belong to"), "published numbers in a step table");
+    snprintf(text, sizeof text, "%stable 1 devices \"t\"\nrun final\npending \"x\" \"y\" 1 2\n", head);
+    CHECK(refused_at(text, 5, "`pending` rows belong to step tables"), "a pending row in a devices table");
+    snprintf(text, sizeof text, "%stable 1 step \"t\"\npending \"x\" \"y\" 1\n", head);
+    CHECK(refused_at(text, 4, "1 numbers given"), "a pending row with too few numbers");
+    snprintf(text, sizeof text, "%stable 1 step \"t\"\nrow v - 1 2\npending \"hybrid\" \"no core\" 9.264 -\n", head);
+    CHECK(!parse_text(text, &d)[0] && d.tables[0].nrows == 2 && !d.tables[0].rows[1].variant[0] &&
+              !strcmp(d.tables[0].rows[1].label, "hybrid") && !strcmp(d.tables[0].rows[1].why, "no core") &&
+              d.tables[0].rows[1].published[0] == 9.264 && isnan(d.tables[0].rows[1].published[1]),
+          "a step table's pending row: its label, reason and numbers, no variant");
+    snprintf(path, sizeof path, "%s/kernels/sandpile/report.def", getenv("HARNESS_ROOT"));
+    CHECK(report_def_parse(path, &d, err, sizeof err) == 0 && d.ntables >= 1 && !strcmp(d.app, "sandpile"),
+          "the sandpile definition parses (%s)", err);
     snprintf(text, sizeof text, "%stable 2 devices \"t\"\npublished \"x\" 1 2\n", head);
     CHECK(refused_at(text, 3, "table 2 (devices) has no `run` line"), "a devices table that runs nothing");
     snprintf(text, sizeof text, "%stable 16 hostlang \"t\"\nrun final\nhost \"Python\" final-python\n", head);

@@ -1,0 +1,173 @@
+/* The sandpile app (seed 002, apps.md section 3): the abelian sandpile's
+ * synchronous rule run until the grid is stable, with how and how often
+ * stability is checked as knobs. Knobs, validity rules and the cost model
+ * live here; input.c, reference.c, predict.c, schedule.c and verify.c do
+ * the rest.
+ *
+ * What a run means: one repetition is the whole run from the start to the
+ * first stable grid (the serial count: 69190 iterations at 512x512 from 4
+ * grains everywhere); --iters N caps a run at N iterations (compared with
+ * the serial grid after N). The count reported is exact whatever the
+ * strategy, never the iteration a check happened to land on. */
+#include <stdio.h>
+#include <string.h>
+
+#include "sandpile.h"
+#include "util.h"
+
+/* Defaults: the device flag read every iteration, one step per launch. */
+static const struct knob_def sandpile_knobs[] = {
+    {"detect", "none|grid|flag|predict", "flag",
+     "how stability is found: none runs the serial count and never checks (the seed's plain kernel); grid "
+     "reads the whole grid back and scans it on the host (the seed's baseline); flag reads the device's "
+     "per-iteration flags; predict runs to a predicted iteration unchecked, then checks as flag does"},
+    {"every", "int", "1",
+     "iterations between checks (grid, flag; predict after its prediction): the run may go up to every-1 "
+     "iterations past stability, and still reports the exact count from the flags"},
+    {"predict", "seed|int", "seed",
+     "detect=predict: the first iteration checked; seed is the seed's fitted polynomial (default start, "
+     "square grids only)"},
+    {"steps", "int", "1",
+     "iterations per launch: 1 is one kernel per step; T > 1 runs T steps in local memory per launch "
+     "(temporal blocking): each group loads its block of cells (the work-group shape) and a T-cell halo"},
+    {"vote", "group|item|cell", "group",
+     "how a kernel records an unstable step: group has each work-group vote (a barrier or two) and one "
+     "item store the step's flag; item has every unstable item store it, with no barrier; cell has each "
+     "cell store the last step it was unstable in a grid-sized array, which a check reads whole"},
+    {"rule", "sync|async", "sync",
+     "sync: the seed's synchronous rule; async: in place, tile by tile, on the CPU only (the same stable "
+     "grid by the abelian property; its sweeps are not iterations, so only the grid is verified)"},
+    {NULL, NULL, NULL, NULL},
+};
+
+static const char *sandpile_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
+                                    const unsigned wg[2]) {
+    static _Thread_local char why[256];
+    const int none = knob_is(k, "detect", "none"), predict = knob_is(k, "detect", "predict");
+    const long steps = knob_int(k, "steps");
+    if (none && knob_int(k, "every") != 1) return "every means nothing with detect=none, which never checks";
+    if (!predict && !knob_is(k, "predict", "seed")) return "predict is the first iteration detect=predict checks";
+    if (predict && knob_is(k, "predict", "seed") && sandpile_seed_prediction(in) < 0)
+        return "the seed's prediction is a fit for its default start on square grids: give predict=N";
+    if (!knob_is(k, "vote", "group")) {
+        if (none) return "vote means nothing with detect=none, which stores no flags";
+        if (!dev->caps.work_groups)
+            return "vote: OpenMP's tiles store one flag each, with no barrier to save; vote is for work-groups";
+    }
+    if (knob_is(k, "rule", "async")) {
+        if (dev->caps.work_groups)
+            return "rule=async topples in place, and neighbouring work-groups would add to the same cells "
+                   "without atomics: it runs on the CPU (OpenMP) only";
+        if (none || predict)
+            return "rule=async counts sweeps, not the synchronous iterations: neither a serial count nor a "
+                   "prediction applies; use detect=flag or grid";
+        if (steps != 1) return "steps is the synchronous rule's temporal blocking; rule=async sweeps in place";
+        if (in->cap > 0)
+            return "a capped asynchronous run stops in an order of its own, with nothing to compare: run it to "
+                   "stability (no --iters)";
+        if (wg[0] < 2 || wg[1] < 2)
+            return "rule=async needs tiles of at least 2x2 cells, so that tiles of one colour never share a "
+                   "neighbour";
+    }
+    if (wg[0] == 0 || wg[1] == 0) return "the work-group shape must be at least 1x1";
+    /* steps=T: the group is the shape plus a T-cell halo on every side. */
+    const size_t gx = wg[0] + (steps > 1 ? 2 * (size_t)steps : 0), gy = wg[1] + (steps > 1 ? 2 * (size_t)steps : 0);
+    const size_t items = gx * gy;
+    if (items > dev->max_wg) {
+        if (steps > 1)
+            snprintf(why, sizeof why,
+                     "steps=%ld: the %ux%u block with its %ld-cell halo is a %zux%zu group, %zu items, over the "
+                     "device's maximum of %zu",
+                     steps, wg[0], wg[1], steps, gx, gy, items, dev->max_wg);
+        else
+            snprintf(why, sizeof why, "work-group %ux%u = %zu items exceeds the device's maximum of %zu", wg[0], wg[1],
+                     items, dev->max_wg);
+        return why;
+    }
+    if (gx > dev->max_item[0] || gy > dev->max_item[1]) {
+        snprintf(why, sizeof why, "work-group %zux%zu exceeds the device's per-dimension limits %zux%zu", gx, gy,
+                 dev->max_item[0], dev->max_item[1]);
+        return why;
+    }
+    const size_t local = (steps > 1 ? items + 1 : 1) * sizeof(unsigned);
+    if (dev->caps.work_groups && dev->local_mem && local > dev->local_mem) {
+        snprintf(why, sizeof why, "the tile needs %zu bytes of local memory; the device has %llu", local,
+                 (unsigned long long)dev->local_mem);
+        return why;
+    }
+    const double grid = (double)in->w * (double)in->h * sizeof(unsigned);
+    if (dev->max_alloc && grid > (double)dev->max_alloc) {
+        snprintf(why, sizeof why, "a %dx%d grid is %.2f GiB, over the device's largest allocation of %.2f GiB", in->w,
+                 in->h, grid / 1073741824.0, (double)dev->max_alloc / 1073741824.0);
+        return why;
+    }
+    if (dev->global_mem && 2.1 * grid > (double)dev->global_mem) {
+        snprintf(why, sizeof why, "two %dx%d grids do not fit the device's %.2f GiB", in->w, in->h,
+                 (double)dev->global_mem / 1073741824.0);
+        return why;
+    }
+    return NULL;
+}
+
+/* Effective bandwidth counts the least traffic a synchronous step can
+ * have: each interior cell read once (its four neighbours served from
+ * cache) and written once, 4 + 4 = 8 bytes per cell update. Every variant
+ * is scored against the same 8 bytes, as the stencil's and LBM's models
+ * are: the read-backs of detect=grid (4 more bytes per cell per check, over
+ * the bus) show as slower, and temporal blocking (steps=T moves 8/T bytes
+ * per update through global memory) can pass the copy bandwidth, as LBM's
+ * does. The flags (4 bytes per work-group per step) are left out: 0.1 % at
+ * 32x8 groups. */
+static double sandpile_bytes_per_cell(const struct knob_set *k) {
+    (void)k;
+    return 8;
+}
+
+/* Not floating point: the rule is 10 integer operations per cell (a mask,
+ * four shifts, four additions, the stability test), counted here so the
+ * roofline has an intensity; it is 1.25 operations per byte. */
+static double sandpile_flops_per_cell(const struct knob_set *k) {
+    (void)k;
+    return 10;
+}
+
+static const char *sandpile_input_name(const struct app_input *in) { return in->name; }
+static long sandpile_input_iters(const struct app_input *in) { return sandpile_serial(in)->iters; }
+static long sandpile_input_iters_full(const struct app_input *in) { return sandpile_serial(in)->iters_full; }
+/* A cell update is one interior cell of one iteration: (W-2)(H-2) per
+ * iteration (the border is never updated). 512x512 to stability:
+ * 260100 x 69190 = 1.80e10 cell updates. */
+static double sandpile_cell_updates(const struct app_input *in) {
+    return sandpile_interior(in) * (double)sandpile_input_iters(in);
+}
+static void sandpile_grid(const struct app_input *in, size_t g[2]) {
+    g[0] = (size_t)in->w;
+    g[1] = (size_t)in->h;
+}
+
+const struct app app_sandpile = {
+    .name = "sandpile",
+    .description = "abelian sandpile run until stable, termination strategies as knobs (seed 002)",
+    .knobs = sandpile_knobs,
+    /* 128x128 becomes stable in a few thousand iterations: every variant on
+     * both CPU devices in seconds. verify_iters 0: every run to stability. */
+    .verify_input = "128x128",
+    .verify_iters = 0,
+    .result_label = "iterations",
+    .input_load = sandpile_input_load,
+    .input_free = sandpile_input_free,
+    .input_name = sandpile_input_name,
+    .input_iters = sandpile_input_iters,
+    .input_iters_full = sandpile_input_iters_full,
+    .cell_updates = sandpile_cell_updates,
+    .grid = sandpile_grid,
+    .invalid = sandpile_invalid,
+    .bytes_per_cell = sandpile_bytes_per_cell,
+    .flops_per_cell = sandpile_flops_per_cell,
+    .reference = sandpile_reference,
+    .ref_free = sandpile_ref_free,
+    .execute = sandpile_execute,
+    .verify = sandpile_verify,
+    .write_output = sandpile_write_output,
+    .result_free = sandpile_result_free,
+};

@@ -1,0 +1,128 @@
+/* The sandpile kernels for the GPU programming models. sandpile.cl (OpenCL)
+ * and sandpile.cu (CUDA) define the few words that differ (KERNEL, GLOBAL,
+ * RESTRICT, LOCAL, LOCAL_PARAM, LOCAL_DECL, the index macros, BARRIER,
+ * GROUP_ANY, LOCAL_MAX) and include this file, so both run the same
+ * algorithm; the rule itself is sandpile_rule.h, shared with the serial
+ * reference and the OpenMP kernels.
+ *
+ * Both kernels update the interior columns of the rows [row0, row1): one
+ * device of a row split runs its own rows (the halo rows it reads are the
+ * other device's, exchanged by the host); a single device runs [1, h-1).
+ *
+ * Termination: after step k, a work-group whose cells hold 4 or more
+ * grains stores k in flags[k] (nothing is ever cleared: iteration numbers
+ * only grow, so flags[k] == k means "grid k was unstable" whatever earlier
+ * checks read; the host zeroes the array once per repetition). Unstable
+ * steps are a prefix 1 .. K-1 of the run (a stable grid is a fixed point of
+ * the rule), so the host needs only the last flagged step of a batch: K is
+ * one past it, however far the run went beyond K (schedule.c). That lets the
+ * tiled kernel flag once per launch (its last unstable step) rather than
+ * once per step. K_DETECT_NONE (detect=none, the seed's plain kernel)
+ * leaves the flags out. K_VOTE_ITEM (vote=item) has every unstable item
+ * store the flag itself: no group vote and its barriers, many stores to one
+ * word instead (which of the two costs less is the device's business:
+ * PoCL pays for barriers, a GPU for same-address stores). K_VOTE_CELL
+ * (vote=cell) records instead, per cell, the last step it was unstable, in
+ * a W x H array in the flags' place: no barrier and no shared word, and the
+ * host takes the largest entry when it checks (the last unstable step of
+ * the whole grid, K-1), reading W x H ints instead of a batch of flags. */
+#ifndef K_STEPS
+#define K_STEPS 1
+#endif
+#include "sandpile_rule.h"
+
+/* One synchronous step: one work-item per cell, x from 1, y from row0; the
+ * launch is rounded up to whole groups and the items past the rows or the
+ * interior columns only take part in the group's flag. */
+KERNEL topple(GLOBAL const unsigned *RESTRICT in, GLOBAL unsigned *RESTRICT out, GLOBAL int *flags, int it, int w,
+              int h, int row0, int row1 LOCAL_PARAM(scratch)) {
+    LOCAL_DECL(scratch)
+    const int x = 1 + (int)GID_X, y = row0 + (int)GID_Y;
+    int unstable = 0;
+    (void)h;
+    if (x < w - 1 && y < row1) {
+        const int i = y * w + x;
+#ifdef K_BROKEN_BORDER
+        /* tests only: the first column never receives its east neighbour's
+         * grains (a sink one cell too wide) */
+        const unsigned east = x == 1 ? 0u : in[i + 1];
+#else
+        const unsigned east = in[i + 1];
+#endif
+        const unsigned v = SP_RULE(in[i], in[i - w], in[i + w], east, in[i - 1]);
+        out[i] = v;
+        unstable = SP_UNSTABLE(v);
+    }
+#if defined(K_DETECT_NONE)
+#elif defined(K_VOTE_ITEM)
+    if (unstable) flags[it] = it; /* every unstable item stores, no barrier */
+#elif defined(K_VOTE_CELL)
+    if (unstable) flags[y * w + x] = it;         /* the cell's own word: no barrier, no shared store */
+#else
+    if (GROUP_ANY(unstable, scratch) && LID_X == 0 && LID_Y == 0) flags[it] = it;
+#endif
+#ifdef K_DETECT_NONE
+    (void)unstable;
+    (void)flags;
+    (void)it;
+#endif
+}
+
+/* Temporal blocking (steps=T > 1): a group loads a tile of LSIZE_X x
+ * LSIZE_Y cells into local memory and runs `nsteps` <= T steps there, then
+ * writes its inner (LSIZE_X - 2T) x (LSIZE_Y - 2T) cells. The tile's edge
+ * cells cannot be updated (their neighbours are outside), so the stale zone
+ * grows one cell a step from the edge; after nsteps <= T steps the inner
+ * cells, T from every edge, are exact. Cells outside the grid's interior
+ * are 0 and stay 0 (the sink). Tiles overlap by 2T: each cell is inner to
+ * exactly one group, which writes it and counts it in the flag. Each item
+ * remembers the last step its own cell was unstable; one atomic max in
+ * local memory after the loop gives the group's, so the steps cost the
+ * tile's two barriers and nothing more, and the group stores one flag. */
+KERNEL topple_tiled(GLOBAL const unsigned *RESTRICT in, GLOBAL unsigned *RESTRICT out, GLOBAL int *flags, int it,
+                    int nsteps, int w, int h, int row0, int row1 LOCAL_PARAM(scratch)) {
+    LOCAL_DECL(scratch)
+    const int lx = (int)LID_X, ly = (int)LID_Y, bw = (int)LSIZE_X, bh = (int)LSIZE_Y;
+    const int iw = bw - 2 * K_STEPS, ih = bh - 2 * K_STEPS;
+    const int x = 1 + (int)GROUP_X * iw - K_STEPS + lx;
+    const int y = row0 + (int)GROUP_Y * ih - K_STEPS + ly;
+    const int cell = x >= 1 && x < w - 1 && y >= 1 && y < h - 1;
+    const int own = cell && lx >= K_STEPS && lx < K_STEPS + iw && ly >= K_STEPS && ly < K_STEPS + ih && y < row1;
+    const int edge = lx == 0 || ly == 0 || lx == bw - 1 || ly == bh - 1;
+    LOCAL unsigned *t = scratch;
+    LOCAL int *best = (LOCAL int *)(scratch + bw * bh); /* the group's last unstable step */
+    const int l = ly * bw + lx;
+    unsigned v = cell ? in[y * w + x] : 0u;
+    int last = -1;
+    t[l] = v;
+    if (l == 0) *best = -1;
+    for (int s = 0; s < nsteps; s++) {
+        BARRIER;
+        unsigned nv = v;
+        if (cell && !edge) nv = SP_RULE(t[l], t[l - bw], t[l + bw], t[l + 1], t[l - 1]);
+        BARRIER;
+        t[l] = nv;
+        v = nv;
+        if (own && SP_UNSTABLE(v)) last = s;
+    }
+#if defined(K_DETECT_NONE)
+#elif defined(K_VOTE_ITEM)
+    if (last >= 0) flags[it + last] = it + last;
+    (void)best;
+#elif defined(K_VOTE_CELL)
+    if (last >= 0) flags[y * w + x] = it + last; /* only own cells have last >= 0 */
+    (void)best;
+#else
+    BARRIER;
+    if (last >= 0) LOCAL_MAX(best, last);
+    BARRIER;
+    if (l == 0 && *best >= 0) flags[it + *best] = it + *best;
+#endif
+#ifdef K_DETECT_NONE
+    (void)flags;
+    (void)it;
+    (void)last;
+    (void)best;
+#endif
+    if (own) out[y * w + x] = v;
+}

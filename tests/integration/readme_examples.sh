@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The README's examples run (issue 21: "README examples that run"): every
+# `bin/harness ...` line of the README's sh blocks is run here as written,
+# but for stand-ins a reader would make too (my.params/my.dat -> the shipped
+# 128x128 files, FILE/A.sweep/B.sweep -> sweeps/smoke.sweep, optional
+# [--flags] dropped) and, so the suite stays short, a shorter run where the
+# example takes one (--iters 20 --reps 1 after a run's own options; --quick
+# and Table 1 alone for a report). Each must exit 0 (or its documented
+# status: regressions exits 1 while an untriaged change exists). An example
+# naming a device this machine lacks (cuda:N, opencl:1.0) or a fragment
+# (`...`) is counted as skipped, never as passed.
+# Prints "ok - ..." / "not ok - ..." per example.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/lib.sh
+test_dir readme_examples
+export HARNESS_DB=$T/r.db
+H=$PWD/bin/harness
+devs=$($H devices 2>/dev/null | awk '/^[a-z]/ {print $1}')
+# Nights and a change point for compare, noise, regressions, triage, exclude:
+# made by the nightly example itself, which runs before them (README order).
+# A report definition of Table 1 alone: the report examples' command lines
+# run whole, on one table (report.sh runs all 17 in --quick).
+awk '/^(app|reference|inputs|quick|wg|roofline) /{print; next} /^table /{on = ($2 == 1)} on' kernels/lbm/report.def \
+    >"$T/table1.def"
+# A small nightly suite (nightly.sh runs the real machinery at length).
+printf 'app lbm\ninput gen:32x32\nvariant final\ndevice openmp\nwg 32x1\niters 50\nreps 2\n' >"$T/night.sweep"
+n=0
+awk '/^```sh/ {on = 1; next} /^```/ {on = 0} on && /^bin\/harness / {print}' README.md >"$T/examples"
+while IFS= read -r line; do
+    n=$((n + 1))
+    cmd=${line%%  #*}                       # the comment off
+    cmd=$(echo "$cmd" | sed -E 's/ +$//; s/\[([^]|]*)( \|[^]]*)?\]//g; s/  +/ /g')
+    name="README example $n: $cmd"
+    case "$cmd" in *'...'*) echo "ok - $name # skip a fragment, not a command"; continue ;; esac
+    missing=""
+    for d in $(echo "$cmd" | grep -oE '(cuda:[0-9]+|opencl:[0-9]+\.[0-9]+)'); do
+        echo "$devs" | grep -qx "$d" || missing="$missing $d"
+    done
+    if [ -n "$missing" ]; then echo "ok - $name # skip no$missing here"; continue; fi
+    run=${cmd/bin\/harness/$H}
+    run=${run//my.params/kernels/lbm/data/input_128x128.params}
+    run=${run//my.dat/kernels/lbm/data/obstacles_128x128.dat}
+    run=${run//A.sweep B.sweep/sweeps/smoke.sweep}
+    run=${run// FILE / sweeps/smoke.sweep }
+    case "$cmd" in
+    "bin/harness run "*) run="$run --iters 20 --reps 1" ;;
+    "bin/harness report "*) run="$run --quick --def $T/table1.def --reps 1 --rounds 1"; run=${run//--quick --quick/--quick} ;;
+    "bin/harness nightly"*) # two nights, as the compare after it expects
+        run="$run --rounds 2 --burn-in 0 --no-confirm --suite $T/night.sweep && $run --rounds 2 --burn-in 0 --no-confirm --suite $T/night.sweep" ;;
+    "bin/harness compare nightly:3 nightly:4"*)
+        if [ "$(sqlite3 "$HARNESS_DB" 'select count(*) from nightly' 2>/dev/null)" -lt 4 ]; then
+            echo "ok - $name # skip needs 4 nights (compare nightly:-2 nightly:-1 --rerun is tested by nightly.sh)"
+            continue
+        fi ;;
+    "bin/harness triage "*)
+        id=$(echo "$cmd" | awk '{print $3}')
+        if [ -z "$(sqlite3 "$HARNESS_DB" "select id from change_point where id = $id" 2>/dev/null)" ]; then
+            echo "ok - $name # skip no change point $id in these nights (triage is tested by nightly.sh)"
+            continue
+        fi ;;
+    "bin/harness launch-cost"*) run="$run --launches 200 --reps 1" ;;
+    "bin/harness peak"*) run="$run --device openmp" ;;
+    "bin/harness verify "*) run="$run --device openmp" ;;
+    "bin/harness tune sweeps/tune-lbm-gpu.sweep"*) echo "ok - $name # skip its sweep names GPU devices only"; continue ;;
+    "bin/harness merge "*) cp "$HARNESS_DB" "$T/host1.db"; cp "$HARNESS_DB" "$T/host2.db"; run="cd $T && $run" ;;
+    esac
+    t0=$(date +%s); out=$(cd "$PWD" && timeout 300 bash -c "$run" 2>&1)
+    rc=$?
+    want=0
+    case "$cmd" in
+    "bin/harness regressions"*) [ $rc -eq 1 ] && want=1 ;; # an untriaged change point: documented
+    *"--variant tuned"*) # documented: exit 2 when no device has a tuned configuration
+        [ $rc -eq 2 ] && echo "$out" | grep -q 'no usable tuned configuration' && want=2 ;;
+    esac
+    [ -n "${TIMES:-}" ] && echo "# $(( $(date +%s) - t0 )) s: $cmd"
+    if [ $rc -eq $want ]; then ok "$name (exit $rc)"; else
+        notok "$name (exit $rc): $(echo "$out" | grep -v '^\(ok\|note\)' | tail -2 | tr '\n' ' ' | cut -c1-240)"
+    fi
+done <"$T/examples"
+check "the README has examples to run ($n)" [ "$n" -ge 30 ]
+exit $((fails > 0))

@@ -1,0 +1,84 @@
+/* The sandpile's CUDA kernels compile for every variant a GPU runs, with the
+ * knob -D flags schedule.c's build passes, so CUDA code that does not
+ * compile fails here, on a machine without a GPU. nvcc builds an sm_90
+ * CUBIN of kernels/sandpile/sandpile.cu (as NVRTC does at run time); each
+ * distinct set of defines once. Without nvcc the checks are skipped. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "check.h"
+#include "knobs.h"
+#include "util.h"
+#include "variants.h"
+
+static int find_nvcc(char *out, size_t n) {
+    const char *home = getenv("CUDA_HOME");
+    snprintf(out, n, "%s/bin/nvcc", home && *home ? home : "/usr/local/cuda");
+    return access(out, X_OK) == 0;
+}
+
+static int file_has(const char *path, const char *name) {
+    size_t len = 0;
+    char *data = file_read_all(path, &len, NULL, 0);
+    int found = 0;
+    for (size_t i = 0; data && !found && i + strlen(name) <= len; i++)
+        found = memcmp(data + i, name, strlen(name)) == 0;
+    free(data);
+    return found;
+}
+
+int main(void) {
+    const struct app *sp = app_find("sandpile");
+    struct variant_list vars = {0};
+    char err[256], nvcc[512];
+    CHECK(sp && variants_load("variants/sandpile.variants", sp->knobs, &vars, err, sizeof err) == 0,
+          "variants/sandpile.variants loads%s%s", vars.n ? "" : ": ", vars.n ? "" : err);
+    if (!find_nvcc(nvcc, sizeof nvcc)) {
+        printf("ok - # skip: no nvcc under $CUDA_HOME or /usr/local/cuda\n");
+        CHECK_DONE();
+    }
+    char dir[] = "/tmp/test_sandpile_cuda.XXXXXX";
+    if (!sp || !mkdtemp(dir)) {
+        printf("not ok - sandpile app and a temporary folder\n");
+        return 1;
+    }
+    char done[32][512];
+    int ndone = 0;
+    for (int i = 0; i < vars.n; i++) {
+        const struct variant *v = &vars.v[i];
+        if (knob_is(&v->knobs, "rule", "async")) continue; /* the CPU only (app.c refuses it on a GPU) */
+        struct strbuf defs = {0};
+        knobs_defines(&v->knobs, &defs);
+        int seen = 0;
+        for (int j = 0; j < ndone; j++) seen |= !strcmp(done[j], defs.s ? defs.s : "");
+        if (!seen && ndone < 32) str_copy(done[ndone++], sizeof done[0], defs.s ? defs.s : "");
+        if (seen) {
+            sb_free(&defs);
+            continue;
+        }
+        char out[600];
+        snprintf(out, sizeof out, "%s/%s.cubin", dir, v->name);
+        struct strbuf cmd = {0};
+        sb_printf(&cmd,
+                  "'%s' -cubin -arch=sm_90 -std=c++17 -Ikernels/sandpile %s -o '%s' kernels/sandpile/sandpile.cu 2>&1",
+                  nvcc, defs.s ? defs.s : "", out);
+        FILE *p = popen(cmd.s, "r");
+        char log[4096] = "";
+        size_t got = p ? fread(log, 1, sizeof log - 1, p) : 0;
+        log[got] = '\0';
+        const int rc = p ? pclose(p) : -1;
+        CHECK(rc == 0, "nvcc -arch=sm_90 sandpile.cu for %s (%s)%s%.300s", v->name, defs.s ? defs.s : "",
+              rc ? ":\n# " : "", rc ? log : "");
+        const char *kernel = knob_int(&v->knobs, "steps") > 1 ? "topple_tiled" : "topple";
+        if (rc == 0) CHECK(file_has(out, kernel), "%s: the CUBIN has %s", v->name, kernel);
+        unlink(out);
+        sb_free(&defs);
+        sb_free(&cmd);
+    }
+    rmdir(dir);
+    variants_free(&vars);
+    CHECK_DONE();
+}
