@@ -9,8 +9,9 @@
 #   scripts/deps.sh check    + sqlite3, PoCL and gnuplot (the tests)
 #   scripts/deps.sh install  install everything for `check`, plus clang and its
 #                            libFuzzer for tests/fuzz.sh, a single-host Slurm for
-#                            tests/integration/slurm.sh and pyopencl for the Python
-#                            host's tests (each skipped without them)
+#                            tests/integration/slurm.sh, pyopencl for the Python
+#                            host's tests and GCC's nvptx offloading compiler for
+#                            tests/integration/offload.sh (each skipped without them)
 set -u
 mode=${1:-check}
 cc=${CC:-cc}
@@ -63,6 +64,15 @@ if [ "$mode" = install ]; then
     command -v sbatch >/dev/null 2>&1 || optional+=(slurm-client)
 fi
 
+# The directive backends (openacc, omp-target) need GCC 12's nvptx offloading
+# compiler; without it they list no devices and tests/integration/offload.sh
+# skips, so it is optional too. Probed by an offloaded build, not by name.
+if [ "$mode" = install ]; then
+    printf 'int main(void){int x=0;\n#pragma acc parallel copy(x)\nx=1;\nreturn !x;}\n' |
+        gcc-12 -x c - -fopenacc -foffload=nvptx-none -foffload-options=nvptx-none=-misa=sm_80 -o /dev/null \
+            >/dev/null 2>&1 || optional+=(gcc-12-offload-nvptx libgomp-plugin-nvptx1)
+fi
+
 [ ${#missing[@]} -eq 0 ] && [ ${#optional[@]} -eq 0 ] && exit 0
 line="apt-get install -y ${missing[*]}"
 if [ "$(id -u)" -ne 0 ]; then
@@ -90,6 +100,6 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 if [ ${#optional[@]} -gt 0 ]; then
     apt-get install -y -qq --no-install-recommends "${optional[@]}" >&2 ||
-        echo "note: could not install ${optional[*]} (optional: the Slurm and Python-host tests skip, the main job draws no picture)" >&2
+        echo "note: could not install ${optional[*]} (optional: the Slurm, Python-host and offload tests skip, the main job draws no picture)" >&2
 fi
 exit 0

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Formats the C the style covers (.clang-format): harness/, tests/unit/, fuzz/ and the
-# apps' host code; not the device sources nor the peak probes. --check lists
+# apps' host code; not the device sources (nor offload/offload_rt.c) nor the peak probes. --check lists
 # the files that differ and exits 1 if any do.
 set -eu
 cd "$(dirname "$0")/.."
-files=$(find harness tests/unit kernels fuzz -name '*.[ch]' -not -path 'harness/backend/peak/*' -not -name '*_omp.c' \
+files=$(find harness tests/unit kernels fuzz -name '*.[ch]' -not -path 'harness/backend/peak/*' -not -path 'harness/backend/offload/*' -not -name '*_omp.c' -not -name '*_acc.c' -not -name '*_omptgt.c' \
         -not -name 'lbm_*.h' -not -name 'stencil_*.h' -not -name '*_body.h' | sort)
 if [ "${1:-}" = --check ]; then
     bad=0

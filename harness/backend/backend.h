@@ -23,13 +23,16 @@ struct device_caps {
     unsigned dependent_launch : 1;  /* a launch may start while the previous one finishes (PDL) */
     unsigned warp_shuffle : 1;      /* 32-wide warp shuffles the kernels can spell */
     unsigned readonly_loads : 1;    /* loads through a read-only data cache (__ldg) */
+    unsigned directives : 1;        /* directive programs (OpenACC, OpenMP target): a source owns its
+                                       loops, reductions and data movement and is launched whole;
+                                       buffers are device addresses (deviceptr / is_device_ptr) */
     unsigned icd_device : 1;        /* an OpenCL ICD loader's platform index[0], device index[1]: a
                                        host program in another language (pyopencl) can open it */
 };
 
 struct device_info {
-    char backend[16]; /* "opencl", "cuda", "openmp" */
-    char spec[32];    /* what --device accepts: "opencl:0.1", "cuda:0", "openmp" */
+    char backend[16]; /* "opencl", "cuda", "openmp", "openacc", "omp-target" */
+    char spec[32];    /* what --device accepts: "opencl:0.1", "cuda:0", "openmp", "openacc:0", "omp-target:host" */
     char vendor[128];
     char name[256];
     char driver[128];
@@ -176,7 +179,7 @@ struct backend_ops {
      * multiple of the cluster. CUDA: thread-block clusters (sm_90 and
      * later; more than 8 blocks where the device allows non-portable sizes). */
     int (*cluster)(struct dev *d, struct kernel *k, unsigned groups);
-    /* The kernel-source file extension this backend builds: ".cl", ".cu", "_omp.c". */
+    /* The kernel-source file extension this backend builds: ".cl", ".cu", "_omp.c", "_acc.c", "_omptgt.c". */
     const char *source_suffix;
     /* (optional) The build option that lets the compiler contract a * b + c
      * into one fused multiply-add where it does not by default: OpenCL
@@ -198,7 +201,7 @@ struct backend_ops {
 };
 
 /* The registry: every compiled-in backend, in listing order. */
-extern const struct backend_ops backend_opencl, backend_cuda, backend_openmp;
+extern const struct backend_ops backend_opencl, backend_cuda, backend_openmp, backend_openacc, backend_omp_target;
 extern const struct backend_ops *const backends[];
 extern const int backend_count;
 

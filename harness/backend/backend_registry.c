@@ -9,7 +9,8 @@
 #include "energy.h"
 #include "util.h"
 
-const struct backend_ops *const backends[] = {&backend_opencl, &backend_cuda, &backend_openmp};
+const struct backend_ops *const backends[] = {&backend_opencl, &backend_cuda, &backend_openmp, &backend_openacc,
+                                              &backend_omp_target};
 const int backend_count = (int)(sizeof backends / sizeof backends[0]);
 
 const struct backend_ops *backend_by_name(const char *name) {

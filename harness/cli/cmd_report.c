@@ -144,6 +144,9 @@ static int check_variants(const struct report *r, char *err, size_t errn) {
         if (tb->variant[0] && !variant_find(&r->vars, tb->variant) &&
             !(per_device(tb) && !strcmp(tb->variant, TUNED_VARIANT)))
             return snprintf(err, errn, "%s:%d: unknown variant `%s`", d->path, tb->line, tb->variant), -1;
+        for (int k = 0; k < tb->nprograms; k++)
+            if (!variant_find(&r->vars, tb->programs[k]))
+                return snprintf(err, errn, "%s:%d: unknown variant `%s`", d->path, tb->line, tb->programs[k]), -1;
         for (int k = 0; k < tb->nrows; k++) {
             const struct report_row *row = &tb->rows[k];
             if (row->variant[0] && !variant_find(&r->vars, row->variant))
@@ -166,7 +169,8 @@ static int pick_devices(struct report *r, const char *spec) {
     for (int i = 0; i < pick.count && r->ndev < REPORT_MAX_DEVICES; i++) {
         struct report_device *d = &r->dev[r->ndev++];
         d->info = pick.all[pick.idx[i]];
-        d->ladder = spec || !gpus || !strcmp(d->info.kind, "gpu");
+        /* A directive device runs its own programs (the openacc table), not the ladder. */
+        d->ladder = (spec || !gpus || !strcmp(d->info.kind, "gpu")) && !d->info.caps.directives;
         d->run_id = -1;
     }
     cli_devices_free(&pick);

@@ -164,6 +164,26 @@ static int parse_shapes(const char *list, const struct app *app, const struct ap
     return rc;
 }
 
+/* With no --device, a directive device (OpenACC, OpenMP target) stays in the
+ * pick only where every variant asked for is a program it can run: the
+ * ladder's kernels mostly are not, and `make run` or `run --variant X` must
+ * not fail for a device nobody named. Named (--device openacc), it runs what
+ * it can and refuses the rest with the reason, as every device does. */
+static void drop_directive_misfits(struct device_pick *p, const struct variant_list *vars, const struct app *app,
+                                   const struct app_input *in, unsigned wgs[][2], int nwg) {
+    int kept = 0;
+    for (int d = 0; d < p->count; d++) {
+        const struct device_info *info = &p->all[p->idx[d]];
+        const char *why = NULL, *name = "";
+        for (int v = 0; v < vars->n && info->caps.directives && !why; v++)
+            for (int w = 0; w < nwg && !vars->v[v].tuned && !why; w++)
+                if ((why = app->invalid(&vars->v[v].knobs, in, info, wgs[w]))) name = vars->v[v].name;
+        if (why) fprintf(stderr, "note: %s skipped (not named by --device): %s: %s\n", info->spec, name, why);
+        else p->idx[kept++] = p->idx[d];
+    }
+    p->count = kept;
+}
+
 /* Every config must be valid on every chosen device before anything runs. */
 static int check_all(const struct device_pick *p, const struct variant_list *vars, const struct app *app,
                      const struct app_input *in, unsigned wgs[][2], int nwg) {
@@ -446,8 +466,14 @@ int cmd_run(int argc, char **argv) {
     struct device_pick pick = {0};
     unsigned wgs[MAX_WG][2];
     int nwg = 0;
-    if ((rc = cli_variants_tuned(app, o.variant, o.knobs, &vars)) || (rc = cli_devices(o.device, &pick)) ||
-        (rc = parse_shapes(o.wg, app, in, wgs, &nwg)) || (rc = check_all(&pick, &vars, app, in, wgs, nwg))) {
+    rc = cli_variants_tuned(app, o.variant, o.knobs, &vars);
+    if (!rc) rc = cli_devices(o.device, &pick);
+    if (!rc) rc = parse_shapes(o.wg, app, in, wgs, &nwg);
+    if (!rc && !o.device) {
+        drop_directive_misfits(&pick, &vars, app, in, wgs, nwg);
+        if (!pick.count) rc = EXIT_USAGE, fprintf(stderr, "harness: no device can run these variants\n");
+    }
+    if (rc || (rc = check_all(&pick, &vars, app, in, wgs, nwg))) {
         variants_free(&vars);
         cli_devices_free(&pick);
         app->input_free(in);

@@ -271,7 +271,7 @@ struct replay_load {
     struct search_def *d;
     int n;
     struct replay_table *tables; /* per variant of the call */
-    char (*knobs)[512];          /* ... and its canonical knobs */
+    char (*knobs)[1024];         /* ... and its canonical knobs */
     long iters;
 };
 
@@ -707,7 +707,7 @@ static int stored_candidate(struct store *store, const struct search_def *d, str
         out->cfg.knobs = d->plan.vars.v[0].knobs;
         str_copy(out->cfg.variant, sizeof out->cfg.variant, d->plan.vars.v[0].name);
     }
-    char knobs[512];
+    char knobs[1024];
     knobs_canonical(&out->cfg.knobs, knobs, sizeof knobs);
     out->point = tune_plan_find(&d->plan, knobs, out->cfg.wg);
     return 0;
@@ -825,7 +825,7 @@ static void report(const struct tune_opts *o, const struct search_def *d, const 
 }
 
 static int same_config(const struct verdict_cand *a, const struct verdict_cand *b) {
-    char x[512], y[512];
+    char x[1024], y[1024];
     knobs_canonical(&a->cfg.knobs, x, sizeof x);
     knobs_canonical(&b->cfg.knobs, y, sizeof y);
     return a->cfg.wg[0] == b->cfg.wg[0] && a->cfg.wg[1] == b->cfg.wg[1] && !strcmp(x, y);
@@ -885,7 +885,7 @@ static void replay_regret(const struct search_def *d, const struct outcome *oc) 
 
 static int store_outcome(struct store *store, const struct tune_opts *o, const struct search_def *d,
                          const struct outcome *oc, double search_s, long iters) {
-    char err[512], knobs[512];
+    char err[512], knobs[1024];
     knobs_canonical(&oc->best.cfg.knobs, knobs, sizeof knobs);
     struct tuned_decision dec = {.wg = {oc->best.cfg.wg[0], oc->best.cfg.wg[1]},
                                  .strategy = o->strategy,

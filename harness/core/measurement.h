@@ -15,7 +15,7 @@ enum status {
 const char *status_name(enum status s);
 
 struct measurement {
-    char app[32], input[64], variant[64], knobs[512];
+    char app[32], input[64], variant[64], knobs[1024];
     unsigned wg[2];
     long iters;      /* steps per repetition as run */
     long iters_full; /* the input's own step count; > iters when scaled */

@@ -17,8 +17,8 @@
 #define SWEEP_DEFAULT_ROUNDS 3    /* rounds.h: the fewest that show a spread between processes */
 
 struct sweep_pattern {
-    char base[64];   /* a named variant to start from, or "" for the app's defaults */
-    char knobs[512]; /* "k=v1|v2 k2=v3": the cartesian product of the alternatives */
+    char base[64];    /* a named variant to start from, or "" for the app's defaults */
+    char knobs[1024]; /* "k=v1|v2 k2=v3": the cartesian product of the alternatives */
     int line;
 };
 

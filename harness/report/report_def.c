@@ -145,9 +145,16 @@ static int row_line(struct parser *p, char *tok[], int n) {
 static int run_line(struct parser *p, char *tok[], int n) {
     struct report_table *t = current(p, tok[0]);
     if (!t) return -1;
-    if (t->kind == RK_STEP || t->kind == RK_SPEEDUP || t->kind == RK_OPENACC)
-        return fail(p, "`run` belongs to classes, devices and hostlang tables; table %d is %s", t->number,
+    if (t->kind == RK_STEP || t->kind == RK_SPEEDUP)
+        return fail(p, "`run` belongs to classes, devices, openacc and hostlang tables; table %d is %s", t->number,
                     kind_names[t->kind]);
+    if (t->kind == RK_OPENACC) { /* `run VARIANT...`: up to four directive programs */
+        if (t->nprograms) return fail(p, "table %d already has its `run` line", t->number);
+        if (n < 2 || n > 5) return fail(p, "usage: run VARIANT... (one to four directive variants)");
+        for (int i = 1; i < n; i++)
+            if (copy_name(p, t->programs[t->nprograms++], sizeof t->programs[0], tok[i], "variant")) return -1;
+        return 0;
+    }
     if (t->variant[0]) return fail(p, "table %d already runs %s", t->number, t->variant);
     if (n < 2 || (t->kind == RK_CLASSES ? n < 4 || strcmp(tok[2], "on") : n != 2))
         return fail(p, t->kind == RK_CLASSES ? "usage: run VARIANT on CLASS..." : "usage: run VARIANT");

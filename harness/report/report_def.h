@@ -17,7 +17,7 @@ enum report_kind {
     RK_STEP,     /* rows of variants, each against the step it builds on */
     RK_CLASSES,  /* one variant on one device of each named class (opencl/gpu, openmp, ...) */
     RK_DEVICES,  /* one variant on every device present */
-    RK_OPENACC,  /* a probe: is there an OpenACC compiler that offloads here? */
+    RK_OPENACC,  /* directive programs (`run` variants) on every directive device; a probe where none */
     RK_HOSTLANG, /* host languages: C, and those a `host` line names a variant for; others probed */
     RK_SPEEDUP   /* a variant against a base, as a speedup (the report's final table) */
 };
@@ -42,6 +42,8 @@ struct report_table {
     char variant[64]; /* classes, devices, hostlang: what runs */
     int nclasses;
     char classes[4][32]; /* classes: "backend" or "backend/kind" */
+    int nprograms;
+    char programs[4][64]; /* openacc: the directive variants run on every directive device */
     int nrows;
     struct report_row rows[REPORT_MAX_ROWS];
     int line;

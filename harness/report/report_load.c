@@ -193,7 +193,8 @@ int report_load_db(struct report *r, char *err, size_t errn) {
     for (int i = 0; i < r->ndev; i++) {
         store_peak_latest(rd, device_ids[i], &r->dev[i].copy_gbs, &r->dev[i].fp32_gflops);
         load_launch(rd, r, i);
-        r->dev[i].ladder = load_cells(rd, r, i) > 1;
+        device_caps(&r->dev[i].info);
+        r->dev[i].ladder = load_cells(rd, r, i) > 1 && !r->dev[i].info.caps.directives;
     }
     load_notes(rd, r);
     store_reader_close(rd);

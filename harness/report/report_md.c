@@ -177,7 +177,7 @@ static void tuned_note(struct report *r, struct strbuf *b, const int *cols, int 
         for (int in = 0; in < r->def->ninputs; in++) {
             const struct report_cell *cell = report_find(r, cols[c], in, TUNED_VARIANT, r->def->wg);
             if (!cell || !cell->tuned) continue;
-            char knobs[512];
+            char knobs[1024];
             knobs_changed(r, &cell->knobs, knobs, sizeof knobs);
             sb_printf(b, "%s %s %s: %s at %ux%u", n++ ? ";" : " Here:", r->dev[cols[c]].info.spec, r->def->inputs[in],
                       knobs, cell->wg[0], cell->wg[1]);
@@ -201,7 +201,9 @@ static void devices_table(struct report *r, const struct report_table *t, struct
             }
         }
     } else {
-        for (int d = 0; d < r->ndev; d++) cols[ncols++] = d;
+        /* Directive devices run directive programs: their table is the openacc one. */
+        for (int d = 0; d < r->ndev; d++)
+            if (!r->dev[d].info.caps.directives) cols[ncols++] = d;
     }
     sb_printf(b, "| size |");
     for (int c = 0; c < ncols; c++)
@@ -227,22 +229,66 @@ static void devices_table(struct report *r, const struct report_table *t, struct
                   r->dev[cols[c]].info.driver);
 }
 
+/* Why no directive device is present, from each directive backend's own
+ * note (a missing offload compiler, no accelerator). */
+static void directive_absence(struct strbuf *b) {
+    for (int i = 0; i < backend_count; i++) {
+        struct device_info probe = {0};
+        str_copy(probe.backend, sizeof probe.backend, backends[i]->name);
+        device_caps(&probe);
+        if (!probe.caps.directives) continue;
+        struct device_info *found = NULL;
+        char note[256] = "";
+        const int n = backends[i]->list(&found, note, sizeof note);
+        free(found);
+        sb_printf(b, " %s: %s.", backends[i]->name, n > 0 ? "devices present but not picked for this report" : note);
+    }
+}
+
+/* Table 15: every directive device (OpenACC, OpenMP target) runs the
+ * table's directive variants; where there is none the row stays "not
+ * measured", with the probe and each backend's reason. */
 static void openacc_table(struct report *r, const struct report_table *t, struct strbuf *b) {
-    const char *probe = report_probe(r, "openacc");
-    sb_printf(b, "| size | OpenACC here |");
+    const struct report_def *def = r->def;
+    int cols[REPORT_MAX_DEVICES], ncols = 0;
+    for (int d = 0; d < r->ndev; d++)
+        if (r->dev[d].info.caps.directives) cols[ncols++] = d;
+    if (!t->nprograms) ncols = 0;
+    sb_printf(b, "| size |");
+    if (!ncols) sb_printf(b, " OpenACC here |");
+    for (int c = 0; c < ncols; c++)
+        for (int v = 0; v < t->nprograms; v++)
+            sb_printf(b, " %s `%s` (s) |", r->dev[cols[c]].info.spec, t->programs[v]);
     published_header(t, b);
-    sb_printf(b, "\n|---|---|");
-    for (int k = 0; k < t->nrows; k++) sb_printf(b, "---|");
+    sb_printf(b, "\n|---|");
+    for (int i = 0; i < (ncols ? ncols * t->nprograms : 1) + t->nrows; i++) sb_printf(b, "---|");
     sb_printf(b, "\n");
-    for (int in = 0; in < r->def->ninputs; in++) {
-        sb_printf(b, "| %s | not measured |", r->def->inputs[in]);
+    for (int in = 0; in < def->ninputs; in++) {
+        sb_printf(b, "| %s |", def->inputs[in]);
+        if (!ncols) sb_printf(b, " not measured |");
+        for (int c = 0; c < ncols; c++)
+            for (int v = 0; v < t->nprograms; v++)
+                time_cell(b, report_time_of(r, report_cell(r, cols[c], in, t->programs[v], def->wg)));
         for (int k = 0; k < t->nrows; k++) number_cell(b, t->rows[k].published[in], "%.3f");
         sb_printf(b, "\n");
     }
-    sb_printf(b,
-              "\nProbed on this machine: %s. The harness has no OpenACC port of this app; the row stays"
-              " empty rather than borrowing a number.\n",
-              probe);
+    const char *probe = report_probe(r, "openacc");
+    if (ncols) {
+        sb_printf(b,
+                  "\nEach column runs a directive program of this app (OpenACC or OpenMP target, `run` in its"
+                  " report.def) at %ux%u: vector_length or thread_limit %u (harness/backend/README.md).",
+                  def->wg[0], def->wg[1], def->wg[0]);
+        sb_printf(b, " Probed: %s.\n", probe);
+        for (int c = 0; c < ncols; c++)
+            sb_printf(b, "- %s: %s (%s)\n", r->dev[cols[c]].info.spec, r->dev[cols[c]].info.name,
+                      r->dev[cols[c]].info.driver);
+        return;
+    }
+    sb_printf(b, "\nProbed on this machine: %s.", probe);
+    if (!t->nprograms) sb_printf(b, " The table names no directive program (`run` in report.def).");
+    else if (r->from_db) sb_printf(b, " No directive device ran in this report.");
+    else directive_absence(b);
+    sb_printf(b, " The row stays empty rather than borrowing a number.\n");
 }
 
 /* A `host` column (a variant whose host program is in another language) on

@@ -14,7 +14,8 @@
 #include "util.h"
 
 /* What a harness binary reads at run time, relative to its root. */
-static const char *const tree[] = {"kernels", "variants", "harness/backend/omp_kernel.h", "harness/backend/peak"};
+static const char *const tree[] = {"kernels", "variants", "harness/backend/omp_kernel.h", "harness/backend/peak",
+                                   "harness/backend/offload"};
 #define NTREE ((int)(sizeof tree / sizeof tree[0]))
 
 static char builds_dir[PATH_MAX];

@@ -107,6 +107,18 @@ static const struct knob_def lbm_knobs[] = {
      "temporal=T, geometry=compiled: the sub-step loop under a bare `#pragma unroll` with an early "
      "exit at a launch's last step, or with its count spelled out and no early exit (NVIDIA's "
      "OpenCL compiler unrolls only the second)"},
+    {"data", "region|per-step", "region",
+     "directive backends (OpenACC, OpenMP target): the lattices stay on the device for the whole run (one "
+     "data region around the time loop), or are copied out and back every step (a data region inside it)"},
+    {"avvels", "each-step|device", "device",
+     "directive backends: each step's average velocity a host scalar (a reduction clause: the host waits "
+     "for every step, as the report's OpenACC program), or row sums kept on the device and reduced there"},
+    {"collapse", "1|2", "1",
+     "directive backends: rows over gangs / teams and a row's cells over the vector lanes / threads, or "
+     "both loops collapsed into one over all cells"},
+    {"async", "off|on", "off",
+     "directive backends: every loop waits for the one before, or the steps are queued (OpenACC "
+     "async(1), OpenMP nowait with a dependence chain) and waited for once"},
     {"host", "c|python", "c",
      "the host program: this C harness, or a Python one driving final's schedule through pyopencl "
      "(the report's Table 16; OpenCL devices; kernels/lbm/host.py)"},
@@ -357,10 +369,67 @@ static const char *lbm_invalid_fma(const struct knob_set *k, const struct device
 
 static int is_pow2(long x) { return x > 0 && (x & (x - 1)) == 0; }
 
+/* The knobs a directive program (lbm_directive.h) reads; every other knob
+ * describes launches, work-groups or host threads, which such a program
+ * leaves to its compiler, so only its default is accepted there. */
+static const char *const directive_knobs[] = {"layout", "args",    "kernels",  "obstacles", "neighbours", "constants",
+                                              "divide", "moments", "collide",  "speed",     "fma",        "math",
+                                              "data",   "avvels",  "collapse", "async"};
+static const char *const directive_only[] = {"data", "avvels", "collapse", "async"};
+
+static int in_list(const char *name, const char *const *list, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(name, list[i])) return 1;
+    return 0;
+}
+
+static const char *lbm_invalid_directive(const struct knob_set *k, const struct app_input *in,
+                                         const struct device_info *dev, const unsigned wg[2]) {
+    static _Thread_local char why[256];
+    const size_t nd = sizeof directive_knobs / sizeof directive_knobs[0];
+    const size_t no = sizeof directive_only / sizeof directive_only[0];
+    for (int i = 0; i < k->n; i++) {
+        const char *name = k->defs[i].name;
+        const int changed = strcmp(k->value[i], k->defs[i].def) != 0;
+        if (!changed) continue;
+        if (!dev->caps.directives && in_list(name, directive_only, no)) {
+            snprintf(why, sizeof why,
+                     "%s=%s shapes a directive program (OpenACC, OpenMP target); this device runs kernels", name,
+                     k->value[i]);
+            return why;
+        }
+        if (dev->caps.directives && !in_list(name, directive_knobs, nd)) {
+            snprintf(why, sizeof why,
+                     "%s=%s means nothing to a directive program: its loops, reductions and launches are "
+                     "the compiler's (OpenACC, OpenMP target)",
+                     name, k->value[i]);
+            return why;
+        }
+    }
+    if (!dev->caps.directives) return NULL;
+    if (knob_is(k, "layout", "soa"))
+        return "layout=soa passes nine buffers; the directive program takes one lattice: layout=aos or soa-3d";
+    if (knob_is(k, "kernels", "partial"))
+        return "kernels=partial runs half the step on the host; the directive program runs every loop on the "
+               "device (kernels=split is the report's OpenACC program)";
+    if (knob_is(k, "avvels", "device") && knob_is(k, "collapse", "2"))
+        return "avvels=device keeps a sum per row on the device: rows over gangs, collapse=1 (a collapsed loop's "
+               "sum is one scalar, which comes back to the host every step)";
+    if (knob_is(k, "async", "on") && knob_is(k, "avvels", "each-step"))
+        return "async=on queues the steps; avvels=each-step waits for each step's sum: avvels=device";
+    if (knob_is(k, "collapse", "1") && in->ny % (int)wg[1]) {
+        snprintf(why, sizeof why, "collapse=1: %u rows a gang do not divide the grid's %d rows", wg[1], in->ny);
+        return why;
+    }
+    return NULL;
+}
+
 static const char *lbm_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
                                const unsigned wg[2]) {
     static _Thread_local char why[256];
     const char *layout = knob_get(k, "layout"), *args = knob_get(k, "args");
+    const char *why_directive = lbm_invalid_directive(k, in, dev, wg);
+    if (why_directive) return why_directive;
     if (!strcmp(args, "packed") != !strcmp(layout, "soa-3d"))
         return "args=packed is the one 3D buffer of layout=soa-3d: the two go together";
     if (knob_is(k, "args", "struct") &&

@@ -84,6 +84,10 @@ struct app_result *lbm_execute(struct dev *d, const struct app_input *in, const 
 /* app.c: blocks in the thread-block cluster of persistent=cluster (0: the
  * grid does not fit one cluster's shared memory): the fewest that fit, or
  * with `most` the most (up to 16, non-portable), so each SM has less work. */
+/* directive_steps.c: the whole-program schedule of a directive backend
+ * (device caps.directives); lbm_execute hands such devices to it. */
+struct app_result *lbm_execute_directive(struct dev *d, const struct app_input *in, const struct knob_set *k,
+                                         const unsigned wg[2], int warmup, int reps, struct measurement *m);
 int lbm_cluster_size(const struct app_input *in, const struct device_info *dev, const unsigned wg[2], int most);
 /* app.c: shared memory per block of a cluster of c blocks (lbm_cluster.h). */
 uint64_t lbm_cluster_smem(const struct app_input *in, int c);

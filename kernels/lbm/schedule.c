@@ -425,6 +425,8 @@ static void fail(struct measurement *m, enum status st, const struct dev *d) {
 struct app_result *lbm_execute(struct dev *d, const struct app_input *in, const struct knob_set *k,
                                const unsigned wg[2], int warmup, int reps, struct measurement *m) {
     if (knob_is(k, "host", "python")) return lbm_python_execute(d, in, k, wg, warmup, reps, m);
+    /* A directive program runs its own time loop (directive_steps.c). */
+    if (d->info.caps.directives) return lbm_execute_directive(d, in, k, wg, warmup, reps, m);
     struct lbm_exec e = {.d = d, .in = in, .k = k};
     e.nbuf = knob_is(k, "layout", "soa") ? 9 : 1;
     e.temporal = (int)knob_int(k, "temporal");

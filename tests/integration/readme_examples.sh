@@ -37,7 +37,7 @@ while IFS= read -r line; do
     name="README example $n: $cmd"
     case "$cmd" in *'...'*) echo "ok - $name # skip a fragment, not a command"; continue ;; esac
     missing=""
-    for d in $(echo "$cmd" | grep -oE '(cuda:[0-9]+|opencl:[0-9]+\.[0-9]+)'); do
+    for d in $(echo "$cmd" | grep -oE '(cuda:[0-9]+|opencl:[0-9]+\.[0-9]+|openacc:[0-9]+|omp-target:[0-9]+)'); do
         echo "$devs" | grep -qx "$d" || missing="$missing $d"
     done
     if [ -n "$missing" ]; then echo "ok - $name # skip no$missing here"; continue; fi

@@ -22,6 +22,9 @@ declare -A empty=()
 declare -A noocl=()
 declare -A cudaonly=()
 declare -A noomp=() # temporal=2|3|4: work-groups only, invalid on OpenMP
+# Directive programs (data=, avvels=, collapse=, async=, directly or through their base): run on
+# the openacc and omp-target backends only, invalid on every device of this matrix.
+declare -A directive=() dknobs=()
 # host=python: OpenCL devices only, and only with a Python that has pyopencl
 # (without one the OpenCL cells are invalid with that reason: a skip).
 declare -A pyhost=()
@@ -52,6 +55,19 @@ while IFS= read -r line; do
     [[ " $rest " =~ \ temporal=[234]\  ]] && o=1
     [ $c = 1 ] && o=0
     noomp[$name]=$o
+    # The directive knobs as set (from the base, then this line); directive when one is away
+    # from its default (data=region avvels=device collapse=1 async=off).
+    dk=""
+    if [ -n "$first" ] && [[ "$first" != *=* ]]; then dk=${dknobs[$first]:-}; fi
+    for kv in $rest; do
+        case "$kv" in data=* | avvels=* | collapse=* | async=*) dk="$(echo " $dk " | sed "s/ ${kv%%=*}=[^ ]*//g") $kv" ;; esac
+    done
+    dknobs[$name]=$dk
+    dv=0
+    for kv in $dk; do
+        case "$kv" in data=region | avvels=device | collapse=1 | async=off) ;; *) dv=1 ;; esac
+    done
+    directive[$name]=$dv
     py=0
     if [ -n "$first" ] && [[ "$first" != *=* ]] && [ "${pyhost[$first]:-0}" = 1 ]; then py=1; fi
     [[ " $rest " == *" host=python "* ]] && py=1
@@ -61,8 +77,9 @@ while IFS= read -r line; do
     noocl[$name]=$g
     cudaonly[$name]=$c
 done < variants/lbm.variants
-nempty=0 nnoocl=0 ncuda=0 nnoomp=0 npy=0
+nempty=0 nnoocl=0 ncuda=0 nnoomp=0 ndir=0 npy=0
 for n in "${names[@]}"; do
+    ndir=$((ndir + ${directive[$n]}))
     npy=$((npy + ${pyhost[$n]}))
     nempty=$((nempty + ${empty[$n]})); nnoocl=$((nnoocl + ${noocl[$n]})); ncuda=$((ncuda + ${cudaonly[$n]}))
     nnoomp=$((nnoomp + ${noomp[$n]}))
@@ -115,7 +132,11 @@ check_matrix() {
             dev=$(echo "${cols[$j]}" | xargs)
             [ "$dev" = openmp ] || [ "$dev" = opencl:0.0 ] || continue
             cell=$(echo "${cells[$j]:-}" | xargs)
-            if [ "${pyhost[$v]}" = 1 ] && [ "$dev" = openmp ]; then
+            if [ "${directive[$v]}" = 1 ]; then
+                if [[ "$cell" == "invalid"* ]] && grep -qE "^\[[0-9]+\] $v on $dev: .*shapes a directive program" "$file"; then
+                    ok "$label: $v on $dev: $cell, with its reason"
+                else notok "$label: $v on $dev: '$cell', wanted 'invalid' (a directive program)"; fi
+            elif [ "${pyhost[$v]}" = 1 ] && [ "$dev" = openmp ]; then
                 if [[ "$cell" == "invalid"* ]] && grep -qE "^\[[0-9]+\] $v on $dev: .*OpenCL ICD loader" "$file"; then
                     ok "$label: $v on $dev: $cell, with its reason"
                 else notok "$label: $v on $dev: '$cell', wanted 'invalid' (host=python: OpenCL only)"; fi
@@ -166,12 +187,12 @@ nomp=$(grep -m1 '^variant ' "$T/small.out" | tr '|' '\n' | grep -c 'openmp')
 havepy=1
 grep -q 'needs a Python with pyopencl' "$T/small.out" && havepy=0
 pyinvalid=$((npy * (ndev - nocl) + (1 - havepy) * npy * nocl))
-want=$(((nonempty - ncuda) * ndev - nnoocl * nocl - nnoomp * nomp - pyinvalid))
-if [ "$got" = "$want" ]; then ok "db: $got measurement rows with status ok = ($nonempty non-empty - $ncuda CUDA-only variants) x $ndev devices - $nnoocl x $nocl OpenCL-invalid - $nnoomp x $nomp OpenMP-invalid"
+want=$(((nonempty - ncuda - ndir) * ndev - nnoocl * nocl - nnoomp * nomp - pyinvalid))
+if [ "$got" = "$want" ]; then ok "db: $got measurement rows with status ok = ($nonempty non-empty - $ncuda CUDA-only - $ndir directive variants) x $ndev devices - $nnoocl x $nocl OpenCL-invalid - $nnoomp x $nomp OpenMP-invalid - $pyinvalid host=python-invalid"
 else notok "db: $got measurement rows with status ok, wanted $want"; fi
 got=$(q "SELECT count(*) FROM measurement WHERE status = 'invalid'")
-if [ "$got" = $((nnoocl * nocl + ncuda * ndev + nnoomp * nomp + pyinvalid)) ]; then ok "db: $got invalid rows (graph/persistent on OpenCL, clusters anywhere, temporal on OpenMP, host=python off OpenCL)"
-else notok "db: $got invalid rows, wanted $((nnoocl * nocl + ncuda * ndev + nnoomp * nomp + pyinvalid))"; fi
+if [ "$got" = $((nnoocl * nocl + ncuda * ndev + nnoomp * nomp + pyinvalid + ndir * ndev)) ]; then ok "db: $got invalid rows (graph/persistent on OpenCL, clusters anywhere, temporal on OpenMP, host=python off OpenCL, directive programs)"
+else notok "db: $got invalid rows, wanted $((nnoocl * nocl + ncuda * ndev + nnoomp * nomp + pyinvalid + ndir * ndev))"; fi
 got=$(q "SELECT count(*) FROM measurement WHERE status = 'unverified'")
 if [ "$got" = $((nempty * ndev)) ]; then ok "db: $got unverified rows for the empty variants"
 else notok "db: $got unverified rows, wanted $((nempty * ndev))"; fi

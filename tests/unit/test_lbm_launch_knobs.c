@@ -143,6 +143,38 @@ static void halo_rules(const struct app_input *in) {
           (unsigned long long)want_c, (unsigned long long)lbm_temporal_local_bytes(&k, tile, wg));
 }
 
+/* The directive backends (openacc, omp-target): what a directive program
+ * reads is valid there, every launch-level knob away from its default is
+ * refused with a reason, and their own knobs are refused elsewhere. */
+static void directive_rules(const struct app_input *in) {
+    const char *dir[] = {"openacc", "omp-target"};
+    for (int b = 0; b < 2; b++) {
+        valid("layout=soa-3d", dir[b], in); /* final's knobs: the directive program's defaults */
+        valid("layout=aos,args=buffers,kernels=split,obstacles=branch,neighbours=wrap,constants=inline,"
+              "avvels=each-step,collapse=2",
+              dir[b], in);
+        valid("async=on", dir[b], in);
+        valid("data=per-step,avvels=each-step,kernels=fused", dir[b], in);
+        refused("sync=finish-each", dir[b], "means nothing to a directive program", in);
+        refused("reduction=binary", dir[b], "means nothing to a directive program", in);
+        refused("bind=once", dir[b], "means nothing to a directive program", in);
+        refused("threads=2", dir[b], "means nothing to a directive program", in);
+        refused("layout=soa,args=buffers", dir[b], "layout=aos or soa-3d", in);
+        refused("layout=aos,args=buffers,kernels=partial,reduction=host-each-step", dir[b], "means nothing", in);
+        refused("collapse=2", dir[b], "avvels=device keeps a sum per row", in);
+        refused("async=on,avvels=each-step,collapse=2", dir[b], "async=on queues the steps", in);
+        refused_at("layout=soa-3d", dir[b], "rows a gang do not divide", in, 32, 3);
+        valid_at("avvels=each-step,collapse=2", dir[b], in, 64, 1);
+    }
+    const char *other[] = {"openmp", "opencl", "cuda"};
+    for (int b = 0; b < 3; b++) {
+        refused("avvels=each-step", other[b], "shapes a directive program", in);
+        refused("data=per-step", other[b], "shapes a directive program", in);
+        refused("collapse=2", other[b], "shapes a directive program", in);
+        refused("async=on", other[b], "shapes a directive program", in);
+    }
+}
+
 int main(void) {
     char err[256];
     struct app_opts o = {.input = "gen:64x64"};
@@ -248,6 +280,7 @@ int main(void) {
     valid("host=c", "opencl", in);
     cluster_rules(in);
     halo_rules(in);
+    directive_rules(in);
     lbm_input_free(in);
     CHECK_DONE();
 }

@@ -58,8 +58,17 @@ int main(void) {
           "Table 16 measures its Python column by final-python; C is the table's own run, Haskell only probed");
     CHECK(d.nshapes >= 16 && d.shapes[0][0] == 16 && d.shapes[0][1] == 1, "the work-group figure's shapes");
 
+    const struct report_table *t15 = &d.tables[14];
+    CHECK(t15->kind == RK_OPENACC && t15->nprograms == 2 && !strcmp(t15->programs[0], "a01-given") &&
+              !strcmp(t15->programs[1], "a06-async") && t15->nrows == 1,
+          "Table 15 runs a01-given and a06-async on the directive devices beside the report's OpenACC column");
+
     const char *head = "app a\ninputs x y\n";
     char text[1024];
+    snprintf(text, sizeof text, "%stable 15 openacc \"t\"\nrun a b c d e\n", head);
+    CHECK(refused_at(text, 4, "one to four directive variants"), "an openacc table runs at most four programs");
+    snprintf(text, sizeof text, "%stable 15 openacc \"t\"\nrun a\nrun b\n", head);
+    CHECK(refused_at(text, 5, "already has its `run` line"), "an openacc table has one run line");
     snprintf(text, sizeof text, "%stable 1 step \"t\"\nrow v - 1.0\n", head);
     CHECK(refused_at(text, 4, "1 numbers given, one per input wanted"), "a row with too few numbers");
     snprintf(text, sizeof text, "%stable 1 step \"t\"\nrow v - 1.0 -2\n", head);

@@ -107,7 +107,7 @@ static void load_knobs(const char *path, const char *device, struct landscape *l
     FILE *f = fopen(path, "r");
     char line[1024];
     while (f && fgets(line, sizeof line, f)) {
-        char input[16], base[64], knobs[512], name[160];
+        char input[16], base[64], knobs[1024], name[160];
         unsigned x, y;
         long iters;
         double med, q1, q3;

@@ -1,0 +1,47 @@
+/* The OpenMP target backend: kernels are C files with OpenMP target directives
+ * (kernels/<app>/<app>_omptgt.c), built at run time by GCC with -fopenmp and
+ * nvptx offloading; see backend_offload.c for how, and README.md for the
+ * knob vocabulary (thread_limit x num_teams). */
+#include "offload.h"
+
+static struct offload_model tgt_model = {
+    .backend = "omp-target",
+    .model_flag = "-fopenmp",
+    .rt_define = "-DORT_OMP",
+    .count_symbol = "omp_get_num_devices",
+    .title = "OpenMP target",
+    .ops = &backend_omp_target,
+};
+
+static int tgt_list(struct device_info **out, char *note, size_t n) { return offload_list(&tgt_model, out, note, n); }
+static struct dev *tgt_open(const struct device_info *info, char *err, size_t n) {
+    return offload_open(&tgt_model, info, err, n);
+}
+static struct program *tgt_build(struct dev *d, const char *source, const char *options) {
+    return offload_build(&tgt_model, d, source, options);
+}
+
+const struct backend_ops backend_omp_target = {
+    .name = "omp-target",
+    .list = tgt_list,
+    .open = tgt_open,
+    .close = offload_close,
+    .build = tgt_build,
+    .program_free = offload_program_free,
+    .kernel = offload_kernel,
+    .alloc = offload_alloc,
+    .buf_free = offload_buf_free,
+    .write = offload_write,
+    .read = offload_read,
+    .copy = offload_copy,
+    .launch = offload_launch,
+    .address = offload_address,
+    .finish = offload_finish,
+    .mark = offload_mark,
+    .elapsed = offload_elapsed,
+    .source_suffix = "_omptgt.c",
+    .fma_option = "-ffp-contract=fast",
+    .fast_math_option = "-ffast-math",
+    .no_contract_option = "-ffp-contract=off",
+    .caps = offload_caps,
+};

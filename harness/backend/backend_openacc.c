@@ -1,0 +1,47 @@
+/* The OpenACC backend: kernels are C files with OpenACC directives
+ * (kernels/<app>/<app>_acc.c), built at run time by GCC with -fopenacc and
+ * nvptx offloading; see backend_offload.c for how, and README.md for the
+ * knob vocabulary (vector_length x num_gangs). */
+#include "offload.h"
+
+static struct offload_model acc_model = {
+    .backend = "openacc",
+    .model_flag = "-fopenacc",
+    .rt_define = "-DORT_ACC",
+    .count_symbol = "acc_get_num_devices",
+    .title = "OpenACC",
+    .ops = &backend_openacc,
+};
+
+static int acc_list(struct device_info **out, char *note, size_t n) { return offload_list(&acc_model, out, note, n); }
+static struct dev *acc_open(const struct device_info *info, char *err, size_t n) {
+    return offload_open(&acc_model, info, err, n);
+}
+static struct program *acc_build(struct dev *d, const char *source, const char *options) {
+    return offload_build(&acc_model, d, source, options);
+}
+
+const struct backend_ops backend_openacc = {
+    .name = "openacc",
+    .list = acc_list,
+    .open = acc_open,
+    .close = offload_close,
+    .build = acc_build,
+    .program_free = offload_program_free,
+    .kernel = offload_kernel,
+    .alloc = offload_alloc,
+    .buf_free = offload_buf_free,
+    .write = offload_write,
+    .read = offload_read,
+    .copy = offload_copy,
+    .launch = offload_launch,
+    .address = offload_address,
+    .finish = offload_finish,
+    .mark = offload_mark,
+    .elapsed = offload_elapsed,
+    .source_suffix = "_acc.c",
+    .fma_option = "-ffp-contract=fast",
+    .fast_math_option = "-ffast-math",
+    .no_contract_option = "-ffp-contract=off",
+    .caps = offload_caps,
+};

@@ -1,0 +1,351 @@
+/* The LBM D2Q9 program for the directive backends, written once with each
+ * directive spelled for OpenACC (LBM_ACC, lbm_acc.c) or OpenMP target
+ * (LBM_OMP, lbm_omptgt.c). Unlike the other backends' sources, this is a
+ * whole program's time loop, as a directive code is written: the host
+ * schedule (directive_steps.c) launches `lbm_run` once per repetition and it
+ * runs every step, with its data movement and reductions as the knobs say.
+ * Buffers are device addresses (harness/backend/offload/offload_rt.c), taken
+ * through deviceptr / is_device_ptr.
+ *
+ * The work-group shape WxH (L->local): W is vector_length / thread_limit;
+ * collapse=2 runs ncells / (W*H) gangs / teams over the flattened cells (H
+ * cells a lane), collapse=1 runs ny / H gangs / teams over rows (H rows a
+ * gang; OpenACC: a row's cells across the W vector lanes; OpenMP: the
+ * team's threads over its rows, a row's cells in simd lanes).
+ *
+ * Knobs read here: layout (aos | soa-3d), kernels (split: the report's five
+ * loops; fused: one loop after accelerate_flow; fused-accel: the next step's
+ * acceleration folded in), obstacles, neighbours, constants (as every
+ * backend), data (region: the lattices stay on the device for the whole
+ * run; per-step: copied out and in every step, as a data region inside the
+ * time loop does), avvels (each-step: the step's sum a host scalar, so the
+ * host waits for every step; device: row partials kept on the device and
+ * reduced there once per chunk, read once), async (steps queued without
+ * waiting: OpenACC async(1), OpenMP nowait with a dependence chain). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "omp_kernel.h"
+
+#define P(x) P_(x)
+#define P_(x) _Pragma(#x)
+
+#if defined(LBM_ACC)
+#include <openacc.h>
+#define DEVICE_BEGIN
+#define DEVICE_END
+#define ROUTINE P(acc routine seq)
+#define ASYNC_ON async(1)
+#define WAIT() acc_wait_all()
+#define CELLS_LOOP(G, W, more) P(acc parallel loop gang vector collapse(2) num_gangs(G) vector_length(W) deviceptr(a, b, obst, part, av) more)
+#define ROWS_LOOP(G, W, more) P(acc parallel loop gang num_gangs(G) vector_length(W) deviceptr(a, b, obst, part, av) more)
+#define COLS_LOOP(more) P(acc loop vector more)
+#define LINE_LOOP(more) P(acc parallel loop gang vector deviceptr(a, b, obst, part, av) more)
+#define RED(v) reduction(+ : v)
+#define RED2(v, w) reduction(+ : v, w)
+#define INNER_RED(v) reduction(+ : v)
+#define INNER_RED2(v, w) reduction(+ : v, w)
+static void to_dev(void *d, const void *h, size_t n) { acc_memcpy_to_device(d, (void *)h, n); }
+static void from_dev(void *h, const void *d, size_t n) { acc_memcpy_from_device(h, (void *)d, n); }
+static void *dev_alloc(size_t n) { return acc_malloc(n); }
+static void dev_free(void *p) { acc_free(p); }
+#elif defined(LBM_OMP)
+#include <omp.h>
+#define DEVICE_BEGIN P(omp declare target)
+#define DEVICE_END P(omp end declare target)
+#define ROUTINE
+#define ASYNC_ON nowait depend(inout : dep)
+#define WAIT() P(omp taskwait)
+#define CELLS_LOOP(G, W, more) P(omp target teams distribute parallel for collapse(2) num_teams(G) thread_limit(W) is_device_ptr(a, b, obst, part, av) more)
+#define ROWS_LOOP(G, W, more) P(omp target teams distribute parallel for num_teams(G) thread_limit(W) is_device_ptr(a, b, obst, part, av) more)
+#define COLS_LOOP(more) P(omp simd more)
+#define LINE_LOOP(more) P(omp target teams distribute parallel for is_device_ptr(a, b, obst, part, av) more)
+#define RED(v) reduction(+ : v) map(tofrom : v)
+#define RED2(v, w) reduction(+ : v, w) map(tofrom : v, w)
+#define INNER_RED(v) reduction(+ : v)
+#define INNER_RED2(v, w) reduction(+ : v, w)
+static void to_dev(void *d, const void *h, size_t n) {
+    omp_target_memcpy(d, h, n, 0, 0, omp_get_default_device(), omp_get_initial_device());
+}
+static void from_dev(void *h, const void *d, size_t n) {
+    omp_target_memcpy(h, d, n, 0, 0, omp_get_initial_device(), omp_get_default_device());
+}
+static void *dev_alloc(size_t n) { return omp_target_alloc(n, omp_get_default_device()); }
+static void dev_free(void *p) { omp_target_free(p, omp_get_default_device()); }
+#else
+#error "define LBM_ACC or LBM_OMP"
+#endif
+
+/* GCC takes vector_length only as a constant (a run-time value is ignored
+ * for 32, with a warning), so the shape is compiled in: the schedule passes
+ * -DK_WG_X=W -DK_WG_Y=H, one program per shape. */
+#if !defined(K_WG_X) || !defined(K_WG_Y)
+#error "build with -DK_WG_X=W -DK_WG_Y=H (the work-group shape)"
+#endif
+#define W K_WG_X
+#define H K_WG_Y
+
+/* collapse=2: one loop over all cells; collapse=1: rows over gangs / teams,
+ * a row's cells inside (the inner pragma sits between the two loops). */
+#if defined(K_COLLAPSE_2)
+#define OUTER(more) CELLS_LOOP(cell_gangs, W, more)
+#define INNER(more)
+#else
+#define OUTER(more) ROWS_LOOP(row_gangs, W, more)
+#define INNER(more) COLS_LOOP(more)
+#endif
+
+#if defined(K_ASYNC_ON)
+#define ASYNC ASYNC_ON
+#else
+#define ASYNC
+#endif
+
+DEVICE_BEGIN
+#define LBM_FN ROUTINE static inline
+#define LBM_SQRT sqrtf
+#include "lbm_physics.h"
+
+#if defined(K_LAYOUT_SOA_3D)
+#define AT(g, k, i) (g)[(size_t)(k) * ncells + (size_t)(i)]
+#else
+#define AT(g, k, i) (g)[(size_t)(i) * 9 + (size_t)(k)]
+#endif
+
+/* The periodic neighbours of (ii, jj): bit masks need power-of-two sides. */
+#if defined(K_NEIGHBOURS_BITMASK)
+#define NEIGHBOURS                                                                          \
+    const int y_n = (jj + 1) & (ny - 1), x_e = (ii + 1) & (nx - 1);                         \
+    const int y_s = (jj - 1) & (ny - 1), x_w = (ii - 1) & (nx - 1)
+#else
+#define NEIGHBOURS                                                                          \
+    const int y_n = (jj + 1) % ny, x_e = (ii + 1) % nx;                                     \
+    const int y_s = (jj == 0) ? jj + ny - 1 : jj - 1, x_w = (ii == 0) ? ii + nx - 1 : ii - 1
+#endif
+
+/* propagate's pull of cell (ii, jj) from lattice g into s. */
+#define PULL(g, s)                                                                          \
+    do {                                                                                    \
+        (s)[0] = AT(g, 0, ii + jj * nx);                                                    \
+        (s)[1] = AT(g, 1, x_w + jj * nx);                                                   \
+        (s)[2] = AT(g, 2, ii + y_s * nx);                                                   \
+        (s)[3] = AT(g, 3, x_e + jj * nx);                                                   \
+        (s)[4] = AT(g, 4, ii + y_n * nx);                                                   \
+        (s)[5] = AT(g, 5, x_w + y_s * nx);                                                  \
+        (s)[6] = AT(g, 6, x_e + y_s * nx);                                                  \
+        (s)[7] = AT(g, 7, x_e + y_n * nx);                                                  \
+        (s)[8] = AT(g, 8, x_w + y_n * nx);                                                  \
+    } while (0)
+
+/* The fused update of one cell: pull from a, rebound or collide, the next
+ * step's acceleration on row ny-2 (fused-accel), store to b; |u| (0 for
+ * obstacles). */
+ROUTINE static inline float fused_cell(const float *restrict a, float *restrict b, const unsigned char *restrict obst,
+                                       int ii, int jj, int nx, int ny, size_t ncells, float omega, float w1, float w2,
+                                       float fold) {
+    NEIGHBOURS;
+    float s[9];
+    PULL(a, s);
+    const int i = ii + jj * nx, o = obst[i];
+    float u = 0.0f;
+#if defined(K_OBSTACLES_MASK)
+    float r[9];
+    for (int k = 0; k < 9; k++) r[k] = s[k];
+    lbm_rebound(r);
+    const float usq = lbm_collide_usq(s, omega);
+    for (int k = 0; k < 9; k++) s[k] = o ? r[k] : s[k];
+    u = o ? 0.0f : sqrtf(usq);
+#else
+    if (o) lbm_rebound(s);
+    else u = sqrtf(lbm_collide_usq(s, omega));
+#endif
+#if defined(K_KERNELS_FUSED_ACCEL)
+    lbm_accelerate(s, w1, w2, (jj == ny - 2 && !o) ? fold : 0.0f);
+#else
+    (void)w1;
+    (void)w2;
+    (void)fold;
+#endif
+    for (int k = 0; k < 9; k++) AT(b, k, i) = s[k];
+    return u;
+}
+DEVICE_END
+
+/* Steps whose row partials are kept before the device reduces them. */
+#define CHUNK_BYTES ((size_t)64 << 20)
+
+/* args: cells, tmp, obstacles, av (iters floats), nx, ny, omega, density,
+ * accel, iters. On return cells holds the final state and av each step's
+ * average velocity. */
+void lbm_run(const struct omp_launch *L, void *const *args) {
+    float *a = args[0], *b = args[1], *const cells = args[0];
+    const unsigned char *obst = args[2];
+    float *av = args[3], *part = NULL;
+    const int nx = *(const int *)args[4], ny = *(const int *)args[5];
+    const float omega = *(const float *)args[6], density = *(const float *)args[7], accel = *(const float *)args[8];
+    const long iters = *(const int *)args[9];
+    const size_t ncells = (size_t)nx * (size_t)ny;
+    (void)L; /* the shape is compiled in (K_WG_X, K_WG_Y) */
+    int cell_gangs = (int)(ncells / ((size_t)W * (size_t)H)), row_gangs = ny / H;
+#if defined(LBM_OMP)
+    /* The named host fallback (omp-target:host): GCC runs host teams one
+     * after another, each opening its own parallel region, so one team of
+     * all the threads is the same loop without a region per team. */
+    if (omp_get_default_device() == omp_get_initial_device()) cell_gangs = row_gangs = 1;
+#endif
+    const float w1 = density * accel / 9.0f, w2 = density * accel / 36.0f;
+    static char dep; /* the dependence every queued OpenMP step names */
+    (void)dep, (void)cell_gangs, (void)row_gangs;
+#if defined(K_DATA_PER_STEP)
+    /* The host's copy of the lattice a data region inside the time loop
+     * would copy in at each step's start and out at its end. */
+    float *stage = malloc(9 * ncells * sizeof(float));
+    from_dev(stage, a, 9 * ncells * sizeof(float));
+#endif
+#if defined(K_AVVELS_DEVICE)
+    long chunk = (long)(CHUNK_BYTES / ((size_t)ny * sizeof(float)));
+    if (chunk > iters) chunk = iters;
+    if (chunk < 1) chunk = 1;
+    part = dev_alloc((size_t)chunk * (size_t)ny * sizeof(float));
+    /* The fluid cells, counted once (the obstacles never change). */
+    int fluid = 0;
+    LINE_LOOP(RED(fluid))
+    for (size_t i = 0; i < ncells; i++) fluid += obst[i] ? 0 : 1;
+#else
+    float *av_host = malloc((size_t)iters * sizeof(float));
+#endif
+    for (long t = 0; t < iters; t++) {
+#if defined(K_DATA_PER_STEP)
+        WAIT();
+        to_dev(a, stage, 9 * ncells * sizeof(float));
+#endif
+#if defined(K_KERNELS_FUSED_ACCEL)
+        const int accel_here = t == 0; /* later steps fold it into the previous one */
+#else
+        const int accel_here = 1;
+#endif
+        /* fused-accel: the next step's acceleration, none after the last. */
+        const float fold = t < iters - 1 ? 1.0f : 0.0f;
+        (void)fold;
+        if (accel_here) {
+            const int jj = ny - 2;
+            LINE_LOOP(ASYNC)
+            for (int ii = 0; ii < nx; ii++) {
+                const int i = ii + jj * nx;
+                float s[9];
+                for (int k = 0; k < 9; k++) s[k] = AT(a, k, i);
+                lbm_accelerate(s, w1, w2, obst[i] ? 0.0f : 1.0f);
+                for (int k = 0; k < 9; k++) AT(a, k, i) = s[k];
+            }
+        }
+#if defined(K_AVVELS_DEVICE)
+        float *prow = part + (size_t)(t % chunk) * (size_t)ny;
+#else
+        float tot_u = 0.0f;
+        int tot_cells = 0;
+#endif
+#if defined(K_KERNELS_SPLIT)
+        /* The report's OpenACC program: propagate, rebound, collision and
+         * av_velocity each a loop over the grid; the result back in a. */
+        OUTER(ASYNC)
+        for (int jj = 0; jj < ny; jj++)
+            INNER()
+            for (int ii = 0; ii < nx; ii++) {
+                NEIGHBOURS;
+                float s[9];
+                PULL(a, s);
+                for (int k = 0; k < 9; k++) AT(b, k, ii + jj * nx) = s[k];
+            }
+        OUTER(ASYNC)
+        for (int jj = 0; jj < ny; jj++)
+            INNER()
+            for (int ii = 0; ii < nx; ii++) {
+                const int i = ii + jj * nx;
+                float s[9];
+                for (int k = 0; k < 9; k++) s[k] = AT(b, k, i);
+                if (obst[i]) lbm_rebound(s);
+                else lbm_collide(s, omega);
+                for (int k = 0; k < 9; k++) AT(a, k, i) = s[k];
+            }
+#if defined(K_AVVELS_DEVICE)
+        ROWS_LOOP(row_gangs, W, ASYNC)
+        for (int jj = 0; jj < ny; jj++) {
+            float row = 0.0f;
+            COLS_LOOP(INNER_RED(row))
+            for (int ii = 0; ii < nx; ii++) {
+                const int i = ii + jj * nx;
+                float s[9];
+                for (int k = 0; k < 9; k++) s[k] = AT(a, k, i);
+                row += obst[i] ? 0.0f : lbm_speed(s);
+            }
+            prow[jj] = row;
+        }
+#else
+        OUTER(RED2(tot_u, tot_cells))
+        for (int jj = 0; jj < ny; jj++)
+            INNER(INNER_RED2(tot_u, tot_cells))
+            for (int ii = 0; ii < nx; ii++) {
+                const int i = ii + jj * nx;
+                float s[9];
+                for (int k = 0; k < 9; k++) s[k] = AT(a, k, i);
+                tot_u += obst[i] ? 0.0f : lbm_speed(s);
+                tot_cells += obst[i] ? 0 : 1;
+            }
+#endif
+#else /* fused */
+#if defined(K_AVVELS_DEVICE)
+        ROWS_LOOP(row_gangs, W, ASYNC)
+        for (int jj = 0; jj < ny; jj++) {
+            float row = 0.0f;
+            COLS_LOOP(INNER_RED(row))
+            for (int ii = 0; ii < nx; ii++) row += fused_cell(a, b, obst, ii, jj, nx, ny, ncells, omega, w1, w2, fold);
+            prow[jj] = row;
+        }
+#else
+        OUTER(RED2(tot_u, tot_cells))
+        for (int jj = 0; jj < ny; jj++)
+            INNER(INNER_RED2(tot_u, tot_cells))
+            for (int ii = 0; ii < nx; ii++) {
+                tot_u += fused_cell(a, b, obst, ii, jj, nx, ny, ncells, omega, w1, w2, fold);
+                tot_cells += obst[ii + jj * nx] ? 0 : 1;
+            }
+#endif
+        float *swap = a;
+        a = b;
+        b = swap;
+#endif
+#if defined(K_AVVELS_DEVICE)
+        if (t % chunk == chunk - 1 || t == iters - 1) {
+            /* The chunk's row partials summed on the device, one lane a step. */
+            const long first = t - t % chunk, n = t - first + 1;
+            LINE_LOOP(ASYNC)
+            for (long s = 0; s < n; s++) {
+                float sum = 0.0f;
+                for (int jj = 0; jj < ny; jj++) sum += part[(size_t)s * (size_t)ny + (size_t)jj];
+                av[first + s] = sum / (float)fluid;
+            }
+        }
+#else
+        av_host[t] = tot_cells ? tot_u / (float)tot_cells : 0.0f;
+#endif
+#if defined(K_DATA_PER_STEP)
+        WAIT();
+        from_dev(stage, a, 9 * ncells * sizeof(float));
+#endif
+    }
+    WAIT();
+    if (a != cells) { /* an odd number of fused steps left the state in tmp */
+        b = cells;
+        LINE_LOOP()
+        for (size_t i = 0; i < 9 * ncells; i++) b[i] = a[i];
+    }
+#if defined(K_AVVELS_DEVICE)
+    dev_free(part);
+#else
+    to_dev(av, av_host, (size_t)iters * sizeof(float));
+    free(av_host);
+#endif
+#if defined(K_DATA_PER_STEP)
+    free(stage);
+#endif
+}
