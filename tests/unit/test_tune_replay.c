@@ -230,6 +230,14 @@ int main(void) {
     const int shape_only = n;
     load_knobs("tests/data/landscape-h200-cuda.csv", "H200 cuda", ls, &n);
     load_knobs("tests/data/landscape-h200-cuda-wide.csv", "H200 cuda (wide)", ls, &n);
+#ifdef REPLAY_HELDOUT
+    /* Recorded after the forest's constants were chosen on the two files
+     * above: held out, so a pass here is not fitted to them. Not met yet
+     * (forest on 1024x1024: 3 of 20 seeds), so tests/pending/
+     * tune_replay_heldout.sh, not make test, builds this. */
+    load_knobs("tests/data/landscape-h200-cuda-heldout.csv", "H200 cuda (held out)", ls, &n);
+    CHECK(n >= shape_only + 6, "with the held-out landscapes, at least 6: %d", n - shape_only);
+#endif
     CHECK(n >= shape_only + 4, "the knobs x shapes data has at least 4 landscapes: %d", n - shape_only);
     const struct {
         const char *strategy;
