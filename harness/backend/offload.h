@@ -41,10 +41,10 @@ void offload_caps(struct device_info *info);
 
 /* The members both directive backends fill alike (everything but how a
  * device is listed, opened and a program built, and the source suffix). */
-#define OFFLOAD_COMMON_OPS                                                                                           \
-    .close = offload_close, .program_free = offload_program_free, .kernel = offload_kernel, .alloc = offload_alloc, \
-    .buf_free = offload_buf_free, .write = offload_write, .read = offload_read, .copy = offload_copy,                \
-    .launch = offload_launch, .address = offload_address, .finish = offload_finish, .mark = offload_mark,           \
-    .elapsed = offload_elapsed, .fma_option = "-ffp-contract=fast", .fast_math_option = "-ffast-math",              \
+#define OFFLOAD_COMMON_OPS                                                                                             \
+    .close = offload_close, .program_free = offload_program_free, .kernel = offload_kernel, .alloc = offload_alloc,    \
+    .buf_free = offload_buf_free, .write = offload_write, .read = offload_read, .copy = offload_copy,                  \
+    .launch = offload_launch, .address = offload_address, .finish = offload_finish, .mark = offload_mark,              \
+    .elapsed = offload_elapsed, .fma_option = "-ffp-contract=fast", .fast_math_option = "-ffast-math",                 \
     .no_contract_option = "-ffp-contract=off", .caps = offload_caps
 #endif
