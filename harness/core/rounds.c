@@ -23,17 +23,11 @@ int rounds_reps_each(int reps, int rounds) {
     return each < 1 ? 1 : each;
 }
 
-static unsigned long long mix(unsigned long long *x) { /* splitmix64 */
-    unsigned long long z = (*x += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 void rounds_shuffle(int *perm, int n, unsigned long long seed) {
+    uint64_t state = seed;
     for (int i = 0; i < n; i++) perm[i] = i;
     for (int i = n - 1; i > 0; i--) { /* Fisher-Yates */
-        int j = (int)(mix(&seed) % (unsigned long long)(i + 1));
+        int j = (int)(splitmix64(&state) % (uint64_t)(i + 1));
         int t = perm[i];
         perm[i] = perm[j];
         perm[j] = t;

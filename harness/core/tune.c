@@ -49,12 +49,7 @@
 #define ANNEAL_PATIENCE 4
 #define GENETIC_MUTATE 0.3 /* chance a child also takes a one-parameter move */
 
-uint64_t rng_next(struct rng *r) {
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+uint64_t rng_next(struct rng *r) { return splitmix64(&r->s); }
 
 /* The modulo bias is below 1e-12 for spaces of a million points. */
 int rng_below(struct rng *r, int n) { return (int)(rng_next(r) % (uint64_t)n); }

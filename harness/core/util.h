@@ -29,6 +29,10 @@ const char *cache_dir(void);
 double clock_now(void); /* monotonic seconds */
 uint64_t hash_fnv1a(const void *data, size_t len, uint64_t seed);
 uint64_t hash_str(const char *s, uint64_t seed);
+/* splitmix64 (Steele, Lea and Flood): the next of a repeatable stream from
+ * *state; small, fast, and the same sequence on every libc (rand() is not).
+ * Every seeded draw in the harness and the apps' generated inputs uses it. */
+uint64_t splitmix64(uint64_t *state);
 
 /* Appends formatted text to a growing malloc'd string. */
 struct strbuf {

@@ -6,13 +6,6 @@
 #include "stats.h"
 #include "util.h"
 
-static uint64_t splitmix(uint64_t *x) {
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 static uint64_t next_u64(struct gen_rng *r) { /* xoshiro256** */
@@ -34,7 +27,7 @@ static double normal(struct gen_rng *r) { return sqrt(-2.0 * log(uniform(r))) * 
 void gen_history(uint64_t seed, const struct gen_params *p, double *median, double *iqr_rel) {
     struct gen_rng r;
     uint64_t x = seed;
-    for (int i = 0; i < 4; i++) r.s[i] = splitmix(&x);
+    for (int i = 0; i < 4; i++) r.s[i] = splitmix64(&x);
     int reps = p->reps > 0 ? p->reps : 0;
     double *s = xcalloc(reps ? (size_t)reps : 1, sizeof *s);
     for (int night = 0; night < p->nights; night++) {
@@ -57,7 +50,7 @@ void gen_history(uint64_t seed, const struct gen_params *p, double *median, doub
 
 void gen_rng_seed(struct gen_rng *r, uint64_t seed) {
     uint64_t x = seed;
-    for (int i = 0; i < 4; i++) r->s[i] = splitmix(&x);
+    for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&x);
 }
 
 double gen_rng_normal(struct gen_rng *r) { return normal(r); }

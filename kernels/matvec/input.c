@@ -54,13 +54,6 @@ int matvec_parse_size(const char *text, int *nx, int *ny, int *nl, char *err, si
     return 0;
 }
 
-static uint64_t splitmix64(uint64_t *state) {
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* Uniform in [-1, 1) with 53 random bits: values of both signs, so sums
  * cancel as a real operator's do and the tolerance's |terms| bound matters. */
 static void fill_uniform(double *a, size_t n, uint64_t *state) {

@@ -47,13 +47,6 @@ static int parse_wh(const char *s, const char *text, int square_ok, int *w, int 
     return 0;
 }
 
-static uint64_t splitmix64(uint64_t *state) {
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 static void generate(struct app_input *in) {
     const size_t W = (size_t)in->w;
     in->initial = xcalloc(W * (size_t)in->h, sizeof(unsigned));

@@ -36,13 +36,6 @@ int stencil_parse_size(const char *text, int *w, int *h, char *err, size_t errn)
     return 0;
 }
 
-static uint64_t splitmix64(uint64_t *state) {
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 void stencil_initial(int w, int h, unsigned seed, float *grid) {
     uint64_t state = seed;
     memset(grid, 0, (size_t)w * (size_t)h * sizeof *grid);
