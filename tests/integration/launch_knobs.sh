@@ -71,13 +71,19 @@ check opencl:0.0 collide=paired,bind=once,temporal=3,geometry=compiled,obstacles
 check $both fma=on
 check $both fma=on,bind=once,temporal=1,obstacles=branch,divide=reciprocal
 fcache=$(mktemp -d)
+# Counted as what fma=on adds to a cache fma=default filled: other products
+# (the directive backends' runtime, built where an offload compiler is
+# installed) land in a fresh cache too.
+nprod=()
 for f in default on; do
     HARNESS_CACHE=$fcache bin/harness run --device "$both" --input gen:32x32 --iters 20 --reps 1 --warmup 0 \
         --knobs fma=$f --db "$db" > /dev/null 2>&1
+    nprod+=("$(find "$fcache" -type f ! -name '*.ref' | wc -l)")
 done
-nprod=$(find "$fcache" -type f ! -name '*.ref' | wc -l)
-if [ "$nprod" = 4 ]; then echo "ok - fma=on builds its own product on openmp and opencl:0.0 (4 kernel products in a fresh cache)"
-else echo "not ok - fma=on and fma=default left $nprod products in a fresh cache, wanted 4 (2 backends x 2)"; fi
+added=$((nprod[1] - nprod[0]))
+if [ "$added" = 2 ] && [ "${nprod[0]}" -ge 2 ]; then
+    echo "ok - fma=on builds its own product on openmp and opencl:0.0 (2 more kernel products in the cache)"
+else echo "not ok - fma=on added $added products to a cache fma=default left with ${nprod[0]}, wanted 2 (one per backend)"; fi
 rm -rf "$fcache"
 check $both speed=moments,obstacles=branch,persistent=off,bind=once
 # cells=fixed (one cell an item for every sub-step), entry=pull (the first

@@ -38,6 +38,7 @@ int main(void) {
           "variants/sandpile.variants loads%s%s", vars.n ? "" : ": ", vars.n ? "" : err);
     if (!find_nvcc(nvcc, sizeof nvcc)) {
         printf("ok - # skip: no nvcc under $CUDA_HOME or /usr/local/cuda\n");
+        variants_free(&vars);
         CHECK_DONE();
     }
     char dir[] = "/tmp/test_sandpile_cuda.XXXXXX";

@@ -149,7 +149,7 @@ static void build_space(struct landscape *l) {
             numeric &= *l->value[i][k] && !*end;
         }
         qsort(vals[k], (size_t)nv[k], sizeof vals[k][0], cmp_value);
-        snprintf(sp->params[k].name, sizeof sp->params[k].name, "%s", l->param[k]);
+        str_copy(sp->params[k].name, sizeof sp->params[k].name, l->param[k]);
         sp->params[k].levels = nv[k];
         sp->params[k].ordinal = numeric;
     }
