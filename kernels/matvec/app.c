@@ -40,8 +40,8 @@ static const struct knob_def matvec_knobs[] = {
 /* A directive device (OpenACC, OpenMP target: matvec_directive.h) runs every
  * form, update, colouring and layout; what it cannot honour is a width.
  * GCC's OpenACC for nvptx runs vector_length(W) only for a multiple of the
- * warp (32) up to 1024, and otherwise builds, warns and runs 32 lanes: a
- * row labelled W that measured 32. Refused on openacc:host too (the same
+ * warp (32) up to 1024, and otherwise builds, warns (in a log nobody reads)
+ * and runs 32 lanes (1024 above it): a row labelled W that measured 32. Refused on openacc:host too (the same
  * program, nvptx code included, is built there), so a host sweep shows the
  * rows a GPU's would. OpenMP's thread_limit takes any width. */
 static const char *matvec_invalid_directive(const struct device_info *dev, const unsigned wg[2]) {
@@ -49,8 +49,8 @@ static const char *matvec_invalid_directive(const struct device_info *dev, const
     if (!dev->caps.directives || strcmp(dev->backend, "openacc") != 0) return NULL;
     if (wg[0] % 32 || wg[0] > 1024) {
         snprintf(why, sizeof why,
-                 "vector_length(%u): GCC's OpenACC runs a multiple of 32 lanes up to 1024 and silently substitutes "
-                 "another width (32 or 1024) for %u",
+                 "vector_length(%u): GCC's OpenACC takes a multiple of 32 lanes up to 1024; it builds %u with "
+                 "only a warning and runs 32 (or 1024) lanes",
                  wg[0], wg[0]);
         return why;
     }
@@ -76,12 +76,12 @@ static const char *matvec_invalid(const struct knob_set *k, const struct app_inp
                  dev->max_item[0], dev->max_item[1]);
         return why;
     }
+    const char *why_directive = matvec_invalid_directive(dev, wg);
+    if (why_directive) return why_directive;
     /* Where lanes are work-items or vector lanes (not OpenMP, whose threads
      * take whole cells and ignore the width), a group much wider than a cell
      * idles. */
     const size_t lanes = matvec_lanes(k, in->nl);
-    const char *why_directive = matvec_invalid_directive(dev, wg);
-    if (why_directive) return why_directive;
     if ((dev->caps.work_groups || dev->caps.directives) && wg[0] > 2 * lanes + 32) {
         snprintf(why, sizeof why, "a work-group %u lanes wide leaves most idle: a cell has %zu lanes (form=%s)", wg[0],
                  lanes, knob_get(k, "form"));
