@@ -31,8 +31,9 @@
 #endif
 
 /* Gangs / teams for n cells, `chunk` (= H, matvec_entry.h) each; a name of
- * mv_colour's and mv_masked's, where the hooks expand. */
-#define MV_GANGS(n) (((n) + chunk - 1) / chunk)
+ * mv_colour's and mv_masked's, where the hooks expand. At least one: a
+ * num_gangs / num_teams of 0 is an error, not an empty loop. */
+#define MV_GANGS(n) ((n) > 0 ? ((n) + chunk - 1) / chunk : 1)
 
 /* Not formatted: clang-format reads a product in a clause as a pointer declarator. */
 /* clang-format off */
