@@ -37,6 +37,26 @@ static const struct knob_def matvec_knobs[] = {
  * refused with a group height that fits, rather than failing to launch. */
 #define MV_MAX_GROUPS_Y 65535
 
+/* A directive device (OpenACC, OpenMP target: matvec_directive.h) runs every
+ * form, update, colouring and layout; what it cannot honour is a width.
+ * GCC's OpenACC for nvptx runs vector_length(W) only for a multiple of the
+ * warp (32) up to 1024, and otherwise builds, warns (in a log nobody reads)
+ * and runs 32 lanes (1024 above it): a row labelled W that measured 32. Refused on openacc:host too (the same
+ * program, nvptx code included, is built there), so a host sweep shows the
+ * rows a GPU's would. OpenMP's thread_limit takes any width. */
+static const char *matvec_invalid_directive(const struct device_info *dev, const unsigned wg[2]) {
+    static _Thread_local char why[256];
+    if (!dev->caps.directives || strcmp(dev->backend, "openacc") != 0) return NULL;
+    if (wg[0] % 32 || wg[0] > 1024) {
+        snprintf(why, sizeof why,
+                 "vector_length(%u): GCC's OpenACC takes a multiple of 32 lanes up to 1024; it builds %u with "
+                 "only a warning and runs 32 (or 1024) lanes",
+                 wg[0], wg[0]);
+        return why;
+    }
+    return NULL;
+}
+
 static const char *matvec_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
                                   const unsigned wg[2]) {
     static _Thread_local char why[256];
@@ -56,10 +76,13 @@ static const char *matvec_invalid(const struct knob_set *k, const struct app_inp
                  dev->max_item[0], dev->max_item[1]);
         return why;
     }
-    /* Where lanes are work-items (not OpenMP, whose threads take whole
-     * cells and ignore the width), a group much wider than a cell idles. */
+    const char *why_directive = matvec_invalid_directive(dev, wg);
+    if (why_directive) return why_directive;
+    /* Where lanes are work-items or vector lanes (not OpenMP, whose threads
+     * take whole cells and ignore the width), a group much wider than a cell
+     * idles. */
     const size_t lanes = matvec_lanes(k, in->nl);
-    if (dev->caps.work_groups && wg[0] > 2 * lanes + 32) {
+    if ((dev->caps.work_groups || dev->caps.directives) && wg[0] > 2 * lanes + 32) {
         snprintf(why, sizeof why, "a work-group %u lanes wide leaves most idle: a cell has %zu lanes (form=%s)", wg[0],
                  lanes, knob_get(k, "form"));
         return why;
@@ -68,8 +91,8 @@ static const char *matvec_invalid(const struct knob_set *k, const struct app_inp
      * blocks in the masked launch. */
     const size_t per_colour = ((size_t)in->ncp_max + wg[1] - 1) / wg[1];
     const size_t groups_y = masked ? MV_COLOURS * per_colour : per_colour;
-    const size_t slots = MV_COLOURS * (size_t)in->ncp_max; /* the temp form's scratch slots */
-    if (groups_y > MV_MAX_GROUPS_Y) {
+    const size_t slots = MV_COLOURS * (size_t)in->ncp_max;     /* the temp form's scratch slots */
+    if (!dev->caps.directives && groups_y > MV_MAX_GROUPS_Y) { /* gangs / teams have no such limit */
         snprintf(why, sizeof why, "%zu work-groups of height %u along y, over the limit of %d", groups_y, wg[1],
                  MV_MAX_GROUPS_Y);
         return why;

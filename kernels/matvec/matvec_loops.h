@@ -18,8 +18,11 @@
  *   MV_ATOMIC(dst) an lhs update's target, after the atomic directive when
  *                  update=atomic: `_Pragma("omp atomic update") dst`
  *   MV_CELL_FN     (optional) how mv_cell is declared: `static inline` unless
- *                  defined; OpenACC would add `acc routine vector`, as
+ *                  defined; OpenACC adds `acc routine vector`, as
  *                  matvec_cell.h's MV_FN takes `acc routine seq`
+ *   MV_DEVICE_BEGIN, MV_DEVICE_END  (optional) around the functions a device
+ *                  runs (matvec_cell.h's and mv_cell), not the loops that
+ *                  launch them: OpenMP target's `declare target` pair
  * The pointers are named matrix, x, lhs, map, cmap, ncp and scratch in every
  * nest, so a macro may name them (OpenACC deviceptr(...), present(...)).
  * Knob defines: K_FORM_TEMP / K_FORM_SCALAR / K_FORM_COLLAPSED, K_UPDATE_ATOMIC,
@@ -28,6 +31,12 @@
 #define MATVEC_LOOPS_H
 #include <stddef.h>
 
+#ifndef MV_DEVICE_BEGIN
+#define MV_DEVICE_BEGIN
+#define MV_DEVICE_END
+#endif
+
+MV_DEVICE_BEGIN
 #include "matvec_cell.h"
 
 #ifndef MV_CELL_FN
@@ -78,6 +87,7 @@ MV_CELL_FN void mv_cell(const double *restrict matrix, const double *restrict x,
 #endif
     (void)lhs_e;
 }
+MV_DEVICE_END
 
 /* One colour: cells cmap[base .. base + ncp); `chunk` cells at a time per
  * thread where the directive asks for it. */

@@ -25,16 +25,6 @@
 #define MV_LANES2 MV_LANES
 #include "matvec_loops.h"
 
-static int chunk_of(const struct omp_launch *L) { return L->local[1] > 0 ? (int)L->local[1] : 1; }
-
-/* args: matrix, x, lhs, map, cmap, scratch, base, ncp, nl */
-void matvec_colour(const struct omp_launch *L, void *const *args) {
-    mv_colour(args[0], args[1], args[2], args[3], args[4], args[5], *(int *)args[6], *(int *)args[7],
-              *(int *)args[8], chunk_of(L));
-}
-
-/* args: matrix, x, lhs, map, cmap, ncp, scratch, ncp_max, ncp_pad, nl */
-void matvec_masked(const struct omp_launch *L, void *const *args) {
-    mv_masked(args[0], args[1], args[2], args[3], args[4], args[5], args[6], 6, *(int *)args[7], *(int *)args[9],
-              chunk_of(L));
-}
+/* The cells a thread takes at a time: the work-group's height. */
+#define MV_CHUNK(L) ((L)->local[1] > 0 ? (int)(L)->local[1] : 1)
+#include "matvec_entry.h"

@@ -10,6 +10,10 @@
  * outside the timed region, so every repetition computes the same thing and
  * the last one is what verify() sees.
  *
+ * The same schedule drives every backend, the directive ones included
+ * (caps.directives: matvec_acc.c / matvec_omptgt.c, one compute region a
+ * launch, built with the work-group shape as defines).
+ *
  * Timing: the host clock from the first launch until a finish returns (no
  * read-back: the blog's figure is the kernels' time), and device time
  * between two marks around the same launches. lhs is read after the clock
@@ -82,6 +86,9 @@ static int build(struct mv_exec *e, const struct knob_set *k) {
     repo_path(dir, sizeof dir, "kernels/matvec");
     sb_printf(&opts, "-I%s", dir);
     knobs_defines(k, &opts);
+    /* A directive program (matvec_directive.h) has the shape compiled in:
+     * GCC takes vector_length only as a constant, so one program per shape. */
+    if (d->info.caps.directives) sb_printf(&opts, " -DK_WG_X=%zu -DK_WG_Y=%zu", e->local[0], e->local[1]);
     snprintf(rel, sizeof rel, "kernels/matvec/matvec%s", d->ops->source_suffix);
     repo_path(src, sizeof src, rel);
     e->prog = d->ops->build(d, src, opts.s);

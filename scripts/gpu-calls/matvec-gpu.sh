@@ -4,7 +4,8 @@
 #     OUT=/some/dir bash scripts/gpu-calls/matvec-gpu.sh
 # (the device tool sets OUT). Everything lands in $OUT: the build and setup
 # logs, devices, the copy ceiling, verification, each variant's runs, CSV and
-# the database. About 3-5 minutes of device time; SWEEP=1 adds
+# the database. About 3-5 minutes of device time (a few more with the directive
+# devices, whose every shape is a build); SWEEP=1 adds
 # sweeps/matvec-shapes.sweep restricted to the two GPU devices (a few minutes more).
 #  1. `harness peak`: each device's device-to-device copy bandwidth, the
 #     ceiling the effective GB/s are compared with (stored in the same db);
@@ -13,7 +14,12 @@
 #  3. every variant at the default input on both devices, at the shapes the
 #     blog's mapping suggests (a cell's lanes per group: 40 for v1/v2, 320
 #     for v3/v4/c3) and two others each, 20 repetitions over 3 rounds;
-#  4. the best ok row per variant and device with its % of the copy ceiling.
+#  4. where GCC 12's offloading compiler is set up (.gpu-host/offload/offload.sh, sourced here when
+#     present and OFFLOAD_CC is not set yet; DIRECTIVES=0 leaves this part out) and lists directive
+#     GPU devices (openacc:N, omp-target:N): the same peak, verify and ladder on them, at widths that
+#     are whole warps (GCC's OpenACC refuses others: kernels/matvec/README.md); a line saying why
+#     when there are none, and the rest of the call is unchanged;
+#  5. the best ok row per variant and device with its % of the copy ceiling.
 set -u
 : "${OUT:?set OUT to a folder for the results}"
 mkdir -p "$OUT"
@@ -47,6 +53,52 @@ for r in "${runs[@]}"; do
     echo "run $v ($wg) exit $? at ${SECONDS}s"
 done
 grep -E ' (ok|wrong|invalid|runtime-error|compile-error) ' "$OUT/runs.txt" | cut -c1-220
+
+# The directive backends. Their processes load GCC 12's libgomp (LD_LIBRARY_PATH=$OFFLOAD_LIBDIR), the
+# only one with the nvptx plugin (with another, no device is listed); the CUDA and OpenCL runs keep
+# the image's, which the OpenMP CPU backend's kernels (built by the image's cc) need.
+if [ "${DIRECTIVES:-1}" = 1 ] && [ -z "${OFFLOAD_CC:-}" ] && [ -f .gpu-host/offload/offload.sh ]; then
+    source .gpu-host/offload/offload.sh >>"$OUT/setup.log" 2>&1 || echo "offload.sh failed: see setup.log"
+fi
+dld=${OFFLOAD_LIBDIR:-}
+[ -n "${LD_LIBRARY_PATH:-}" ] && dld=${dld:+$dld:}$LD_LIBRARY_PATH
+DH=(env LD_LIBRARY_PATH="$dld" bin/harness) # a command, not a function: timeout runs it
+DDEV=
+if [ "${DIRECTIVES:-1}" != 1 ]; then
+    echo "directive devices: left out (DIRECTIVES=$DIRECTIVES)"
+elif [ -n "${DIRECTIVE_DEV:-}" ]; then # a dry run elsewhere: DIRECTIVE_DEV=openacc:host,omp-target:host HARNESS_OFFLOAD_HOST=1
+    DDEV=$DIRECTIVE_DEV
+elif [ -z "${OFFLOAD_LIBDIR:-}" ]; then
+    echo "directive devices: none (no .gpu-host/offload/offload.sh sourced: OFFLOAD_LIBDIR unset)"
+else
+    "${DH[@]}" devices >"$OUT/devices-directive.txt" 2>&1
+    DDEV=$(awk '/^(openacc|omp-target):[0-9]/{print $1}' "$OUT/devices-directive.txt" | paste -sd, -)
+    [ -n "$DDEV" ] || echo "directive devices: none listed ($(grep -E 'note: (openacc|omp-target)' \
+        "$OUT/devices-directive.txt" | head -1 | cut -c1-160))"
+fi
+if [ -n "$DDEV" ]; then
+    echo "directive devices: $DDEV"
+    "${DH[@]}" peak --device "$DDEV" --db "$DB" >"$OUT/peak-directive.txt" 2>&1
+    echo "peak ($DDEV) exit $? at ${SECONDS}s"; grep -E 'copy' "$OUT/peak-directive.txt" | cut -c1-160
+    for in in gen:30x20x40 $IN; do
+        f=$OUT/verify-directive-${in#gen:}.txt
+        timeout 300 "${DH[@]}" verify matvec --device "$DDEV" --input $in --db "$DB" >"$f" 2>&1
+        echo "verify matvec $in on $DDEV exit $? at ${SECONDS}s"
+        sed -n '/^matvec verification/,/^devices:/p' "$f"
+    done
+    # vector_length / thread_limit x cells a gang: whole warps (40 or 320 lanes would be refused on
+    # openacc), a cell's lanes in one or two passes, and two cells a gang.
+    druns=("v1-original:32x1,64x1,64x2" "v2-scalar:32x1,64x1,64x2" "t2-transposed:32x1,64x1,64x2"
+           "v3-collapsed:320x1,128x1,128x2" "c3-plain:320x1,128x1,128x2" "v4-masked:320x1,128x1,128x2"
+           "b3-transposed:320x1,128x1,128x2")
+    for r in "${druns[@]}"; do
+        v=${r%%:*} wg=${r#*:}
+        timeout 300 "${DH[@]}" run --app matvec --input $IN --device "$DDEV" --variant $v --wg $wg \
+            --reps $REPS --warmup 3 --rounds 3 --db "$DB" >>"$OUT/runs-directive.txt" 2>&1
+        echo "run $v ($wg) on $DDEV exit $? at ${SECONDS}s"
+    done
+    grep -E ' (ok|wrong|invalid|runtime-error|compile-error|crashed|timeout) ' "$OUT/runs-directive.txt" | cut -c1-220
+fi
 
 if [ "${SWEEP:-0}" = 1 ]; then
     sed "s/^device gpu/device ${DEV//,/ }/" sweeps/matvec-shapes.sweep >/tmp/matvec-shapes.sweep
