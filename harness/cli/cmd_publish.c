@@ -60,7 +60,7 @@ static const char style_css[] =
     "figcaption { font-size: 0.9em; color: #444; }\n"
     ".note { background: #fff6d5; padding: 0.4em 0.6em; }\n"
     ".detected, .regression { color: #b00; font-weight: bold; } .acknowledged { color: #a60; }\n"
-    ".fixed, .false-positive { color: #070; }\n"
+    ".fixed, .false-positive { color: #070; } code.key { word-break: break-all; }\n"
     "pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; }\n"
     "footer { margin-top: 3em; font-size: 0.8em; color: #666; }\n";
 

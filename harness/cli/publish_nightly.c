@@ -95,7 +95,7 @@ static void series_page(struct publish *p, struct store *s, const struct history
     html_esc(&b, h->id.device);
     sb_printf(&b, "), fingerprint <code>");
     html_esc(&b, h->id.fp);
-    sb_printf(&b, "</code>; series key <code>");
+    sb_printf(&b, "</code>; series key <code class=\"key\">");
     html_esc(&b, h->id.key);
     sb_printf(&b, "</code>; %d nights.</p>\n<h2>Trend</h2>\n", h->n);
     str_fmt(what, sizeof what,
