@@ -44,8 +44,7 @@ static void usage(FILE *out) {
             "  --reports FROM  where report-*.md are copied from (default: the database's folder)\n"
             "\n"
             "Without gnuplot the pages are written with a note where each figure would be\n"
-            "(exit 0). Exit status: 0 written; 1 no database, nothing measured in it, or a\n"
-            "page could not be written; 2 bad usage.\n",
+            "(exit 0).\n",
             store_default_path());
 }
 

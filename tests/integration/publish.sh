@@ -155,6 +155,11 @@ check "the variant, knobs and device name come out as entities" \
              grep -q 'CPU &lt;script&gt;alert(1)&lt;/script&gt; &amp; co' '$T/evil/index.html'"
 check "and never as markup (no <script>, <b> or <i> in any page)" \
     bash -c "! grep -qE '<script|<b>|<i>' '$T'/evil/*.html"
+check "every SVG figure of that site is well-formed XML (the strings in gnuplot's titles escaped too)" \
+    python3 -c 'import glob, sys, xml.dom.minidom as m
+f = glob.glob(sys.argv[1] + "/fig/**/*.svg", recursive=True)
+[m.parse(x) for x in f]
+sys.exit(len(f) < 4)' "$T/evil"
 
 # ---- (4) exit codes ----
 $H publish >/dev/null 2>&1
@@ -176,7 +181,7 @@ $H publish "$T/a" --db "$T/db/empty.db" >"$T/empty.out" 2>&1
 rc=$?
 check "publish of a database with no measurements exits 1: nothing to publish (got $rc)" \
     bash -c "[ $rc -eq 1 ] && grep -q 'nothing to publish' '$T/empty.out'"
-$H publish --help | grep -q 'Exit status: 0 written; 1 no database'
+$H publish --help | grep -q 'Exit status: 0 written, 1 no database'
 check "publish --help states the exit codes" [ $? -eq 0 ]
 # Without gnuplot: a PATH of everything but gnuplot.
 mkdir -p "$T/nognuplot"
