@@ -156,6 +156,7 @@ static int site(struct publish *p, struct store_reader *rd, const char *reports)
     }
     const struct strbuf css = {(char *)style_css, sizeof style_css - 1, 0};
     publish_write(p, "style.css", &css);
+    p->pages--; /* a page is HTML */
     int rc = publish_cases(p, rd, &cases);
     if (rc == 0) rc = publish_nightly(p, rd, &series);
     if (rc == 0) publish_reports(p, reports, &reps);
@@ -209,7 +210,12 @@ int cmd_publish(int argc, char **argv) {
         usage(stderr);
         return EXIT_USAGE;
     }
-    struct publish p = {.db = db ? db : store_default_path(), .dir = argv[optind]};
+    /* The folder without trailing slashes: figures' paths inside it are made
+     * relative by cutting it off. */
+    char dir[PATH_MAX];
+    str_copy(dir, sizeof dir, argv[optind]);
+    for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/'; n--) dir[n - 1] = 0;
+    struct publish p = {.db = db ? db : store_default_path(), .dir = dir};
     struct store_reader *rd = store_reader_open_cmd("publish", p.db);
     if (!rd) return EXIT_FOUND;
     p.charts = gnuplot_present();

@@ -141,6 +141,9 @@ check "index: the series has 2 change points, 1 untriaged" \
     grep -q "final 32x1</a></td><td><code>$fp</code></td><td class=\"num\">$NIGHTS</td><td class=\"num\">[^<]*</td><td class=\"num\">2</td><td class=\"num detected\">1</td>" "$site/index.html"
 check "report page: the Markdown escaped" grep -q '# Report &lt;on&gt; testhost &amp; openmp' "$site/report-testhost-openmp.html"
 
+$H publish "$T/slash///" --db "$db" >/dev/null 2>&1
+check "publish into DIR/ (trailing slashes): every href and src still a relative path that resolves" links_quiet "$T/slash"
+
 # ---- (3) escaping ----
 edb=$T/db/evil.db
 cp "$db" "$edb"
