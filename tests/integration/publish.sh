@@ -27,6 +27,7 @@ H=bin/harness
 db=$T/db/r.db
 mkdir -p "$T/db"
 NIGHTS=${NIGHTS:-10}
+[ "$NIGHTS" -ge 2 ] || NIGHTS=2 # two change points on two different nights
 
 # ---- (1) the database ----
 $H run --device openmp --input gen:32x32 --iters 50 --reps 2 --variant final,t02-ported --wg 8x1,16x1,32x1 \
@@ -95,7 +96,7 @@ rc=$?
 check "publish exits 0 (got $rc: $(tail -1 "$T/pub1.out"))" [ $rc -eq 0 ]
 series_page=$(grep -l 'lbm gen-32x32 final 32x1' "$site"/series-*.html 2>/dev/null | head -1)
 key=$(sed -n 's|.*series key <code class="key">\([^<]*\)</code>.*|\1|p' "$series_page" 2>/dev/null | head -1)
-night6=$(sqlite3 "$db" "SELECT started_at FROM nightly ORDER BY started_at LIMIT 1 OFFSET $((NIGHTS / 2))")
+night6=$(sqlite3 "$db" "SELECT started_at FROM nightly ORDER BY started_at LIMIT 1 OFFSET $(((NIGHTS - 1) / 2))")
 sqlite3 "$db" "INSERT INTO change_point(series, night, magnitude, p_value, triage, direction)
   VALUES ('$key', '$night6', 0.3, 0.0001, 'detected', 'regression'),
          ('$key', (SELECT started_at FROM nightly ORDER BY started_at DESC LIMIT 1), -0.25, 0.0001, 'detected', 'improvement')"
