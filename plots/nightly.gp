@@ -5,6 +5,7 @@
 # loads this file:
 #   datafile   rows "index \"MM-DD HH:MM commit\" median q1 q3"
 #   plottitle, ytext   the title and the y-axis label;  pngfile  where to write
+#   svgfile    (optional) an SVG of the same chart too (harness publish)
 # By hand:
 #   gnuplot -e "datafile='n.dat'; plottitle='t'; ytext='s'; pngfile='n.png'" plots/nightly.gp
 
@@ -32,3 +33,10 @@ plot datafile using 1:3:4:5:xtic(int($1) % k == 0 ? stringcolumn(2) : '') with y
      '' using 1:3 with lines lc rgb '#4a7ab5' notitle, \
      NaN with lines lc rgb 'red' dt 2 title 'change point'
 set output
+
+if (exists("svgfile") && strlen(svgfile) > 0) {
+    set terminal svg size 1100,600 dynamic noenhanced font 'sans,10'
+    set output svgfile
+    replot
+    set output
+}

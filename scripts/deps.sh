@@ -10,8 +10,10 @@
 #   scripts/deps.sh install  install everything for `check`, plus clang and its
 #                            libFuzzer for tests/fuzz.sh, a single-host Slurm for
 #                            tests/integration/slurm.sh, pyopencl for the Python
-#                            host's tests and GCC's nvptx offloading compiler for
-#                            tests/integration/offload.sh (each skipped without them)
+#                            host's tests, GCC's nvptx offloading compiler for
+#                            tests/integration/offload.sh and chromium for the
+#                            headless-browser checks of tests/integration/publish.sh
+#                            (each skipped without them)
 set -u
 mode=${1:-check}
 cc=${CC:-cc}
@@ -62,6 +64,8 @@ if [ "$mode" = install ]; then
     command -v slurmctld >/dev/null 2>&1 || optional+=(slurmctld)
     command -v slurmd >/dev/null 2>&1 || optional+=(slurmd)
     command -v sbatch >/dev/null 2>&1 || optional+=(slurm-client)
+    # `harness publish`'s site is opened in a real headless browser by its test.
+    command -v chromium >/dev/null 2>&1 || optional+=(chromium)
 fi
 
 # The directive backends (openacc, omp-target) need GCC 12's nvptx offloading
@@ -100,6 +104,6 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 if [ ${#optional[@]} -gt 0 ]; then
     apt-get install -y -qq --no-install-recommends "${optional[@]}" >&2 ||
-        echo "note: could not install ${optional[*]} (optional: the Slurm, Python-host and offload tests skip, the main job draws no picture)" >&2
+        echo "note: could not install ${optional[*]} (optional: the Slurm, Python-host, offload and browser tests skip, the main job draws no picture)" >&2
 fi
 exit 0

@@ -118,7 +118,7 @@ static void name_figures(struct figure *fig, int n, const char *dir) {
 }
 
 /* Writes the .dat and runs gnuplot on it; 0 when both files exist. */
-static int draw(const struct figure *f, const char *tmpdir, const char *script) {
+static int draw(const struct figure *f, const char *tmpdir, const char *script, int print) {
     char dat[PATH_MAX], png[PATH_MAX + 8], svg[PATH_MAX + 8], title[1024];
     str_fmt(dat, sizeof dat, "%s/wg.dat", tmpdir);
     if (file_write_all(dat, f->dat.s, f->dat.len) != 0) {
@@ -139,11 +139,12 @@ static int draw(const struct figure *f, const char *tmpdir, const char *script) 
         fprintf(stderr, "harness plot: %s: %s\n", f->base, err);
         return -1;
     }
-    printf("%s\n%s\n", png, svg);
+    if (print) printf("%s\n%s\n", png, svg);
     return 0;
 }
 
-static int plot_wg(const char *db_path, const char *const filt[4], const char *out_dir) {
+int plot_wg_figures(const char *db_path, const char *const filt[4], const char *out_dir,
+                    void (*drawn)(const struct wg_drawn *f, void *ctx), void *ctx) {
     struct store_reader *src = store_reader_open_cmd("plot", db_path);
     if (!src) return EXIT_FOUND;
     char script[4096];
@@ -179,7 +180,15 @@ static int plot_wg(const char *db_path, const char *const filt[4], const char *o
     } else if (n > 0) {
         name_figures(fig, n, out_dir);
         for (int i = 0; i < n; i++)
-            if (draw(&fig[i], tmpl, "plots/wg.gp") != 0) rc = EXIT_FOUND;
+            if (draw(&fig[i], tmpl, "plots/wg.gp", !drawn) != 0) {
+                rc = EXIT_FOUND;
+            } else if (drawn) {
+                char svg[PATH_MAX + 8];
+                str_fmt(svg, sizeof svg, "%s.svg", fig[i].base);
+                const struct wg_drawn d = {svg,          fig[i].fp,    fig[i].spec, fig[i].input, fig[i].variant,
+                                           fig[i].knobs, fig[i].iters, fig[i].n};
+                drawn(&d, ctx);
+            }
         char dat[PATH_MAX];
         str_fmt(dat, sizeof dat, "%s/wg.dat", tmpl);
         remove(dat);
@@ -235,5 +244,5 @@ int cmd_plot(int argc, char **argv) {
     }
     char def_dir[4096];
     if (!out_dir) out_dir = repo_path(def_dir, sizeof def_dir, "plots/out");
-    return plot_wg(db ? db : store_default_path(), filt, out_dir);
+    return plot_wg_figures(db ? db : store_default_path(), filt, out_dir, NULL, NULL);
 }

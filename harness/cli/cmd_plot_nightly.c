@@ -36,9 +36,9 @@ static void sanitise(char *s) {
             *s = '_';
 }
 
-/* Draws one series; 0 when the PNG was written. */
-static int draw(const struct history *h, const struct series_change_point *cps, int ncp, const char *tmpdir,
-                const char *script, const char *png) {
+/* Draws one series; 0 when the PNG (and the SVG, when asked for) was written. */
+int plot_nightly_series(const struct history *h, const struct series_change_point *cps, int ncp, const char *tmpdir,
+                        const char *png, const char *svg) {
     char dat[PATH_MAX], title[512], label[256];
     str_fmt(dat, sizeof dat, "%s/nightly.dat", tmpdir);
     struct strbuf b = {0};
@@ -56,7 +56,8 @@ static int draw(const struct history *h, const struct series_change_point *cps, 
     const char *var[][2] = {{"datafile", dat},
                             {"pngfile", png},
                             {"plottitle", title},
-                            {"ytext", h->id.higher_better ? "copy bandwidth (GB/s)" : "median runtime (s)"}};
+                            {"ytext", h->id.higher_better ? "copy bandwidth (GB/s)" : "median runtime (s)"},
+                            {"svgfile", svg ? svg : ""}};
     /* A change point sits between the last night of the old level and the
      * first of the new one. */
     struct strbuf marks = {0};
@@ -72,9 +73,9 @@ static int draw(const struct history *h, const struct series_change_point *cps, 
         gnuplot_quote(&marks, text);
         sb_printf(&marks, " at %g, graph 0.95 left offset 0.3,0 tc rgb 'red'\n", at - 0.5);
     }
-    const char *outs[1] = {png};
+    const char *outs[2] = {png, svg};
     char err[1024];
-    rc = gnuplot_draw(script, var, 4, marks.s, outs, 1, err, sizeof err);
+    rc = gnuplot_draw("plots/nightly.gp", var, svg ? 5 : 4, marks.s, outs, svg ? 2 : 1, err, sizeof err);
     sb_free(&marks);
     remove(dat);
     if (rc != 0) {
@@ -157,7 +158,7 @@ int plot_nightly(int argc, char **argv) {
         /* The key's hash keeps two drivers or two step counts apart. */
         str_fmt(file, sizeof file, "%s-%08llx.png", stem, (unsigned long long)(hash_str(h->id.key, 0) & 0xffffffffu));
         str_fmt(png, sizeof png, "%s/%s", out_dir, file);
-        if (draw(h, cps, ncp, tmpl, "plots/nightly.gp", png) != 0) {
+        if (plot_nightly_series(h, cps, ncp, tmpl, png, NULL) != 0) {
             failed++;
             continue;
         }

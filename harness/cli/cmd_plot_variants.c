@@ -105,7 +105,7 @@ static void write_dat(const struct chart *c, struct strbuf *b) {
     }
 }
 
-static int draw(const struct chart *c, const char *app, const char *input, const char *png) {
+static int draw(const struct chart *c, const char *app, const char *input, const char *png, int print) {
     char svg[PATH_MAX + 8], tmpl[PATH_MAX], dat[PATH_MAX + 16], title[512], ndev[16];
     str_copy(svg, sizeof svg, png);
     char *dot = strrchr(svg, '.');
@@ -136,7 +136,55 @@ static int draw(const struct chart *c, const char *app, const char *input, const
     }
     remove(dat);
     rmdir(tmpl);
-    if (rc == EXIT_OK) printf("%s\n%s\n", png, svg);
+    if (rc == EXIT_OK && print) printf("%s\n%s\n", png, svg);
+    return rc;
+}
+
+int plot_variants_chart(const char *db, const char *app, const char *input, long iters, const char *out, int print) {
+    if (!gnuplot_present()) {
+        fprintf(stderr, "harness plot: gnuplot not found; install it (Debian: apt-get install gnuplot-nox, or "
+                        "`make deps`)\n");
+        return EXIT_FOUND;
+    }
+    struct store_reader *src = store_reader_open_cmd("plot", db);
+    if (!src) return EXIT_FOUND;
+    int rc;
+    struct chart *ch = xcalloc(1, sizeof *ch);
+    char err[1024];
+    rc = store_variant_rows(src, app, input, iters, add_row, ch, err, sizeof err);
+    store_reader_close(src);
+    if (rc != 0) {
+        fprintf(stderr, "harness plot: %s: %s\n", db, err);
+        free(ch);
+        return EXIT_FOUND;
+    }
+    if (!ch->nv) {
+        fprintf(stderr, "harness plot: no verified (ok) measurements of %s at input %s%s in %s\n", app, input,
+                iters > 0 ? " with that step count" : "", db);
+        free(ch);
+        return EXIT_FOUND;
+    }
+    if (ch->dropped) note("more than %d devices or variants; %d bars left out\n", MAX_BARS, ch->dropped);
+    char def[PATH_MAX], stem[256];
+    if (!out) {
+        str_fmt(stem, sizeof stem, "plots/out/variants-%s-%s.png", app, input);
+        for (char *s = stem + strlen("plots/out/"); *s; s++)
+            if (*s == '/' || *s == ':' || *s == ' ') *s = '_';
+        out = repo_path(def, sizeof def, stem);
+    }
+    char dir[PATH_MAX];
+    str_copy(dir, sizeof dir, out);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir) {
+        *slash = 0;
+        if (dir_make_p(dir) != 0) {
+            perror(dir);
+            free(ch);
+            return EXIT_FOUND;
+        }
+    }
+    rc = draw(ch, app, input, out, print);
+    free(ch);
     return rc;
 }
 
@@ -176,49 +224,5 @@ int plot_variants(int argc, char **argv) {
         usage(stderr);
         return EXIT_USAGE;
     }
-    if (!gnuplot_present()) {
-        fprintf(stderr, "harness plot: gnuplot not found; install it (Debian: apt-get install gnuplot-nox, or "
-                        "`make deps`)\n");
-        return EXIT_FOUND;
-    }
-    if (!db) db = store_default_path();
-    struct store_reader *src = store_reader_open_cmd("plot", db);
-    if (!src) return EXIT_FOUND;
-    struct chart *ch = xcalloc(1, sizeof *ch);
-    char err[1024];
-    int rc = store_variant_rows(src, app, input, iters, add_row, ch, err, sizeof err);
-    store_reader_close(src);
-    if (rc != 0) {
-        fprintf(stderr, "harness plot: %s: %s\n", db, err);
-        free(ch);
-        return EXIT_FOUND;
-    }
-    if (!ch->nv) {
-        fprintf(stderr, "harness plot: no verified (ok) measurements of %s at input %s%s in %s\n", app, input,
-                iters > 0 ? " with that step count" : "", db);
-        free(ch);
-        return EXIT_FOUND;
-    }
-    if (ch->dropped) note("more than %d devices or variants; %d bars left out\n", MAX_BARS, ch->dropped);
-    char def[PATH_MAX], stem[256];
-    if (!out) {
-        str_fmt(stem, sizeof stem, "plots/out/variants-%s-%s.png", app, input);
-        for (char *s = stem + strlen("plots/out/"); *s; s++)
-            if (*s == '/' || *s == ':' || *s == ' ') *s = '_';
-        out = repo_path(def, sizeof def, stem);
-    }
-    char dir[PATH_MAX];
-    str_copy(dir, sizeof dir, out);
-    char *slash = strrchr(dir, '/');
-    if (slash && slash != dir) {
-        *slash = 0;
-        if (dir_make_p(dir) != 0) {
-            perror(dir);
-            free(ch);
-            return EXIT_FOUND;
-        }
-    }
-    rc = draw(ch, app, input, out);
-    free(ch);
-    return rc;
+    return plot_variants_chart(db ? db : store_default_path(), app, input, iters, out, 1);
 }

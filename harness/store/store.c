@@ -907,6 +907,23 @@ struct store_reader *store_reader_open(const char *path, char *err, size_t errn)
     return rd;
 }
 
+struct store *store_open_readonly(const char *path, char *err, size_t errn) {
+    if (access(path, F_OK) != 0) {
+        err_set(err, errn, "no database at %s", path);
+        return NULL;
+    }
+    struct store *s = xcalloc(1, sizeof *s);
+    str_copy(s->path, sizeof s->path, path);
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        if (s->db) store_fail(s, err, errn);
+        else err_set(err, errn, "%s: cannot open", path);
+        store_close(s);
+        return NULL;
+    }
+    sqlite3_busy_timeout(s->db, 10000);
+    return s;
+}
+
 struct store_reader *store_reader_open_cmd(const char *cmd, const char *path) {
     char err[1024];
     struct store_reader *rd = store_reader_open(path, err, sizeof err);

@@ -68,6 +68,13 @@ void store_reader_close(struct store_reader *rd);
 const char *store_reader_errmsg(struct store_reader *rd);
 struct sqlite3 *store_reader_db(struct store_reader *rd);
 
+/* A results file opened read-only as a struct store, for the loaders that
+ * take one (track/'s history_load, store_series_change_points) where a
+ * command must not write (publish): never created or migrated, nothing
+ * prepared, so only functions that prepare their own queries may use it.
+ * NULL with err ("no database at PATH"). store_close closes it. */
+struct store *store_open_readonly(const char *path, char *err, size_t errn);
+
 /* The open connection, for the store's own files (store_*.c) only. */
 struct sqlite3 *store_db(struct store *s);
 /* The last SQLite error on s, for a message. */

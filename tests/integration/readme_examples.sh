@@ -65,6 +65,7 @@ while IFS= read -r line; do
             echo "ok - $name # skip no change point $id in these nights (triage is tested by nightly.sh)"
             continue
         fi ;;
+    "bin/harness publish site/"*) run=${run// site\// $T/site/} ;;
     "bin/harness launch-cost"*) run="$run --launches 200 --reps 1" ;;
     "bin/harness peak"*) run="$run --device openmp" ;;
     "bin/harness verify "*) run="$run --device openmp" ;;
