@@ -47,7 +47,9 @@ static double pace(const struct progress *p, double now) {
     return (now - p->at[(p->done - w) % PROGRESS_WINDOW]) / w;
 }
 
-void progress_update(struct progress *p, int done, const char *detail) {
+void progress_update(struct progress *p, int done, const char *detail) { progress_update_left(p, done, -1, detail); }
+
+void progress_update_left(struct progress *p, int done, double left_s, const char *detail) {
     const double now = clock_now();
     for (int k = p->done + 1; k <= done; k++) p->at[k % PROGRESS_WINDOW] = now;
     p->done = done;
@@ -61,7 +63,7 @@ void progress_update(struct progress *p, int done, const char *detail) {
     progress_duration(el, sizeof el, elapsed);
     if (done > 0 && done < p->total) {
         char d[32];
-        progress_duration(d, sizeof d, pace(p, now) * (p->total - done));
+        progress_duration(d, sizeof d, left_s >= 0 ? left_s : pace(p, now) * (p->total - done));
         snprintf(left, sizeof left, ", about %s left", d);
     }
     fprintf(stderr, "%s%s [%d/%d] elapsed %s%s%s%s%s", p->tty ? "\r\033[K" : "", p->what ? p->what : "", done, p->total,

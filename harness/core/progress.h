@@ -30,6 +30,9 @@ struct progress {
 void progress_start(struct progress *p, const char *what, int total);
 /* `done` of total finished; detail (may be NULL) names the next one. */
 void progress_update(struct progress *p, int done, const char *detail);
+/* The same with the caller's own estimate of the seconds left (< 0: the
+ * pace), for a caller that knows its steps' costs differ (rounds.c). */
+void progress_update_left(struct progress *p, int done, double left_s, const char *detail);
 /* Clears a terminal line; a plain log gets nothing more. */
 void progress_end(struct progress *p);
 /* "3m12s", "45s", "1h05m" into buf. */

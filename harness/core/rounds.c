@@ -135,6 +135,35 @@ static void pools_close_others(struct pools *ps, const char *spec) {
     ps->n = kept;
 }
 
+/* The seconds left: each job's rounds still to run at what its own last
+ * round took, or while it has not run yet, at the mean of its device's
+ * jobs so far (or of all). Steps differ by far more than a pace can hide: a
+ * GPU config and a CPU one, a 1x1 shape and a 32x8, and a device's first
+ * config in a round starts its worker. -1 before anything ran. */
+static double left_estimate(const struct round_job *jobs, int n, const double *dur, const int *ran) {
+    double all = 0;
+    int nall = 0;
+    for (int i = 0; i < n; i++)
+        if (dur[i] > 0) all += dur[i], nall++;
+    if (!nall) return -1;
+    double left = 0;
+    for (int i = 0; i < n; i++) {
+        if (jobs[i].skip || jobs[i].done) continue;
+        const int rem = jobs[i].m.rounds - jobs[i].first - ran[i];
+        if (rem <= 0) continue;
+        double est = dur[i];
+        if (!(est > 0)) {
+            double dev = 0;
+            int ndev = 0;
+            for (int k = 0; k < n; k++)
+                if (dur[k] > 0 && !strcmp(jobs[k].job.device, jobs[i].job.device)) dev += dur[k], ndev++;
+            est = ndev ? dev / ndev : all / nall;
+        }
+        left += rem * est;
+    }
+    return left;
+}
+
 int rounds_run(struct round_job *jobs, int n, const struct rounds_opts *o) {
     int rounds = 0, total = 0;
     for (int i = 0; i < n; i++) {
@@ -146,6 +175,8 @@ int rounds_run(struct round_job *jobs, int n, const struct rounds_opts *o) {
     int *order = xcalloc((size_t)n + 1, sizeof *order), done = 0, begun = 0;
     struct progress pr;
     progress_start(&pr, o->what ? o->what : "", total);
+    double *dur = xcalloc((size_t)n + 1, sizeof *dur); /* each job's last round, wall seconds */
+    int *ran = xcalloc((size_t)n + 1, sizeof *ran);    /* rounds each job ran here */
     for (int r = 0; r < rounds && !harness_interrupted; r++) {
         int k = round_order(jobs, n, r, o->seed, order);
         if (!k) continue;
@@ -160,10 +191,13 @@ int rounds_run(struct round_job *jobs, int n, const struct rounds_opts *o) {
             pools_close_others(&ps, j->job.device);
             char detail[160];
             str_fmt(detail, sizeof detail, "round %d/%d, %.40s on %.32s", r + 1, rounds, j->m.variant, j->job.device);
-            progress_update(&pr, done, detail);
+            progress_update_left(&pr, done, left_estimate(jobs, n, dur, ran), detail);
             struct measurement rm = {0};
             measurement_unknown(&rm);
+            const double t0 = clock_now();
             pool_run(pool_for(&ps, o, j->job.device, j->exec), &j->job, j->timeout_s, &rm);
+            dur[order[q]] = clock_now() - t0;
+            ran[order[q]]++;
             if (harness_interrupted) { /* the config in flight says nothing */
                 measurement_free(&rm);
                 break;
@@ -176,7 +210,7 @@ int rounds_run(struct round_job *jobs, int n, const struct rounds_opts *o) {
             done++;
             progress_end(&pr); /* the result line (on_result) goes on a clean line */
             if (o->on_result) o->on_result(o->ctx, j, r, first_sample);
-            if (!pr.tty) progress_update(&pr, done, NULL);
+            if (!pr.tty) progress_update_left(&pr, done, left_estimate(jobs, n, dur, ran), NULL);
         }
         pools_close(&ps); /* every worker of this round exits: the next round starts fresh */
         st.wall_s = clock_now() - meter.wall;
@@ -186,6 +220,8 @@ int rounds_run(struct round_job *jobs, int n, const struct rounds_opts *o) {
         if (o->on_round && !harness_interrupted) o->on_round(o->ctx, &st);
     }
     progress_end(&pr);
+    free(dur);
+    free(ran);
     free(order);
     return harness_interrupted ? -1 : begun;
 }
