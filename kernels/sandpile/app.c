@@ -95,18 +95,7 @@ static const char *sandpile_invalid(const struct knob_set *k, const struct app_i
                  (unsigned long long)dev->local_mem);
         return why;
     }
-    const double grid = (double)in->w * (double)in->h * sizeof(unsigned);
-    if (dev->max_alloc && grid > (double)dev->max_alloc) {
-        snprintf(why, sizeof why, "a %dx%d grid is %.2f GiB, over the device's largest allocation of %.2f GiB", in->w,
-                 in->h, grid / 1073741824.0, (double)dev->max_alloc / 1073741824.0);
-        return why;
-    }
-    if (dev->global_mem && 2.1 * grid > (double)dev->global_mem) {
-        snprintf(why, sizeof why, "two %dx%d grids do not fit the device's %.2f GiB", in->w, in->h,
-                 (double)dev->global_mem / 1073741824.0);
-        return why;
-    }
-    return NULL;
+    return app_grid_fits(dev, in->w, in->h, sizeof(unsigned), why, sizeof why);
 }
 
 /* Effective bandwidth counts the least traffic a synchronous step can

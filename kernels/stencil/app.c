@@ -91,18 +91,7 @@ static const char *stencil_invalid(const struct knob_set *k, const struct app_in
                  2 * items * sizeof(float), (unsigned long long)dev->local_mem);
         return why;
     }
-    const double grid = (double)total * sizeof(float);
-    if (dev->max_alloc && grid > (double)dev->max_alloc) {
-        snprintf(why, sizeof why, "a %dx%d grid is %.2f GiB, over the device's largest allocation of %.2f GiB", in->w,
-                 in->h, grid / 1073741824.0, (double)dev->max_alloc / 1073741824.0);
-        return why;
-    }
-    if (dev->global_mem && 2.1 * grid > (double)dev->global_mem) {
-        snprintf(why, sizeof why, "two %dx%d grids do not fit the device's %.2f GiB", in->w, in->h,
-                 (double)dev->global_mem / 1073741824.0);
-        return why;
-    }
-    return NULL;
+    return app_grid_fits(dev, in->w, in->h, sizeof(float), why, sizeof why);
 }
 
 /* Effective bandwidth counts the least traffic any iteration can have: each
