@@ -19,6 +19,7 @@ run_one() { # name, command...
     local name=$1; shift
     local out rc
     echo "# $name"
+    local t0=$SECONDS
     out=$("$@" 2>&1); rc=$?
     echo "$out" | grep -E '^(not )?ok - |^# ' || true
     local p f s
@@ -31,6 +32,7 @@ run_one() { # name, command...
         f=1
     fi
     passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+    echo "# $name: $((SECONDS - t0)) s" # the suite must stay under CI's 10 minutes: where the time goes
 }
 # Only the programs whose source is in tests/unit (a stale binary of a
 # moved or deleted test must not run).
