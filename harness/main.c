@@ -5,6 +5,7 @@
 
 #include "buildinfo.h"
 #include "commands.h"
+#include "json_out.h"
 #include "progress.h"
 #include "util.h"
 
@@ -64,6 +65,8 @@ static void usage(FILE *out) {
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\n--quiet (with any command): no progress line and no notes, only results and errors.\n");
     fprintf(out, "-h, --help (with any command): its options and exit codes.  harness --version: the build.\n");
+    fprintf(out, "--json (devices, results, best, compare, regressions, noise, launch-cost): the --csv rows as "
+                 "JSON.\n");
     fprintf(out, "\nExit status: 0 success, 1 a failure found (wrong result, regression), 2 bad usage or input.\n");
 }
 
@@ -85,6 +88,15 @@ static int take_quiet(int argc, char **argv) {
     if (env && *env && strcmp(env, "0")) harness_quiet = 1;
     if (harness_quiet) setenv("HARNESS_QUIET", "1", 1);
     return k;
+}
+
+/* The commands that print --csv, and so take --json (json_out.c). */
+static int takes_json(const char *name) {
+    static const char *const with_csv[] = {"devices",     "results", "best",       "compare",
+                                           "regressions", "noise",   "launch-cost"};
+    for (size_t i = 0; i < sizeof with_csv / sizeof with_csv[0]; i++)
+        if (!strcmp(name, with_csv[i])) return 1;
+    return 0;
 }
 
 /* -h is --help for every command (before a `--`); 1 when help is asked
@@ -116,8 +128,16 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (strcmp(argv[1], commands[i].name)) continue;
         const int help = asks_help(argc, argv);
+        struct json_capture jc = {0};
+        const int json = !help && takes_json(argv[1]) && json_take(argc, argv) && json_capture(&jc) == 0;
         const int rc = commands[i].fn(argc - 1, argv + 1);
+        /* A usage error's text stays text; results (0) and "nothing
+         * found" or a regression (1) are data. */
+        if (json) json_finish(&jc, rc == EXIT_OK || rc == EXIT_FOUND);
         if (help && rc == EXIT_OK && commands[i].exits) printf("\nExit status: %s\n", commands[i].exits);
+        if (help && rc == EXIT_OK && takes_json(argv[1]))
+            printf("--json: the --csv rows as a JSON array of objects (keys from the CSV header; empty fields "
+                   "null).\n");
         return rc;
     }
     fprintf(stderr, "harness: unknown command '%s'\n\n", argv[1]);

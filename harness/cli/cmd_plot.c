@@ -26,7 +26,7 @@
 static void plot_usage(FILE *out) {
     fprintf(out,
             "usage: harness plot wg [--db PATH] [--app A] [--input I] [--device D] [--variant V]\n"
-            "                       [--out-dir DIR]\n"
+            "                       [--out DIR]\n"
             "\n"
             "Draws median runtime (IQR error bars) against work-group shape, one figure per\n"
             "device, input and variant, from the latest verified measurement of each shape.\n"
@@ -35,8 +35,8 @@ static void plot_usage(FILE *out) {
             "  --app A        default lbm\n"
             "  --device D     a spec (opencl:0.0) or a fingerprint\n"
             "  --input, --variant   only these, as stored (gen:32x32 is stored as gen-32x32)\n"
-            "  --out-dir DIR  where wg-<device>-<input>-<variant>.png/.svg go (default plots/out\n"
-            "                 in the repository)\n",
+            "  --out DIR      where wg-<device>-<input>-<variant>.png/.svg go (default plots/out\n"
+            "                 in the repository; --out-dir is the same)\n",
             store_default_path());
 }
 
@@ -201,10 +201,15 @@ int plot_wg_figures(const char *db_path, const char *const filt[4], const char *
 
 int cmd_plot(int argc, char **argv) {
     static const struct option opts[] = {
-        {"db", required_argument, NULL, 'd'},      {"app", required_argument, NULL, 'a'},
-        {"device", required_argument, NULL, 'D'},  {"input", required_argument, NULL, 'i'},
-        {"variant", required_argument, NULL, 'v'}, {"out-dir", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+        {"db", required_argument, NULL, 'd'},
+        {"app", required_argument, NULL, 'a'},
+        {"device", required_argument, NULL, 'D'},
+        {"input", required_argument, NULL, 'i'},
+        {"variant", required_argument, NULL, 'v'},
+        {"out", required_argument, NULL, 'o'},
+        {"out-dir", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     /* argv[0] is "plot", argv[1] the kind of plot; options follow it. */
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {

@@ -22,7 +22,7 @@
 #include "util.h"
 
 static void usage(FILE *out) {
-    fprintf(out, "usage: harness plot nightly [--db PATH] [--out-dir DIR]\n"
+    fprintf(out, "usage: harness plot nightly [--db PATH] [--out DIR]   (--out-dir is the same)\n"
                  "  One PNG per nightly series (median with IQR bars per night, the night's date and\n"
                  "  commit on the x axis, change points from `harness regressions` as dashed lines)\n"
                  "  and index.md linking them, in DIR (default plots/out/nightly).\n");
@@ -101,6 +101,7 @@ static void index_entry(struct strbuf *md, const struct history *h, const char *
 
 int plot_nightly(int argc, char **argv) {
     static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
+                                         {"out", required_argument, NULL, 'o'},
                                          {"out-dir", required_argument, NULL, 'o'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};

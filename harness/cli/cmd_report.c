@@ -67,7 +67,7 @@ static int parse(int argc, char **argv, struct report_opts *o) {
                                          {"help", no_argument, 0, 'h'},          {"def", required_argument, 0, 'f'},
                                          {"from-db", no_argument, 0, 'F'},       {"rounds", required_argument, 0, 'R'},
                                          {"variant", required_argument, 0, 'v'}, {0, 0, 0, 0}};
-    *o = (struct report_opts){.reps = REPORT_REPS, .warmup = REPORT_WARMUP, .timeout_s = 300};
+    *o = (struct report_opts){.reps = REPORT_REPS, .warmup = REPORT_WARMUP, .timeout_s = CONFIG_TIMEOUT_S};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {

@@ -92,7 +92,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o) {
                                              {"timeout", required_argument, 0, 't'},
                                              {"rounds", required_argument, 0, 'R'},
                                              {0, 0, 0, 0}};
-    *o = (struct run_opts){.app = "lbm", .reps = 5, .warmup = 1, .rounds = 1, .timeout_s = 600};
+    *o = (struct run_opts){.app = "lbm", .reps = 5, .warmup = 1, .rounds = 1, .timeout_s = CONFIG_TIMEOUT_S};
     optind = 1;
     int c;
     long v;

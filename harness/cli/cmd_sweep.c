@@ -118,17 +118,21 @@ static int part_load(struct sweep_part *p, const char *path) {
     char err[2048];
     if (sweep_parse(path, &p->spec, err, sizeof err) != 0) return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
     if (!(p->app = cli_app(p->spec.app))) return EXIT_USAGE;
+    /* Every input and the variants are checked before giving up, so one
+     * run names every mistake the lines themselves did not show. */
+    int bad = 0;
     for (int i = 0; i < p->spec.ninputs; i++) {
         struct app_opts o = {.input = p->spec.inputs[i], .iters = p->spec.iters};
         if (!(p->inputs[i] = p->app->input_load(&o, err, sizeof err)))
-            return fprintf(stderr, "harness: %s:%d: input: %s\n", path, p->spec.input_lines[i], err), EXIT_USAGE;
+            bad = fprintf(stderr, "harness: %s:%d: input: %s\n", path, p->spec.input_lines[i], err);
     }
     struct variant_list named;
     if (variants_load_app(p->app->name, p->app->knobs, &named, err, sizeof err) != 0)
         return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
     int rc = sweep_variants_tuned(&p->spec, p->app->knobs, &named, &p->variants, err, sizeof err);
     variants_free(&named);
-    if (rc) return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
+    if (rc) bad = fprintf(stderr, "harness: %s\n", err);
+    if (bad) return EXIT_USAGE;
     char *devs = p->spec.ndevices ? join(p->spec.devices, p->spec.ndevices) : xstrdup("all");
     rc = cli_devices_kinds_optional(devs, &p->devices);
     if (!rc && !p->devices.count) note("%s: no device of the kinds it names (%s) here; it runs nothing\n", path, devs);
@@ -389,13 +393,6 @@ static int sweep_execute(struct sweep_run *r, struct store *store, const char *c
     return 0;
 }
 
-static int any_tuned(const struct sweep_run *r) {
-    for (int p = 0; p < r->nparts; p++)
-        for (int v = 0; v < r->parts[p].variants.n; v++)
-            if (r->parts[p].variants.v[v].tuned) return 1;
-    return 0;
-}
-
 static void sweep_free_all(struct sweep_run *r) {
     for (int p = 0; p < r->nparts; p++) {
         struct sweep_part *sp = &r->parts[p];
@@ -408,13 +405,43 @@ static void sweep_free_all(struct sweep_run *r) {
     free(r->points);
 }
 
-static void dry_run(const struct sweep_run *r) {
+/* What a run would do with one point: run it, skip it (measured by this
+ * build already, all its rounds; `--force` runs it again), resume it, or
+ * store it as invalid with the app's reason. */
+static const char *point_plan(const struct sweep_run *r, struct store *store, const struct point *p, char *buf,
+                              size_t n) {
+    if (p->invalid[0]) return str_fmt(buf, n, "invalid: %s", p->invalid), buf;
+    if (!store || r->force) return "run";
+    const struct sweep_part *sp = &r->parts[p->part];
+    struct config c = {.app = sp->app,
+                       .in = sp->inputs[p->input],
+                       .knobs = sp->variants.v[p->variant].knobs,
+                       .wg = {p->wg[0], p->wg[1]}};
+    str_copy(c.variant, sizeof c.variant, sp->variants.v[p->variant].name);
+    struct measurement m = {0};
+    runner_describe(&c, &m);
+    struct earlier_measurement e;
+    if (!store_latest_measurement(store, point_device(r, p), &m, &e)) return "run";
+    if (!e.ok || e.rounds_done >= e.rounds) return "skip: measured already (--force to run again)";
+    return str_fmt(buf, n, "resume: %d of %d rounds missing", e.rounds - e.rounds_done, e.rounds), buf;
+}
+
+/* One readable line per config, in the order the keys sort (what a shard
+ * takes): device, app, input, variant (the tuned configuration's knobs
+ * named), shape, steps, and what a run would do with it. */
+static void dry_run(const struct sweep_run *r, struct store *store) {
+    printf("%-10s %-8s %-10s %-20s %-9s %7s  %s\n", "device", "app", "input", "variant", "shape", "steps", "plan");
     for (int i = 0; i < r->npoints; i++) {
         const struct point *p = &r->points[i];
         const struct sweep_part *sp = &r->parts[p->part];
-        printf("%s%s%s%s%s\n", p->key, point_is_tuned(r, p) ? "  tuned: " : "",
-               point_is_tuned(r, p) ? sp->variants.v[p->variant].description : "", p->invalid[0] ? "  invalid: " : "",
-               p->invalid);
+        const struct variant *v = &sp->variants.v[p->variant];
+        char shape[32], plan[320];
+        str_fmt(shape, sizeof shape, "%ux%u", p->wg[0], p->wg[1]);
+        const int tuned = point_is_tuned(r, p);
+        printf("%-10s %-8s %-10s %-20s %-9s %7ld  %s%s%s%s\n", point_device(r, p)->spec, sp->app->name,
+               sp->app->input_name(sp->inputs[p->input]), v->name, shape, p->iters,
+               point_plan(r, store, p, plan, sizeof plan), tuned ? "  (tuned: " : "", tuned ? v->description : "",
+               tuned ? ")" : "");
     }
 }
 
@@ -469,7 +496,11 @@ int cmd_sweep(int argc, char **argv) {
      * does not create one. */
     char err[1024], command[1024];
     const char *path = db ? db : store_default_path();
-    if (!dry || (any_tuned(&r) && access(path, F_OK) == 0)) {
+    if (dry && access(path, F_OK) == 0) {
+        /* Read-only: a dry run never creates or migrates the database. */
+        r.store = store_open_readonly(path, err, sizeof err);
+        if (!r.store) note("%s: %s; the plan assumes nothing is measured\n", path, err);
+    } else if (!dry) {
         r.store = store_open(path, err, sizeof err);
         if (!r.store) {
             fprintf(stderr, "harness: %s\n", err);
@@ -486,7 +517,7 @@ int cmd_sweep(int argc, char **argv) {
     fprintf(stderr, "sweep %s%s: %d configs (%d outside the constraints%s); this shard: %d\n", r.parts[0].spec.path,
             r.nparts > 1 ? " and more" : "", total, r.filtered, untuned, r.npoints);
     if (dry) {
-        dry_run(&r);
+        dry_run(&r, store);
         store_close(store);
         sweep_free_all(&r);
         return EXIT_OK;

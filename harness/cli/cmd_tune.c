@@ -85,7 +85,7 @@ static void usage(FILE *out) {
             "              measurements of the same configurations on other devices or inputs\n"
             "              in the database\n"
             "  --reps/--warmup  per point (default FILE's, else 5 and 1); --timeout per point\n"
-            "              (default FILE's, else 300)\n"
+            "              (default FILE's, else 600)\n"
             "  --rounds    the verdict: the best configurations found (the best, the runner-up, and\n"
             "              any within 5 %% of the best, at most %d) and the stored one measured again\n"
             "              in R rounds (default 5; FILE's rounds line is not used), each a fresh\n"
@@ -146,7 +146,7 @@ static int parse_opts(int argc, char **argv, struct tune_opts *o) {
                             .warmup = 1,
                             .seed = 1,
                             .wg_max = 1024,
-                            .timeout_s = 300,
+                            .timeout_s = CONFIG_TIMEOUT_S,
                             .rounds = 5,
                             .finalists = 8,
                             .objective = "time"};

@@ -29,6 +29,9 @@ struct app {
     /* `harness verify`: the input and step count of the shortened run. */
     const char *verify_input;
     long verify_iters;
+    /* verify's watchdog when --timeout is not given; 0: CONFIG_TIMEOUT_S.
+     * The failure drills hang on purpose: they ask for seconds, not minutes. */
+    double verify_timeout_s;
     /* What measurement.result means, as printed ("Re" for LBM). */
     const char *result_label;
     /* Loads or generates the input; on bad input fills err as "file:line: what"

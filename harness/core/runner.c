@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats.h"
 #include "util.h"
 #include "worker.h"
 
@@ -89,24 +90,33 @@ static const char *seconds(char *buf, size_t n, double s) {
     return buf;
 }
 
+/* The spread as the coefficient of variation, "n/a" for one repetition:
+ * relative, so it reads the same for 40 us and 40 s runs. */
+static const char *spread(char *buf, size_t n, const struct measurement *m) {
+    double cv = m->samples ? stats_cv(m->samples, (size_t)m->nsamples) : NAN;
+    if (isnan(cv)) str_copy(buf, n, "CV n/a");
+    else snprintf(buf, n, "CV %.1f%%", 100 * cv);
+    return buf;
+}
+
 void runner_print(FILE *out, const struct device_info *dev, const struct measurement *m, double peak_gbs) {
-    char med[32], iqr[32], peak[48] = "";
-    fprintf(out, "%-11s %-6s %-10s %-17s %4ux%-4u %-9s", dev->spec, m->app, m->input, m->variant, m->wg[0], m->wg[1],
+    char med[32], cv[32], peak[48] = "";
+    fprintf(out, "%-10s %-8s %-9s %-16s %ux%-4u %-7s", dev->spec, m->app, m->input, m->variant, m->wg[0], m->wg[1],
             status_name(m->status));
     if (m->status == ST_OK || m->status == ST_WRONG || m->status == ST_UNVERIFIED) {
         /* "effective": the app's byte model counts what a cell update would
          * move with no cache, so it can exceed DRAM traffic (temporal blocking,
          * a grid that fits in a CPU's caches) and read past 100 % of the copy. */
         if (peak_gbs > 0 && !isnan(m->gbs)) snprintf(peak, sizeof peak, " (%.0f%% of copy)", 100 * m->gbs / peak_gbs);
-        fprintf(out, " median %s  IQR %s  %.1f MLUPS  %.1f effective GB/s%s", seconds(med, sizeof med, m->median),
-                seconds(iqr, sizeof iqr, m->q3 - m->q1), m->mlups, m->gbs, peak);
+        fprintf(out, " %s %s %.1f MLUPS %.1f eff. GB/s%s", seconds(med, sizeof med, m->median),
+                spread(cv, sizeof cv, m), m->mlups, m->gbs, peak);
         if (m->iters < m->iters_full)
-            fprintf(out, "  [%ld of %ld steps; scaled to all: %s]", m->iters, m->iters_full,
+            fprintf(out, " [%ld/%ld steps, all %s]", m->iters, m->iters_full,
                     seconds(med, sizeof med, m->median * (double)m->iters_full / (double)m->iters));
         const struct app *app = app_find(m->app);
         if (!isnan(m->result))
-            fprintf(out, "  %s %.6g", app && app->result_label ? app->result_label : "result", m->result);
-        if (!isnan(m->max_rel_err)) fprintf(out, "  err %.2g", m->max_rel_err);
+            fprintf(out, " %s %.6g", app && app->result_label ? app->result_label : "result", m->result);
+        if (!isnan(m->max_rel_err)) fprintf(out, " err %.2g", m->max_rel_err);
         /* Only where the board's counter measured it (timed.h). */
         if (!isnan(m->energy_j) && !isnan(m->power_w))
             fprintf(out, "  %.4g %s/rep %.0f W", m->energy_j >= 1 ? m->energy_j : m->energy_j * 1e3,

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "worker.h"
+
 static int is_pow2(unsigned long x) { return x && (x & (x - 1)) == 0; }
 
 /* The same rule as variant names in variants.c, so a name that parses here
@@ -646,21 +648,37 @@ int sweep_parse_text(const char *path, const char *contents, struct sweep_spec *
     s->reps = 5;
     s->rounds = SWEEP_DEFAULT_ROUNDS;
     s->warmup = 1;
-    s->timeout_s = 300;
+    s->timeout_s = CONFIG_TIMEOUT_S;
     char *text = xstrdup(contents); /* split into lines in place */
-    int lineno = 0, rc = 0;
-    for (char *line = text, *next; line && !rc; line = next) {
+    int lineno = 0, bad = 0;
+    /* Every line is read, so one pass names every mistake: one
+     * "file:line: what" per line of the message, in file order. */
+    struct strbuf all = {0};
+    for (char *line = text, *next; line; line = next) {
         next = strchr(line, '\n');
         if (next) *next++ = '\0';
         else if (!*line) break; /* nothing after the last newline */
         lineno++;
         char msg[1024];
-        if (parse_line(s, line, lineno, msg, sizeof msg)) rc = err_set(err, errn, "%s:%d: %s", path, lineno, msg);
+        if (parse_line(s, line, lineno, msg, sizeof msg)) {
+            sb_printf(&all, "%s%s:%d: %s", bad ? "\n" : "", path, lineno, msg);
+            bad++;
+        }
     }
     free(text);
-    if (!rc) rc = sweep_finish(s, lineno, err, errn);
-    if (rc) sweep_free(s);
-    return rc;
+    /* The whole-file rules only when every line read: a bad 'variant' line
+     * would otherwise also be reported as a missing one. */
+    char last[1024];
+    if (!bad && sweep_finish(s, lineno, last, sizeof last)) {
+        sb_printf(&all, "%s%s", bad ? "\n" : "", last);
+        bad++;
+    }
+    if (bad) {
+        err_set(err, errn, "%s", all.s);
+        sweep_free(s);
+    }
+    sb_free(&all);
+    return bad ? -1 : 0;
 }
 
 int sweep_parse(const char *path, struct sweep_spec *s, char *err, size_t errn) {

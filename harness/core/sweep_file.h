@@ -48,7 +48,7 @@ struct sweep_spec {
     int reps, warmup; /* defaults 5 and 1; reps in all, over the rounds */
     int rounds;       /* fresh worker processes the reps are spread over */
     long iters;       /* 0: each input's own step count */
-    double timeout_s; /* per config; default 300 */
+    double timeout_s; /* per config; default CONFIG_TIMEOUT_S (worker.h) */
 };
 
 int sweep_parse(const char *path, struct sweep_spec *s, char *err, size_t errn);

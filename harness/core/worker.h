@@ -15,6 +15,13 @@
  * kills its worker and returns at once (status crashed, "interrupted"). */
 extern volatile sig_atomic_t harness_interrupted;
 
+/* Seconds a config may run before its worker is killed, one default for
+ * every command (run, verify, sweep files, tune, report, confirmation
+ * reruns): long enough for a full-length run on a small CPU, which a
+ * shorter watchdog would record as a hang. An app may ask for less in
+ * `harness verify` (app.h: verify_timeout_s). */
+#define CONFIG_TIMEOUT_S 600.0
+
 /* Everything a worker needs to run one config. */
 struct job {
     char app[32];

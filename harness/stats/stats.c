@@ -24,3 +24,13 @@ double stats_quantile(const double *x, size_t n, double q) {
 }
 
 double stats_median(const double *x, size_t n) { return stats_quantile(x, n, 0.5); }
+
+double stats_cv(const double *x, size_t n) {
+    if (n < 2) return NAN;
+    double mean = 0, ss = 0;
+    for (size_t i = 0; i < n; i++) mean += x[i];
+    mean /= (double)n;
+    if (!(mean > 0)) return NAN;
+    for (size_t i = 0; i < n; i++) ss += (x[i] - mean) * (x[i] - mean);
+    return sqrt(ss / (double)(n - 1)) / mean;
+}

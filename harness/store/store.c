@@ -134,7 +134,10 @@ static const char *const stmt_sql[Q_COUNT] = {
      * at the bottom of a terminal, as with tail. A negative limit is "all". */
     [Q_RECENT] = "SELECT m.id, m.created_at, d.spec, d.name, c.app, c.input, COALESCE(m.variant, c.variant), c.wg_x,"
                  " c.wg_y, m.status, m.median_s, m.q3_s - m.q1_s, m.mlups, m.gbs, m.max_rel_err,"
-                 " m.reason, m.energy_j, m.power_w, c.knobs"
+                 " m.reason, m.energy_j, m.power_w, c.knobs,"
+                 " (SELECT COUNT(*) FROM sample WHERE measurement_id = m.id),"
+                 " (SELECT AVG(seconds) FROM sample WHERE measurement_id = m.id),"
+                 " (SELECT AVG(seconds * seconds) FROM sample WHERE measurement_id = m.id)"
                  " FROM (SELECT * FROM measurement ORDER BY id DESC LIMIT ?1) m"
                  " JOIN config c ON c.id = m.config_id"
                  " JOIN run r ON r.id = m.run_id"
@@ -664,6 +667,7 @@ enum {
     C_STATUS,
     C_MEDIAN,
     C_IQR,
+    C_CV,
     C_MLUPS,
     C_GBS,
     C_RELERR,
@@ -691,7 +695,9 @@ static const struct column columns[NCOL] = {
     [C_WG] = {"wg", 1, 0},
     [C_STATUS] = {"status", 0, 0},
     [C_MEDIAN] = {"median_s", 1, 0},
-    [C_IQR] = {"iqr_s", 1, 0},
+    [C_IQR] = {"iqr_s", 1, 0, 0, 1},
+    /* The spread as people compare it across configs: relative. */
+    [C_CV] = {"cv_pct", 1, 0},
     [C_MLUPS] = {"mlups", 1, 0},
     [C_GBS] = {"gbs", 1, 0},
     [C_RELERR] = {"max_rel_err", 1, 0},
@@ -766,6 +772,12 @@ static void row_fill(sqlite3_stmt *st, int csv, struct row *r) {
     r->cell[C_ENERGY] = fmt_num(st, 16, csv, "%.4g");
     r->cell[C_POWER] = fmt_num(st, 17, csv, "%.0f");
     r->cell[C_KNOBS] = xstrdup(store_text(st, 18));
+    /* CV from the samples' two means (n/(n-1) corrected); n/a under two. */
+    const long n = (long)sqlite3_column_int64(st, 19);
+    const double mean = sqlite3_column_double(st, 20), sq = sqlite3_column_double(st, 21);
+    const double var = n > 1 ? fmax(0, (sq - mean * mean) * (double)n / (double)(n - 1)) : 0;
+    if (n > 1 && mean > 0) r->cell[C_CV] = fmt_str(csv ? "%.6g" : "%.1f", 100 * sqrt(var) / mean);
+    else r->cell[C_CV] = xstrdup(csv ? "" : "n/a");
     if (!csv)
         for (int c = 0; c < NCOL; c++) table_cell_fit(r->cell[c], columns[c].table_max);
 }
@@ -883,7 +895,15 @@ int64_t store_build_id(struct store *s, int64_t run_id) { return run_column(s, r
 int64_t store_build_this(struct store *s) {
     int64_t id = -1;
     char err[512];
-    return build_upsert(s, &id, err, sizeof err) == 0 ? id : -1;
+    if (s->q[Q_BUILD_INS]) return build_upsert(s, &id, err, sizeof err) == 0 ? id : -1;
+    /* A read-only store (store_open_readonly: a dry run) has no prepared
+     * statements and may not insert: it finds the build, or -1. */
+    sqlite3_stmt *sel = NULL;
+    if (sqlite3_prepare_v2(s->db, stmt_sql[Q_BUILD_SEL], -1, &sel, NULL) == SQLITE_OK &&
+        bind_build(sel, build_info_get()) == 0 && sqlite3_step(sel) == SQLITE_ROW)
+        id = sqlite3_column_int64(sel, 0);
+    sqlite3_finalize(sel);
+    return id;
 }
 
 struct store_reader {

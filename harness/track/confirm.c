@@ -12,6 +12,7 @@
 #include "stats.h"
 #include "store_confirm.h"
 #include "util.h"
+#include "worker.h"
 
 struct side_job {
     int series, side; /* side 0: A, 1: B */
@@ -127,7 +128,7 @@ int confirm_run(struct store *store, struct confirm_series *s, int n, const stru
     if (o.rounds < 2) o.rounds = CONFIRM_ROUNDS;
     if (!(o.alpha > 0)) o.alpha = CONFIRM_ALPHA;
     if (!(o.min_effect > 0)) o.min_effect = 0.03;
-    if (!(o.timeout_s > 0)) o.timeout_s = 300;
+    if (!(o.timeout_s > 0)) o.timeout_s = CONFIG_TIMEOUT_S;
     struct device_info *all = NULL;
     char notes[8][256];
     int nnotes = 0, nall = devices_all(&all, notes, 8, &nnotes);

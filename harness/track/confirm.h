@@ -35,7 +35,7 @@ struct confirm_opts {
     const char *build_a, *build_b; /* their names, for the record */
     int rounds;                    /* default CONFIRM_ROUNDS */
     double alpha, min_effect;      /* defaults CONFIRM_ALPHA and 0.03 */
-    double timeout_s;              /* per round and side; default 300 */
+    double timeout_s;              /* per round and side; default CONFIG_TIMEOUT_S */
     const char *source;            /* "nightly", "compare", "regressions" */
     unsigned seed;
 };

@@ -196,6 +196,7 @@ const struct app app_selftest = {
     .knobs = selftest_knobs,
     .verify_input = "gen:4096",
     .verify_iters = 100,
+    .verify_timeout_s = 10,
     .result_label = "y[0]",
     .input_load = st_input_load,
     .input_free = st_input_free,

@@ -42,4 +42,67 @@ check "results --runs --rounds exits 2 (got $rc)" [ $rc -eq 2 ]
 $H nosuch >/dev/null 2>&1
 rc=$?
 check "an unknown command exits 2 (got $rc)" [ $rc -eq 2 ]
+# ---- one result line: spread as CV %, n/a for one repetition, short ----
+$H run --input gen:32x32 --iters 20 --reps 3 --device openmp --variant final --db "$T/r.db" >"$T/cv.out" 2>/dev/null
+check "a run line shows its spread as CV % with 3 repetitions, no IQR ($(cat "$T/cv.out"))" \
+    bash -c "grep -Eq ' ok +[0-9.]+ (us|ms|s) CV [0-9.]+% ' '$T/cv.out' && ! grep -q IQR '$T/cv.out'"
+$H run --input gen:32x32 --iters 20 --reps 1 --device openmp --variant t02-ported --db "$T/r.db" >"$T/na.out" 2>/dev/null
+check "one repetition: CV n/a, never 0" grep -q ' CV n/a ' "$T/na.out"
+len=$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$T/cv.out" "$T/na.out")
+check "result lines are under 170 characters, was ~220 ($len)" [ "$len" -lt 170 ]
+$H results --db "$T/r.db" >"$T/res.out" 2>&1
+check "results shows cv_pct, and n/a for the one-repetition row" \
+    bash -c "head -1 '$T/res.out' | grep -q cv_pct && grep 't02-ported' '$T/res.out' | grep -q 'n/a'"
+# ---- --json wherever --csv exists: the same rows ----
+for c in devices results best noise regressions; do
+    $H "$c" --db "$T/r.db" --csv >"$T/$c.csv" 2>/dev/null || $H "$c" --csv >"$T/$c.csv" 2>/dev/null
+    $H "$c" --db "$T/r.db" --json >"$T/$c.json" 2>/dev/null || $H "$c" --json >"$T/$c.json" 2>/dev/null
+    check "$c --json: a JSON array with one object per CSV row, keyed by the header" python3 -c "
+import csv, json, sys
+rows = list(csv.DictReader(open('$T/$c.csv')))
+js = json.load(open('$T/$c.json'))
+assert isinstance(js, list) and len(js) == len(rows), (len(js), len(rows))
+for r, j in zip(rows, js):
+    assert list(r.keys()) == list(j.keys())
+    for k, v in r.items():
+        assert (v == '' and j[k] is None) or str(j[k]) == v or float(j[k]) == float(v), (k, v, j[k])
+"
+done
+check "results --json has the two runs' rows" python3 -c "
+import json; assert len(json.load(open('$T/results.json'))) == 3"
+$H sweep --json sweeps/smoke.sweep >/dev/null 2>&1
+rc=$?
+check "--json on a command without --csv is refused (exit $rc)" [ $rc -eq 2 ]
+# ---- the same option for the same thing; the same default timeout ----
+for c in "run" "report" "plot wg" "plot nightly" "plot launch-cost" "plot variants"; do
+    $H $c --help >"$T/opt.help" 2>&1
+    check "$c takes --out" grep -q -- '--out ' "$T/opt.help"
+done
+for c in run verify tune; do
+    $H $c --help >"$T/to.help" 2>&1
+    check "$c's help: default timeout 600" bash -c "tr -s ' \n' ' ' <'$T/to.help' | grep -q 'timeout.*600'"
+done
+# ---- a readable dry run, every sweep-file mistake in one pass ----
+$H --quiet sweep sweeps/smoke.sweep --dry-run --db "$T/r.db" >"$T/dry.out" 2>/dev/null
+rc=$?
+check "sweep --dry-run: a header, then device, app, input, variant, shape, steps, plan (exit $rc)" \
+    bash -c "[ $rc -eq 0 ] && head -1 '$T/dry.out' | grep -q '^device  *app  *input  *variant  *shape  *steps  *plan' &&
+             grep -Eq '^openmp +lbm +128x128 +final +[0-9]+x[0-9]+ +[0-9]+  run$' '$T/dry.out'"
+check "sweep --dry-run: lines are short, no canonical keys" \
+    bash -c "! grep -q 'layout=' '$T/dry.out' && [ \$(awk '{ if (length(\$0) > m) m = length(\$0) } END { print m }' '$T/dry.out') -lt 120 ]"
+check "sweep --dry-run does not create a database" bash -c "$H --quiet sweep sweeps/smoke.sweep --dry-run --db '$T/none.db' >/dev/null 2>&1; [ ! -e '$T/none.db' ]"
+printf 'app lbm\nvariant final,nosuch\nwg 0x3\nfoo bar\ninput 128x128\nreps -1\n' >"$T/bad.sweep"
+$H sweep "$T/bad.sweep" --db "$T/bad.db" >/dev/null 2>"$T/bad.err"
+rc=$?
+n=$(grep -c "bad.sweep:[0-9]*:" "$T/bad.err")
+check "a sweep file with 4 mistakes: all 4 named in one run, exit 2, no database ($n, rc $rc)" \
+    bash -c "[ $n -eq 4 ] && [ $rc -eq 2 ] && [ ! -e '$T/bad.db' ] && grep -q ':2: variant' '$T/bad.err' &&
+             grep -q ':3: wg' '$T/bad.err' && grep -q ':4: unknown keyword' '$T/bad.err' && grep -q ':6: reps' '$T/bad.err'"
+# ---- verify selftest is quick by default: the hang drill costs seconds ----
+start=$(date +%s)
+$H --quiet verify selftest --device openmp --variant hang --db "$T/r.db" >"$T/st.out" 2>&1
+rc=$?
+took=$(($(date +%s) - start))
+check "verify selftest's hang drill times out in seconds by default (${took} s, exit $rc)" \
+    bash -c "[ $rc -eq 1 ] && [ $took -lt 60 ] && grep -q 'timeout' '$T/st.out'"
 exit $((fails > 0))

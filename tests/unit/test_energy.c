@@ -325,10 +325,21 @@ static void print_checks(void) {
     runner_print(f, &dev, &m, 0);
     m.energy_j = m.power_w = NAN;
     runner_print(f, &dev, &m, 0);
+    /* The spread: CV of the samples, n/a for one repetition (never "0"). */
+    double one[1] = {2.0}, three[3] = {1.0, 1.1, 1.2};
+    m.samples = one, m.nsamples = 1;
+    runner_print(f, &dev, &m, 0);
+    m.samples = three, m.nsamples = 3;
+    runner_print(f, &dev, &m, 0);
+    m.samples = NULL, m.nsamples = 0;
     fclose(f);
-    char *l2 = strchr(text, '\n') + 1, *l3 = strchr(l2, '\n') + 1;
+    char *l2 = strchr(text, '\n') + 1, *l3 = strchr(l2, '\n') + 1, *l4 = strchr(l3, '\n') + 1;
+    char *l5 = strchr(l4, '\n') + 1;
     CHECK(strstr(text, "  51.25 J/rep 301 W") && strstr(l2, "  12.3 mJ/rep 301 W") && !strstr(l3, "/rep"),
           "runner_print: energy in J or mJ per repetition and watts, only when known");
+    CHECK(strstr(l4, " CV n/a ") && strstr(l5, " CV 9.1% ") && !strstr(text, "IQR"),
+          "runner_print: spread as CV %% (0.1/1.1 = 9.1%%), n/a for one repetition");
+    CHECK(strlen(text) / 5 < 170, "runner_print: lines under 170 characters on average (%zu)", strlen(text) / 5);
     free(text);
 }
 

@@ -13,6 +13,7 @@
 #include "test_files.h"
 #include "util.h"
 #include "variants.h"
+#include "worker.h"
 
 static char tmpdir[] = "/tmp/test_sweep_file.XXXXXX";
 
@@ -100,8 +101,8 @@ static void test_shipped(void) {
     CHECK(rc == 0, "wg-exhaustive.sweep parses (%s)", rc ? err : "");
     if (rc) return;
     CHECK(s.ninputs == 2 && strcmp(s.inputs[1], "1024x1024") == 0 && s.nvariants == 1 && s.iters == 2000 &&
-              s.reps == 3 && s.warmup == 1 && s.timeout_s == 300,
-          "wg-exhaustive: two inputs, final, iters 2000, reps 3, warmup 1, default timeout 300");
+              s.reps == 3 && s.warmup == 1 && s.timeout_s == CONFIG_TIMEOUT_S,
+          "wg-exhaustive: two inputs, final, iters 2000, reps 3, warmup 1, default timeout CONFIG_TIMEOUT_S");
     CHECK(s.nshapes == 121 && has_shape(&s, 0, 1, 1) && has_shape(&s, 1, 1, 2) && has_shape(&s, 120, 1024, 1024),
           "wg-exhaustive: pow2(1..1024) x pow2(1..1024) is 121 shapes, 1x1 first, 1024x1024 last (%d)", s.nshapes);
     struct device_info d = fake_device(1024, 1024, 1024);
@@ -166,8 +167,8 @@ static void test_generators(void) {
     for (int i = 0; same && i < nwant; i++) same = has_shape(&s, i, want[i][0], want[i][1]);
     CHECK(same, "gen: range with step, sets, pow2, union in order without repeats (%d shapes)", s.nshapes);
     CHECK(s.ndevices == 1 && strcmp(s.devices[0], "all") == 0, "gen: device defaults to all");
-    CHECK(s.reps == 5 && s.warmup == 1 && s.iters == 0 && s.timeout_s == 300 && s.nconstraints == 0,
-          "gen: defaults reps 5, warmup 1, iters 0, timeout 300");
+    CHECK(s.reps == 5 && s.warmup == 1 && s.iters == 0 && s.timeout_s == CONFIG_TIMEOUT_S && s.nconstraints == 0,
+          "gen: defaults reps 5, warmup 1, iters 0, timeout CONFIG_TIMEOUT_S");
     sweep_free(&s);
 
     write_tmp("nowg.sweep", "app lbm\ninput 128x128\nknobs layout=soa\ndevice openmp cuda:0\ndevice openmp\n", path,
