@@ -32,13 +32,14 @@
  * space (the midrange at 0). Why not standardised (mean 0, spread 1): the
  * weights share one prior scale, and an indicator is 0 or 1, while a
  * standardised column reaches 2 to 3 at the edges of the space and its
- * square 5 to 9; so the smallest and the most elongated groups had several
- * times an indicator's prior variance, and expected improvement spent the
- * few evaluations on them (traced on the H200 1024x1024 landscape: 8x4 and
- * 64x4 in most seeds). On [-1, 1] no feature's prior weighs more than an
- * indicator's. Replayed (tests/data, 100 seeds, forest at 10 %): 512x512
- * reached within 2 % of the best in 65 % of the seeds before, 93 % now;
- * the others within a few points of before (tuning.md, "Replay"). */
+ * square 5 to 9, so the shape terms' prior outweighed the knobs' several
+ * times at the smallest and most elongated groups. On [-1, 1] no feature's
+ * prior weighs more than an indicator's. Replayed (tests/data, 100 seeds,
+ * forest at 10 %): 512x512 reached within 2 % of the best in 65 % of the
+ * seeds before, 93 % now; the other informative landscapes within a few
+ * points of before. It does not stop expected improvement from measuring
+ * the extreme shapes (about as many of them as before in the traced
+ * seeds); tuning.md, "Replay", has the figures. */
 static void side_columns(const struct tune_space *sp, double *size, double *aspect) {
     const int n = sp->n, d = sp->nparams, px = sp->side_param[0], py = sp->side_param[1];
     for (int i = 0; i < n; i++) {
