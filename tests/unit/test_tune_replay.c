@@ -23,175 +23,8 @@
 #include <string.h>
 
 #include "check.h"
+#include "replay_landscapes.h"
 #include "stats.h"
-#include "tune.h"
-#include "util.h"
-
-#define MAX_POINTS 4096
-#define MAX_LANDSCAPES 16
-
-/* A landscape: its points' parameters as text values (knob values, then
- * wg_x and wg_y) and their measured medians. */
-struct landscape {
-    char name[160];
-    int n, nparams;
-    char param[TUNE_MAX_PARAMS][32];
-    char (*value)[TUNE_MAX_PARAMS][24]; /* per point */
-    double median[MAX_POINTS], noise[MAX_POINTS];
-    struct tune_space space;
-    char source[96], input[16]; /* the device and variant measured; the input */
-    /* A warm start's prior: the same source's landscape on another input,
-     * as points of this space (prior_from names it; "" when none). */
-    char prior_from[16];
-    int prior_n, prior_point[MAX_POINTS];
-    double prior_s[MAX_POINTS];
-};
-
-static struct landscape *find_or_add(struct landscape *ls, int *count, const char *name) {
-    for (int k = 0; k < *count; k++)
-        if (!strcmp(ls[k].name, name)) return &ls[k];
-    if (*count == MAX_LANDSCAPES) return NULL;
-    struct landscape *l = &ls[(*count)++];
-    memset(l, 0, sizeof *l);
-    snprintf(l->name, sizeof l->name, "%s", name);
-    l->value = calloc(MAX_POINTS, sizeof *l->value);
-    return l;
-}
-
-static int param_index(struct landscape *l, const char *name) {
-    for (int k = 0; k < l->nparams; k++)
-        if (!strcmp(l->param[k], name)) return k;
-    snprintf(l->param[l->nparams], sizeof l->param[0], "%s", name);
-    return l->nparams++;
-}
-
-/* One point: "k=v,k=v" knobs (may be empty), the shape, the figures. */
-static void add_point(struct landscape *l, const char *knobs, unsigned x, unsigned y, double med, double q1,
-                      double q3) {
-    if (l->n == MAX_POINTS || !(med > 0)) return;
-    const int i = l->n++;
-    char copy[512];
-    snprintf(copy, sizeof copy, "%s", knobs);
-    for (char *save = NULL, *kv = strtok_r(copy, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(kv, '=');
-        if (!eq) continue;
-        *eq = 0;
-        snprintf(l->value[i][param_index(l, kv)], sizeof l->value[0][0], "%s", eq + 1);
-    }
-    snprintf(l->value[i][param_index(l, "wg_x")], sizeof l->value[0][0], "%u", x);
-    snprintf(l->value[i][param_index(l, "wg_y")], sizeof l->value[0][0], "%u", y);
-    l->median[i] = med;
-    l->noise[i] = (q3 - q1) / med;
-}
-
-/* wg-h100-final.csv: backend,fingerprint,input,wg_x,wg_y,status,median,q1,q3. */
-static void load_shapes(const char *path, struct landscape *ls, int *count) {
-    FILE *f = fopen(path, "r");
-    char line[1024];
-    while (f && fgets(line, sizeof line, f)) {
-        char backend[16], fp[32], input[16], status[16], name[160];
-        unsigned x, y;
-        double med, q1, q3;
-        if (line[0] == '#' || sscanf(line, "%15[^,],%31[^,],%15[^,],%u,%u,%15[^,],%lf,%lf,%lf", backend, fp, input, &x,
-                                     &y, status, &med, &q1, &q3) != 9)
-            continue;
-        snprintf(name, sizeof name, "H100 %s final %s (shapes)", backend, input);
-        struct landscape *l = find_or_add(ls, count, name);
-        if (l) add_point(l, "", x, y, med, q1, q3);
-    }
-    if (f) fclose(f);
-}
-
-/* landscape-*.csv: input,"variant{k=v,...}",wg_x,wg_y,iters,median,q1,q3. */
-static void load_knobs(const char *path, const char *device, struct landscape *ls, int *count) {
-    FILE *f = fopen(path, "r");
-    char line[1024];
-    while (f && fgets(line, sizeof line, f)) {
-        char input[16], base[64], knobs[1024], name[160];
-        unsigned x, y;
-        long iters;
-        double med, q1, q3;
-        if (line[0] == '#' || line[0] == '"' ||
-            sscanf(line, "%15[^,],\"%63[^{]{%511[^}]}\",%u,%u,%ld,%lf,%lf,%lf", input, base, knobs, &x, &y, &iters,
-                   &med, &q1, &q3) != 9)
-            continue;
-        str_fmt(name, sizeof name, "%s %s %s (knobs x shapes)", device, base, input);
-        struct landscape *l = find_or_add(ls, count, name);
-        if (l) str_fmt(l->source, sizeof l->source, "%s %s", device, base), str_copy(l->input, sizeof l->input, input);
-        if (l) add_point(l, knobs, x, y, med, q1, q3);
-    }
-    if (f) fclose(f);
-}
-
-static int cmp_value(const void *a, const void *b) {
-    const char *x = a, *y = b;
-    char *ex, *ey;
-    const double u = strtod(x, &ex), v = strtod(y, &ey);
-    if (!*ex && !*ey) return (u > v) - (u < v); /* numbers in order */
-    return strcmp(x, y);
-}
-
-/* The space: each parameter's distinct values as levels (ordinal when every
- * value is a number, in numeric order), the points in file order. */
-static void build_space(struct landscape *l) {
-    struct tune_space *sp = &l->space;
-    tune_space_init(sp, l->nparams);
-    static char vals[TUNE_MAX_PARAMS][TUNE_MAX_LEVELS][24];
-    int nv[TUNE_MAX_PARAMS] = {0};
-    for (int k = 0; k < l->nparams; k++) {
-        int numeric = 1;
-        for (int i = 0; i < l->n; i++) {
-            int seen = 0;
-            for (int v = 0; v < nv[k]; v++) seen |= !strcmp(vals[k][v], l->value[i][k]);
-            if (!seen && nv[k] < TUNE_MAX_LEVELS) snprintf(vals[k][nv[k]++], 24, "%s", l->value[i][k]);
-            char *end;
-            strtod(l->value[i][k], &end);
-            numeric &= *l->value[i][k] && !*end;
-        }
-        qsort(vals[k], (size_t)nv[k], sizeof vals[k][0], cmp_value);
-        str_copy(sp->params[k].name, sizeof sp->params[k].name, l->param[k]);
-        sp->params[k].levels = nv[k];
-        sp->params[k].ordinal = numeric;
-    }
-    for (int i = 0; i < l->n; i++) {
-        int c[TUNE_MAX_PARAMS];
-        for (int k = 0; k < l->nparams; k++)
-            for (c[k] = 0; c[k] < nv[k] && strcmp(vals[k][c[k]], l->value[i][k]); c[k]++) {
-            }
-        tune_space_add(sp, c);
-    }
-    /* The work-group sides, for the model's group size and aspect. */
-    const int px = param_index(l, "wg_x"), py = param_index(l, "wg_y");
-    unsigned len[2][TUNE_MAX_LEVELS];
-    for (int v = 0; v < nv[px]; v++) len[0][v] = (unsigned)atoi(vals[px][v]);
-    for (int v = 0; v < nv[py]; v++) len[1][v] = (unsigned)atoi(vals[py][v]);
-    tune_space_set_sides(sp, px, len[0], py, len[1]);
-}
-
-/* Pairs the knobs x shapes landscapes [from, n) of one source: each is the
- * other's prior, its points matched by their values. */
-static void pair_priors(struct landscape *ls, int from, int n) {
-    for (int k = from; k < n; k++)
-        for (int j = from; j < n; j++) {
-            struct landscape *l = &ls[k], *o = &ls[j];
-            if (j == k || strcmp(l->source, o->source) || !strcmp(l->input, o->input) || l->nparams != o->nparams)
-                continue;
-            str_copy(l->prior_from, sizeof l->prior_from, o->input);
-            for (int q = 0; q < o->n; q++)
-                for (int i = 0; i < l->n; i++) {
-                    int same = 1;
-                    for (int c = 0; c < l->nparams && same; c++)
-                        same = !strcmp(l->value[i][c], o->value[q][param_index(o, l->param[c])]);
-                    if (same) l->prior_point[l->prior_n] = i, l->prior_s[l->prior_n++] = o->median[q];
-                }
-        }
-}
-
-static double eval(void *ctx, int point, double *noise) {
-    const struct landscape *l = ctx;
-    *noise = l->noise[point];
-    return l->median[point];
-}
 
 /* The first `budget` points of the file, as a search that does not search. */
 static double eval_head(void *ctx, int point, double *noise) { return eval(ctx, point, noise); }
@@ -224,20 +57,17 @@ static int seeds_reaching(struct landscape *l, const struct tune_prior *prior, d
 
 int main(void) {
     static struct landscape ls[MAX_LANDSCAPES]; /* value pointers start NULL: freed whether loaded or not */
-    int n = 0;
-    load_shapes("tests/data/wg-h100-final.csv", ls, &n);
-    CHECK(n == 4, "the H100 sweep data has 4 landscapes (2 backends x 2 inputs): %d", n);
-    const int shape_only = n;
-    load_knobs("tests/data/landscape-h200-cuda.csv", "H200 cuda", ls, &n);
-    load_knobs("tests/data/landscape-h200-cuda-wide.csv", "H200 cuda (wide)", ls, &n);
+    int shape_only;
 #ifdef REPLAY_HELDOUT
-    /* Recorded after the forest's constants were chosen on the two files
-     * above: held out, so a pass here is not fitted to them. Not met yet
-     * (forest on 1024x1024: 3 of 20 seeds), so tests/pending/
-     * tune_replay_heldout.sh, not make test, builds this. */
-    load_knobs("tests/data/landscape-h200-cuda-heldout.csv", "H200 cuda (held out)", ls, &n);
-    CHECK(n >= shape_only + 6, "with the held-out landscapes, at least 6: %d", n - shape_only);
+    /* landscape-h200-cuda-heldout.csv too: not met yet (forest on its
+     * 1024x1024), so tests/pending/tune_replay_heldout.sh, not make test,
+     * builds this. */
+    const int n = load_landscapes(ls, &shape_only, 1);
+    CHECK(n >= shape_only + 6, "with landscape-h200-cuda-heldout.csv, at least 6: %d", n - shape_only);
+#else
+    const int n = load_landscapes(ls, &shape_only, 0);
 #endif
+    CHECK(shape_only == 4, "the H100 sweep data has 4 landscapes (2 backends x 2 inputs): %d", shape_only);
     CHECK(n >= shape_only + 4, "the knobs x shapes data has at least 4 landscapes: %d", n - shape_only);
     const struct {
         const char *strategy;
@@ -245,8 +75,6 @@ int main(void) {
     } goals[] = {{"random", 0.25}, {"anneal", 0.25}, {"forest", 0.10}};
     int informative[3] = {0};
     const int ngoals = 3;
-    for (int k = 0; k < n; k++) build_space(&ls[k]);
-    pair_priors(ls, shape_only, n);
     for (int k = 0; k < n; k++) {
         struct landscape *l = &ls[k];
         struct tune_result ex;
@@ -312,7 +140,6 @@ int main(void) {
     for (int g = 0; g < ngoals; g++)
         CHECK(informative[g] >= 1, "%s: at least one landscape is informative at %.0f %% of the evaluations: %d",
               goals[g].strategy, 100 * goals[g].share, informative[g]);
-    for (int k = 0; k < n; k++) tune_space_free(&ls[k].space);
-    for (int k = 0; k < MAX_LANDSCAPES; k++) free(ls[k].value);
+    free_landscapes(ls, n);
     CHECK_DONE();
 }
