@@ -34,6 +34,10 @@ static const struct knob_def sandpile_knobs[] = {
      "how a kernel records an unstable step: group has each work-group vote (a barrier or two) and one "
      "item store the step's flag; item has every unstable item store it, with no barrier; cell has each "
      "cell store the last step it was unstable in a grid-sized array, which a check reads whole"},
+    {"launch", "each|resident", "each",
+     "each: one launch per T steps (or per step); resident: one co-resident launch per check interval, its "
+     "groups taking blocks of cells in turn, T steps in local memory between grid-wide barriers, and the "
+     "launch ending by itself at stability (a device whose model promises co-resident groups: CUDA)"},
     {"rule", "sync|async", "sync",
      "sync: the seed's synchronous rule; async: in place, tile by tile, on the CPU only (the same stable "
      "grid by the abelian property; its sweeps are not iterations, so only the grid is verified)"},
@@ -53,6 +57,16 @@ static const char *sandpile_invalid(const struct knob_set *k, const struct app_i
         if (none) return "vote means nothing with detect=none, which stores no flags";
         if (!dev->caps.work_groups)
             return "vote: OpenMP's tiles store one flag each, with no barrier to save; vote is for work-groups";
+    }
+    if (knob_is(k, "launch", "resident")) {
+        if (!dev->caps.work_groups || !dev->caps.coresident_grid)
+            return "launch=resident waits at grid-wide barriers: it needs work-groups that are all resident at "
+                   "once, which only CUDA's cooperative launch promises here";
+        if (steps < 2) return "launch=resident runs the tiled kernel's rounds: give steps=T with T >= 2";
+        if (!knob_is(k, "detect", "flag") && !knob_is(k, "detect", "predict"))
+            return "launch=resident ends at the step the flags show stable: detect=flag or predict";
+        if (!knob_is(k, "vote", "group") && !knob_is(k, "vote", "item"))
+            return "launch=resident reads each round's step flag on the device: vote=group or item (not cell)";
     }
     if (knob_is(k, "rule", "async")) {
         if (dev->caps.work_groups)

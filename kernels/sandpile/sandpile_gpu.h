@@ -57,7 +57,7 @@ KERNEL topple(GLOBAL const unsigned *RESTRICT in, GLOBAL unsigned *RESTRICT out,
 #elif defined(K_VOTE_ITEM)
     if (unstable) flags[it] = it; /* every unstable item stores, no barrier */
 #elif defined(K_VOTE_CELL)
-    if (unstable) flags[y * w + x] = it;         /* the cell's own word: no barrier, no shared store */
+    if (unstable) flags[y * w + x] = it; /* the cell's own word: no barrier, no shared store */
 #else
     if (GROUP_ANY(unstable, scratch) && LID_X == 0 && LID_Y == 0) flags[it] = it;
 #endif
@@ -78,51 +78,104 @@ KERNEL topple(GLOBAL const unsigned *RESTRICT in, GLOBAL unsigned *RESTRICT out,
  * exactly one group, which writes it and counts it in the flag. Each item
  * remembers the last step its own cell was unstable; one atomic max in
  * local memory after the loop gives the group's, so the steps cost the
- * tile's two barriers and nothing more, and the group stores one flag. */
+ * tile's two barriers and nothing more, and the group stores one flag.
+ * (gx, gy) is the block of cells: the launch's group, or one a resident
+ * group took (launch=resident, below). */
+#define TILE_STEPS_BODY(in, out)                                                                                       \
+    const int lx = (int)LID_X, ly = (int)LID_Y, bw = (int)LSIZE_X, bh = (int)LSIZE_Y;                                  \
+    const int iw = bw - 2 * K_STEPS, ih = bh - 2 * K_STEPS;                                                            \
+    const int x = 1 + gx * iw - K_STEPS + lx;                                                                          \
+    const int y = row0 + gy * ih - K_STEPS + ly;                                                                       \
+    const int cell = x >= 1 && x < w - 1 && y >= 1 && y < h - 1;                                                       \
+    const int own = cell && lx >= K_STEPS && lx < K_STEPS + iw && ly >= K_STEPS && ly < K_STEPS + ih && y < row1;      \
+    const int edge = lx == 0 || ly == 0 || lx == bw - 1 || ly == bh - 1;                                               \
+    LOCAL unsigned *t = scratch;                                                                                       \
+    LOCAL int *best = (LOCAL int *)(scratch + bw * bh); /* the group's last unstable step */                           \
+    const int l = ly * bw + lx;                                                                                        \
+    unsigned v = cell ? in[y * w + x] : 0u;                                                                            \
+    int last = -1;                                                                                                     \
+    t[l] = v;                                                                                                          \
+    if (l == 0) *best = -1;                                                                                            \
+    for (int s = 0; s < nsteps; s++) {                                                                                 \
+        BARRIER;                                                                                                       \
+        unsigned nv = v;                                                                                               \
+        if (cell && !edge) nv = SP_RULE(t[l], t[l - bw], t[l + bw], t[l + 1], t[l - 1]);                               \
+        BARRIER;                                                                                                       \
+        t[l] = nv;                                                                                                     \
+        v = nv;                                                                                                        \
+        if (own && SP_UNSTABLE(v)) last = s;                                                                           \
+    }                                                                                                                  \
+    TILE_FLAG                                                                                                          \
+    if (own) out[y * w + x] = v;
+
+#if defined(K_DETECT_NONE)
+#define TILE_FLAG                                                                                                      \
+    (void)flags;                                                                                                       \
+    (void)it;                                                                                                          \
+    (void)last;                                                                                                        \
+    (void)best;
+#elif defined(K_VOTE_ITEM)
+#define TILE_FLAG                                                                                                      \
+    if (last >= 0) flags[it + last] = it + last;                                                                       \
+    (void)best;
+#elif defined(K_VOTE_CELL)
+#define TILE_FLAG                                                                                                      \
+    if (last >= 0) flags[y * w + x] = it + last; /* only own cells have last >= 0 */                                   \
+    (void)best;
+#else
+#define TILE_FLAG                                                                                                      \
+    BARRIER;                                                                                                           \
+    if (last >= 0) LOCAL_MAX(best, last);                                                                              \
+    BARRIER;                                                                                                           \
+    if (l == 0 && *best >= 0) flags[it + *best] = it + *best;
+#endif
+
 KERNEL topple_tiled(GLOBAL const unsigned *RESTRICT in, GLOBAL unsigned *RESTRICT out, GLOBAL int *flags, int it,
                     int nsteps, int w, int h, int row0, int row1 LOCAL_PARAM(scratch)) {
     LOCAL_DECL(scratch)
-    const int lx = (int)LID_X, ly = (int)LID_Y, bw = (int)LSIZE_X, bh = (int)LSIZE_Y;
-    const int iw = bw - 2 * K_STEPS, ih = bh - 2 * K_STEPS;
-    const int x = 1 + (int)GROUP_X * iw - K_STEPS + lx;
-    const int y = row0 + (int)GROUP_Y * ih - K_STEPS + ly;
-    const int cell = x >= 1 && x < w - 1 && y >= 1 && y < h - 1;
-    const int own = cell && lx >= K_STEPS && lx < K_STEPS + iw && ly >= K_STEPS && ly < K_STEPS + ih && y < row1;
-    const int edge = lx == 0 || ly == 0 || lx == bw - 1 || ly == bh - 1;
-    LOCAL unsigned *t = scratch;
-    LOCAL int *best = (LOCAL int *)(scratch + bw * bh); /* the group's last unstable step */
-    const int l = ly * bw + lx;
-    unsigned v = cell ? in[y * w + x] : 0u;
-    int last = -1;
-    t[l] = v;
-    if (l == 0) *best = -1;
-    for (int s = 0; s < nsteps; s++) {
-        BARRIER;
-        unsigned nv = v;
-        if (cell && !edge) nv = SP_RULE(t[l], t[l - bw], t[l + bw], t[l + 1], t[l - 1]);
-        BARRIER;
-        t[l] = nv;
-        v = nv;
-        if (own && SP_UNSTABLE(v)) last = s;
-    }
-#if defined(K_DETECT_NONE)
-#elif defined(K_VOTE_ITEM)
-    if (last >= 0) flags[it + last] = it + last;
-    (void)best;
-#elif defined(K_VOTE_CELL)
-    if (last >= 0) flags[y * w + x] = it + last; /* only own cells have last >= 0 */
-    (void)best;
-#else
-    BARRIER;
-    if (last >= 0) LOCAL_MAX(best, last);
-    BARRIER;
-    if (l == 0 && *best >= 0) flags[it + *best] = it + *best;
-#endif
-#ifdef K_DETECT_NONE
-    (void)flags;
-    (void)it;
-    (void)last;
-    (void)best;
-#endif
-    if (own) out[y * w + x] = v;
+    const int gx = (int)GROUP_X, gy = (int)GROUP_Y;
+    TILE_STEPS_BODY(in, out)
 }
+
+#ifdef GRID_SYNC
+/* launch=resident (CUDA): one co-resident launch runs `count` steps from
+ * step `it`: every group takes blocks of cells in turn (block b of
+ * tiles_x x tiles_y, b = group, group + groups, ...), runs up to T steps on
+ * each in local memory as topple_tiled does, and the whole grid waits at a
+ * grid-wide barrier between rounds of T steps instead of between launches.
+ * After a round every group reads the flag of the round's last step: if no
+ * block flagged it, that grid is stable (a fixed point of the rule), so the
+ * groups copy their blocks into the other grid (both then hold the stable
+ * grid, whichever one the host takes as current) and leave: the launch ends
+ * at stability, not at the end of its batch. The grids are written during
+ * the launch, so no read-only (non-coherent) loads: no RESTRICT here; the
+ * barrier's acquire makes other groups' writes of the last round visible. */
+KERNEL topple_resident(GLOBAL unsigned *a, GLOBAL unsigned *b, GLOBAL int *flags, GLOBAL unsigned *bar, int it0,
+                       int count, int w, int h, int row0, int row1, int tiles_x, int tiles_y) {
+    LOCAL_DECL(scratch)
+    const int blocks = tiles_x * tiles_y;
+    GLOBAL unsigned *src = a, *dst = b;
+    for (int done = 0; done < count;) {
+        const int nsteps = count - done < K_STEPS ? count - done : K_STEPS, it = it0 + done;
+        for (int blk = (int)GROUP_X; blk < blocks; blk += (int)NUM_GROUPS) {
+            const int gx = blk % tiles_x, gy = blk / tiles_x;
+            TILE_STEPS_BODY(src, dst)
+            BARRIER; /* the next block reuses the tile and *best */
+        }
+        GRID_SYNC(bar);
+        done += nsteps;
+        const int last = it0 + done - 1;
+        if (((volatile GLOBAL int *)flags)[last] != last) {
+            for (int blk = (int)GROUP_X; blk < blocks; blk += (int)NUM_GROUPS) {
+                const int iw = (int)LSIZE_X - 2 * K_STEPS, ih = (int)LSIZE_Y - 2 * K_STEPS;
+                const int x = 1 + (blk % tiles_x) * iw + (int)LID_X, y = row0 + (blk / tiles_x) * ih + (int)LID_Y;
+                if ((int)LID_X < iw && (int)LID_Y < ih && x < w - 1 && y < row1) src[y * w + x] = dst[y * w + x];
+            }
+            return;
+        }
+        GLOBAL unsigned *tmp = src;
+        src = dst;
+        dst = tmp;
+    }
+}
+#endif

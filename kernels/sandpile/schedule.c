@@ -53,9 +53,12 @@ struct sp_exec {
     enum detect detect;
     long every, predict_at, limit, target;
     int steps, async;
-    int per_cell;   /* vote=cell: flags is W x H, each cell's last unstable step */
-    size_t nflags;  /* ints in flags: limit + 1, or W x H */
-    int row0, row1; /* the rows this device updates: [1, h-1) alone; a share of them in a split */
+    int resident;    /* launch=resident: one co-resident launch per batch, ending itself at stability */
+    struct buf *bar; /* its grid barrier's two words */
+    int tiles[2];    /* launch=resident: blocks of cells across and down */
+    int per_cell;    /* vote=cell: flags is W x H, each cell's last unstable step */
+    size_t nflags;   /* ints in flags: limit + 1, or W x H */
+    int row0, row1;  /* the rows this device updates: [1, h-1) alone; a share of them in a split */
     char src[PATH_MAX];
     struct strbuf opts;
     struct program *prog;
@@ -100,6 +103,8 @@ static void build_options(struct sp_exec *e, const struct knob_set *k) {
  * whatever its steps. */
 static void geometry(struct sp_exec *e, const unsigned wg[2]) {
     const size_t iw = (size_t)e->in->w - 2, ih = (size_t)(e->row1 - e->row0), halo = 2 * (size_t)e->steps;
+    e->tiles[0] = (int)((iw + wg[0] - 1) / wg[0]);
+    e->tiles[1] = (int)((ih + wg[1] - 1) / wg[1]);
     if (e->steps > 1) {
         e->local[0] = wg[0] + halo;
         e->local[1] = wg[1] + halo;
@@ -115,10 +120,32 @@ static void geometry(struct sp_exec *e, const unsigned wg[2]) {
     }
 }
 
+/* launch=resident: steps it+1 .. to in one launch of as many resident
+ * groups as there are blocks (or fit), which ends early at stability with
+ * both grids holding the stable one. Otherwise grid[1] holds the last
+ * round's output: swapped here as the rounds swapped it. */
+static int advance_resident(struct sp_exec *e, long it, long to) {
+    struct dev *d = e->d;
+    size_t groups = (size_t)e->tiles[0] * (size_t)e->tiles[1];
+    const struct karg a[13] = {ARG_BUF(e->grid[0]),      ARG_BUF(e->grid[1]),    ARG_BUF(e->flags),
+                               ARG_BUF(e->bar),          ARG_INT((int)(it + 1)), ARG_INT((int)(to - it)),
+                               ARG_INT(e->in->w),        ARG_INT(e->in->h),      ARG_INT(e->row0),
+                               ARG_INT(e->row1),         ARG_INT(e->tiles[0]),   ARG_INT(e->tiles[1]),
+                               ARG_LOCAL(e->local_bytes)};
+    if (d->ops->launch_resident(d, e->kern, &groups, e->local, 13, a)) return -1;
+    if (((to - it + e->steps - 1) / e->steps) % 2) {
+        struct buf *t = e->grid[0];
+        e->grid[0] = e->grid[1];
+        e->grid[1] = t;
+    }
+    return 0;
+}
+
 /* Steps it+1 .. to on the device. */
 static int advance(struct sp_exec *e, long it, long to) {
     struct dev *d = e->d;
     const int w = e->in->w, h = e->in->h;
+    if (e->resident && it < to) return advance_resident(e, it, to);
     while (it < to) {
         if (e->async) {
             for (int colour = 0; colour < 4; colour++) {
@@ -198,11 +225,13 @@ static int grid_check(struct sp_exec *e, long from, long to, long *found) {
 static int repetition(struct sp_exec *e, double *wall, double *device) {
     struct dev *d = e->d;
     const size_t bytes = cells(e) * sizeof(unsigned);
+    static const unsigned zero_bar[2] = {0, 0}; /* launch=resident's barrier: no arrivals, generation 0 */
     /* The flags start at 0: host_flags holds the last repetition's reads. */
     memset(e->host_flags, 0, e->nflags * sizeof(int));
     if (d->ops->write(d, e->grid[0], 0, bytes, e->in->initial) ||
         (e->grid[1] && d->ops->write(d, e->grid[1], 0, bytes, e->in->initial)) ||
-        d->ops->write(d, e->flags, 0, e->nflags * sizeof(int), e->host_flags) || d->ops->finish(d))
+        d->ops->write(d, e->flags, 0, e->nflags * sizeof(int), e->host_flags) ||
+        (e->bar && d->ops->write(d, e->bar, 0, sizeof zero_bar, zero_bar)) || d->ops->finish(d))
         return -1;
     if (d->ops->mark(d, 0)) return -1;
     const double t0 = clock_now();
@@ -241,6 +270,7 @@ static void fail(struct measurement *m, enum status st, const struct dev *d) {
 static void release(struct sp_exec *e) {
     struct dev *d = e->d;
     for (int i = 0; i < 2; i++) d->ops->buf_free(d, e->grid[i]);
+    d->ops->buf_free(d, e->bar);
     d->ops->buf_free(d, e->flags);
     if (e->prog) d->ops->program_free(d, e->prog);
     free(e->host_grid);
@@ -256,6 +286,7 @@ struct app_result *sandpile_execute(struct dev *d, const struct app_input *in, c
     e.every = knob_int(k, "every");
     e.steps = (int)knob_int(k, "steps");
     e.async = knob_is(k, "rule", "async");
+    e.resident = knob_is(k, "launch", "resident");
     e.limit = sandpile_run_limit(in);
     e.target = serial->iters;
     e.row0 = 1;
@@ -266,7 +297,10 @@ struct app_result *sandpile_execute(struct dev *d, const struct app_input *in, c
     m->warmup = warmup;
     m->iters_full = serial->iters_full;
     build_options(&e, k);
-    const char *name = e.async ? "topple_async" : e.steps > 1 ? "topple_tiled" : "topple";
+    const char *name = e.async       ? "topple_async"
+                       : e.resident  ? "topple_resident"
+                       : e.steps > 1 ? "topple_tiled"
+                                     : "topple";
     e.prog = d->ops->build(d, e.src, e.opts.s);
     if (!e.prog || !(e.kern = d->ops->kernel(d, e.prog, name))) {
         fail(m, ST_COMPILE_ERROR, d);
@@ -280,7 +314,8 @@ struct app_result *sandpile_execute(struct dev *d, const struct app_input *in, c
     if (e.detect == DETECT_GRID) e.host_grid = xcalloc(n, sizeof(unsigned));
     if (!(e.grid[0] = d->ops->alloc(d, n * sizeof(unsigned))) ||
         (!e.async && !(e.grid[1] = d->ops->alloc(d, n * sizeof(unsigned)))) ||
-        !(e.flags = d->ops->alloc(d, e.nflags * sizeof(int)))) {
+        !(e.flags = d->ops->alloc(d, e.nflags * sizeof(int))) ||
+        (e.resident && !(e.bar = d->ops->alloc(d, 2 * sizeof(unsigned))))) {
         fail(m, ST_RUNTIME_ERROR, d);
         release(&e);
         return NULL;

@@ -20,7 +20,7 @@ while IFS= read -r line; do
     [[ "$line" =~ ^[[:space:]]*$ ]] && continue
     names+=("$(echo "${line%%:*}" | tr -d '[:space:]')")
 done <variants/sandpile.variants
-for v in plain grid grid-200 flag flag-item cell-1000 flag-1000 predict blocked-4 blocked-8 predict-blocked async; do
+for v in plain grid grid-200 flag flag-item cell-1000 flag-1000 predict blocked-4 blocked-8 predict-blocked resident-8 async; do
     check "variants/sandpile.variants names $v" bash -c "printf '%s\n' ${names[*]} | grep -qx '$v'"
 done
 
@@ -75,11 +75,13 @@ run_verify() { # LABEL INPUT WG COUNT EXPECT_INVALID...
     check "$label: every ok row counted exactly $count iterations ($good rows; $bad otherwise)" \
         bash -c "[ '$bad' = 0 ] && [ '$good' -gt 0 ]"
 }
-run_verify four 64x64 16x16 1024 async@opencl:0.0 flag-item@openmp cell-1000@openmp
+# launch=resident needs a co-resident grid (CUDA): refused on both CPU devices.
+resident_invalid="resident-8@openmp resident-8@opencl:0.0"
+run_verify four 64x64 16x16 1024 async@opencl:0.0 flag-item@openmp cell-1000@openmp $resident_invalid
 run_verify pile pile:65x49:5000 8x8 1076 async@opencl:0.0 predict@openmp predict@opencl:0.0 \
-    predict-blocked@openmp predict-blocked@opencl:0.0 flag-item@openmp cell-1000@openmp
+    predict-blocked@openmp predict-blocked@opencl:0.0 flag-item@openmp cell-1000@openmp $resident_invalid
 run_verify random random:61x77:3 32x4 1522 async@opencl:0.0 predict@openmp predict@opencl:0.0 \
-    predict-blocked@openmp predict-blocked@opencl:0.0 flag-item@openmp cell-1000@openmp
+    predict-blocked@openmp predict-blocked@opencl:0.0 flag-item@openmp cell-1000@openmp $resident_invalid
 
 # 2. A prediction: early (then checked every 100) and late (300 steps past
 # stability: the flags give the count), on the pile start.
@@ -177,6 +179,8 @@ refuse "input 64" 'expected WxH' --input 64 --device openmp
 refuse "input heap:9x9" "unknown start 'heap'" --input heap:9x9 --device openmp
 refuse "input pile:9x9:many" 'not a whole number' --input pile:9x9:many --device openmp
 refuse "async on OpenCL" 'CPU (OpenMP) only' --input 16x16 --variant async --device opencl:0.0
+refuse "launch=resident on OpenCL" 'only CUDA' --input 16x16 --variant resident-8 --device opencl:0.0
+refuse "launch=resident on OpenMP" 'only CUDA' --input 16x16 --variant resident-8 --device openmp
 refuse "async capped" 'capped asynchronous run' --input 16x16 --variant async --iters 10 --device openmp
 refuse "async with detect=predict" 'use detect=flag or grid' --input 16x16 --variant async --knobs detect=predict --device openmp
 refuse "every with detect=none" 'never checks' --input 16x16 --variant plain --knobs every=5 --device openmp
