@@ -18,6 +18,22 @@
  * The language files supply ATOMIC_MIN/ATOMIC_MAX (global and local
  * unsigned words), RESTRICT and, for reduce=warp, WARP_XOR(v, lane mask). */
 
+#if defined(K_REDUCE_WARP)
+/* A warp's pair in every lane. The shuffles are taken into variables
+ * first: ST_LO and ST_HI are macros that name their argument twice, and a
+ * shuffle in one arm of a selection would run in some lanes only. */
+ST_FN void warp_pair(float *lo, float *hi) {
+    float l = *lo, h = *hi;
+    for (int o = 16; o > 0; o >>= 1) {
+        const float ol = WARP_XOR(l, o), oh = WARP_XOR(h, o);
+        l = ST_LO(l, ol);
+        h = ST_HI(h, oh);
+    }
+    *lo = l;
+    *hi = h;
+}
+#endif
+
 /* The group's (lo, hi) left in item 0's *lo, *hi (other items': partial).
  * scratch holds at least 2*lsize floats. Every item must call it, and the
  * caller keeps a barrier between two calls that share scratch. */
@@ -26,10 +42,7 @@ ST_FN void group_pair(LOCAL float *scratch, float *lo, float *hi, int lid, int l
     /* Items fill warps in linear local-id order (x fastest), 32 a warp;
      * the rules (app.c) ask for a multiple of 32 items, at most 1024. */
     float l = *lo, h = *hi;
-    for (int o = 16; o > 0; o >>= 1) {
-        l = ST_LO(l, WARP_XOR(l, o));
-        h = ST_HI(h, WARP_XOR(h, o));
-    }
+    warp_pair(&l, &h);
     const int warp = lid >> 5, lane = lid & 31, nwarps = lsize >> 5;
     if (lane == 0) {
         scratch[warp] = l;
@@ -40,10 +53,7 @@ ST_FN void group_pair(LOCAL float *scratch, float *lo, float *hi, int lid, int l
         /* Absent warps count as 0, which cannot move a pair with lo <= 0 <= hi. */
         l = lane < nwarps ? scratch[lane] : 0.0f;
         h = lane < nwarps ? scratch[32 + lane] : 0.0f;
-        for (int o = 16; o > 0; o >>= 1) {
-            l = ST_LO(l, WARP_XOR(l, o));
-            h = ST_HI(h, WARP_XOR(h, o));
-        }
+        warp_pair(&l, &h);
     }
     *lo = l;
     *hi = h;
