@@ -18,15 +18,26 @@ static const struct knob_def stencil_knobs[] = {
     {"setup", "rebuild|hoisted", "hoisted",
      "rebuild: program, kernel and buffers created and the grid copied in and out every iteration "
      "(the slides' first version); hoisted: all of that once"},
-    {"range", "host|chunked|coalesced|fused", "fused",
+    {"range", "host|chunked|coalesced|fused|atomic", "fused",
      "where max - min is found: on the host after reading the grid back; a range kernel whose "
      "work-items each reduce a contiguous chunk, partials reduced on the host; the same with the "
-     "work-items of a group striding together; or in the update kernel (work-group reduction), "
-     "finished on the device, one 8-byte read"},
+     "work-items of a group striding together; in the update kernel (work-group reduction), "
+     "finished on the device, one 8-byte read; or atomic: in the update kernel, each group's pair "
+     "folded into the iteration's two words by one atomic min and max, read every `check` iterations"},
     {"partials", "int", "4096", "range=chunked|coalesced: the range kernel's work-items (the slides' 4096 chunks)"},
     {"rows", "int", "1",
      "grid points each work-item updates, down its column (1: the slides' one point per item); "
      "the launch is W x H/rows, and fused pays its group reduction once per rows points"},
+    {"reduce", "tree|atomic|warp", "tree",
+     "range=fused|atomic: how a work-group combines its items' pairs: a local-memory tree (log2 items "
+     "barriers), local atomics on two words (two barriers), or warp shuffles (one barrier; CUDA and "
+     "NVIDIA's OpenCL). OpenMP's tiles are reduced by their own loop, whatever this says"},
+    {"check", "int", "1",
+     "range=atomic: the host reads the ranges once at least this many iterations are unread; the launches "
+     "between queue without waiting, and those past convergence do nothing, so the count stays exact"},
+    {"steps", "int", "1",
+     "range=atomic: iterations per launch; T > 1 keeps the group's tile (its shape, rows high) with a "
+     "T-point halo in local memory for T steps (temporal blocking), each step's range folded apart"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -39,6 +50,29 @@ static const char *stencil_invalid(const struct knob_set *k, const struct app_in
                "and finds the range there: it goes with range=host";
     if (!kernel_range && strcmp(knob_get(k, "partials"), "4096") != 0)
         return "partials only means something with range=chunked or range=coalesced";
+    const int reduce_set = !knob_is(k, "reduce", "tree"), atomic = knob_is(k, "range", "atomic");
+    if (reduce_set && !knob_is(k, "range", "fused") && !atomic)
+        return "reduce is how the update kernel's work-groups combine their ranges: range=fused or range=atomic";
+    if (!atomic && knob_int(k, "check") != 1) return "check is how often range=atomic reads its ranges back";
+    if (!atomic && knob_int(k, "steps") != 1) return "steps (iterations per launch) needs range=atomic";
+    if (knob_int(k, "check") < 1 || knob_int(k, "steps") < 1) return "check and steps are at least 1";
+    if (knob_int(k, "steps") > STENCIL_STEPS_MAX) {
+        snprintf(why, sizeof why, "steps=%ld: at most %d (the halo alone would outgrow the tile)", knob_int(k, "steps"),
+                 STENCIL_STEPS_MAX);
+        return why;
+    }
+    if (knob_is(k, "reduce", "warp") && dev->caps.work_groups) {
+        /* NVIDIA's OpenCL takes inline PTX, so its shuffles spell reduce=warp there (stencil.cl). */
+        if (!dev->caps.warp_shuffle)
+            return "reduce=warp needs 32-wide warp shuffles: CUDA's, or inline PTX on NVIDIA's OpenCL; "
+                   "elsewhere sub-group reductions, and the OpenCL backend does not query cl_khr_subgroups";
+        if (((size_t)wg[0] * wg[1]) % 32 || (size_t)wg[0] * wg[1] > 1024) {
+            snprintf(why, sizeof why,
+                     "reduce=warp: work-group %ux%u is not a whole number of 32-item warps, at most 32 of them", wg[0],
+                     wg[1]);
+            return why;
+        }
+    }
     const long rows = knob_int(k, "rows");
     if (wg[0] == 0 || wg[1] == 0 || in->w % (int)wg[0] || in->h % (int)wg[1]) {
         snprintf(why, sizeof why, "work-group %ux%u does not divide the %dx%d grid", wg[0], wg[1], in->w, in->h);
@@ -85,13 +119,22 @@ static const char *stencil_invalid(const struct knob_set *k, const struct app_in
             return why;
         }
     }
-    if (knob_is(k, "range", "fused") && dev->caps.work_groups && dev->local_mem &&
-        2 * items * sizeof(float) > dev->local_mem) {
-        snprintf(why, sizeof why, "the work-group reduction needs %zu bytes of local memory; the device has %llu",
-                 2 * items * sizeof(float), (unsigned long long)dev->local_mem);
+    const size_t wg_local[2] = {wg[0], wg[1]};
+    const size_t need =
+        atomic && knob_int(k, "steps") > 1 ? stencil_blocked_local(wg_local, k) : 2 * items * sizeof(float);
+    if ((knob_is(k, "range", "fused") || atomic) && dev->caps.work_groups && dev->local_mem && need > dev->local_mem) {
+        snprintf(why, sizeof why, "the work-group %s needs %zu bytes of local memory; the device has %llu",
+                 need > 2 * items * sizeof(float) ? "tiles with their halo" : "reduction", need,
+                 (unsigned long long)dev->local_mem);
         return why;
     }
     return app_grid_fits(dev, in->w, in->h, sizeof(float), why, sizeof why);
+}
+
+size_t stencil_blocked_local(const size_t local[2], const struct knob_set *k) {
+    const size_t t = (size_t)knob_int(k, "steps"), rows = (size_t)knob_int(k, "rows");
+    const size_t ex = local[0] + 2 * t, ey = local[1] * rows + 2 * t;
+    return (2 * local[0] * local[1] + 2 * ex * ey) * sizeof(float);
 }
 
 /* Effective bandwidth counts the least traffic any iteration can have: each
@@ -102,7 +145,11 @@ static const char *stencil_invalid(const struct knob_set *k, const struct app_in
  * Every variant is scored against the same 8 bytes, as LBM's 73: a variant
  * that moves more (a separate range pass reads the grid again, +4 bytes; the
  * host range and the rebuild move the grid over the bus) shows as slower,
- * as it is. The fused variant's per-group pairs add 8 bytes per group. */
+ * as it is. The fused variant's per-group pairs add 8 bytes per group.
+ * With steps=T > 1 (temporal blocking) a launch really moves about
+ * (1 + halo share) * 4 + 4 bytes per point for T iterations, so the GB/s
+ * computed from these 8 bytes an iteration is an effective figure, which
+ * may exceed the copy bandwidth. */
 static double stencil_bytes_per_cell(const struct knob_set *k) {
     (void)k;
     return 8;

@@ -30,6 +30,15 @@
  *                  reduction (one pair per group); range_finish reduces the
  *                  pairs on the device in two launches (many groups, then
  *                  one); the host reads 8 bytes.
+ *   range=atomic   update_atomic (steps=1) or update_blocked (steps=T: T
+ *                  iterations a launch) folds each group's pair into the
+ *                  iteration's two words with atomics; launches queue until
+ *                  `check` iterations are unread, then the host reads their
+ *                  pairs at once and finds the first range <= 100. Launches
+ *                  past it do nothing (stencil_atomic.h), and when it falls
+ *                  inside a blocked launch, that launch is run again from
+ *                  its untouched input with just the steps needed
+ *                  (loop_atomic), so the count and the grid are exact.
  *
  * Timing: the host clock around the loop (after the initial write, until
  * the last iteration's range is on the host), and device time between two
@@ -45,7 +54,7 @@
 #include "util.h"
 
 enum setup { SETUP_REBUILD, SETUP_HOISTED };
-enum range { RANGE_HOST, RANGE_CHUNKED, RANGE_COALESCED, RANGE_FUSED };
+enum range { RANGE_HOST, RANGE_CHUNKED, RANGE_COALESCED, RANGE_FUSED, RANGE_ATOMIC };
 
 struct st_exec {
     struct dev *d;
@@ -57,8 +66,13 @@ struct st_exec {
     struct strbuf opts;
     struct program *prog;
     struct kernel *update, *update_range, *range_chunked, *range_coalesced, *range_finish;
+    struct kernel *update_atomic, *update_blocked;
     struct buf *grid[2]; /* grid[0] is always the current state */
     struct buf *partials, *partials2, *result;
+    struct buf *slots;          /* range=atomic: a (min, max) pair of keys per iteration, `limit` pairs */
+    unsigned *host_slots;       /* their initial keys (all ST_KEY_ZERO), then what the host reads */
+    long limit;                 /* the run's most iterations */
+    int steps, check;           /* range=atomic: iterations per launch, at least this many between reads */
     size_t global[2], local[2]; /* the update's launch: W x H/rows items */
     size_t ngroups;             /* the update's groups (fused: one pair each) */
     size_t nparts, part_local;  /* the range kernel's work-items and group */
@@ -74,6 +88,7 @@ static enum range range_of(const struct knob_set *k) {
     if (knob_is(k, "range", "chunked")) return RANGE_CHUNKED;
     if (knob_is(k, "range", "coalesced")) return RANGE_COALESCED;
     if (knob_is(k, "range", "fused")) return RANGE_FUSED;
+    if (knob_is(k, "range", "atomic")) return RANGE_ATOMIC;
     return RANGE_HOST;
 }
 
@@ -104,7 +119,9 @@ static int build(struct st_exec *e) {
                 {&e->update_range, "update_range"},
                 {&e->range_chunked, "range_chunked"},
                 {&e->range_coalesced, "range_coalesced"},
-                {&e->range_finish, "range_finish"}};
+                {&e->range_finish, "range_finish"},
+                {&e->update_atomic, "update_atomic"},
+                {&e->update_blocked, "update_blocked"}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         if (!(*want[i].slot = d->ops->kernel(d, e->prog, want[i].name))) return -1;
     return 0;
@@ -114,6 +131,7 @@ static void release_program(struct st_exec *e) {
     if (e->prog) e->d->ops->program_free(e->d, e->prog);
     e->prog = NULL;
     e->update = e->update_range = e->range_chunked = e->range_coalesced = e->range_finish = NULL;
+    e->update_atomic = e->update_blocked = NULL;
 }
 
 static void release_buffers(struct st_exec *e) {
@@ -125,7 +143,8 @@ static void release_buffers(struct st_exec *e) {
     d->ops->buf_free(d, e->partials);
     d->ops->buf_free(d, e->partials2);
     d->ops->buf_free(d, e->result);
-    e->partials = e->partials2 = e->result = NULL;
+    d->ops->buf_free(d, e->slots);
+    e->partials = e->partials2 = e->result = e->slots = NULL;
 }
 
 static int allocate(struct st_exec *e) {
@@ -138,6 +157,7 @@ static int allocate(struct st_exec *e) {
     if (!(e->partials = d->ops->alloc(d, 2 * pairs * sizeof(float)))) return -1;
     if (!(e->partials2 = d->ops->alloc(d, 2 * e->finish_groups * sizeof(float)))) return -1;
     if (!(e->result = d->ops->alloc(d, 2 * sizeof(float)))) return -1;
+    if (e->range == RANGE_ATOMIC && !(e->slots = d->ops->alloc(d, 2 * (size_t)e->limit * sizeof(unsigned)))) return -1;
     return 0;
 }
 
@@ -201,11 +221,85 @@ static int iteration_hoisted(struct st_exec *e, float *range) {
         if (!rc) *range = stencil_find_range(lohi, 2); /* = hi - lo: lo <= 0 <= hi */
         break;
     }
+    case RANGE_ATOMIC: /* its own loop, loop_atomic */ return -1;
     }
     if (rc) return -1;
     struct buf *t = e->grid[0];
     e->grid[0] = e->grid[1];
     e->grid[1] = t;
+    return 0;
+}
+
+/* ---- range=atomic ---- */
+
+/* Launch m (0, 1, ...) of range=atomic: iterations t .. t+n-1, from
+ * grid[m % 2] to grid[(m + 1) % 2]. */
+static int launch_atomic(struct st_exec *e, long m, long t, int n) {
+    struct dev *d = e->d;
+    const size_t items = e->local[0] * e->local[1];
+    if (e->steps == 1) {
+        const struct karg a[7] = {ARG_BUF(e->grid[m % 2]),
+                                  ARG_BUF(e->grid[(m + 1) % 2]),
+                                  ARG_BUF(e->slots),
+                                  ARG_INT(e->in->w),
+                                  ARG_INT(e->in->h),
+                                  ARG_INT((int)t),
+                                  ARG_LOCAL(2 * items * sizeof(float))};
+        return d->ops->launch(d, e->update_atomic, e->global, e->local, 7, a);
+    }
+    const struct karg a[8] = {ARG_BUF(e->grid[m % 2]),
+                              ARG_BUF(e->grid[(m + 1) % 2]),
+                              ARG_BUF(e->slots),
+                              ARG_INT(e->in->w),
+                              ARG_INT(e->in->h),
+                              ARG_INT((int)t),
+                              ARG_INT(n),
+                              ARG_LOCAL(stencil_blocked_local(e->local, e->k))};
+    return d->ops->launch(d, e->update_blocked, e->global, e->local, 8, a);
+}
+
+/* The whole loop of range=atomic. Launches of `steps` iterations (the last
+ * one shorter where the limit cuts it) are queued until at least `check`
+ * iterations are unread; then their pairs come back in one read, and the
+ * first whose range is <= 100 ends the loop at count c. The grid after c
+ * is the output of launch mc = (c-1)/steps if c ends it; if c falls inside
+ * it, launch mc runs again from its input, which no later launch touched
+ * (they all skipped), with c - start steps. Its atomics fold the same
+ * values into the same words again: min and max do not change. */
+static int loop_atomic(struct st_exec *e, long limit, long *iters, float *range) {
+    struct dev *d = e->d;
+    long pos = 0, read = 0, m = 0, c = -1;
+    while (c < 0) {
+        while (pos < limit && pos - read < e->check) {
+            const int n = (int)(limit - pos < e->steps ? limit - pos : e->steps);
+            if (launch_atomic(e, m++, pos, n)) return -1;
+            pos += n;
+        }
+        if (d->ops->read(d, e->slots, 2 * (size_t)read * sizeof(unsigned), 2 * (size_t)(pos - read) * sizeof(unsigned),
+                         e->host_slots + 2 * read))
+            return -1;
+        for (long j = read; j < pos && c < 0; j++)
+            if (st_slot_range(e->host_slots[2 * j], e->host_slots[2 * j + 1]) <= ST_LIMIT) c = j + 1;
+        read = pos;
+        if (c < 0 && pos >= limit) c = limit;
+    }
+    const long mc = (c - 1) / e->steps, start = mc * e->steps;
+    const long n = limit - start < e->steps ? limit - start : e->steps;
+    if (c < start + n && launch_atomic(e, mc, start, (int)(c - start))) return -1;
+    if ((mc + 1) % 2) { /* the grid after c is grid[1]: make it the current state */
+        struct buf *t = e->grid[0];
+        e->grid[0] = e->grid[1];
+        e->grid[1] = t;
+    }
+    *iters = c;
+    *range = st_slot_range(e->host_slots[2 * (c - 1)], e->host_slots[2 * (c - 1) + 1]);
+    return 0;
+}
+
+/* The host's copy of the pairs back to their start (the last repetition
+ * read its results into it), to be written before the timer. */
+static int slots_reset(struct st_exec *e) {
+    for (long j = 0; j < 2 * e->limit; j++) e->host_slots[j] = ST_KEY_ZERO;
     return 0;
 }
 
@@ -216,15 +310,19 @@ static int repetition(struct st_exec *e, long limit, double *wall, double *devic
     if (e->setup == SETUP_REBUILD) {
         memcpy(e->host_grid[0], e->in->initial, bytes);
         memcpy(e->host_grid[1], e->in->initial, bytes); /* the out grid's border: zeros */
-    } else if (d->ops->write(d, e->grid[0], 0, bytes, e->in->initial) ||
-               d->ops->write(d, e->grid[1], 0, bytes, e->in->initial) || d->ops->finish(d)) {
+    } else if ((e->range == RANGE_ATOMIC && slots_reset(e)) || d->ops->write(d, e->grid[0], 0, bytes, e->in->initial) ||
+               d->ops->write(d, e->grid[1], 0, bytes, e->in->initial) ||
+               (e->range == RANGE_ATOMIC &&
+                d->ops->write(d, e->slots, 0, 2 * (size_t)e->limit * sizeof(unsigned), e->host_slots)) ||
+               d->ops->finish(d)) {
         return -1;
     }
     if (d->ops->mark(d, 0)) return -1;
     const double t0 = clock_now();
     float range = 1e30f; /* the slides' BIG_RANGE: the loop runs at least once */
     long it = 0;
-    while (range > ST_LIMIT && it < limit) {
+    if (e->range == RANGE_ATOMIC && loop_atomic(e, limit, &it, &range)) return -1;
+    while (e->range != RANGE_ATOMIC && range > ST_LIMIT && it < limit) {
         if (e->setup == SETUP_REBUILD ? iteration_rebuild(e, &range) : iteration_hoisted(e, &range)) return -1;
         it++;
     }
@@ -278,6 +376,9 @@ struct app_result *stencil_execute(struct dev *d, const struct app_input *in, co
     if (e.finish_groups < 1) e.finish_groups = 1;
     const size_t n = cells(&e);
     const long limit = stencil_run_limit(in);
+    e.limit = limit;
+    e.steps = (int)knob_int(k, "steps");
+    e.check = (int)knob_int(k, "check");
     m->warmup = warmup;
     m->iters_full = stencil_serial(in)->iters_full;
     build_options(&e);
@@ -298,12 +399,16 @@ struct app_result *stencil_execute(struct dev *d, const struct app_input *in, co
         if (e.range == RANGE_HOST) e.host_grid[0] = xcalloc(n, sizeof(float));
         if (e.range == RANGE_CHUNKED || e.range == RANGE_COALESCED)
             e.host_partials = xcalloc(2 * e.nparts, sizeof(float));
+        if (e.range == RANGE_ATOMIC) {
+            e.host_slots = xcalloc(2 * (size_t)limit, sizeof(unsigned));
+        }
         if (allocate(&e)) {
             fail(m, ST_RUNTIME_ERROR, d);
             release_buffers(&e);
             release_program(&e);
             free(e.host_grid[0]);
             free(e.host_partials);
+            free(e.host_slots);
             sb_free(&e.opts);
             return NULL;
         }
@@ -338,6 +443,7 @@ struct app_result *stencil_execute(struct dev *d, const struct app_input *in, co
     free(e.host_grid[0]);
     free(e.host_grid[1]);
     free(e.host_partials);
+    free(e.host_slots);
     sb_free(&e.opts);
     return res;
 }

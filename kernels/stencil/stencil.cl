@@ -16,4 +16,19 @@
 #define GROUP_Y get_group_id(1)
 #define NGROUPS_X get_num_groups(0)
 #define BARRIER barrier(CLK_LOCAL_MEM_FENCE)
+#define RESTRICT restrict
+/* OpenCL 1.1's 32-bit atomic_min/atomic_max take global and local words alike. */
+#define ATOMIC_MIN(p, v) atomic_min((p), (v))
+#define ATOMIC_MAX(p, v) atomic_max((p), (v))
+#if defined(K_REDUCE_WARP)
+/* reduce=warp, which the rules allow only on NVIDIA's OpenCL: its compiler
+ * takes inline PTX, so the shuffle is CUDA's (work-items fill warps in
+ * linear local-id order, as CUDA threads do). */
+static inline float warp_xor(float v, int mask) {
+    float t;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(t) : "f"(v), "r"(mask));
+    return t;
+}
+#define WARP_XOR(v, m) warp_xor((v), (m))
+#endif
 #include "stencil_gpu.h"

@@ -18,4 +18,8 @@
 #define GROUP_Y blockIdx.y
 #define NGROUPS_X gridDim.x
 #define BARRIER __syncthreads()
+#define RESTRICT __restrict__
+#define ATOMIC_MIN(p, v) atomicMin((p), (v))
+#define ATOMIC_MAX(p, v) atomicMax((p), (v))
+#define WARP_XOR(v, m) __shfl_xor_sync(0xffffffffu, (v), (m))
 #include "stencil_gpu.h"

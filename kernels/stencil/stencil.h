@@ -77,8 +77,15 @@ int stencil_write_output(const struct app_input *in, const struct app_result *re
                          size_t errn);
 void stencil_result_free(struct app_result *r);
 
+/* app.c */
+/* range=atomic with steps > 1: update_blocked's local memory in bytes, for
+ * a work-group of local[0] x local[1] items (the reduction's 2 floats an
+ * item and two tiles with their halo). */
+size_t stencil_blocked_local(const size_t local[2], const struct knob_set *k);
+
 /* schedule.c */
 struct app_result *stencil_execute(struct dev *d, const struct app_input *in, const struct knob_set *k,
                                    const unsigned wg[2], int warmup, int reps, struct measurement *m);
+#define STENCIL_STEPS_MAX 16   /* range=atomic: the most iterations per launch */
 #define STENCIL_FINISH_MAX 256 /* the largest group of the fused variant's final reduction */
 #endif

@@ -16,6 +16,9 @@
 #ifndef K_ROWS
 #define K_ROWS 1
 #endif
+#ifndef K_STEPS
+#define K_STEPS 1
+#endif
 #include "stencil_point.h"
 
 /* The slides' update kernel (with rows=1). */
@@ -31,12 +34,11 @@ KERNEL update(GLOBAL const float *in, GLOBAL float *out, int w, int h) {
 }
 
 /* Min and max of a work-group: a tree in local memory (lo_s and hi_s hold
- * lsize floats each), any group size; item 0 stores the pair at dst. Every
- * item of the group must call it. */
-ST_FN void group_range(LOCAL float *lo_s, LOCAL float *hi_s, float lo, float hi, int lid, int lsize,
-                       GLOBAL float *dst) {
-    lo_s[lid] = lo;
-    hi_s[lid] = hi;
+ * lsize floats each), any group size; item 0 ends with the pair in *lo,
+ * *hi. Every item of the group must call it. */
+ST_FN void group_tree(LOCAL float *lo_s, LOCAL float *hi_s, float *lo, float *hi, int lid, int lsize) {
+    lo_s[lid] = *lo;
+    hi_s[lid] = *hi;
     BARRIER;
     int stride = 1;
     while (stride < lsize) stride <<= 1;
@@ -47,11 +49,21 @@ ST_FN void group_range(LOCAL float *lo_s, LOCAL float *hi_s, float lo, float hi,
         }
         BARRIER;
     }
+    *lo = lo_s[0];
+    *hi = hi_s[0];
+}
+
+/* The tree, with item 0 storing the pair at dst. */
+ST_FN void group_range(LOCAL float *lo_s, LOCAL float *hi_s, float lo, float hi, int lid, int lsize,
+                       GLOBAL float *dst) {
+    group_tree(lo_s, hi_s, &lo, &hi, lid, lsize);
     if (lid == 0) {
-        dst[0] = lo_s[0];
-        dst[1] = hi_s[0];
+        dst[0] = lo;
+        dst[1] = hi;
     }
 }
+
+#include "stencil_atomic.h"
 
 /* Ours: the update and the range in one pass. Each group leaves its
  * (min, max) at partials[2*group], both started at 0 as the slides' are.
@@ -76,7 +88,11 @@ KERNEL update_range(GLOBAL const float *in, GLOBAL float *out, GLOBAL float *par
             hi = ST_HI(hi, v);
         }
     }
-    group_range(scratch, scratch + lsize, lo, hi, lid, lsize, partials + 2 * group);
+    group_pair(scratch, &lo, &hi, lid, lsize); /* the knob reduce: tree by default */
+    if (lid == 0) {
+        partials[2 * group] = lo;
+        partials[2 * group + 1] = hi;
+    }
 }
 
 /* The fused variant's second step: the npairs group pairs reduced to one

@@ -13,6 +13,7 @@
  * same (range = hi - lo gives hi either way). */
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "omp_kernel.h"
 #include "stencil_point.h"
@@ -151,4 +152,75 @@ void range_coalesced(const struct omp_launch *L, void *const *args) {
             range[2 * (group * lsize + j) + 1] = hi[j];
         }
     }
+}
+
+/* ---- range=atomic: the same words and skip rule as stencil_atomic.h ---- */
+
+#ifndef K_STEPS
+#define K_STEPS 1
+#endif
+
+static int converged_before(const unsigned *slots, int it, int back) {
+    for (int j = it - back; j < it; j++)
+        if (j >= 0 && st_slot_range(slots[2 * j], slots[2 * j + 1]) <= ST_LIMIT) return 1;
+    return 0;
+}
+
+/* One step in -> out over the tiles, the grid's (min, max) folded into
+ * iteration j's words. A tile's pair is its own loop's (the knob reduce is
+ * how a work-group combines its items; a tile is one thread's loop, so it
+ * changes nothing here); the tiles' pairs meet in OpenMP's reduction, and
+ * the one launch folds the grid's pair in as the GPU's groups do. */
+static void step_fold(const struct omp_launch *L, const float *in, float *out, unsigned *slots, int w, int h, int j) {
+    const size_t W = (size_t)w;
+    float lo = 0.0f, hi = 0.0f;
+#pragma omp parallel for collapse(2) schedule(static) reduction(min : lo) reduction(max : hi)
+    for (size_t ty = 0; ty < L->groups[1]; ty++)
+        for (size_t tx = 0; tx < L->groups[0]; tx++) {
+            TILE_BOUNDS(L, w, h);
+            for (int y = y0; y < y1; y++)
+#pragma omp simd reduction(min : lo) reduction(max : hi)
+                for (int x = x0; x < x1; x++) {
+                    const size_t i = (size_t)y * W + (size_t)x;
+                    const float v = stencil_point(in[i - W], in[i - 1], in[i + W], in[i + 1], in[i]);
+                    out[i] = v;
+                    lo = ST_LO(lo, v);
+                    hi = ST_HI(hi, v);
+                }
+        }
+    const unsigned klo = st_key(lo), khi = st_key(hi);
+    if (klo < slots[2 * j]) slots[2 * j] = klo;
+    if (khi > slots[2 * j + 1]) slots[2 * j + 1] = khi;
+}
+
+void update_atomic(const struct omp_launch *L, void *const *args) {
+    unsigned *slots = args[2];
+    const int w = *(int *)args[3], h = *(int *)args[4], it = *(int *)args[5];
+    if (converged_before(slots, it, 1)) return;
+    step_fold(L, args[0], args[1], slots, w, h, it);
+}
+
+/* steps=T on the CPU: nsteps whole-grid steps in one launch, through a
+ * scratch grid, leaving `in` untouched as the GPU kernel does (the host
+ * relaunches from it with fewer steps when the range falls mid-launch).
+ * The tiles are not blocked in time here; this form is for the host's
+ * launch, skip and relaunch logic, which it shares with the GPUs. */
+void update_blocked(const struct omp_launch *L, void *const *args) {
+    const float *in = args[0];
+    float *out = args[1];
+    unsigned *slots = args[2];
+    const int w = *(int *)args[3], h = *(int *)args[4], it = *(int *)args[5], nsteps = *(int *)args[6];
+    if (converged_before(slots, it, K_STEPS)) return;
+    const size_t n = (size_t)w * (size_t)h;
+    float *tmp = nsteps > 1 ? malloc(n * sizeof *tmp) : NULL;
+    if (nsteps > 1 && !tmp) abort(); /* out of memory: a crash, recorded as one */
+    if (tmp) memcpy(tmp, in, n * sizeof *tmp); /* the border */
+    /* The last step writes out: odd steps from the end go to out, the others to tmp. */
+    const float *src = in;
+    for (int s = 0; s < nsteps; s++) {
+        float *dst = (nsteps - 1 - s) % 2 == 0 ? out : tmp;
+        step_fold(L, src, dst, slots, w, h, it + s);
+        src = dst;
+    }
+    free(tmp);
 }

@@ -79,4 +79,49 @@ ST_FN float stencil_point(float n, float w, float s, float e, float c) {
  * Combining partial results uses the same selections. */
 #define ST_LO(lo, d) ((d) < (lo) ? (d) : (lo))
 #define ST_HI(hi, d) ((d) > (hi) ? (d) : (hi))
+
+/* range=atomic keeps an iteration's (min, max) as two unsigned words that
+ * every work-group folds its pair into with one atomic min and one atomic
+ * max (no partials array, no second kernel). A float maps to a key in the
+ * same order: a negative float's bits all flipped, a positive one's sign
+ * bit set, so unsigned comparison orders keys as the floats are ordered.
+ * The one difference from ST_LO/ST_HI is that -0 sorts below +0; a min or
+ * max of 0 may then come back as -0, and hi - lo is the same float either
+ * way (x - (-0) = x - 0 = x), so the range, the test and the count are the
+ * serial program's. Both words start at the key of +0, as the slides' min
+ * and max start at 0: lo <= 0 <= hi throughout, and an untouched pair reads
+ * as range 0. */
+#define ST_KEY_ZERO 0x80000000u
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define ST_UINT unsigned
+#define ST_AS_UINT(f) __float_as_uint(f)
+#define ST_AS_FLOAT(u) __uint_as_float(u)
+#elif defined(__OPENCL_VERSION__)
+#define ST_UINT uint
+#define ST_AS_UINT(f) as_uint(f)
+#define ST_AS_FLOAT(u) as_float(u)
+#else
+#include <string.h>
+#define ST_UINT unsigned
+static inline unsigned st_as_uint(float f) {
+    unsigned u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+static inline float st_as_float(unsigned u) {
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+#define ST_AS_UINT(f) st_as_uint(f)
+#define ST_AS_FLOAT(u) st_as_float(u)
+#endif
+
+ST_FN ST_UINT st_key(float f) {
+    const ST_UINT u = ST_AS_UINT(f);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+ST_FN float st_unkey(ST_UINT k) { return ST_AS_FLOAT((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k); }
+/* The range an iteration's pair of keys stands for (slots[2j], slots[2j+1]). */
+ST_FN float st_slot_range(ST_UINT lo_key, ST_UINT hi_key) { return st_unkey(hi_key) - st_unkey(lo_key); }
 #endif

@@ -1,0 +1,109 @@
+/* The stencil's CUDA kernels compile for every named variant, with the
+ * knob -D flags schedule.c's build passes (and the GPU script's knob
+ * settings: steps 2 and 8, rows 16), so CUDA code that does not compile
+ * fails here, on a machine without a GPU. nvcc builds an sm_90 CUBIN of
+ * kernels/stencil/stencil.cu (as NVRTC does at run time) with --fmad=false
+ * as the backend's no-contract option; each distinct set of defines once;
+ * the kernel the variant launches must be in it, with no spills (a column
+ * of rows in registers must stay in registers). Without nvcc the checks
+ * are skipped. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "check.h"
+#include "knobs.h"
+#include "util.h"
+#include "variants.h"
+
+static int find_nvcc(char *out, size_t n) {
+    const char *home = getenv("CUDA_HOME");
+    snprintf(out, n, "%s/bin/nvcc", home && *home ? home : "/usr/local/cuda");
+    return access(out, X_OK) == 0;
+}
+
+static int file_has(const char *path, const char *name) {
+    size_t len = 0;
+    char *data = file_read_all(path, &len, NULL, 0);
+    int found = 0;
+    for (size_t i = 0; data && !found && i + strlen(name) <= len; i++)
+        found = memcmp(data + i, name, strlen(name)) == 0;
+    free(data);
+    return found;
+}
+
+int main(void) {
+    const struct app *sp = app_find("stencil");
+    struct variant_list vars = {0};
+    char err[256], nvcc[512];
+    CHECK(sp && variants_load("variants/stencil.variants", sp->knobs, &vars, err, sizeof err) == 0,
+          "variants/stencil.variants loads%s%s", vars.n ? "" : ": ", vars.n ? "" : err);
+    if (!find_nvcc(nvcc, sizeof nvcc)) {
+        printf("ok - # skip: no nvcc under $CUDA_HOME or /usr/local/cuda\n");
+        variants_free(&vars);
+        CHECK_DONE();
+    }
+    char dir[] = "/tmp/test_stencil_cuda.XXXXXX";
+    if (!sp || !mkdtemp(dir)) {
+        printf("not ok - stencil app and a temporary folder\n");
+        return 1;
+    }
+    /* The GPU script's settings beyond the named variants. */
+    char extra_path[600];
+    snprintf(extra_path, sizeof extra_path, "%s/extra.variants", dir);
+    FILE *ef = fopen(extra_path, "w");
+    if (ef) {
+        fputs("rows16: range=atomic reduce=warp rows=16 check=8\n"
+              "steps2: range=atomic reduce=warp rows=8 steps=2 check=8\n"
+              "steps8: range=atomic reduce=warp rows=2 steps=8 check=8\n"
+              "tree-steps3: range=atomic rows=1 steps=3\n",
+              ef);
+        fclose(ef);
+    }
+    struct variant_list extra = {0};
+    CHECK(variants_load(extra_path, sp->knobs, &extra, err, sizeof err) == 0, "the extra knob settings load%s%s",
+          extra.n ? "" : ": ", extra.n ? "" : err);
+    unlink(extra_path);
+    char done[48][512];
+    int ndone = 0;
+    for (int i = 0; i < vars.n + extra.n; i++) {
+        const struct variant *v = i < vars.n ? &vars.v[i] : &extra.v[i - vars.n];
+        struct strbuf defs = {0};
+        knobs_defines(&v->knobs, &defs);
+        int seen = 0;
+        for (int j = 0; j < ndone; j++) seen |= !strcmp(done[j], defs.s ? defs.s : "");
+        if (!seen && ndone < 48) str_copy(done[ndone++], sizeof done[0], defs.s ? defs.s : "");
+        if (seen) {
+            sb_free(&defs);
+            continue;
+        }
+        char out[600];
+        snprintf(out, sizeof out, "%s/%s.cubin", dir, v->name);
+        struct strbuf cmd = {0};
+        sb_printf(&cmd,
+                  "'%s' -cubin -arch=sm_90 -std=c++17 --fmad=false -Xptxas -warn-spills,-warn-lmem-usage "
+                  "-Ikernels/stencil %s -o '%s' kernels/stencil/stencil.cu 2>&1",
+                  nvcc, defs.s ? defs.s : "", out);
+        FILE *p = popen(cmd.s, "r");
+        char log[4096] = "";
+        size_t got = p ? fread(log, 1, sizeof log - 1, p) : 0;
+        log[got] = '\0';
+        const int rc = p ? pclose(p) : -1;
+        CHECK(rc == 0, "nvcc -arch=sm_90 stencil.cu for %s (%s)%s%.300s", v->name, defs.s ? defs.s : "",
+              rc ? ":\n# " : "", rc ? log : "");
+        CHECK(rc != 0 || !strstr(log, "warning"), "%s: no spills or local memory: %.300s", v->name, log);
+        const char *kernel = !knob_is(&v->knobs, "range", "atomic") ? "update_range"
+                             : knob_int(&v->knobs, "steps") > 1     ? "update_blocked"
+                                                                    : "update_atomic";
+        if (rc == 0) CHECK(file_has(out, kernel), "%s: the CUBIN has %s", v->name, kernel);
+        unlink(out);
+        sb_free(&defs);
+        sb_free(&cmd);
+    }
+    rmdir(dir);
+    variants_free(&vars);
+    variants_free(&extra);
+    CHECK_DONE();
+}
