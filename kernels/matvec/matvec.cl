@@ -23,4 +23,22 @@ static inline void mv_atomic_add(volatile __global double *p, double v) {
     }
 }
 #define ATOMIC_ADD(p, v) mv_atomic_add((p), (v))
+
+/* OpenCL C has no read-only or cache-hint load: x and map are plain loads,
+ * the paired form's matrix load is vload2 (one 16-byte load where the
+ * compiler sees the alignment). load=stream on NVIDIA's OpenCL (which
+ * defines cl_nv_pragma_unroll and takes inline PTX) is ld.global.cs, as in
+ * matvec.cu; elsewhere (PoCL) a plain vload2, so the knob changes nothing
+ * there. */
+#define LDG(p) (*(p))
+#if defined(K_LOAD_STREAM) && defined(cl_nv_pragma_unroll)
+#define LOAD_M2(p, a, b) asm volatile("ld.global.cs.v2.f64 {%0, %1}, [%2];" : "=d"(a), "=d"(b) : "l"(p))
+#else
+#define LOAD_M2(p, a, b)                                                                                               \
+    do {                                                                                                               \
+        const double2 v_ = vload2(0, (p));                                                                             \
+        (a) = v_.x;                                                                                                    \
+        (b) = v_.y;                                                                                                    \
+    } while (0)
+#endif
 #include "matvec_gpu.h"
