@@ -99,6 +99,7 @@ refuse() { # LABEL PATTERN ARGS...
     else notok "$label: exit $rc, rows $before -> $after: $(tail -1 "$T/x.out")"; fi
 }
 refuse "masked without atomics" 'needs update=atomic' --input gen:12x8 --variant final --knobs update=plain
+refuse "colours=none without atomics" 'neighbouring cells together' --input gen:12x8 --variant v6-paired --knobs update=plain
 refuse "input 12x8 (no layers, no gen:)" "expected NXxNYxLAYERS" --input 12x8
 refuse "input gen:12x8x" "expected NXxNYxLAYERS" --input gen:12x8x
 refuse "input gen:12x-8" "expected NXxNYxLAYERS" --input gen:12x-8
