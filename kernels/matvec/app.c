@@ -14,20 +14,26 @@
 
 /* Defaults are the `final` variant (the blog's last step). */
 static const struct knob_def matvec_knobs[] = {
-    {"form", "temp|scalar|collapsed", "collapsed",
+    {"form", "temp|scalar|collapsed|paired", "collapsed",
      "per-cell work: temp, a lane per layer summing into a temporary lhs_e(df, k) in memory (the blog's original); "
      "scalar, loops merged with a register accumulator; collapsed, the layer and df loops collapsed into the lanes "
-     "(df fastest: coalesced matrix reads)"},
+     "(df fastest: coalesced matrix reads); paired, collapsed with two rows (df, df+1) a lane, read as one 16-byte "
+     "load per df2 (a warp's load: 512 contiguous-in-64-byte bytes)"},
     {"update", "plain|atomic", "atomic",
      "how lhs is updated: a plain load and store, or an atomic add (the blog's collapsed version); plain is "
      "race-free only one colour at a time"},
-    {"colours", "launches|masked", "masked",
+    {"colours", "launches|masked|none", "masked",
      "launches: one kernel per colour (6); masked: one kernel over every colour, slots past a colour's count masked "
-     "(the blog's last step)"},
+     "(the blog's last step); none: one kernel over every cell in mesh order, no colouring (neighbours run close "
+     "together, so the x and lhs they share are still in cache); masked and none need update=atomic"},
     {"matrix", "df-fastest|k-fastest", "df-fastest",
      "the matrix on the device: Fortran's matrix(df, df2, ik), df fastest (the blog's); or layer fastest, transposed "
      "at upload (the blog tried it with the collapsed loops' order swapped, k innermost, and saw no gain): lanes over "
      "k then read consecutive doubles"},
+    {"load", "plain|stream", "plain",
+     "how the paired and collapsed forms read the matrix on a GPU: plain (cached), or stream, evict-first "
+     "(CUDA's ld.global.cs; NVIDIA OpenCL through inline PTX; elsewhere a plain load), so the 269 MB matrix passing "
+     "through L2 does not evict the x and lhs that neighbouring cells reuse"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -60,10 +66,12 @@ static const char *matvec_invalid_directive(const struct device_info *dev, const
 static const char *matvec_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
                                   const unsigned wg[2]) {
     static _Thread_local char why[256];
-    const int masked = knob_is(k, "colours", "masked");
+    const int masked = knob_is(k, "colours", "masked"), uncoloured = knob_is(k, "colours", "none");
     if (masked && !knob_is(k, "update", "atomic"))
         return "colours=masked runs cells of different colours together, and those share lhs dofs: it needs "
                "update=atomic";
+    if (uncoloured && !knob_is(k, "update", "atomic"))
+        return "colours=none runs neighbouring cells together, and those share lhs dofs: it needs update=atomic";
     if (wg[0] == 0 || wg[1] == 0) return "an empty work-group";
     const size_t items = (size_t)wg[0] * wg[1];
     if (items > dev->max_wg) {
@@ -90,7 +98,9 @@ static const char *matvec_invalid(const struct knob_set *k, const struct app_inp
     /* schedule.c: a colour's cells padded to the group height, six such
      * blocks in the masked launch. */
     const size_t per_colour = ((size_t)in->ncp_max + wg[1] - 1) / wg[1];
-    const size_t groups_y = masked ? MV_COLOURS * per_colour : per_colour;
+    const size_t groups_y = masked       ? MV_COLOURS * per_colour
+                            : uncoloured ? ((size_t)in->ncells + wg[1] - 1) / wg[1]
+                                         : per_colour;
     const size_t slots = MV_COLOURS * (size_t)in->ncp_max;     /* the temp form's scratch slots */
     if (!dev->caps.directives && groups_y > MV_MAX_GROUPS_Y) { /* gangs / teams have no such limit */
         snprintf(why, sizeof why, "%zu work-groups of height %u along y, over the limit of %d", groups_y, wg[1],

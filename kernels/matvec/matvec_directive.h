@@ -2,7 +2,8 @@
  * its directive hooks spelled for OpenACC (MV_ACC, matvec_acc.c) or OpenMP
  * target (MV_OMP, matvec_omptgt.c), and the kernels' entry points
  * (matvec_entry.h, shared with the OpenMP CPU source). The host schedule is
- * the app's own (schedule.c: a launch per colour, or one masked launch),
+ * the app's own (schedule.c: a launch per colour, one masked launch, or one
+ * launch over every cell for colours=none),
  * each launch here one compute region that returns when it is done.
  * Buffers are device addresses (harness/backend/offload/offload_rt.c),
  * taken through deviceptr / is_device_ptr, so a launch moves no data.
@@ -16,7 +17,7 @@
  *   H  cells a gang / team: num_gangs / num_teams = cells / H (the masked
  *      form: colour x slot pairs / H), the cells of a gang one after another
  *      (the rows-over-gangs row of the README's table, a cell as a row).
- * The forms (temp, scalar, collapsed), update=atomic, colours=masked and
+ * The forms (temp, scalar, collapsed, paired), update=atomic, colours=masked|none and
  * matrix=k-fastest are all matvec_loops.h's; app.c refuses the shapes and
  * knob settings a directive device cannot honour, with the reason. */
 #include <stddef.h>
@@ -50,6 +51,8 @@
 #define MV_PAR_SLOTS                                                                                                   \
     P(acc parallel loop gang collapse(2) num_gangs(MV_GANGS(ncolours * ncp_max)) vector_length(K_WG_X)                 \
           deviceptr(matrix, x, lhs, map, cmap, ncp, scratch))
+#define MV_PAR_ALL                                                                                                     \
+    P(acc parallel loop gang num_gangs(MV_GANGS(ncells)) vector_length(K_WG_X) deviceptr(matrix, x, lhs, map, scratch))
 #define MV_LANES P(acc loop vector)
 #define MV_LANES2 P(acc loop vector collapse(2))
 #define MV_ATOMIC(dst) P(acc atomic update) dst
@@ -64,6 +67,9 @@
 #define MV_PAR_SLOTS                                                                                                   \
     P(omp target teams distribute collapse(2) num_teams(MV_GANGS(ncolours * ncp_max)) thread_limit(K_WG_X)             \
           dist_schedule(static, chunk) is_device_ptr(matrix, x, lhs, map, cmap, ncp, scratch))
+#define MV_PAR_ALL                                                                                                     \
+    P(omp target teams distribute num_teams(MV_GANGS(ncells)) thread_limit(K_WG_X) dist_schedule(static, chunk)        \
+          is_device_ptr(matrix, x, lhs, map, scratch))
 #define MV_LANES P(omp parallel for)
 #define MV_LANES2 P(omp parallel for collapse(2))
 #define MV_ATOMIC(dst) P(omp atomic update) dst

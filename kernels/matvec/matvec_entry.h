@@ -20,4 +20,9 @@ void matvec_masked(const struct omp_launch *L, void *const *args) {
     mv_masked(args[0], args[1], args[2], args[3], args[4], args[5], args[6], 6 /* MV_COLOURS */, *(int *)args[7],
               *(int *)args[9], MV_CHUNK(L));
 }
+
+/* args: matrix, x, lhs, map, scratch, ncells, nl */
+void matvec_all(const struct omp_launch *L, void *const *args) {
+    mv_all(args[0], args[1], args[2], args[3], args[4], *(int *)args[5], *(int *)args[6], MV_CHUNK(L));
+}
 #endif

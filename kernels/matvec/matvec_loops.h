@@ -13,6 +13,8 @@
  *   MV_PAR_CELLS   the parallel loop over a colour's cells (gang level)
  *   MV_PAR_SLOTS   the masked form's parallel loop over colour x slot
  *                  (collapse(2))
+ *   MV_PAR_ALL     colours=none's parallel loop over every cell (ncells of
+ *                  them), mesh order
  *   MV_LANES       the layer loop (vector level) of forms temp and scalar
  *   MV_LANES2      the collapsed layer x df loops (collapse(2))
  *   MV_ATOMIC(dst) an lhs update's target, after the atomic directive when
@@ -25,8 +27,9 @@
  *                  launch them: OpenMP target's `declare target` pair
  * The pointers are named matrix, x, lhs, map, cmap, ncp and scratch in every
  * nest, so a macro may name them (OpenACC deviceptr(...), present(...)).
- * Knob defines: K_FORM_TEMP / K_FORM_SCALAR / K_FORM_COLLAPSED, K_UPDATE_ATOMIC,
- * K_MATRIX_K_FASTEST (mv_at). */
+ * Knob defines: K_FORM_TEMP / K_FORM_SCALAR / K_FORM_COLLAPSED / K_FORM_PAIRED,
+ * K_UPDATE_ATOMIC, K_MATRIX_K_FASTEST (mv_at). load=stream is a GPU kernel's
+ * load hint (matvec_gpu.h) and changes nothing here. */
 #ifndef MATVEC_LOOPS_H
 #define MATVEC_LOOPS_H
 #include <stddef.h>
@@ -70,6 +73,25 @@ MV_CELL_FN void mv_cell(const double *restrict matrix, const double *restrict x,
             const double s = mv_row(matrix, x, map2, cell, nl, df, k);
             MV_UPDATE(lhs[map2[df] + k], s);
         }
+#elif defined(K_FORM_PAIRED) && defined(K_MATRIX_K_FASTEST)
+    MV_LANES2
+    for (int p = 0; p < MV_NDF / 2; p++) /* k innermost, as the matrix */
+        for (int k = 0; k < nl; k++) {
+            const double s0 = mv_row(matrix, x, map2, cell, nl, 2 * p, k);
+            const double s1 = mv_row(matrix, x, map2, cell, nl, 2 * p + 1, k);
+            MV_UPDATE(lhs[map2[2 * p] + k], s0);
+            MV_UPDATE(lhs[map2[2 * p + 1] + k], s1);
+        }
+#elif defined(K_FORM_PAIRED)
+    /* the GPU kernel's lanes (k, pair p): rows 2p and 2p + 1 at layer k */
+    MV_LANES2
+    for (int k = 0; k < nl; k++)
+        for (int p = 0; p < MV_NDF / 2; p++) {
+            const double s0 = mv_row(matrix, x, map2, cell, nl, 2 * p, k);
+            const double s1 = mv_row(matrix, x, map2, cell, nl, 2 * p + 1, k);
+            MV_UPDATE(lhs[map2[2 * p] + k], s0);
+            MV_UPDATE(lhs[map2[2 * p + 1] + k], s1);
+        }
 #elif defined(K_FORM_COLLAPSED)
     MV_LANES2
     for (int k = 0; k < nl; k++)
@@ -111,5 +133,15 @@ static inline void mv_masked(const double *restrict matrix, const double *restri
                 const long slot = (long)colour * ncp_max + n;
                 mv_cell(matrix, x, lhs, map, cmap[slot], scratch + slot * MV_NDF * nl, nl);
             }
+}
+
+/* Every cell in mesh order, no colouring: neighbours run close together, so
+ * the x and lhs they share are still in cache. Needs update=atomic (app.c). */
+static inline void mv_all(const double *restrict matrix, const double *restrict x, double *lhs, const int *map,
+                          double *scratch, int ncells, int nl, int chunk) {
+    (void)chunk;
+    MV_PAR_ALL
+    for (int cell = 0; cell < ncells; cell++)
+        mv_cell(matrix, x, lhs, map, cell, scratch + (long)cell * MV_NDF * nl, nl);
 }
 #endif

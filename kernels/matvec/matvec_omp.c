@@ -16,6 +16,7 @@
 
 #define MV_PAR_CELLS _Pragma("omp parallel for schedule(static, chunk)")
 #define MV_PAR_SLOTS _Pragma("omp parallel for collapse(2) schedule(static, chunk)")
+#define MV_PAR_ALL MV_PAR_CELLS
 #define MV_ATOMIC(dst) _Pragma("omp atomic update") dst
 #if defined(K_UPDATE_ATOMIC)
 #define MV_LANES

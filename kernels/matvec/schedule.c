@@ -3,6 +3,7 @@
  *
  *   colours=launches  for colour in 0..5: launch matvec_colour over its cells
  *   colours=masked    one launch of matvec_masked over 6 x ncp_max slots
+ *   colours=none      one launch of matvec_all over every cell, mesh order
  *
  * as the blog's outer loop. Everything but lhs is written to the device once
  * per execution (the matrix transposed first for matrix=k-fastest); lhs is
@@ -29,32 +30,42 @@
 struct mv_exec {
     struct dev *d;
     const struct app_input *in;
-    int masked;
+    int masked, uncoloured;
     size_t lanes;    /* work-items per cell before padding */
     size_t local[2]; /* the work-group */
     size_t ncp_pad;  /* ncp_max rounded up to the group height (masked) */
     struct program *prog;
-    struct kernel *colour, *all;
+    struct kernel *colour, *masked_k, *all;
     struct buf *matrix, *x, *lhs, *map, *cmap, *ncp, *scratch;
 };
 
 static size_t round_up(size_t a, size_t b) { return (a + b - 1) / b * b; }
 
-/* The lanes per cell (matvec_gpu.h): one per layer, or per layer and df. */
+/* The lanes per cell (matvec_gpu.h): one per layer, per layer and df, or
+ * per layer and pair of dfs. */
 size_t matvec_lanes(const struct knob_set *k, int nl) {
-    return knob_is(k, "form", "collapsed") ? (size_t)nl * MV_NDF : (size_t)nl;
+    if (knob_is(k, "form", "collapsed")) return (size_t)nl * MV_NDF;
+    if (knob_is(k, "form", "paired")) return (size_t)nl * (MV_NDF / 2);
+    return (size_t)nl;
 }
 
 static int product(struct mv_exec *e) {
     struct dev *d = e->d;
     const struct app_input *in = e->in;
     const size_t gx = round_up(e->lanes, e->local[0]);
+    if (e->uncoloured) {
+        const size_t g[2] = {gx, round_up((size_t)in->ncells, e->local[1])};
+        const struct karg a[7] = {ARG_BUF(e->matrix), ARG_BUF(e->x),       ARG_BUF(e->lhs),
+                                  ARG_BUF(e->map),    ARG_BUF(e->scratch), ARG_INT((int)in->ncells),
+                                  ARG_INT(in->nl)};
+        return d->ops->launch(d, e->all, g, e->local, 7, a);
+    }
     if (e->masked) {
         const size_t g[2] = {gx, MV_COLOURS * e->ncp_pad};
         const struct karg a[10] = {ARG_BUF(e->matrix),       ARG_BUF(e->x),   ARG_BUF(e->lhs),     ARG_BUF(e->map),
                                    ARG_BUF(e->cmap),         ARG_BUF(e->ncp), ARG_BUF(e->scratch), ARG_INT(in->ncp_max),
                                    ARG_INT((int)e->ncp_pad), ARG_INT(in->nl)};
-        return d->ops->launch(d, e->all, g, e->local, 10, a);
+        return d->ops->launch(d, e->masked_k, g, e->local, 10, a);
     }
     for (int c = 0; c < MV_COLOURS; c++) {
         const size_t g[2] = {gx, round_up((size_t)in->ncp[c], e->local[1])};
@@ -95,7 +106,8 @@ static int build(struct mv_exec *e, const struct knob_set *k) {
     sb_free(&opts);
     if (!e->prog) return -1;
     e->colour = d->ops->kernel(d, e->prog, "matvec_colour");
-    e->all = e->colour ? d->ops->kernel(d, e->prog, "matvec_masked") : NULL;
+    e->masked_k = e->colour ? d->ops->kernel(d, e->prog, "matvec_masked") : NULL;
+    e->all = e->masked_k ? d->ops->kernel(d, e->prog, "matvec_all") : NULL;
     return e->all ? 0 : -1;
 }
 
@@ -159,6 +171,7 @@ struct app_result *matvec_execute(struct dev *d, const struct app_input *in, con
                                   const unsigned wg[2], int warmup, int reps, struct measurement *m) {
     struct mv_exec e = {.d = d, .in = in};
     e.masked = knob_is(k, "colours", "masked");
+    e.uncoloured = knob_is(k, "colours", "none");
     e.lanes = matvec_lanes(k, in->nl);
     e.local[0] = wg[0];
     e.local[1] = wg[1];

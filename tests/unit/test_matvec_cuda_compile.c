@@ -1,7 +1,8 @@
 /* kernels/matvec/matvec.cu compiles with NVRTC, as the CUDA backend builds it
  * at run time (-arch=sm_90 --std=c++17 -I<kernels/matvec> and the knobs'
- * -D flags), for every setting of the knobs (24), on a machine without a GPU:
- * NVRTC needs no device. Both kernels must be in each CUBIN. Skipped where
+ * -D flags), for every setting of the knobs (48, and load=stream with the
+ * paired form: 60), on a machine without a GPU: NVRTC needs no device.
+ * The three kernels must be in each CUBIN. Skipped where
  * libnvrtc cannot be loaded. */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -53,47 +54,51 @@ int main(void) {
     char *text = file_read_all(src_path, &len, err, sizeof err);
     CHECK(text != NULL, "read %s", src_path);
     if (!text) CHECK_DONE();
-    const char *forms[] = {"temp", "scalar", "collapsed"}, *updates[] = {"plain", "atomic"},
-               *colours[] = {"launches", "masked"};
-    const char *matrices[] = {"df-fastest", "k-fastest"};
-    for (int f = 0; f < 3; f++)
+    const char *forms[] = {"temp", "scalar", "collapsed", "paired"}, *updates[] = {"plain", "atomic"},
+               *colours[] = {"launches", "masked", "none"};
+    const char *matrices[] = {"df-fastest", "k-fastest"}, *loads[] = {"plain", "stream"};
+    for (int f = 0; f < 4; f++)
         for (int u = 0; u < 2; u++)
-            for (int c = 0; c < 2; c++)
-                for (int mx = 0; mx < 2; mx++) {
-                    char setting[160];
-                    snprintf(setting, sizeof setting, "form=%s,update=%s,colours=%s,matrix=%s", forms[f], updates[u],
-                             colours[c], matrices[mx]);
-                    struct knob_set k;
-                    knobs_init(&k, mv->knobs);
-                    if (knobs_apply(&k, setting, err, sizeof err)) {
-                        CHECK(0, "knobs %s: %s", setting, err);
-                        continue;
+            for (int c = 0; c < 3; c++)
+                for (int mx = 0; mx < 2; mx++)
+                    for (int ld = 0; ld < 2; ld++) {
+                        /* load=stream changes only the paired form's matrix load */
+                        if (ld == 1 && strcmp(forms[f], "paired") != 0) continue;
+                        char setting[160];
+                        snprintf(setting, sizeof setting, "form=%s,update=%s,colours=%s,matrix=%s,load=%s", forms[f],
+                                 updates[u], colours[c], matrices[mx], loads[ld]);
+                        struct knob_set k;
+                        knobs_init(&k, mv->knobs);
+                        if (knobs_apply(&k, setting, err, sizeof err)) {
+                            CHECK(0, "knobs %s: %s", setting, err);
+                            continue;
+                        }
+                        struct strbuf opts = {0};
+                        sb_printf(&opts, "-arch=sm_90 --std=c++17 -I%s", dir);
+                        knobs_defines(&k, &opts);
+                        const char *argv[32];
+                        int argc = 0;
+                        for (char *save = NULL, *t = strtok_r(opts.s, " ", &save); t && argc < 32;
+                             t = strtok_r(NULL, " ", &save))
+                            argv[argc++] = t;
+                        void *prog = NULL;
+                        int rc = create(&prog, text, "matvec.cu", 0, NULL, NULL);
+                        if (!rc) rc = compile(prog, argc, argv);
+                        char msg[2048] = "";
+                        size_t n = 0;
+                        if (rc && prog && !log_size(prog, &n) && n > 0 && n < sizeof msg) log(prog, msg);
+                        CHECK(rc == 0, "nvrtc matvec.cu -arch=sm_90 with %s%s%.600s", setting, rc ? ":\n# " : "", msg);
+                        if (!rc && !cubin_size(prog, &n) && n > 0) {
+                            char *bin = xcalloc(n, 1);
+                            if (!cubin(prog, bin))
+                                CHECK(has(bin, n, "matvec_colour") && has(bin, n, "matvec_masked") &&
+                                          has(bin, n, "matvec_all"),
+                                      "%s: the CUBIN holds matvec_colour, matvec_masked and matvec_all", setting);
+                            free(bin);
+                        }
+                        if (prog) destroy(&prog);
+                        sb_free(&opts);
                     }
-                    struct strbuf opts = {0};
-                    sb_printf(&opts, "-arch=sm_90 --std=c++17 -I%s", dir);
-                    knobs_defines(&k, &opts);
-                    const char *argv[32];
-                    int argc = 0;
-                    for (char *save = NULL, *t = strtok_r(opts.s, " ", &save); t && argc < 32;
-                         t = strtok_r(NULL, " ", &save))
-                        argv[argc++] = t;
-                    void *prog = NULL;
-                    int rc = create(&prog, text, "matvec.cu", 0, NULL, NULL);
-                    if (!rc) rc = compile(prog, argc, argv);
-                    char msg[2048] = "";
-                    size_t n = 0;
-                    if (rc && prog && !log_size(prog, &n) && n > 0 && n < sizeof msg) log(prog, msg);
-                    CHECK(rc == 0, "nvrtc matvec.cu -arch=sm_90 with %s%s%.600s", setting, rc ? ":\n# " : "", msg);
-                    if (!rc && !cubin_size(prog, &n) && n > 0) {
-                        char *bin = xcalloc(n, 1);
-                        if (!cubin(prog, bin))
-                            CHECK(has(bin, n, "matvec_colour") && has(bin, n, "matvec_masked"),
-                                  "%s: the CUBIN holds matvec_colour and matvec_masked", setting);
-                        free(bin);
-                    }
-                    if (prog) destroy(&prog);
-                    sb_free(&opts);
-                }
     free(text);
     /* libnvrtc stays loaded: unloading it leaves its C++ runtime's exception
      * pool (72704 bytes, held by a static of the unloaded library) looking
