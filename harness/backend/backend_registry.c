@@ -1,5 +1,6 @@
 /* The backend registry: adding a backend is adding its ops to this table. */
 #include "backend.h"
+#include "devset.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -88,6 +89,7 @@ int devices_match(const struct device_info *all, int n, const char *spec, int *i
 }
 
 struct dev *dev_open_measuring(const struct device_info *info, char *err, size_t errn) {
+    if (devset_is(info)) return devset_open(info, err, errn); /* its members, each with its meter */
     const struct backend_ops *b = backend_by_name(info->backend);
     if (!b || !b->open) return err_set(err, errn, "%s: no backend '%s'", info->spec, info->backend), NULL;
     struct dev *d = b->open(info, err, errn);

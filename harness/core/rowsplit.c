@@ -1,0 +1,113 @@
+/* Row splits between a set's members: the rows each writes, the exchange
+ * and the run-time balancer (rowsplit.h). */
+#include "rowsplit.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "util.h"
+
+static int clamp(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+const char *rowsplit_invalid(const struct knob_set *k, int lo, int hi) {
+    (void)k;
+    return hi - lo < 2 ? "a device set splits the grid's rows, and this grid has fewer than two to split" : NULL;
+}
+
+/* Member 0's rows for a share: rounded, at least one row each. */
+static int cut_at(const struct rowsplit *s, double share) {
+    return s->lo + clamp((int)lround(share * (double)(s->hi - s->lo)), 1, s->hi - s->lo - 1);
+}
+
+void rowsplit_init(struct rowsplit *s, const struct knob_set *k, int lo, int hi, int reach, double start) {
+    *s = (struct rowsplit){.lo = lo, .hi = hi, .reach = reach, .halo = (int)knob_int(k, "exchange")};
+    if (s->halo < 1) s->halo = 1;
+    const double fixed = knob_share(k, "split");
+    s->balance = fixed < 0;
+    s->share = fixed > 0 ? fixed : start > 0 && start < 1 ? start : 0.5;
+    s->cut = cut_at(s, s->share);
+    /* The whole grid is current on both members at the start: as after an
+     * exchange. */
+    s->since = 0;
+}
+
+int rowsplit_room(const struct rowsplit *s) { return s->halo - s->since; }
+
+void rowsplit_rows(const struct rowsplit *s, int i, int ahead, int n, int *r0, int *r1) {
+    const int extra = (s->halo - s->since - ahead - n) * s->reach;
+    *r0 = i == 0 ? s->lo : clamp(s->cut - extra, s->lo, s->hi);
+    *r1 = i == 0 ? clamp(s->cut + extra, s->lo, s->hi) : s->hi;
+}
+
+void rowsplit_owned(const struct rowsplit *s, int i, int *r0, int *r1) {
+    *r0 = i == 0 ? s->lo : s->cut;
+    *r1 = i == 0 ? s->cut : s->hi;
+}
+
+void rowsplit_stepped(struct rowsplit *s, int n, const double busy[DEVSET_MAX]) {
+    for (int i = 0; i < DEVSET_MAX; i++) {
+        s->busy[i] += busy[i];
+        for (int t = 0; t < n; t++) { /* the rows of each step, one fewer reach each */
+            int r0, r1;
+            rowsplit_rows(s, i, t, 1, &r0, &r1);
+            s->work[i] += r1 - r0;
+        }
+    }
+    s->since += n;
+}
+
+/* The balancer. A member's time for a batch is about its rows times its
+ * cost per row-step (plus launch and finish overheads, which the cost per
+ * row absorbs); both take as long when member 0 has the share c1 / (c0 +
+ * c1) of the rows. Costs are measured over windows of at least
+ * BALANCE_WINDOW_S (a step of a small grid lasts microseconds, and one
+ * step's time is mostly noise) and smoothed, so one slow window (another
+ * process, a page fault) moves the cut a little, not all the way. */
+#define BALANCE_WINDOW_S 0.004
+#define BALANCE_SMOOTH 0.3
+static void rebalance(struct rowsplit *s) {
+    if (!s->balance || s->busy[0] + s->busy[1] < BALANCE_WINDOW_S || s->work[0] <= 0 || s->work[1] <= 0) return;
+    for (int i = 0; i < DEVSET_MAX; i++) {
+        const double c = s->busy[i] / s->work[i];
+        s->cost[i] = s->cost[i] > 0 ? (1 - BALANCE_SMOOTH) * s->cost[i] + BALANCE_SMOOTH * c : c;
+        s->busy[i] = s->work[i] = 0;
+    }
+    s->share = s->cost[1] / (s->cost[0] + s->cost[1]);
+}
+
+/* Copies rows [r0, r1) of every plane from member `from` to member `to`. */
+static int move_rows(struct dev *set, struct dev *const m[DEVSET_MAX], struct buf *const grid[DEVSET_MAX], int from,
+                     int to, int r0, int r1, const struct rowsplit_layout *l, void *scratch) {
+    if (r1 <= r0) return 0;
+    const size_t bytes = (size_t)(r1 - r0) * l->row_bytes;
+    for (int p = 0; p < l->planes; p++) {
+        const size_t off = (size_t)p * l->plane_bytes + (size_t)r0 * l->row_bytes;
+        if (m[from]->ops->read(m[from], grid[from], off, bytes, scratch))
+            return dev_fail(set, "%s: %s", m[from]->info.spec, m[from]->err);
+        if (m[to]->ops->write(m[to], grid[to], off, bytes, scratch))
+            return dev_fail(set, "%s: %s", m[to]->info.spec, m[to]->err);
+    }
+    return 0;
+}
+
+size_t rowsplit_scratch_bytes(const struct rowsplit *s, const struct rowsplit_layout *l) {
+    (void)s;
+    return l->row_bytes * (size_t)(s->hi - s->lo + 1); /* a move never exceeds the rows a step updates */
+}
+
+int rowsplit_exchange(struct rowsplit *s, struct dev *set, struct buf *const grid[DEVSET_MAX],
+                      const struct rowsplit_layout *l, void *scratch) {
+    struct devset *ds = devset_of(set);
+    const int old = s->cut, deep = s->halo * s->reach;
+    rebalance(s);
+    const int cut = s->balance ? cut_at(s, s->share) : old;
+    /* Member 0 has [lo, old) current and will read [lo, cut + deep) until the
+     * next exchange; member 1 has [old, hi) and will read [cut - deep, hi). */
+    const int to0 = clamp(cut + deep, s->lo, s->hi), from1 = clamp(cut - deep, s->lo, s->hi);
+    if (move_rows(set, ds->m, grid, 1, 0, old, to0, l, scratch) ||
+        move_rows(set, ds->m, grid, 0, 1, from1, old, l, scratch))
+        return -1;
+    s->cut = cut;
+    s->since = 0;
+    return 0;
+}
