@@ -17,7 +17,8 @@ const int backend_count = (int)(sizeof backends / sizeof backends[0]);
 const struct backend_ops *backend_by_name(const char *name) {
     for (int i = 0; i < backend_count; i++)
         if (strcmp(backends[i]->name, name) == 0) return backends[i];
-    return NULL;
+    /* A device set (devset.h) is opened like a device, but never listed. */
+    return strcmp(name, DEVSET_BACKEND) == 0 ? &devset_backend : NULL;
 }
 
 void device_fingerprint(struct device_info *info) {

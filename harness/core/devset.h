@@ -25,6 +25,13 @@ struct devset {
     struct devset_thread *thread;
 };
 
+/* The set's operations (backend_by_name(DEVSET_BACKEND)): open opens the
+ * members, close and finish act on both, and the rest fail with a reason:
+ * a set has no kernels, buffers or clock of its own, so a command that
+ * measures one device (peak, launch-cost, a canary) gets an error, never a
+ * crash. */
+extern const struct backend_ops devset_backend;
+
 /* Whether d describes a device set. */
 int devset_is(const struct device_info *d);
 /* A spec as --device, a sweep file's `device` or a worker's job names it,

@@ -82,18 +82,77 @@ static int set_finish(struct dev *d) {
     return 0;
 }
 
-/* The set's own operations: closing and finishing. Everything else goes to
- * a member (devset_of); an app that would build on the set itself never
- * gets one (devset_invalid). */
-static const struct backend_ops devset_ops = {
+/* Everything but closing and finishing goes to a member (devset_of); an app
+ * that would build on the set itself never gets one (devset_invalid), and a
+ * command that measures one device gets this reason. */
+#define ONE_DEVICE "%s is a device set: this measures one device (name its members one by one)"
+static struct program *set_build(struct dev *d, const char *source, const char *options) {
+    (void)source, (void)options;
+    dev_fail(d, ONE_DEVICE, d->info.spec);
+    return NULL;
+}
+static void set_program_free(struct dev *d, struct program *p) { (void)d, (void)p; }
+static struct kernel *set_kernel(struct dev *d, struct program *p, const char *name) {
+    (void)p, (void)name;
+    dev_fail(d, ONE_DEVICE, d->info.spec);
+    return NULL;
+}
+static struct buf *set_alloc(struct dev *d, size_t bytes) {
+    (void)bytes;
+    dev_fail(d, ONE_DEVICE, d->info.spec);
+    return NULL;
+}
+static void set_buf_free(struct dev *d, struct buf *b) { (void)d, (void)b; }
+static int set_write(struct dev *d, struct buf *b, size_t offset, size_t bytes, const void *src) {
+    (void)b, (void)offset, (void)bytes, (void)src;
+    return dev_fail(d, ONE_DEVICE, d->info.spec);
+}
+static int set_read(struct dev *d, struct buf *b, size_t offset, size_t bytes, void *dst) {
+    (void)b, (void)offset, (void)bytes, (void)dst;
+    return dev_fail(d, ONE_DEVICE, d->info.spec);
+}
+static int set_copy(struct dev *d, struct buf *dst, struct buf *src, size_t bytes) {
+    (void)dst, (void)src, (void)bytes;
+    return dev_fail(d, ONE_DEVICE, d->info.spec);
+}
+static int set_launch(struct dev *d, struct kernel *k, const size_t global[2], const size_t local[2], int nargs,
+                      const struct karg *args) {
+    (void)k, (void)global, (void)local, (void)nargs, (void)args;
+    return dev_fail(d, ONE_DEVICE, d->info.spec);
+}
+static int set_mark(struct dev *d, int slot) {
+    (void)slot;
+    return dev_fail(d, ONE_DEVICE, d->info.spec);
+}
+static int set_elapsed(struct dev *d, double *seconds) {
+    *seconds = 0;
+    return dev_fail(d, ONE_DEVICE, d->info.spec);
+}
+static void set_caps(struct device_info *info) { memset(&info->caps, 0, sizeof info->caps); }
+
+const struct backend_ops devset_backend = {
     .name = DEVSET_BACKEND,
+    .list = NULL, /* sets are named (A+B), never listed */
+    .open = devset_open,
     .close = set_close,
+    .build = set_build,
+    .program_free = set_program_free,
+    .kernel = set_kernel,
+    .alloc = set_alloc,
+    .buf_free = set_buf_free,
+    .write = set_write,
+    .read = set_read,
+    .copy = set_copy,
+    .launch = set_launch,
     .finish = set_finish,
+    .mark = set_mark,
+    .elapsed = set_elapsed,
     .source_suffix = "",
+    .caps = set_caps,
 };
 
 struct devset *devset_of(struct dev *d) {
-    return d && d->ops == &devset_ops ? set_of(d) : NULL;
+    return d && d->ops == &devset_backend ? set_of(d) : NULL;
 }
 
 struct dev *devset_open(const struct device_info *info, char *err, size_t errn) {
@@ -101,7 +160,7 @@ struct dev *devset_open(const struct device_info *info, char *err, size_t errn) 
     if (devset_members(info, m, err, errn)) return NULL;
     struct dev *d = xcalloc(1, sizeof *d);
     struct devset *s = xcalloc(1, sizeof *s);
-    d->ops = &devset_ops;
+    d->ops = &devset_backend;
     d->info = *info;
     d->ctx = s;
     for (int i = 0; i < DEVSET_MAX; i++) {
