@@ -3,7 +3,11 @@
 #include "rowsplit.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -75,6 +79,12 @@ static void rebalance(struct rowsplit *s) {
     s->share = s->cost[1] / (s->cost[0] + s->cost[1]);
 }
 
+int rowsplit_next_cut(struct rowsplit *s) {
+    if (!s->balance) return s->cut;
+    rebalance(s);
+    return cut_at(s, s->share);
+}
+
 /* Copies rows [r0, r1) of every plane from member `from` to member `to`. */
 static int move_rows(struct dev *set, struct dev *const m[DEVSET_MAX], struct buf *const grid[DEVSET_MAX], int from,
                      int to, int r0, int r1, const struct rowsplit_layout *l, void *scratch) {
@@ -95,12 +105,25 @@ size_t rowsplit_scratch_bytes(const struct rowsplit *s, const struct rowsplit_la
     return l->row_bytes * (size_t)(s->hi - s->lo + 1); /* a move never exceeds the rows a step updates */
 }
 
+/* Tests only (tests/integration/hybrid.sh): HARNESS_TEST_SPLIT_FAULT=
+ * "crash:K" or "hang:K" makes a run with exchange=K die of SIGSEGV or hang
+ * at its first exchange, inside the worker, to show that a set's config
+ * costs its row and nothing more. */
+static void test_fault(const struct rowsplit *s) {
+    const char *f = getenv("HARNESS_TEST_SPLIT_FAULT");
+    const char *colon = f ? strchr(f, ':') : NULL;
+    if (!colon || atoi(colon + 1) != s->halo) return;
+    if (!strncmp(f, "crash:", 6)) raise(SIGSEGV);
+    if (!strncmp(f, "hang:", 5))
+        for (;;) pause();
+}
+
 int rowsplit_exchange(struct rowsplit *s, struct dev *set, struct buf *const grid[DEVSET_MAX],
                       const struct rowsplit_layout *l, void *scratch) {
+    test_fault(s);
     struct devset *ds = devset_of(set);
     const int old = s->cut, deep = s->halo * s->reach;
-    rebalance(s);
-    const int cut = s->balance ? cut_at(s, s->share) : old;
+    const int cut = rowsplit_next_cut(s);
     /* Member 0 has [lo, old) current and will read [lo, cut + deep) until the
      * next exchange; member 1 has [old, hi) and will read [cut - deep, hi). */
     const int to0 = clamp(cut + deep, s->lo, s->hi), from1 = clamp(cut - deep, s->lo, s->hi);

@@ -73,6 +73,11 @@ void rowsplit_owned(const struct rowsplit *s, int i, int *r0, int *r1);
 /* After a batch of n steps on both members, with their busy seconds. */
 void rowsplit_stepped(struct rowsplit *s, int n, const double busy[DEVSET_MAX]);
 
+/* The cut the next period should use: the same for a fixed split; for
+ * split=auto the balancer's, from what rowsplit_stepped measured (part of
+ * rowsplit_exchange; exposed for tests). */
+int rowsplit_next_cut(struct rowsplit *s);
+
 /* Where a grid's rows are in the members' buffers: `planes` planes of rows
  * (the sandpile: 1; LBM's nine speeds in separate arrays: 9), row r of
  * plane p at p * plane_bytes + r * row_bytes. */
