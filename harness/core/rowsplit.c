@@ -2,6 +2,7 @@
  * and the run-time balancer (rowsplit.h). */
 #include "rowsplit.h"
 
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,17 +28,27 @@ void rowsplit_init(struct rowsplit *s, const struct knob_set *k, int lo, int hi,
     *s = (struct rowsplit){.lo = lo, .hi = hi, .reach = reach, .halo = (int)knob_int(k, "exchange")};
     if (s->halo < 1) s->halo = 1;
     const double fixed = knob_share(k, "split");
-    s->balance = fixed < 0;
+    s->solo = knob_is(k, "split", "first") ? 0 : knob_is(k, "split", "second") ? 1 : -1;
+    s->balance = fixed < 0 && s->solo < 0;
     s->share = fixed > 0 ? fixed : start > 0 && start < 1 ? start : 0.5;
     s->cut = cut_at(s, s->share);
+    if (s->solo >= 0) { /* every row on one member: the other owns none, and no halo is ever due */
+        s->cut = s->solo == 0 ? hi : lo;
+        s->share = s->solo == 0 ? 1 : 0;
+    }
     /* The whole grid is current on both members at the start: as after an
      * exchange. */
     s->since = 0;
 }
 
-int rowsplit_room(const struct rowsplit *s) { return s->halo - s->since; }
+int rowsplit_room(const struct rowsplit *s) { return s->solo >= 0 ? INT_MAX / 2 : s->halo - s->since; }
 
 void rowsplit_rows(const struct rowsplit *s, int i, int ahead, int n, int *r0, int *r1) {
+    if (s->solo >= 0) { /* the lone member's rows, and none for the other */
+        *r0 = i == s->solo ? s->lo : s->hi;
+        *r1 = s->hi;
+        return;
+    }
     const int extra = (s->halo - s->since - ahead - n) * s->reach;
     *r0 = i == 0 ? s->lo : clamp(s->cut - extra, s->lo, s->hi);
     *r1 = i == 0 ? clamp(s->cut + extra, s->lo, s->hi) : s->hi;
@@ -63,20 +74,26 @@ void rowsplit_stepped(struct rowsplit *s, int n, const double busy[DEVSET_MAX]) 
 /* The balancer. A member's time for a batch is about its rows times its
  * cost per row-step (plus launch and finish overheads, which the cost per
  * row absorbs); both take as long when member 0 has the share c1 / (c0 +
- * c1) of the rows. Costs are measured over windows of at least
- * BALANCE_WINDOW_S (a step of a small grid lasts microseconds, and one
- * step's time is mostly noise) and smoothed, so one slow window (another
- * process, a page fault) moves the cut a little, not all the way. */
+ * c1) of the rows. Each window of at least BALANCE_WINDOW_S (a step of a
+ * small grid lasts microseconds, and one step's time is mostly noise) asks
+ * for a share; the cut follows the median of the last ROWSPLIT_WINDOWS
+ * asks, so a window in which the host preempted one member's thread (on a
+ * loaded machine, tens of milliseconds) moves nothing, where a mean would
+ * follow it. */
 #define BALANCE_WINDOW_S 0.004
-#define BALANCE_SMOOTH 0.3
 static void rebalance(struct rowsplit *s) {
     if (!s->balance || s->busy[0] + s->busy[1] < BALANCE_WINDOW_S || s->work[0] <= 0 || s->work[1] <= 0) return;
-    for (int i = 0; i < DEVSET_MAX; i++) {
-        const double c = s->busy[i] / s->work[i];
-        s->cost[i] = s->cost[i] > 0 ? (1 - BALANCE_SMOOTH) * s->cost[i] + BALANCE_SMOOTH * c : c;
-        s->busy[i] = s->work[i] = 0;
+    const double c0 = s->busy[0] / s->work[0], c1 = s->busy[1] / s->work[1];
+    s->wanted[s->windows++ % ROWSPLIT_WINDOWS] = c1 / (c0 + c1);
+    s->busy[0] = s->busy[1] = s->work[0] = s->work[1] = 0;
+    const int n = s->windows < ROWSPLIT_WINDOWS ? s->windows : ROWSPLIT_WINDOWS;
+    double v[ROWSPLIT_WINDOWS];
+    for (int i = 0; i < n; i++) { /* insertion sort: five values */
+        int j = i;
+        for (; j > 0 && v[j - 1] > s->wanted[i]; j--) v[j] = v[j - 1];
+        v[j] = s->wanted[i];
     }
-    s->share = s->cost[1] / (s->cost[0] + s->cost[1]);
+    s->share = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 int rowsplit_next_cut(struct rowsplit *s) {

@@ -1,6 +1,6 @@
 /* A grid's rows split between the two devices of a set (devset.h), for an
  * app whose step updates each row from its neighbours within `reach` rows
- * (a 5-point stencil, the sandpile, LBM's streaming: reach 1).
+ * (a 5-point update, a cellular automaton, a lattice's streaming: reach 1).
  *
  * Member 0 owns the rows [lo, cut), member 1 [cut, hi). Each member holds
  * the whole grid but keeps only some of it current. Exchanging every step
@@ -31,15 +31,16 @@
 /* The knobs an app adds to its table to run on device sets (host knobs: no
  * rebuild, and left out of the identity at their defaults, which are what a
  * single device runs). */
-#define ROWSPLIT_KNOBS                                                                                                 \
-    {"split", "auto|share", "auto",                                                                                    \
-     "a device set (--device A+B): the first device's share of the grid's rows, as 0.6; auto starts at 0.5 "           \
-     "and moves the cut at each exchange so both devices take as long, from their measured times per row"},            \
-    {                                                                                                                  \
-        "exchange", "int", "1",                                                                                        \
-            "a device set: steps between halo exchanges (k); each exchange moves k rows each way and each device "     \
-            "recomputes up to k-1 rows of its neighbour's (redundant work that saves exchanges)"                       \
-    }
+/* clang-format off */
+#define ROWSPLIT_KNOBS \
+    {"split", "auto|share|first|second", "auto", \
+     "a device set (--device A+B): the first device's share of the grid's rows, as 0.6; auto starts at 0.5 and " \
+     "moves the cut at each exchange so both devices take as long, from their measured times per row; first or " \
+     "second runs every row on that device alone, with no exchange (the set's single-device ends)"}, \
+    {"exchange", "int", "1", \
+     "a device set: steps between halo exchanges (k); each exchange moves k rows each way and each device " \
+     "recomputes up to k-1 rows of its neighbour's (redundant work that saves exchanges)"}
+/* clang-format on */
 
 struct rowsplit {
     int lo, hi;   /* the rows a step updates, [lo, hi) */
@@ -47,11 +48,14 @@ struct rowsplit {
     int halo;     /* steps between exchanges (k, the knob exchange) */
     int cut;      /* member 0 owns [lo, cut), member 1 [cut, hi) */
     int balance;  /* split=auto */
+    int solo;     /* split=first (0) or second (1): that member runs every row, never exchanging; else -1 */
     int since;    /* steps since the last exchange (j), 0..halo */
     double share; /* member 0's share that set the cut */
-    /* The balancer: each member's seconds per row-step, smoothed, and what
-     * has been measured since it last moved the cut. */
-    double cost[DEVSET_MAX];
+    /* The balancer: the shares the last windows asked for (a ring), and
+     * what has been measured since the last window closed. */
+#define ROWSPLIT_WINDOWS 5
+    double wanted[ROWSPLIT_WINDOWS];
+    int windows;
     double busy[DEVSET_MAX], work[DEVSET_MAX];
 };
 
@@ -79,7 +83,7 @@ void rowsplit_stepped(struct rowsplit *s, int n, const double busy[DEVSET_MAX]);
 int rowsplit_next_cut(struct rowsplit *s);
 
 /* Where a grid's rows are in the members' buffers: `planes` planes of rows
- * (the sandpile: 1; LBM's nine speeds in separate arrays: 9), row r of
+ * (one array: 1; nine speeds in separate arrays: 9), row r of
  * plane p at p * plane_bytes + r * row_bytes. */
 struct rowsplit_layout {
     size_t row_bytes;

@@ -69,6 +69,7 @@ static int member_check(struct sp_set *s, int i) {
     if (e->detect == DETECT_GRID) {
         int r0, r1;
         rowsplit_owned(&s->split, i, &r0, &r1);
+        if (r1 <= r0) return s->found[i] = 0, 0; /* the idle member: nothing of its own, nothing unstable */
         const size_t row = (size_t)e->in->w * sizeof(unsigned);
         if (e->d->ops->read(e->d, e->grid[0], (size_t)r0 * row, (size_t)(r1 - r0) * row,
                             e->host_grid + (size_t)r0 * (size_t)e->in->w))
@@ -87,6 +88,7 @@ static int member_batch(void *ctx, int i) {
     for (int t = 0; t < s->n;) {
         const int n = s->n - t < e->steps ? s->n - t : e->steps;
         rowsplit_rows(&s->split, i, t, n, &e->row0, &e->row1);
+        if (e->row1 <= e->row0) break; /* split=first|second: the idle member */
         sp_geometry(e, e->wg);
         if (sp_advance(e, s->it + t, s->it + t + n)) return -1;
         t += n;
@@ -166,8 +168,8 @@ static struct app_result *result(struct sp_set *s) {
         struct dev *d = s->e[i].d;
         int r0, r1;
         rowsplit_owned(&s->split, i, &r0, &r1);
-        if (d->ops->read(d, s->e[i].grid[0], (size_t)r0 * row, (size_t)(r1 - r0) * row,
-                         res->grid + (size_t)r0 * (size_t)in->w)) {
+        if (r1 > r0 && d->ops->read(d, s->e[i].grid[0], (size_t)r0 * row, (size_t)(r1 - r0) * row,
+                                    res->grid + (size_t)r0 * (size_t)in->w)) {
             dev_fail(s->set, "%s: %s", d->info.spec, d->err);
             sandpile_result_free(res);
             return NULL;

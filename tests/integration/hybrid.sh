@@ -22,8 +22,9 @@ if ! $H devices 2>/dev/null | grep -q '^opencl:0.0 ' || ! $H devices 2>/dev/null
 fi
 export HARNESS_DB=$T/h.db
 
-# Correctness: 3 starts x 11 settings: fixed splits and the balancer, k from
-# 1 to 8, every synchronous strategy (flag, grid, none, predict, steps=4).
+# Correctness: 3 starts x 13 settings: fixed splits and the balancer, k from
+# 1 to 8, each device alone through the set (split=first|second), every
+# synchronous strategy (flag, grid, none, predict, steps=4).
 # vote=cell and rule=async are refused on OpenMP and on sets respectively.
 cat >"$T/exact.sweep" <<SWEEP
 app sandpile
@@ -31,6 +32,7 @@ input 40x36 pile:33x29:900 random:30x44:7
 knobs flag: split=0.25|auto exchange=1
 knobs flag: split=0.5 exchange=3
 knobs flag: split=0.75|auto exchange=8
+knobs flag-1000: split=first|second exchange=3
 knobs grid: split=0.5 exchange=3
 knobs grid-200: split=0.3 exchange=2
 knobs plain: split=0.7 exchange=5
@@ -47,7 +49,7 @@ out=$($H sweep "$T/exact.sweep" --quiet 2>&1)
 rc=$?
 n=$(echo "$out" | grep -c "^$SET .* ok ")
 check "sweep on $SET: every config ran (rc $rc)" [ "$rc" = 0 ]
-check "all 33 hybrid configs bit-exact against the serial program ($n ok)" [ "$n" = 33 ]
+check "all 39 hybrid configs bit-exact against the serial program ($n ok)" [ "$n" = 39 ]
 echo "$out" | grep "^$SET" | grep -v " ok " | sed 's/^/#   /' | head -5
 check "split=auto says where the balancer ended" bash -c "echo \"\$1\" | grep -q 'split auto ended at 0\.[0-9]*: rows 1\.\.'" _ "$out"
 q() { sqlite3 "$HARNESS_DB" "$1" 2>&1; }

@@ -123,6 +123,18 @@ int main(void) {
                   "%s, %d step(s) a launch: every launch reads only current rows, owned rows written each step",
                   splits[i], steps);
 
+    for (int solo = 0; solo < 2; solo++) {
+        knobs(&k, solo ? "split=second,exchange=3" : "split=first,exchange=3");
+        rowsplit_init(&s, &k, 1, 101, 1, 0);
+        int a0, a1, b0, b1;
+        rowsplit_rows(&s, solo, 0, 1, &a0, &a1);
+        rowsplit_rows(&s, 1 - solo, 0, 1, &b0, &b1);
+        CHECK(a0 == 1 && a1 == 101 && b1 <= b0 && rowsplit_room(&s) > 1000000,
+              "split=%s: every row on member %d, none on the other, no exchange ever due", solo ? "second" : "first",
+              solo);
+    }
+    CHECK(knobs(&k, "split=first") == 0 && knob_share(&k, "split") < 0, "split=first is a word, not a share");
+
     int moved = 0;
     double share = settle("split=auto,exchange=4", 3e-6, 1e-6, 0, &moved);
     CHECK(fabs(share - 0.25) < 0.01, "the balancer settles a 3:1 cost ratio at share 0.25 (%.3f)", share);
