@@ -1,5 +1,6 @@
 /* The backend registry: adding a backend is adding its ops to this table. */
 #include "backend.h"
+#include "devset.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,7 +17,8 @@ const int backend_count = (int)(sizeof backends / sizeof backends[0]);
 const struct backend_ops *backend_by_name(const char *name) {
     for (int i = 0; i < backend_count; i++)
         if (strcmp(backends[i]->name, name) == 0) return backends[i];
-    return NULL;
+    /* A device set (devset.h) is opened like a device, but never listed. */
+    return strcmp(name, DEVSET_BACKEND) == 0 ? &devset_backend : NULL;
 }
 
 void device_fingerprint(struct device_info *info) {
@@ -88,6 +90,7 @@ int devices_match(const struct device_info *all, int n, const char *spec, int *i
 }
 
 struct dev *dev_open_measuring(const struct device_info *info, char *err, size_t errn) {
+    if (devset_is(info)) return devset_open(info, err, errn); /* its members, each with its meter */
     const struct backend_ops *b = backend_by_name(info->backend);
     if (!b || !b->open) return err_set(err, errn, "%s: no backend '%s'", info->spec, info->backend), NULL;
     struct dev *d = b->open(info, err, errn);

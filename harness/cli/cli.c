@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include "devset.h"
 #include "progress.h"
 #include "store.h"
 #include "util.h"
@@ -25,7 +26,13 @@ static int devices_pick(const char *specs, struct device_pick *out, int kinds_op
     int rc = 0;
     for (char *save = NULL, *spec = strtok_r(list, ",", &save); spec; spec = strtok_r(NULL, ",", &save)) {
         int idx[CLI_MAX_DEVICES];
-        int found = devices_match(out->all, out->n, spec, idx, CLI_MAX_DEVICES);
+        char why[512];
+        int found = devices_resolve(&out->all, &out->n, spec, idx, CLI_MAX_DEVICES, why, sizeof why);
+        if (found < 0) { /* a malformed device set: what is wrong with it */
+            fprintf(stderr, "harness: %s\n", why);
+            rc = EXIT_USAGE;
+            break;
+        }
         if (!found && kinds_optional && (!strcmp(spec, "gpu") || !strcmp(spec, "cpu"))) continue;
         if (!found) {
             fprintf(stderr, "harness: no device matches '%s'; present:", spec);

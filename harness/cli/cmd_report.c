@@ -16,6 +16,7 @@
 #include "buildinfo.h"
 #include "cli.h"
 #include "commands.h"
+#include "devset.h"
 #include "host_check.h"
 #include "launch_cost.h"
 #include "peak.h"
@@ -185,6 +186,7 @@ static void ceilings(struct report *r) {
         if (r->quick && store_peak_get(r->store, d->info.fingerprint, &d->copy_gbs, &d->fp32_gflops) == 0 &&
             d->copy_gbs > 0 && d->fp32_gflops > 0)
             continue;
+        if (devset_is(&d->info)) continue; /* a set has no ceiling of its own: its members have theirs */
         char err[1024];
         struct dev *dv = backend_by_name(d->info.backend)->open(&d->info, err, sizeof err);
         if (!dv) {
@@ -213,7 +215,7 @@ static void launch_costs(struct report *r) {
     struct launch_cost_row *rows = xcalloc(LAUNCH_COST_MAX_ROWS, sizeof *rows);
     for (int i = 0; i < r->ndev; i++) {
         struct report_device *d = &r->dev[i];
-        if (!d->ladder) continue;
+        if (!d->ladder || devset_is(&d->info)) continue; /* a set launches nothing itself */
         struct dev *dv = backend_by_name(d->info.backend)->open(&d->info, err, sizeof err);
         int n = dv ? launch_cost_measure(dv, &o, rows, LAUNCH_COST_MAX_ROWS, err, sizeof err) : -1;
         if (dv) dv->ops->close(dv);

@@ -12,6 +12,7 @@
 #include "app.h"
 #include "cli.h"
 #include "commands.h"
+#include "devset.h"
 #include "progress.h"
 #include "rounds.h"
 #include "runner.h"
@@ -177,7 +178,7 @@ static void drop_directive_misfits(struct device_pick *p, const struct variant_l
         const char *why = NULL, *name = "";
         for (int v = 0; v < vars->n && info->caps.directives && !why; v++)
             for (int w = 0; w < nwg && !vars->v[v].tuned && !why; w++)
-                if ((why = app->invalid(&vars->v[v].knobs, in, info, wgs[w]))) name = vars->v[v].name;
+                if ((why = app_invalid(app, &vars->v[v].knobs, in, info, wgs[w]))) name = vars->v[v].name;
         if (why) fprintf(stderr, "note: %s skipped (not named by --device): %s: %s\n", info->spec, name, why);
         else p->idx[kept++] = p->idx[d];
     }
@@ -191,7 +192,7 @@ static int check_all(const struct device_pick *p, const struct variant_list *var
     for (int d = 0; d < p->count; d++)
         for (int v = 0; v < vars->n; v++)
             for (int w = 0; w < nwg && !vars->v[v].tuned; w++) { /* tuned: checked once resolved */
-                const char *why = app->invalid(&vars->v[v].knobs, in, &p->all[p->idx[d]], wgs[w]);
+                const char *why = app_invalid(app, &vars->v[v].knobs, in, &p->all[p->idx[d]], wgs[w]);
                 if (why) {
                     fprintf(stderr, "harness: %s on %s with work-group %ux%u: %s\n", vars->v[v].name,
                             p->all[p->idx[d]].spec, wgs[w][0], wgs[w][1], why);
@@ -211,7 +212,7 @@ static void tuned_shape(struct store *s, const struct app *app, const struct app
     unsigned t[2];
     int tie = 0;
     if (store_tuned_get(s, dev->fingerprint, app->name, app->input_name(in), v->name, t, &tie) != 0) return;
-    const char *why = app->invalid(&v->knobs, in, dev, t);
+    const char *why = app_invalid(app, &v->knobs, in, dev, t);
     if (why) {
         note("the tuned work-group %ux%u for %s on %s is no longer valid (%s); using %ux%u\n", t[0], t[1], v->name,
              dev->spec, why, wg[0], wg[1]);
@@ -265,7 +266,7 @@ static void plan_tuned(struct plan *pl, const struct run_opts *o, const struct a
     const int n = o->wg ? nwg : 1;
     for (int w = 0; w < n; w++) {
         const unsigned *wg = o->wg ? wgs[w] : stored;
-        const char *bad = app->invalid(&tv.knobs, in, info, wg);
+        const char *bad = app_invalid(app, &tv.knobs, in, info, wg);
         if (bad) {
             note("the tuned configuration %s at %ux%u is not valid on %s: %s; skipped\n", cfg.config, wg[0], wg[1],
                  info->spec, bad);

@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "devset.h"
 #include "progress.h"
 #include "rounds.h"
 #include "runner.h"
@@ -162,7 +163,7 @@ static void point_add(struct sweep_run *r, int part, int d, int i, int v, const 
     str_fmt(p->key, sizeof p->key, "%s|%s|%s|%s|%05ux%05u", dev->fingerprint, sp->app->name,
             sp->app->input_name(sp->inputs[i]), knobs, p->wg[0], p->wg[1]);
     p->iters = sp->app->input_iters(sp->inputs[i]);
-    const char *bad = sp->app->invalid(&sp->variants.v[v].knobs, sp->inputs[i], dev, p->wg);
+    const char *bad = app_invalid(sp->app, &sp->variants.v[v].knobs, sp->inputs[i], dev, p->wg);
     if (bad) str_copy(p->invalid, sizeof p->invalid, bad);
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devset.h"
 #include "util.h"
 
 /* A knob's distinct values among the variants, as levels: in numeric order
@@ -103,7 +104,7 @@ int tune_plan_build(struct tune_plan *p, const struct app *app, const struct app
                 p->constrained++;
                 continue;
             }
-            const char *bad = dev ? app->invalid(&p->vars.v[v].knobs, in, dev, shapes[s]) : NULL;
+            const char *bad = dev ? app_invalid(app, &p->vars.v[v].knobs, in, dev, shapes[s]) : NULL;
             if (bad) {
                 p->invalid++;
                 str_copy(p->why, sizeof p->why, bad);

@@ -34,8 +34,17 @@ static int positive_int(const char *v) {
     return *v >= '1' && *v <= '9' && v[strspn(v, "0123456789")] == '\0' && parse_whole(v, 1, INT_MAX, &x) == 0;
 }
 
-/* values is "a|b|c"; the word "int" in it admits a positive integer (and
- * is not itself a value). */
+/* A fraction strictly between 0 and 1 in plain decimal ("0.6", "0.125"):
+ * a share of rows, the text stored as given, so one digit more is another
+ * config, never a rounding of this one. */
+static int share(const char *v) {
+    double x;
+    return v[0] == '0' && v[1] == '.' && v[2] && v[2 + strspn(v + 2, "0123456789")] == '\0' &&
+           parse_real(v, 0, 1, &x) == 0 && x > 0 && x < 1;
+}
+
+/* values is "a|b|c"; the words "int" and "share" in it admit a positive
+ * integer and a fraction in (0, 1) (and are not themselves values). */
 static int value_allowed(const struct knob_def *d, const char *v) {
     size_t n = strlen(v);
     for (const char *p = d->values; *p;) {
@@ -43,6 +52,8 @@ static int value_allowed(const struct knob_def *d, const char *v) {
         size_t len = bar ? (size_t)(bar - p) : strlen(p);
         if (len == 3 && strncmp(p, "int", 3) == 0) {
             if (positive_int(v)) return 1;
+        } else if (len == 5 && strncmp(p, "share", 5) == 0) {
+            if (share(v)) return 1;
         } else if (len == n && strncmp(p, v, n) == 0) {
             return 1;
         }
@@ -71,9 +82,10 @@ int knobs_apply(struct knob_set *k, const char *text, char *err, size_t errn) {
             break;
         }
         if (!value_allowed(&k->defs[i], eq + 1)) {
-            rc = err_set(err, errn, "knob %s: '%s' is not one of %s%s", tok, eq + 1, k->defs[i].values,
-                         strstr(k->defs[i].values, "int") ? " (int: a whole number 1..2147483647, no leading zero)"
-                                                          : "");
+            rc = err_set(
+                err, errn, "knob %s: '%s' is not one of %s%s%s", tok, eq + 1, k->defs[i].values,
+                strstr(k->defs[i].values, "int") ? " (int: a whole number 1..2147483647, no leading zero)" : "",
+                strstr(k->defs[i].values, "share") ? " (share: a fraction strictly between 0 and 1, as 0.6)" : "");
             break;
         }
         str_copy(k->value[i], sizeof k->value[i], eq + 1);
@@ -93,9 +105,25 @@ int knob_is(const struct knob_set *k, const char *name, const char *value) {
 
 long knob_int(const struct knob_set *k, const char *name) { return strtol(knob_get(k, name), NULL, 10); }
 
+int knob_is_host(const struct knob_def *d) { return !strcmp(d->name, "split") || !strcmp(d->name, "exchange"); }
+
+double knob_share(const struct knob_set *k, const char *name) {
+    const char *v = knob_get(k, name);
+    return share(v) ? strtod(v, NULL) : -1;
+}
+
+int knobs_declare(const struct knob_def *defs, const char *name) {
+    for (; defs && defs->name; defs++)
+        if (!strcmp(defs->name, name)) return 1;
+    return 0;
+}
+
 void knobs_canonical(const struct knob_set *k, char *buf, size_t n) {
     struct strbuf b = {0};
-    for (int i = 0; i < k->n; i++) sb_printf(&b, "%s%s=%s", i ? "," : "", k->defs[i].name, k->value[i]);
+    for (int i = 0, any = 0; i < k->n; i++) {
+        if (knob_is_host(&k->defs[i]) && !strcmp(k->value[i], k->defs[i].def)) continue;
+        sb_printf(&b, "%s%s=%s", any++ ? "," : "", k->defs[i].name, k->value[i]);
+    }
     str_copy(buf, n, b.s ? b.s : "");
     sb_free(&b);
 }
@@ -109,6 +137,7 @@ static void macro_name(char *dst, size_t n, const char *src) {
 
 void knobs_defines(const struct knob_set *k, struct strbuf *out) {
     for (int i = 0; i < k->n; i++) {
+        if (knob_is_host(&k->defs[i])) continue;
         char name[48], value[48];
         macro_name(name, sizeof name, k->defs[i].name);
         if (positive_int(k->value[i])) {

@@ -9,10 +9,18 @@
 
 struct knob_def {
     const char *name;
-    const char *values; /* "aos|soa|soa-3d"; the word "int" admits 1..INT_MAX in plain decimal */
+    const char *values; /* "aos|soa|soa-3d"; the word "int" admits 1..INT_MAX in plain decimal, the
+                           word "share" a fraction strictly between 0 and 1 ("0.6") */
     const char *def;    /* the default value */
     const char *help;
 };
+
+/* The core's own knobs, which an app adds to its table (a device set's
+ * split and exchange, rowsplit.h): read by the host schedule alone, so never a
+ * compiler define (changing one rebuilds nothing), and left out of the
+ * canonical string at their defaults, so a config that does not use them
+ * keeps the identity it had before they existed. */
+int knob_is_host(const struct knob_def *d);
 
 #define KNOB_MAX 48 /* the largest app declares 41 */
 struct knob_set {
@@ -29,9 +37,15 @@ int knobs_apply(struct knob_set *k, const char *text, char *err, size_t errn);
 const char *knob_get(const struct knob_set *k, const char *name);
 int knob_is(const struct knob_set *k, const char *name, const char *value);
 long knob_int(const struct knob_set *k, const char *name);
-/* "layout=soa,kernels=fused,..." in declaration order: the identity of a variant. */
+/* A "share" value as a number, or -1 when the knob holds a word ("auto"). */
+double knob_share(const struct knob_set *k, const char *name);
+/* Whether the app declares a knob of that name. */
+int knobs_declare(const struct knob_def *defs, const char *name);
+/* "layout=soa,kernels=fused,..." in declaration order: the identity of a
+ * variant (host knobs only where they differ from their default). */
 void knobs_canonical(const struct knob_set *k, char *buf, size_t n);
 /* "-DK_LAYOUT_SOA=1 -DK_CHUNK=1792 ..." for kernel compilers: a numeric
- * value becomes -DK_NAME=value, any other -DK_NAME_VALUE=1. */
+ * value becomes -DK_NAME=value, any other -DK_NAME_VALUE=1; host knobs are
+ * left out. */
 void knobs_defines(const struct knob_set *k, struct strbuf *out);
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devset.h"
 #include "stats.h"
 #include "util.h"
 #include "worker.h"
@@ -26,7 +27,7 @@ void runner_measure(struct dev *d, const struct config *c, struct ref_holder *re
                     struct measurement *m, struct app_result **keep) {
     const struct app *app = c->app;
     runner_describe(c, m);
-    const char *why = app->invalid(&c->knobs, c->in, &d->info, c->wg);
+    const char *why = app_invalid(app, &c->knobs, c->in, &d->info, c->wg);
     if (why) {
         m->status = ST_INVALID;
         str_copy(m->reason, sizeof m->reason, why);
@@ -66,7 +67,7 @@ void runner_measure_isolated(struct worker_pool *pool, const struct device_info 
                              struct ref_holder *refs, int warmup, int reps, double timeout_s, struct measurement *m) {
     const struct app *app = c->app;
     runner_describe(c, m);
-    const char *why = app->invalid(&c->knobs, c->in, dev, c->wg);
+    const char *why = app_invalid(app, &c->knobs, c->in, dev, c->wg);
     if (why) {
         m->status = ST_INVALID;
         str_copy(m->reason, sizeof m->reason, why);

@@ -18,6 +18,7 @@
 #include "app.h"
 #include "backend.h"
 #include "commands.h"
+#include "devset.h"
 #include "runner.h"
 #include "util.h"
 
@@ -294,9 +295,10 @@ static int worker_device(struct worker_state *w, const char *spec, char *err, si
     char notes[8][256];
     int nnotes = 0, idx = -1;
     int n = devices_all(&all, notes, 8, &nnotes);
-    if (devices_match(all, n, spec, &idx, 1) != 1) {
+    char why[512] = "";
+    if (devices_resolve(&all, &n, spec, &idx, 1, why, sizeof why) != 1) {
         free(all);
-        return err_set(err, errn, "no device matches '%s' in the worker", spec);
+        return err_set(err, errn, "no device matches '%s' in the worker%s%s", spec, why[0] ? ": " : "", why);
     }
     w->dev = dev_open_measuring(&all[idx], err, errn);
     free(all);

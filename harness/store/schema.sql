@@ -43,6 +43,16 @@ CREATE TABLE IF NOT EXISTS device (
     arch          TEXT NOT NULL DEFAULT ''
 );
 
+-- The members of a device set (a device row of backend 'set', spec
+-- "opencl:0.0+openmp", harness/core/devset.h): each member's own device row,
+-- in the order the spec names them (position 0 takes the split's share).
+CREATE TABLE IF NOT EXISTS device_member (
+    set_id    INTEGER NOT NULL REFERENCES device (id),
+    position  INTEGER NOT NULL,
+    member_id INTEGER NOT NULL REFERENCES device (id),
+    PRIMARY KEY (set_id, position)
+);
+
 -- The harness binary that produced a run, so a regression can be traced to
 -- a commit, a compiler or a flag.
 CREATE TABLE IF NOT EXISTS build (

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #endif
 #include "store.h"
+#include "devset.h"
 
 #include <limits.h>
 #include <math.h>
@@ -50,6 +51,10 @@ static const struct migration migrations[] = {
      "tuned strategy TEXT;tuned evaluations INTEGER;tuned search_s REAL;"
      "tuned_history knobs TEXT;tuned_history config TEXT;tuned_history objective TEXT NOT NULL DEFAULT 'time';"
      "tuned_history search_s REAL"},
+    /* Issue 20: device sets (--device A+B) are device rows of their own
+     * (backend "set"), their members in device_member: new, so schema.sql
+     * alone creates it. */
+    {8, NULL, NULL},
 };
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 #define SCHEMA_VERSION (migrations[MIGRATION_COUNT - 1].version)
@@ -65,6 +70,7 @@ enum stmt {
     Q_HOST_SEL,
     Q_DEVICE_INS,
     Q_DEVICE_SEL,
+    Q_MEMBER_INS,
     Q_BUILD_INS,
     Q_BUILD_SEL,
     Q_RUN_INS,
@@ -96,6 +102,7 @@ static const char *const stmt_sql[Q_COUNT] = {
                      " local_mem, max_alloc, arch)"
                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
     [Q_DEVICE_SEL] = "SELECT id FROM device WHERE fingerprint = ?1",
+    [Q_MEMBER_INS] = "INSERT OR IGNORE INTO device_member(set_id, position, member_id) VALUES (?1, ?2, ?3)",
     [Q_BUILD_INS] = "INSERT OR IGNORE INTO build(git_commit, dirty, compiler, flags,"
                     " kernel_compilers) VALUES (?1, ?2, ?3, ?4, ?5)",
     [Q_BUILD_SEL] = "SELECT id FROM build WHERE git_commit = ?1 AND dirty = ?2 AND compiler = ?3"
@@ -414,7 +421,7 @@ static int host_upsert(struct store *s, int64_t *id, char *err, size_t errn) {
 
 /* The fingerprint covers the driver, so an existing row never needs an
  * update: a changed device is a new fingerprint. */
-static int device_upsert(struct store *s, const struct device_info *d, int64_t *id, char *err, size_t errn) {
+static int device_row(struct store *s, const struct device_info *d, int64_t *id, char *err, size_t errn) {
     sqlite3_stmt *st = s->q[Q_DEVICE_INS];
     if (bind_text(st, 1, d->fingerprint) || bind_text(st, 2, d->backend) || bind_text(st, 3, d->spec) ||
         bind_text(st, 4, d->vendor) || bind_text(st, 5, d->name) || bind_text(st, 6, d->driver) ||
@@ -428,6 +435,23 @@ static int device_upsert(struct store *s, const struct device_info *d, int64_t *
     st = s->q[Q_DEVICE_SEL];
     if (bind_text(st, 1, d->fingerprint)) return bind_fail(s, st, err, errn);
     return step_id(s, st, id, err, errn);
+}
+
+/* A device, and for a set (devset.h) each member's row and its place in
+ * the set: what ran is both devices' fingerprints, not just the set's. */
+static int device_upsert(struct store *s, const struct device_info *d, int64_t *id, char *err, size_t errn) {
+    if (device_row(s, d, id, err, errn) != 0) return -1;
+    if (!devset_is(d)) return 0;
+    struct device_info m[DEVSET_MAX];
+    if (devset_members(d, m, err, errn) != 0) return -1;
+    for (int i = 0; i < DEVSET_MAX; i++) {
+        int64_t mid = 0;
+        sqlite3_stmt *st = s->q[Q_MEMBER_INS];
+        if (device_row(s, &m[i], &mid, err, errn) != 0) return -1;
+        if (bind_int(st, 1, *id) || bind_int(st, 2, i) || bind_int(st, 3, mid)) return bind_fail(s, st, err, errn);
+        if (step_exec(s, st, err, errn) != 0) return -1;
+    }
+    return 0;
 }
 
 static int bind_build(sqlite3_stmt *st, const struct build_info *b) {

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "devset.h"
+#include "rowsplit.h"
 #include "sandpile.h"
 #include "util.h"
 
@@ -41,12 +43,46 @@ static const struct knob_def sandpile_knobs[] = {
     {"rule", "sync|async", "sync",
      "sync: the seed's synchronous rule; async: in place, tile by tile, on the CPU only (the same stable "
      "grid by the abelian property; its sweeps are not iterations, so only the grid is verified)"},
+    ROWSPLIT_KNOBS,
     {NULL, NULL, NULL, NULL},
 };
 
 static const char *sandpile_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
+                                    const unsigned wg[2]);
+
+/* A device set (hybrid.c): the rows must split, and the config must be
+ * valid on each member with the same shape (a tile shape on OpenMP, a
+ * work-group on a GPU). */
+static const char *set_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *set,
+                               const unsigned wg[2]) {
+    static _Thread_local char why[512];
+    if (knob_is(k, "rule", "async"))
+        return "rule=async sweeps in place in an order of its own, with no rows to split: a device set runs rule=sync";
+    if (knob_is(k, "launch", "resident"))
+        return "launch=resident ends its launch when its own rows are stable; a device set exchanges rows between "
+               "launches: launch=each";
+    const char *bad = rowsplit_invalid(k, 1, in->h - 1);
+    if (bad) return bad;
+    struct device_info m[DEVSET_MAX];
+    char err[256];
+    if (devset_members(set, m, err, sizeof err)) {
+        str_copy(why, sizeof why, err);
+        return why;
+    }
+    for (int i = 0; i < DEVSET_MAX; i++)
+        if ((bad = sandpile_invalid(k, in, &m[i], wg))) {
+            char copy[256];
+            str_copy(copy, sizeof copy, bad);
+            str_fmt(why, sizeof why, "%s: %s", m[i].spec, copy);
+            return why;
+        }
+    return NULL;
+}
+
+static const char *sandpile_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
                                     const unsigned wg[2]) {
     static _Thread_local char why[256];
+    if (devset_is(dev)) return set_invalid(k, in, dev, wg);
     const int none = knob_is(k, "detect", "none"), predict = knob_is(k, "detect", "predict");
     const long steps = knob_int(k, "steps");
     if (none && knob_int(k, "every") != 1) return "every means nothing with detect=none, which never checks";

@@ -41,41 +41,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devset.h"
 #include "sandpile.h"
+#include "schedule.h"
 #include "timed.h"
 #include "util.h"
 
-enum detect { DETECT_NONE, DETECT_GRID, DETECT_FLAG, DETECT_PREDICT };
-
-struct sp_exec {
-    struct dev *d;
-    const struct app_input *in;
-    enum detect detect;
-    long every, predict_at, limit, target;
-    int steps, async;
-    int resident;    /* launch=resident: one co-resident launch per batch, ending itself at stability */
-    struct buf *bar; /* its grid barrier's two words */
-    int tiles[2];    /* launch=resident: blocks of cells across and down */
-    int per_cell;    /* vote=cell: flags is W x H, each cell's last unstable step */
-    size_t nflags;   /* ints in flags: limit + 1, or W x H */
-    int row0, row1;  /* the rows this device updates: [1, h-1) alone; a share of them in a split */
-    char src[PATH_MAX];
-    struct strbuf opts;
-    struct program *prog;
-    struct kernel *kern; /* topple, topple_tiled or topple_async */
-    struct buf *grid[2]; /* grid[0] is always the current state */
-    struct buf *flags;   /* flags[k] == k while grid k is unstable (vote=cell: per cell, below) */
-    size_t global[2], local[2];
-    size_t local_bytes;
-    unsigned *host_grid; /* detect=grid: the grid read back */
-    int *host_flags;
-    long iters; /* this repetition's count */
-};
-
-static size_t cells(const struct sp_exec *e) { return (size_t)e->in->w * (size_t)e->in->h; }
+size_t sp_cells(const struct sp_exec *e) { return (size_t)e->in->w * (size_t)e->in->h; }
 static size_t round_up(size_t a, size_t b) { return (a + b - 1) / b * b; }
 
-static enum detect detect_of(const struct knob_set *k) {
+enum detect sp_detect_of(const struct knob_set *k) {
     if (knob_is(k, "detect", "none")) return DETECT_NONE;
     if (knob_is(k, "detect", "grid")) return DETECT_GRID;
     if (knob_is(k, "detect", "predict")) return DETECT_PREDICT;
@@ -101,7 +76,7 @@ static void build_options(struct sp_exec *e, const struct knob_set *k) {
  * topple_tiled: the group is that block plus a T-cell halo on every side,
  * (wx + 2T) x (wy + 2T) items, so a variant's shape means the same cells
  * whatever its steps. */
-static void geometry(struct sp_exec *e, const unsigned wg[2]) {
+void sp_geometry(struct sp_exec *e, const unsigned wg[2]) {
     const size_t iw = (size_t)e->in->w - 2, ih = (size_t)(e->row1 - e->row0), halo = 2 * (size_t)e->steps;
     e->tiles[0] = (int)((iw + wg[0] - 1) / wg[0]);
     e->tiles[1] = (int)((ih + wg[1] - 1) / wg[1]);
@@ -142,7 +117,7 @@ static int advance_resident(struct sp_exec *e, long it, long to) {
 }
 
 /* Steps it+1 .. to on the device. */
-static int advance(struct sp_exec *e, long it, long to) {
+int sp_advance(struct sp_exec *e, long it, long to) {
     struct dev *d = e->d;
     const int w = e->in->w, h = e->in->h;
     if (e->resident && it < to) return advance_resident(e, it, to);
@@ -185,7 +160,7 @@ static int advance(struct sp_exec *e, long it, long to) {
  * m the last flagged step of the batch (or `from`), the first stable grid is
  * step m + 1 (the synchronous rule), or the grid after sweep m (async), if
  * m < to. *found is -1 when every step of the batch was unstable. */
-static int first_stable(struct sp_exec *e, long from, long to, long *found) {
+int sp_first_stable(struct sp_exec *e, long from, long to, long *found) {
     struct dev *d = e->d;
     long m = from;
     if (e->per_cell) { /* the grid's last unstable step: the largest cell's */
@@ -211,28 +186,20 @@ static int first_stable(struct sp_exec *e, long from, long to, long *found) {
 static int grid_check(struct sp_exec *e, long from, long to, long *found) {
     struct dev *d = e->d;
     *found = -1;
-    if (d->ops->read(d, e->grid[0], 0, cells(e) * sizeof(unsigned), e->host_grid)) return -1;
+    if (d->ops->read(d, e->grid[0], 0, sp_cells(e) * sizeof(unsigned), e->host_grid)) return -1;
     if (!sandpile_is_stable(e->host_grid, e->in->w, e->in->h)) return 0;
     if (to - from == 1 && !e->async) {
         *found = to; /* checked every step: this is the first stable one */
         return 0;
     }
-    if (first_stable(e, from, to, found)) return -1;
+    if (sp_first_stable(e, from, to, found)) return -1;
     if (*found < 0) *found = to; /* async: every sweep of the batch changed something, the last made it stable */
     return 0;
 }
 
 static int repetition(struct sp_exec *e, double *wall, double *device) {
     struct dev *d = e->d;
-    const size_t bytes = cells(e) * sizeof(unsigned);
-    static const unsigned zero_bar[2] = {0, 0}; /* launch=resident's barrier: no arrivals, generation 0 */
-    /* The flags start at 0: host_flags holds the last repetition's reads. */
-    memset(e->host_flags, 0, e->nflags * sizeof(int));
-    if (d->ops->write(d, e->grid[0], 0, bytes, e->in->initial) ||
-        (e->grid[1] && d->ops->write(d, e->grid[1], 0, bytes, e->in->initial)) ||
-        d->ops->write(d, e->flags, 0, e->nflags * sizeof(int), e->host_flags) ||
-        (e->bar && d->ops->write(d, e->bar, 0, sizeof zero_bar, zero_bar)) || d->ops->finish(d))
-        return -1;
+    if (sp_start(e)) return -1;
     if (d->ops->mark(d, 0)) return -1;
     const double t0 = clock_now();
     long it = 0, count = 0;
@@ -240,12 +207,12 @@ static int repetition(struct sp_exec *e, double *wall, double *device) {
         long next = e->detect == DETECT_NONE ? e->target : e->detect == DETECT_PREDICT ? e->predict_at : e->every;
         for (;;) {
             if (next > e->limit) next = e->limit;
-            if (advance(e, it, next)) return -1;
+            if (sp_advance(e, it, next)) return -1;
             const long from = it;
             it = next;
             long found = -1;
             if (e->detect == DETECT_NONE) found = it;
-            else if (e->detect == DETECT_GRID ? grid_check(e, from, it, &found) : first_stable(e, from, it, &found))
+            else if (e->detect == DETECT_GRID ? grid_check(e, from, it, &found) : sp_first_stable(e, from, it, &found))
                 return -1;
             if (found >= 0 || it >= e->limit) {
                 count = found >= 0 ? found : it;
@@ -267,7 +234,7 @@ static void fail(struct measurement *m, enum status st, const struct dev *d) {
     str_copy(m->reason, sizeof m->reason, d->err);
 }
 
-static void release(struct sp_exec *e) {
+void sp_release(struct sp_exec *e) {
     struct dev *d = e->d;
     for (int i = 0; i < 2; i++) d->ops->buf_free(d, e->grid[i]);
     d->ops->buf_free(d, e->bar);
@@ -278,48 +245,75 @@ static void release(struct sp_exec *e) {
     sb_free(&e->opts);
 }
 
+int sp_setup(struct sp_exec *e, struct dev *d, const struct app_input *in, const struct knob_set *k,
+             const unsigned wg[2], struct measurement *m) {
+    *e = (struct sp_exec){.d = d, .in = in};
+    const struct sp_serial *serial = sandpile_serial(in);
+    e->detect = sp_detect_of(k);
+    e->every = knob_int(k, "every");
+    e->steps = (int)knob_int(k, "steps");
+    e->async = knob_is(k, "rule", "async");
+    e->resident = knob_is(k, "launch", "resident");
+    e->limit = sandpile_run_limit(in);
+    e->target = serial->iters;
+    e->row0 = 1;
+    e->row1 = in->h - 1;
+    e->predict_at = knob_is(k, "predict", "seed") ? sandpile_seed_prediction(in) : knob_int(k, "predict");
+    if (e->predict_at < 1) e->predict_at = 1;
+    e->wg[0] = wg[0];
+    e->wg[1] = wg[1];
+    sp_geometry(e, wg);
+    build_options(e, k);
+    const char *name = e->async       ? "topple_async"
+                       : e->resident  ? "topple_resident"
+                       : e->steps > 1 ? "topple_tiled"
+                                      : "topple";
+    e->prog = d->ops->build(d, e->src, e->opts.s);
+    if (!e->prog || !(e->kern = d->ops->kernel(d, e->prog, name))) {
+        fail(m, ST_COMPILE_ERROR, d);
+        return -1;
+    }
+    const size_t n = sp_cells(e);
+    e->per_cell = knob_is(k, "vote", "cell");
+    e->nflags = e->per_cell ? n : (size_t)e->limit + 1;
+    e->host_flags = xcalloc(e->nflags, sizeof(int)); /* zeroed and written to the device before each repetition */
+    if (e->detect == DETECT_GRID) e->host_grid = xcalloc(n, sizeof(unsigned));
+    if (!(e->grid[0] = d->ops->alloc(d, n * sizeof(unsigned))) ||
+        (!e->async && !(e->grid[1] = d->ops->alloc(d, n * sizeof(unsigned)))) ||
+        !(e->flags = d->ops->alloc(d, e->nflags * sizeof(int))) ||
+        (e->resident && !(e->bar = d->ops->alloc(d, 2 * sizeof(unsigned))))) {
+        fail(m, ST_RUNTIME_ERROR, d);
+        return -1;
+    }
+    return 0;
+}
+
+int sp_start(struct sp_exec *e) {
+    struct dev *d = e->d;
+    const size_t bytes = sp_cells(e) * sizeof(unsigned);
+    static const unsigned zero_bar[2] = {0, 0}; /* launch=resident's barrier: no arrivals, generation 0 */
+    /* The flags start at 0: host_flags holds the last repetition's reads. */
+    memset(e->host_flags, 0, e->nflags * sizeof(int));
+    return d->ops->write(d, e->grid[0], 0, bytes, e->in->initial) ||
+                   (e->grid[1] && d->ops->write(d, e->grid[1], 0, bytes, e->in->initial)) ||
+                   d->ops->write(d, e->flags, 0, e->nflags * sizeof(int), e->host_flags) ||
+                   (e->bar && d->ops->write(d, e->bar, 0, sizeof zero_bar, zero_bar)) || d->ops->finish(d)
+               ? -1
+               : 0;
+}
+
 struct app_result *sandpile_execute(struct dev *d, const struct app_input *in, const struct knob_set *k,
                                     const unsigned wg[2], int warmup, int reps, struct measurement *m) {
-    struct sp_exec e = {.d = d, .in = in};
+    if (devset_of(d)) return sandpile_execute_set(d, in, k, wg, warmup, reps, m);
+    struct sp_exec e;
     const struct sp_serial *serial = sandpile_serial(in);
-    e.detect = detect_of(k);
-    e.every = knob_int(k, "every");
-    e.steps = (int)knob_int(k, "steps");
-    e.async = knob_is(k, "rule", "async");
-    e.resident = knob_is(k, "launch", "resident");
-    e.limit = sandpile_run_limit(in);
-    e.target = serial->iters;
-    e.row0 = 1;
-    e.row1 = in->h - 1;
-    e.predict_at = knob_is(k, "predict", "seed") ? sandpile_seed_prediction(in) : knob_int(k, "predict");
-    if (e.predict_at < 1) e.predict_at = 1;
-    geometry(&e, wg);
     m->warmup = warmup;
     m->iters_full = serial->iters_full;
-    build_options(&e, k);
-    const char *name = e.async       ? "topple_async"
-                       : e.resident  ? "topple_resident"
-                       : e.steps > 1 ? "topple_tiled"
-                                     : "topple";
-    e.prog = d->ops->build(d, e.src, e.opts.s);
-    if (!e.prog || !(e.kern = d->ops->kernel(d, e.prog, name))) {
-        fail(m, ST_COMPILE_ERROR, d);
-        release(&e);
+    if (sp_setup(&e, d, in, k, wg, m)) {
+        sp_release(&e);
         return NULL;
     }
-    const size_t n = cells(&e);
-    e.per_cell = knob_is(k, "vote", "cell");
-    e.nflags = e.per_cell ? n : (size_t)e.limit + 1;
-    e.host_flags = xcalloc(e.nflags, sizeof(int)); /* zeroed and written to the device before each repetition */
-    if (e.detect == DETECT_GRID) e.host_grid = xcalloc(n, sizeof(unsigned));
-    if (!(e.grid[0] = d->ops->alloc(d, n * sizeof(unsigned))) ||
-        (!e.async && !(e.grid[1] = d->ops->alloc(d, n * sizeof(unsigned)))) ||
-        !(e.flags = d->ops->alloc(d, e.nflags * sizeof(int))) ||
-        (e.resident && !(e.bar = d->ops->alloc(d, 2 * sizeof(unsigned))))) {
-        fail(m, ST_RUNTIME_ERROR, d);
-        release(&e);
-        return NULL;
-    }
+    const size_t n = sp_cells(&e);
     int rc = timed_reps(d, warmup, reps, m, timed_repetition, &e);
     struct app_result *res = NULL;
     if (rc) {
@@ -340,6 +334,6 @@ struct app_result *sandpile_execute(struct dev *d, const struct app_input *in, c
      * computes them from the input's count, equal whenever it verifies. */
     m->iters = res && !e.async ? e.iters : serial->iters;
     m->cell_updates = sandpile_interior(in) * (double)m->iters;
-    release(&e);
+    sp_release(&e);
     return res;
 }

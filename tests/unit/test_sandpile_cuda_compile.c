@@ -74,8 +74,8 @@ int main(void) {
         CHECK(rc == 0, "nvcc -arch=sm_90 sandpile.cu for %s (%s)%s%.300s", v->name, defs.s ? defs.s : "",
               rc ? ":\n# " : "", rc ? log : "");
         const char *kernel = knob_is(&v->knobs, "launch", "resident") ? "topple_resident"
-                             : knob_int(&v->knobs, "steps") > 1     ? "topple_tiled"
-                                                                     : "topple";
+                             : knob_int(&v->knobs, "steps") > 1       ? "topple_tiled"
+                                                                      : "topple";
         if (rc == 0) CHECK(file_has(out, kernel), "%s: the CUBIN has %s", v->name, kernel);
         unlink(out);
         sb_free(&defs);

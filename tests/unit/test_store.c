@@ -199,8 +199,8 @@ int main(void) {
     }
     check(q_int(db, "SELECT count(*) FROM measurement") == 2 && q_int(db, "SELECT count(*) FROM sample") == 5,
           "reopen keeps the counts");
-    check(q_int(db, "PRAGMA user_version") == 7,
-          "user_version is 7 (rounds, tuned_history, then energy and tuned configurations)");
+    check(q_int(db, "PRAGMA user_version") == 8,
+          "user_version is 8 (rounds, tuned_history, energy and tuned configurations, then device sets)");
     check(q_int(db, "SELECT count(*) FROM pragma_table_info('measurement') WHERE name = 'variant'") == 1,
           "measurement has the variant column");
     check(q_int(db, "SELECT count(*) FROM measurement WHERE variant IS NOT NULL") == 2,

@@ -1,0 +1,102 @@
+/* A grid's rows split between the two devices of a set (devset.h), for an
+ * app whose step updates each row from its neighbours within `reach` rows
+ * (a 5-point update, a cellular automaton, a lattice's streaming: reach 1).
+ *
+ * Member 0 owns the rows [lo, cut), member 1 [cut, hi). Each member holds
+ * the whole grid but keeps only some of it current. Exchanging every step
+ * would cost a transfer per step (the seed's hybrid: 9264 ms at 512x512
+ * against 380 ms on the GPU alone), so the halo is k = `exchange` steps deep:
+ * right after an exchange each member has k*reach rows of its neighbour
+ * current, and each step it recomputes one reach less of them (redundant
+ * work), so after k steps it still has its own rows right:
+ *
+ *   member 0, j steps after an exchange: current [lo, cut + (k-j)*reach);
+ *   a launch of n steps from there writes [lo, cut + (k-j-n)*reach).
+ *   member 1 mirrors it: [cut - (k-j)*reach, hi).
+ *
+ * After k steps the members exchange the rows the other will read (k*reach
+ * rows each way, through the host) and may move the cut: with split=auto
+ * the balancer (rowsplit_balance) moves it so both members take as long,
+ * from each member's measured time per row (devset_parallel's busy times).
+ * A member's own rows are current after every step, so an app may check
+ * termination or read its result from them at any step. */
+#ifndef HARNESS_ROWSPLIT_H
+#define HARNESS_ROWSPLIT_H
+#include <stddef.h>
+
+#include "backend.h"
+#include "devset.h"
+#include "knobs.h"
+
+/* The knobs an app adds to its table to run on device sets (host knobs: no
+ * rebuild, and left out of the identity at their defaults, which are what a
+ * single device runs). */
+/* clang-format off */
+#define ROWSPLIT_KNOBS \
+    {"split", "auto|share|first|second", "auto", \
+     "a device set (--device A+B): the first device's share of the grid's rows, as 0.6; auto starts at 0.5 and " \
+     "moves the cut at each exchange so both devices take as long, from their measured times per row; first or " \
+     "second runs every row on that device alone, with no exchange (the set's single-device ends)"}, \
+    {"exchange", "int", "1", \
+     "a device set: steps between halo exchanges (k); each exchange moves k rows each way and each device " \
+     "recomputes up to k-1 rows of its neighbour's (redundant work that saves exchanges)"}
+/* clang-format on */
+
+struct rowsplit {
+    int lo, hi;   /* the rows a step updates, [lo, hi) */
+    int reach;    /* rows a step reads beyond the one it writes */
+    int halo;     /* steps between exchanges (k, the knob exchange) */
+    int cut;      /* member 0 owns [lo, cut), member 1 [cut, hi) */
+    int balance;  /* split=auto */
+    int solo;     /* split=first (0) or second (1): that member runs every row, never exchanging; else -1 */
+    int since;    /* steps since the last exchange (j), 0..halo */
+    double share; /* member 0's share that set the cut */
+    /* The balancer: the shares the last windows asked for (a ring), and
+     * what has been measured since the last window closed. */
+#define ROWSPLIT_WINDOWS 5
+    double wanted[ROWSPLIT_WINDOWS];
+    int windows;
+    double busy[DEVSET_MAX], work[DEVSET_MAX];
+};
+
+/* Why this config cannot split rows [lo, hi) (each member needs a row), or
+ * NULL. */
+const char *rowsplit_invalid(const struct knob_set *k, int lo, int hi);
+/* From the knobs: the cut at split (auto: 0.5, or `start` when in (0, 1):
+ * where an earlier repetition's balancer ended). since = 0: the caller
+ * writes the whole grid to both members before the first step. */
+void rowsplit_init(struct rowsplit *s, const struct knob_set *k, int lo, int hi, int reach, double start);
+/* Steps the members may take before the next exchange. */
+int rowsplit_room(const struct rowsplit *s);
+/* The rows member i writes in a launch of n steps that starts `ahead` steps
+ * after now (ahead + n <= rowsplit_room): a batch of several launches asks
+ * for each before any has run. */
+void rowsplit_rows(const struct rowsplit *s, int i, int ahead, int n, int *r0, int *r1);
+/* The rows member i owns (current after every step). */
+void rowsplit_owned(const struct rowsplit *s, int i, int *r0, int *r1);
+/* After a batch of n steps on both members, with their busy seconds. */
+void rowsplit_stepped(struct rowsplit *s, int n, const double busy[DEVSET_MAX]);
+
+/* The cut the next period should use: the same for a fixed split; for
+ * split=auto the balancer's, from what rowsplit_stepped measured (part of
+ * rowsplit_exchange; exposed for tests). */
+int rowsplit_next_cut(struct rowsplit *s);
+
+/* Where a grid's rows are in the members' buffers: `planes` planes of rows
+ * (one array: 1; nine speeds in separate arrays: 9), row r of
+ * plane p at p * plane_bytes + r * row_bytes. */
+struct rowsplit_layout {
+    size_t row_bytes;
+    int planes;
+    size_t plane_bytes;
+};
+
+/* When rowsplit_room is 0: moves the cut (split=auto) and hands each member
+ * the rows of the other's it will read until the next exchange, through
+ * host memory (scratch: room for halo*reach + the cut's largest move rows
+ * of every plane; rowsplit_scratch_bytes). grid[i] is member i's current
+ * buffer. Then since = 0. 0, or -1 with the reason in the set's err. */
+int rowsplit_exchange(struct rowsplit *s, struct dev *set, struct buf *const grid[DEVSET_MAX],
+                      const struct rowsplit_layout *l, void *scratch);
+size_t rowsplit_scratch_bytes(const struct rowsplit *s, const struct rowsplit_layout *l);
+#endif

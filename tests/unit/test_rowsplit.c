@@ -1,0 +1,146 @@
+/* The row split of a device set (harness/core/rowsplit.h), as pure
+ * arithmetic: the rows each member writes stay within what it has current
+ * (the halo shrinks one reach a step and is never read past), each member
+ * writes its own rows every step, the split knobs parse and refuse (0, 1,
+ * 1.5, exchange=0), and the balancer moves a cut to where two members with
+ * known costs per row take as long, from 0.5, and leaves a fixed split alone. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "knobs.h"
+#include "rowsplit.h"
+
+static const struct knob_def defs[] = {
+    {"detect", "none|flag", "flag", ""},
+    ROWSPLIT_KNOBS,
+    {NULL, NULL, NULL, NULL},
+};
+
+static int knobs(struct knob_set *k, const char *text) {
+    char err[256];
+    knobs_init(k, defs);
+    return knobs_apply(k, text, err, sizeof err);
+}
+
+/* Walks `periods` exchange periods of a split in launches of `steps` and
+ * checks that every launch reads only rows its member has current. */
+static int halo_sound(const char *text, int lo, int hi, int reach, int steps) {
+    struct knob_set k;
+    struct rowsplit s;
+    if (knobs(&k, text)) return 0;
+    rowsplit_init(&s, &k, lo, hi, reach, 0);
+    int cur0 = hi, cur1 = lo; /* member 0 has [lo, cur0) current, member 1 [cur1, hi): all at the start */
+    for (int period = 0; period < 5; period++) {
+        for (int t = 0; t < rowsplit_room(&s);) {
+            const int n = rowsplit_room(&s) - t < steps ? rowsplit_room(&s) - t : steps;
+            int a0, a1, b0, b1, o0, o1, p0, p1;
+            rowsplit_rows(&s, 0, t, n, &a0, &a1);
+            rowsplit_rows(&s, 1, t, n, &b0, &b1);
+            rowsplit_owned(&s, 0, &o0, &o1);
+            rowsplit_owned(&s, 1, &p0, &p1);
+            /* n steps write [a0, a1) and read n reaches past it */
+            if (a0 != lo || a1 < o1 || (a1 + n * reach < hi && a1 + n * reach > cur0)) return 0;
+            if (b1 != hi || b0 > p0 || (b0 - n * reach > lo && b0 - n * reach < cur1)) return 0;
+            cur0 = a1;
+            cur1 = b0;
+            t += n;
+        }
+        double busy[DEVSET_MAX] = {0.001, 0.001};
+        rowsplit_stepped(&s, rowsplit_room(&s), busy);
+        /* The exchange: each gets the other's rows up to the halo's depth. */
+        const int cut = rowsplit_next_cut(&s), deep = s.halo * reach;
+        cur0 = cut + deep > cur0 ? cut + deep : cur0;
+        cur1 = cut - deep < cur1 ? cut - deep : cur1;
+        if (cur0 > hi) cur0 = hi;
+        if (cur1 < lo) cur1 = lo;
+        s.cut = cut;
+        s.since = 0;
+    }
+    return 1;
+}
+
+/* Two members whose batches cost c0 and c1 seconds per row-step (plus a
+ * fixed overhead): the share the balancer settles at. */
+static double settle(const char *text, double c0, double c1, double overhead, int *moved) {
+    struct knob_set k;
+    struct rowsplit s;
+    knobs(&k, text);
+    rowsplit_init(&s, &k, 1, 1001, 1, 0);
+    const int first = s.cut;
+    *moved = 0;
+    for (int period = 0; period < 400; period++) {
+        int r0, r1, q0, q1;
+        rowsplit_rows(&s, 0, 0, 1, &r0, &r1);
+        rowsplit_rows(&s, 1, 0, 1, &q0, &q1);
+        const int n = rowsplit_room(&s);
+        double busy[DEVSET_MAX] = {overhead + c0 * (r1 - r0) * n, overhead + c1 * (q1 - q0) * n};
+        rowsplit_stepped(&s, n, busy);
+        s.cut = rowsplit_next_cut(&s);
+        s.since = 0;
+        *moved |= s.cut != first;
+    }
+    return (double)(s.cut - s.lo) / (s.hi - s.lo);
+}
+
+int main(void) {
+    struct knob_set k;
+    CHECK(knobs(&k, "split=0.6,exchange=4") == 0 && fabs(knob_share(&k, "split") - 0.6) < 1e-12,
+          "split=0.6 exchange=4 are knobs; the share reads as 0.6");
+    CHECK(knobs(&k, "split=auto") == 0 && knob_share(&k, "split") < 0, "split=auto is a word, not a share");
+    CHECK(knobs(&k, "split=0") && knobs(&k, "split=1") && knobs(&k, "split=1.5") && knobs(&k, "split=-0.2") &&
+              knobs(&k, "split=.5") && knobs(&k, "split=0.5x"),
+          "split outside (0, 1) or not a plain decimal is refused");
+    CHECK(knobs(&k, "exchange=0") && knobs(&k, "exchange=-1"), "exchange < 1 is refused");
+    char canon[256];
+    knobs(&k, "");
+    knobs_canonical(&k, canon, sizeof canon);
+    CHECK(!strcmp(canon, "detect=flag"), "at their defaults split and exchange stay out of the identity (%s)", canon);
+    knobs(&k, "split=0.25,exchange=3");
+    knobs_canonical(&k, canon, sizeof canon);
+    CHECK(!strcmp(canon, "detect=flag,split=0.25,exchange=3"), "set, they are in it (%s)", canon);
+    struct strbuf defines = {0};
+    knobs_defines(&k, &defines);
+    CHECK(defines.s && !strstr(defines.s, "SPLIT") && !strstr(defines.s, "EXCHANGE"),
+          "split and exchange are never compiler defines (%s)", defines.s ? defines.s : "");
+    sb_free(&defines);
+
+    CHECK(rowsplit_invalid(&k, 1, 2) != NULL && rowsplit_invalid(&k, 1, 3) == NULL, "one row cannot be split; two can");
+    struct rowsplit s;
+    knobs(&k, "split=0.001");
+    rowsplit_init(&s, &k, 1, 101, 1, 0);
+    CHECK(s.cut == 2, "a tiny share still leaves member 0 one row (cut %d)", s.cut);
+    knobs(&k, "split=0.999");
+    rowsplit_init(&s, &k, 1, 101, 1, 0);
+    CHECK(s.cut == 100, "a share near 1 leaves member 1 one row (cut %d)", s.cut);
+
+    const char *splits[] = {"split=0.3,exchange=1", "split=0.5,exchange=3", "split=0.8,exchange=8",
+                            "split=0.1,exchange=40", "exchange=5"};
+    for (int i = 0; i < 5; i++)
+        for (int steps = 1; steps <= 4; steps += 3)
+            CHECK(halo_sound(splits[i], 1, 63, 1, steps) && halo_sound(splits[i], 1, 30, 2, steps),
+                  "%s, %d step(s) a launch: every launch reads only current rows, owned rows written each step",
+                  splits[i], steps);
+
+    for (int solo = 0; solo < 2; solo++) {
+        knobs(&k, solo ? "split=second,exchange=3" : "split=first,exchange=3");
+        rowsplit_init(&s, &k, 1, 101, 1, 0);
+        int a0, a1, b0, b1;
+        rowsplit_rows(&s, solo, 0, 1, &a0, &a1);
+        rowsplit_rows(&s, 1 - solo, 0, 1, &b0, &b1);
+        CHECK(a0 == 1 && a1 == 101 && b1 <= b0 && rowsplit_room(&s) > 1000000,
+              "split=%s: every row on member %d, none on the other, no exchange ever due", solo ? "second" : "first",
+              solo);
+    }
+    CHECK(knobs(&k, "split=first") == 0 && knob_share(&k, "split") < 0, "split=first is a word, not a share");
+
+    int moved = 0;
+    double share = settle("split=auto,exchange=4", 3e-6, 1e-6, 0, &moved);
+    CHECK(fabs(share - 0.25) < 0.01, "the balancer settles a 3:1 cost ratio at share 0.25 (%.3f)", share);
+    share = settle("split=auto,exchange=1", 1e-6, 4e-6, 2e-5, &moved);
+    CHECK(fabs(share - 0.8) < 0.02, "1:4 with a fixed overhead per batch: 0.8 (%.3f)", share);
+    share = settle("split=0.6,exchange=4", 3e-6, 1e-6, 0, &moved);
+    CHECK(!moved && fabs(share - 0.6) < 0.01, "a fixed split never moves (%.3f)", share);
+    CHECK_DONE();
+}
