@@ -36,6 +36,9 @@ static const struct knob_def sandpile_knobs[] = {
      "how a kernel records an unstable step: group has each work-group vote (a barrier or two) and one "
      "item store the step's flag; item has every unstable item store it, with no barrier; cell has each "
      "cell store the last step it was unstable in a grid-sized array, which a check reads whole"},
+    {"tile", "single|double", "single",
+     "steps=T > 1: single keeps one copy of the tile in local memory (a barrier before and after each step's "
+     "writes); double keeps two and alternates, one barrier a step, for twice the local memory"},
     {"launch", "each|resident", "each",
      "each: one launch per T steps (or per step); resident: one co-resident launch per check interval, its "
      "groups taking blocks of cells in turn, T steps in local memory between grid-wide barriers, and the "
@@ -94,6 +97,8 @@ static const char *sandpile_invalid(const struct knob_set *k, const struct app_i
         if (!dev->caps.work_groups)
             return "vote: OpenMP's tiles store one flag each, with no barrier to save; vote is for work-groups";
     }
+    if (knob_is(k, "tile", "double") && (steps < 2 || !dev->caps.work_groups))
+        return "tile=double is the tiled kernel's local-memory ping-pong: steps=T >= 2 on a device with work-groups";
     if (knob_is(k, "launch", "resident")) {
         if (!dev->caps.work_groups || !dev->caps.coresident_grid)
             return "launch=resident waits at grid-wide barriers: it needs work-groups that are all resident at "
@@ -139,7 +144,8 @@ static const char *sandpile_invalid(const struct knob_set *k, const struct app_i
                  dev->max_item[0], dev->max_item[1]);
         return why;
     }
-    const size_t local = (steps > 1 ? items + 1 : 1) * sizeof(unsigned);
+    const size_t copies = knob_is(k, "tile", "double") ? 2 : 1;
+    const size_t local = (steps > 1 ? copies * items + 1 : 1) * sizeof(unsigned);
     if (dev->caps.work_groups && dev->local_mem && local > dev->local_mem) {
         snprintf(why, sizeof why, "the tile needs %zu bytes of local memory; the device has %llu", local,
                  (unsigned long long)dev->local_mem);

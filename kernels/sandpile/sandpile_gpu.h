@@ -90,12 +90,39 @@ KERNEL topple(GLOBAL const unsigned *RESTRICT in, GLOBAL unsigned *RESTRICT out,
     const int own = cell && lx >= K_STEPS && lx < K_STEPS + iw && ly >= K_STEPS && ly < K_STEPS + ih && y < row1;      \
     const int edge = lx == 0 || ly == 0 || lx == bw - 1 || ly == bh - 1;                                               \
     LOCAL unsigned *t = scratch;                                                                                       \
-    LOCAL int *best = (LOCAL int *)(scratch + bw * bh); /* the group's last unstable step */                           \
+    LOCAL int *best = (LOCAL int *)(scratch + TILE_COPIES * bw * bh); /* the group's last unstable step */             \
     const int l = ly * bw + lx;                                                                                        \
     unsigned v = cell ? in[y * w + x] : 0u;                                                                            \
     int last = -1;                                                                                                     \
     t[l] = v;                                                                                                          \
     if (l == 0) *best = -1;                                                                                            \
+    TILE_LOOP                                                                                                          \
+    TILE_FLAG                                                                                                          \
+    if (own) out[y * w + x] = v;
+
+/* The steps in local memory. tile=single: one copy of the tile, so a step
+ * reads its neighbours, waits, then writes (two barriers a step).
+ * tile=double: two copies in turn, read one and write the other, so only the
+ * barrier before each step's reads remains (the writes of step s go to the
+ * copy that step s-1 read, all of whose reads came before that barrier). */
+#ifdef K_TILE_DOUBLE
+#define TILE_COPIES 2
+#define TILE_LOOP                                                                                                      \
+    LOCAL unsigned *cur = t, *nxt = t + bw * bh;                                                                       \
+    for (int s = 0; s < nsteps; s++) {                                                                                 \
+        BARRIER;                                                                                                       \
+        unsigned nv = v;                                                                                               \
+        if (cell && !edge) nv = SP_RULE(cur[l], cur[l - bw], cur[l + bw], cur[l + 1], cur[l - 1]);                     \
+        nxt[l] = nv;                                                                                                   \
+        v = nv;                                                                                                        \
+        LOCAL unsigned *was = cur;                                                                                     \
+        cur = nxt;                                                                                                     \
+        nxt = was;                                                                                                     \
+        if (own && SP_UNSTABLE(v)) last = s;                                                                           \
+    }
+#else
+#define TILE_COPIES 1
+#define TILE_LOOP                                                                                                      \
     for (int s = 0; s < nsteps; s++) {                                                                                 \
         BARRIER;                                                                                                       \
         unsigned nv = v;                                                                                               \
@@ -104,9 +131,8 @@ KERNEL topple(GLOBAL const unsigned *RESTRICT in, GLOBAL unsigned *RESTRICT out,
         t[l] = nv;                                                                                                     \
         v = nv;                                                                                                        \
         if (own && SP_UNSTABLE(v)) last = s;                                                                           \
-    }                                                                                                                  \
-    TILE_FLAG                                                                                                          \
-    if (own) out[y * w + x] = v;
+    }
+#endif
 
 #if defined(K_DETECT_NONE)
 #define TILE_FLAG                                                                                                      \

@@ -85,7 +85,8 @@ void sp_geometry(struct sp_exec *e, const unsigned wg[2]) {
         e->local[1] = wg[1] + halo;
         e->global[0] = (iw + wg[0] - 1) / wg[0] * e->local[0];
         e->global[1] = (ih + wg[1] - 1) / wg[1] * e->local[1];
-        e->local_bytes = (e->local[0] * e->local[1] + 1) * sizeof(unsigned);
+        /* The tile (twice with tile=double) and the group's last unstable step. */
+        e->local_bytes = ((e->double_tile ? 2 : 1) * e->local[0] * e->local[1] + 1) * sizeof(unsigned);
     } else {
         e->local[0] = wg[0];
         e->local[1] = wg[1];
@@ -254,6 +255,7 @@ int sp_setup(struct sp_exec *e, struct dev *d, const struct app_input *in, const
     e->steps = (int)knob_int(k, "steps");
     e->async = knob_is(k, "rule", "async");
     e->resident = knob_is(k, "launch", "resident");
+    e->double_tile = knob_is(k, "tile", "double");
     e->limit = sandpile_run_limit(in);
     e->target = serial->iters;
     e->row0 = 1;

@@ -15,6 +15,7 @@ struct sp_exec {
     enum detect detect;
     long every, predict_at, limit, target;
     int steps, async;
+    int double_tile; /* tile=double: two copies of the tile in local memory, one barrier a step */
     int resident;    /* launch=resident: one co-resident launch per batch, ending itself at stability */
     struct buf *bar; /* its grid barrier's two words */
     int tiles[2];    /* launch=resident: blocks of cells across and down */

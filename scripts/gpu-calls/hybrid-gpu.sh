@@ -19,9 +19,10 @@
 #   (the run-time balancer), each at two exchange depths k.
 # Inputs (SIZES="..." picks):
 #   512     512x512, 4 grains everywhere, to stability (69190 steps), blocked-8
-#   2048    2048x2048, 1000 steps (a capped run): the grid fits the host's
-#           caches, where the CPU side is at its relative best
-#   4096    4096x4096, 256 steps: both memory-bound, GPU about 10-30x the host
+#   2048    2048x2048, 1000 steps (a capped run), blocked-4 24x24 (blocked-8's
+#           32x8 block is a 48x24 group, over a GPU's 1024 items): the grid
+#           fits the host's caches, where the CPU side is at its relative best
+#   4096    4096x4096, 256 steps, blocked-4 24x24: both memory-bound
 # The table at the end: per input, the best single device, the best fixed
 # split (the exhaustive optimum of the split x k space above: what tune
 # would find), auto, and the ratios the acceptance names: tuned / best
@@ -76,8 +77,8 @@ sweep() {
 for size in $SIZES; do
     case $size in
     512) sweep hybrid-512 512x512 0 blocked-8 16x16 "first|0.9|0.95|0.98|0.99|auto" "16|64" 3 ;;
-    2048) sweep hybrid-2048 2048x2048 1000 blocked-8 32x8 "first|second|0.8|0.9|0.95|0.97|auto" "8|32" 3 ;;
-    4096) sweep hybrid-4096 4096x4096 256 blocked-8 32x8 "first|second|0.9|0.95|0.97|0.98|auto" "8|32" 3 ;;
+    2048) sweep hybrid-2048 2048x2048 1000 blocked-4 24x24 "first|second|0.95|0.97|0.98|0.99|auto" "8|32" 3 ;;
+    4096) sweep hybrid-4096 4096x4096 256 blocked-4 24x24 "first|second|0.95|0.97|0.98|0.99|auto" "8|32" 3 ;;
     dry) sweep hybrid-dry 96x96 400 flag-1000 16x8 "first|second|0.5|auto" "8" 1 ;; # a rehearsal on any host
     esac
 done

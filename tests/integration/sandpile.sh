@@ -20,7 +20,7 @@ while IFS= read -r line; do
     [[ "$line" =~ ^[[:space:]]*$ ]] && continue
     names+=("$(echo "${line%%:*}" | tr -d '[:space:]')")
 done <variants/sandpile.variants
-for v in plain grid grid-200 flag flag-item cell-1000 flag-1000 predict blocked-4 blocked-8 predict-blocked resident-8 async; do
+for v in plain grid grid-200 flag flag-item cell-1000 flag-1000 predict blocked-4 blocked-4-double blocked-8 predict-blocked resident-8 async; do
     check "variants/sandpile.variants names $v" bash -c "printf '%s\n' ${names[*]} | grep -qx '$v'"
 done
 
@@ -75,8 +75,9 @@ run_verify() { # LABEL INPUT WG COUNT EXPECT_INVALID...
     check "$label: every ok row counted exactly $count iterations ($good rows; $bad otherwise)" \
         bash -c "[ '$bad' = 0 ] && [ '$good' -gt 0 ]"
 }
-# launch=resident needs a co-resident grid (CUDA): refused on both CPU devices.
-resident_invalid="resident-8@openmp resident-8@opencl:0.0"
+# launch=resident needs a co-resident grid (CUDA): refused on both CPU devices;
+# tile=double is the work-group kernel's: refused on OpenMP.
+resident_invalid="resident-8@openmp resident-8@opencl:0.0 blocked-4-double@openmp"
 run_verify four 64x64 16x16 1024 async@opencl:0.0 flag-item@openmp cell-1000@openmp $resident_invalid
 run_verify pile pile:65x49:5000 8x8 1076 async@opencl:0.0 predict@openmp predict@opencl:0.0 \
     predict-blocked@openmp predict-blocked@opencl:0.0 flag-item@openmp cell-1000@openmp $resident_invalid
