@@ -15,24 +15,9 @@
 #include "app.h"
 #include "check.h"
 #include "knobs.h"
+#include "nvcc_tools.h"
 #include "util.h"
 #include "variants.h"
-
-static int find_nvcc(char *out, size_t n) {
-    const char *home = getenv("CUDA_HOME");
-    snprintf(out, n, "%s/bin/nvcc", home && *home ? home : "/usr/local/cuda");
-    return access(out, X_OK) == 0;
-}
-
-static int file_has(const char *path, const char *name) {
-    size_t len = 0;
-    char *data = file_read_all(path, &len, NULL, 0);
-    int found = 0;
-    for (size_t i = 0; data && !found && i + strlen(name) <= len; i++)
-        found = memcmp(data + i, name, strlen(name)) == 0;
-    free(data);
-    return found;
-}
 
 int main(void) {
     const struct app *sp = app_find("stencil");
