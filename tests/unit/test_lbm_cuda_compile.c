@@ -11,8 +11,8 @@
 #include "app.h"
 #include "check.h"
 #include "knobs.h"
-#include "nvcc_tools.h"
 #include "lbm.h"
+#include "nvcc_tools.h"
 #include "util.h"
 #include "variants.h"
 
