@@ -4,7 +4,8 @@
 # splits (SPLITS, default 0.02 0.05 0.1 .. 0.9: on PoCL + OpenMP here the
 # balance lies below 0.1) and split=auto, each member alone for scale, every
 # config verified, the repetitions spread over rounds (fresh workers,
-# configs shuffled), medians over all repetitions. Prints a table and the
+# configs shuffled), WARMUP (default 3) untimed repetitions first in each
+# round for every config (they teach split=auto), medians over all repetitions. Prints a table and the
 # balancer's time against the best fixed split's.
 #   scripts/hybrid_balance.sh [SET] [INPUT] [ITERS] [EXCHANGE] [VARIANT] [WG] [ROUNDS] [REPS]
 #   scripts/hybrid_balance.sh opencl:0.0+openmp 256x256 3000 8 flag-1000 16x8 3 3
@@ -33,7 +34,7 @@ sweep=$OUT/hybrid-balance.sweep
     echo "wg $WG"
     echo "iters $ITERS"
     echo "reps $REPS"
-    echo "warmup 1"
+    echo "warmup ${WARMUP:-3}"
     echo "rounds $ROUNDS"
     echo "timeout 300"
 } >"$sweep"
