@@ -93,9 +93,9 @@ void rowsplit_stepped(struct rowsplit *s, int n, const double busy[DEVSET_MAX]) 
  * so that a window in which the host preempted one member's thread moves
  * nothing. Probes compare windows' seconds per step, and a probe must be
  * BALANCE_GAIN faster than the centre to move it. */
-#define BALANCE_WINDOW_S 0.004
+#define BALANCE_WINDOW_S 0.008
 #define BALANCE_F0 1.5
-#define BALANCE_F_MIN 1.1
+#define BALANCE_F_MIN 1.2
 #define BALANCE_GAIN 0.04
 #define BALANCE_SMOOTH 0.5
 
@@ -117,28 +117,29 @@ static double median_ask(const struct rowsplit *s) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* The probes' order: the centre every other window, so that half of the
- * windows run at the best split known; then above, then below. */
-static const int probe_order[4] = {0, 1, 0, 2};
+/* The probes' order: the centre two windows in three, so that most of the
+ * run is at the best split known; above and below in turn. */
+#define PROBE_CYCLE 6
+static const int probe_order[PROBE_CYCLE] = {0, 0, 1, 0, 0, 2};
 
-/* After a window closed at probe p with t seconds per step. A full cycle
- * moves the centre to a faster probe, or narrows the probes; once they are
- * within BALANCE_F_MIN and neither is faster, the cut stays (probing = 2):
- * from there a probe costs time and finds nothing the noise would not. */
+/* After a window closed with t seconds per step. A full cycle moves the
+ * centre to a probe BALANCE_GAIN faster, or, after two cycles in a row that
+ * found none, narrows the probes (down to BALANCE_F_MIN: they never stop,
+ * since a settled cut on a noisy host may have settled on noise). */
 static void probed(struct rowsplit *s, double t) {
     const int p = probe_order[s->probe];
     s->t[p] = s->seen[p] ? (1 - BALANCE_SMOOTH) * s->t[p] + BALANCE_SMOOTH * t : t;
     s->seen[p] = 1;
-    s->probe = (s->probe + 1) % 4;
+    s->probe = (s->probe + 1) % PROBE_CYCLE;
     if (s->probe || !s->seen[1] || !s->seen[2]) return;
     const int best = s->t[1] < s->t[2] ? 1 : 2;
     if (s->t[best] < (1 - BALANCE_GAIN) * s->t[0]) { /* move the centre there; its time is the probe's */
         s->share = probe_share(s, best);
         s->t[0] = s->t[best];
-    } else if (s->f > BALANCE_F_MIN) {
-        s->f = sqrt(s->f);
-    } else {
-        s->probing = 2;
+        s->probing = 1;
+    } else if (++s->probing > 2 && s->f > BALANCE_F_MIN) {
+        s->f = sqrt(s->f) < BALANCE_F_MIN ? BALANCE_F_MIN : sqrt(s->f);
+        s->probing = 1;
     }
     s->seen[1] = s->seen[2] = 0;
 }
@@ -150,7 +151,6 @@ static int rebalance(struct rowsplit *s) {
         return 0;
     const double c0 = s->busy[0] / s->work[0], c1 = s->busy[1] / s->work[1], t = s->span / s->steps;
     s->busy[0] = s->busy[1] = s->work[0] = s->work[1] = s->span = s->steps = 0;
-    if (s->probing == 2) return 1;
     if (s->probing) {
         probed(s, t);
         return 1;
@@ -175,8 +175,7 @@ static int rebalance(struct rowsplit *s) {
 int rowsplit_next_cut(struct rowsplit *s) {
     if (!s->balance) return s->cut;
     const int closed = rebalance(s);
-    if (s->probing == 1) return closed ? cut_at(s, probe_share(s, probe_order[s->probe])) : s->cut;
-    if (s->probing == 2) return cut_at(s, s->share);
+    if (s->probing) return closed ? cut_at(s, probe_share(s, probe_order[s->probe])) : s->cut;
     const int want = cut_at(s, s->share), move = abs(want - s->cut);
     const int small = s->cut - s->lo < s->hi - s->cut ? s->cut - s->lo : s->hi - s->cut;
     return move >= BALANCE_MOVE_ROWS && move >= BALANCE_MOVE_SHARE * small ? want : s->cut;

@@ -57,8 +57,7 @@ struct rowsplit {
      * windows in turn at the centre and a factor f above and below it,
      * each scored by its seconds per step (the slower member's time, what a
      * step really costs), and the centre moves to a probe that is faster;
-     * f shrinks when neither is, and the cut settles when f is small and
-     * neither is. Equal times are the optimum when the
+     * f shrinks when neither is. Equal times are the optimum when the
      * members share nothing; when they share cores (PoCL and OpenMP on one
      * CPU) the fastest split lies elsewhere, and the probes find it. */
 #define ROWSPLIT_WINDOWS 5
