@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The run-time balancer against fixed splits (issue 20: "the balancer within
 # 5 % of the best fixed split"): the sandpile on a device set at fixed
-# splits (SPLITS, default 0.02 0.05 0.1 .. 0.9: on PoCL + OpenMP here the
+# splits (SPLITS, default 0.004 (one row at 256) 0.01 0.02 0.05 0.1 .. 0.9: on PoCL + OpenMP here the
 # balance lies below 0.1) and split=auto, each member alone for scale, every
 # config verified, the repetitions spread over rounds (fresh workers,
-# configs shuffled), medians over all repetitions. Prints a table and the
+# configs shuffled), WARMUP (default 3) untimed repetitions first in each
+# round for every config (they teach split=auto), medians over all repetitions. Prints a table and the
 # balancer's time against the best fixed split's.
 #   scripts/hybrid_balance.sh [SET] [INPUT] [ITERS] [EXCHANGE] [VARIANT] [WG] [ROUNDS] [REPS]
 #   scripts/hybrid_balance.sh opencl:0.0+openmp 256x256 3000 8 flag-1000 16x8 3 3
@@ -28,12 +29,12 @@ sweep=$OUT/hybrid-balance.sweep
 {
     echo "app sandpile"
     echo "input $INPUT"
-    echo "knobs $VARIANT: split=${SPLITS:-0.02|0.05|0.1|0.2|0.3|0.4|0.5|0.6|0.7|0.8|0.9}|auto exchange=$K"
+    echo "knobs $VARIANT: split=${SPLITS:-0.004|0.01|0.02|0.05|0.1|0.2|0.3|0.4|0.5|0.6|0.7|0.8|0.9}|auto exchange=$K"
     echo "device $SET"
     echo "wg $WG"
     echo "iters $ITERS"
     echo "reps $REPS"
-    echo "warmup 1"
+    echo "warmup ${WARMUP:-3}"
     echo "rounds $ROUNDS"
     echo "timeout 300"
 } >"$sweep"

@@ -41,6 +41,17 @@ void rowsplit_init(struct rowsplit *s, const struct knob_set *k, int lo, int hi,
     s->since = 0;
 }
 
+void rowsplit_carry(struct rowsplit *s, const struct rowsplit *earlier) {
+    if (!s->balance || earlier->windows <= 0) return;
+    memcpy(s->wanted, earlier->wanted, sizeof s->wanted);
+    memcpy(s->t, earlier->t, sizeof s->t);
+    memcpy(s->seen, earlier->seen, sizeof s->seen);
+    s->windows = earlier->windows;
+    s->probing = earlier->probing;
+    s->probe = 0; /* a repetition starts at the centre (rowsplit_init's cut) */
+    s->f = earlier->f;
+}
+
 int rowsplit_room(const struct rowsplit *s) { return s->solo >= 0 ? INT_MAX / 2 : s->halo - s->since; }
 
 void rowsplit_rows(const struct rowsplit *s, int i, int ahead, int n, int *r0, int *r1) {
@@ -60,6 +71,8 @@ void rowsplit_owned(const struct rowsplit *s, int i, int *r0, int *r1) {
 }
 
 void rowsplit_stepped(struct rowsplit *s, int n, const double busy[DEVSET_MAX]) {
+    s->span += busy[0] > busy[1] ? busy[0] : busy[1];
+    s->steps += n;
     for (int i = 0; i < DEVSET_MAX; i++) {
         s->busy[i] += busy[i];
         for (int t = 0; t < n; t++) { /* the rows of each step, one fewer reach each */
@@ -71,35 +84,101 @@ void rowsplit_stepped(struct rowsplit *s, int n, const double busy[DEVSET_MAX]) 
     s->since += n;
 }
 
-/* The balancer. A member's time for a batch is about its rows times its
- * cost per row-step (plus launch and finish overheads, which the cost per
- * row absorbs); both take as long when member 0 has the share c1 / (c0 +
- * c1) of the rows. Each window of at least BALANCE_WINDOW_S (a step of a
- * small grid lasts microseconds, and one step's time is mostly noise) asks
- * for a share; the cut follows the median of the last ROWSPLIT_WINDOWS
- * asks, so a window in which the host preempted one member's thread (on a
- * loaded machine, tens of milliseconds) moves nothing, where a mean would
- * follow it. */
-#define BALANCE_WINDOW_S 0.004
-static void rebalance(struct rowsplit *s) {
-    if (!s->balance || s->busy[0] + s->busy[1] < BALANCE_WINDOW_S || s->work[0] <= 0 || s->work[1] <= 0) return;
-    const double c0 = s->busy[0] / s->work[0], c1 = s->busy[1] / s->work[1];
-    s->wanted[s->windows++ % ROWSPLIT_WINDOWS] = c1 / (c0 + c1);
-    s->busy[0] = s->busy[1] = s->work[0] = s->work[1] = 0;
+/* The balancer (the phases: rowsplit.h). A member's time for a batch is
+ * about its rows times its cost per row-step (plus launch and finish
+ * overheads, which the cost per row absorbs); both take as long when member
+ * 0 has the share c1 / (c0 + c1) of the rows. A window lasts at least
+ * BALANCE_WINDOW_S (a step of a small grid lasts microseconds, and one
+ * step's time is mostly noise); the median of the last asks, not a mean,
+ * so that a window in which the host preempted one member's thread moves
+ * nothing. Probes compare windows' seconds per step, and a probe must be
+ * BALANCE_GAIN faster than the centre to move it. */
+#define BALANCE_WINDOW_S 0.008
+#define BALANCE_F0 1.5
+#define BALANCE_F_MIN 1.2
+#define BALANCE_GAIN 0.04
+#define BALANCE_SMOOTH 0.5
+
+/* A probe's share: the centre scaled by f on its smaller side (0.02 -> 0.03,
+ * 0.98 -> 0.987), so a small share moves by its own size. */
+static double probe_share(const struct rowsplit *s, int probe) {
+    const double c = s->share, f = probe == 1 ? s->f : probe == 2 ? 1 / s->f : 1;
+    return c <= 0.5 ? c * f : 1 - (1 - c) / f;
+}
+
+static double median_ask(const struct rowsplit *s) {
     const int n = s->windows < ROWSPLIT_WINDOWS ? s->windows : ROWSPLIT_WINDOWS;
-    double v[ROWSPLIT_WINDOWS];
+    double v[ROWSPLIT_WINDOWS] = {0};
     for (int i = 0; i < n; i++) { /* insertion sort: five values */
         int j = i;
         for (; j > 0 && v[j - 1] > s->wanted[i]; j--) v[j] = v[j - 1];
         v[j] = s->wanted[i];
     }
-    s->share = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* The probes' order: the centre two windows in three, so that most of the
+ * run is at the best split known; above and below in turn. */
+#define PROBE_CYCLE 6
+static const int probe_order[PROBE_CYCLE] = {0, 0, 1, 0, 0, 2};
+
+/* After a window closed with t seconds per step. A full cycle moves the
+ * centre to a probe BALANCE_GAIN faster, or, after two cycles in a row that
+ * found none, narrows the probes (down to BALANCE_F_MIN: they never stop,
+ * since a settled cut on a noisy host may have settled on noise). */
+static void probed(struct rowsplit *s, double t) {
+    const int p = probe_order[s->probe];
+    s->t[p] = s->seen[p] ? (1 - BALANCE_SMOOTH) * s->t[p] + BALANCE_SMOOTH * t : t;
+    s->seen[p] = 1;
+    s->probe = (s->probe + 1) % PROBE_CYCLE;
+    if (s->probe || !s->seen[1] || !s->seen[2]) return;
+    const int best = s->t[1] < s->t[2] ? 1 : 2;
+    if (s->t[best] < (1 - BALANCE_GAIN) * s->t[0]) { /* move the centre there; its time is the probe's */
+        s->share = probe_share(s, best);
+        s->t[0] = s->t[best];
+        s->probing = 1;
+    } else if (++s->probing > 2 && s->f > BALANCE_F_MIN) {
+        s->f = sqrt(s->f) < BALANCE_F_MIN ? BALANCE_F_MIN : sqrt(s->f);
+        s->probing = 1;
+    }
+    s->seen[1] = s->seen[2] = 0;
+}
+
+/* Closes the window when it is long enough; 1 when it did. */
+static int rebalance(struct rowsplit *s) {
+    if (!s->balance || s->busy[0] + s->busy[1] < BALANCE_WINDOW_S || s->work[0] <= 0 || s->work[1] <= 0 ||
+        s->steps <= 0)
+        return 0;
+    const double c0 = s->busy[0] / s->work[0], c1 = s->busy[1] / s->work[1], t = s->span / s->steps;
+    s->busy[0] = s->busy[1] = s->work[0] = s->work[1] = s->span = s->steps = 0;
+    if (s->probing) {
+        probed(s, t);
+        return 1;
+    }
+    s->wanted[s->windows++ % ROWSPLIT_WINDOWS] = c1 / (c0 + c1);
+    s->share = median_ask(s);
+    if (s->windows >= 2 * ROWSPLIT_WINDOWS) { /* settled: from here the step's cost decides */
+        s->probing = 1;
+        s->probe = 0;
+        s->f = BALANCE_F0;
+    }
+    return 1;
+}
+
+/* The cut moves only when the balancer asks for a real change while it
+ * equalises: at least BALANCE_MOVE_ROWS rows, and a BALANCE_MOVE_SHARE part
+ * of the smaller side's rows. Each move costs a transfer of the rows it
+ * hands over and a launch geometry the devices have not seen, and a cut
+ * that followed every window's noise would pay them for nothing. */
+#define BALANCE_MOVE_ROWS 2
+#define BALANCE_MOVE_SHARE 0.05
 int rowsplit_next_cut(struct rowsplit *s) {
     if (!s->balance) return s->cut;
-    rebalance(s);
-    return cut_at(s, s->share);
+    const int closed = rebalance(s);
+    if (s->probing) return closed ? cut_at(s, probe_share(s, probe_order[s->probe])) : s->cut;
+    const int want = cut_at(s, s->share), move = abs(want - s->cut);
+    const int small = s->cut - s->lo < s->hi - s->cut ? s->cut - s->lo : s->hi - s->cut;
+    return move >= BALANCE_MOVE_ROWS && move >= BALANCE_MOVE_SHARE * small ? want : s->cut;
 }
 
 /* Copies rows [r0, r1) of every plane from member `from` to member `to`. */

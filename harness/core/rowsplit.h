@@ -50,13 +50,26 @@ struct rowsplit {
     int balance;  /* split=auto */
     int solo;     /* split=first (0) or second (1): that member runs every row, never exchanging; else -1 */
     int since;    /* steps since the last exchange (j), 0..halo */
-    double share; /* member 0's share that set the cut */
-    /* The balancer: the shares the last windows asked for (a ring), and
-     * what has been measured since the last window closed. */
+    double share; /* member 0's share: fixed, or the balancer's centre (auto) */
+    /* The balancer (rowsplit.c). First it equalises: each window asks for
+     * the share at which both members would take as long, and the centre
+     * follows the median of the last ROWSPLIT_WINDOWS asks. Then it probes:
+     * windows in turn at the centre and a factor f above and below it,
+     * each scored by its seconds per step (the slower member's time, what a
+     * step really costs), and the centre moves to a probe that is faster;
+     * f shrinks when neither is. Equal times are the optimum when the
+     * members share nothing; when they share cores (PoCL and OpenMP on one
+     * CPU) the fastest split lies elsewhere, and the probes find it. */
 #define ROWSPLIT_WINDOWS 5
     double wanted[ROWSPLIT_WINDOWS];
     int windows;
+    int probing; /* 0: equalising; 1: probing */
+    int probe;   /* what the open window measures: 0 the centre, 1 above, 2 below */
+    double f;    /* the probes' factor */
+    double t[3]; /* seconds per step at the centre, above and below (smoothed) */
+    int seen[3];
     double busy[DEVSET_MAX], work[DEVSET_MAX];
+    double span, steps; /* the open window: the slower member's seconds summed over batches, and its steps */
 };
 
 /* Why this config cannot split rows [lo, hi) (each member needs a row), or
@@ -66,6 +79,10 @@ const char *rowsplit_invalid(const struct knob_set *k, int lo, int hi);
  * where an earlier repetition's balancer ended). since = 0: the caller
  * writes the whole grid to both members before the first step. */
 void rowsplit_init(struct rowsplit *s, const struct knob_set *k, int lo, int hi, int reach, double start);
+/* Keeps what the balancer learnt in an earlier run of the same split
+ * (another repetition): its last windows' asks, so that the first window of
+ * this one is not the only sample the cut follows. */
+void rowsplit_carry(struct rowsplit *s, const struct rowsplit *earlier);
 /* Steps the members may take before the next exchange. */
 int rowsplit_room(const struct rowsplit *s);
 /* The rows member i writes in a launch of n steps that starts `ahead` steps

@@ -86,6 +86,16 @@ static int merge_keyed(sqlite3 *db, const char *table, char *err, size_t errn) {
     return rc;
 }
 
+/* A device set's members (device_member), by the fingerprints of the set
+ * and of each member, which merge_keyed has just brought over. */
+static int merge_members(sqlite3 *db, char *err, size_t errn) {
+    return exec_fmt(db, err, errn,
+                    "INSERT OR IGNORE INTO main.device_member(set_id, position, member_id)"
+                    " SELECT ms.id, dm.position, mm.id FROM src.device_member dm"
+                    " JOIN src.device s ON s.id = dm.set_id JOIN main.device ms ON ms.fingerprint = s.fingerprint"
+                    " JOIN src.device m ON m.id = dm.member_id JOIN main.device mm ON mm.fingerprint = m.fingerprint");
+}
+
 static int64_t one_id(sqlite3_stmt *st) {
     int64_t id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     sqlite3_reset(st);
@@ -440,10 +450,11 @@ int store_merge_file(struct store *s, const char *path, struct merge_tally *t, c
                 "INTEGER)",
                 err, errn) == 0 &&
             merge_keyed(db, "host", err, errn) == 0 && merge_keyed(db, "device", err, errn) == 0 &&
-            merge_keyed(db, "build", err, errn) == 0 && merge_keyed(db, "config", err, errn) == 0 &&
-            merge_runs(db, t, err, errn) == 0 && merge_peaks(db, t, err, errn) == 0 &&
-            merge_tuned(db, err, errn) == 0 && merge_tracking(db, t, err, errn) == 0 &&
-            merge_run_extras(db, err, errn) == 0 && db_exec(db, "COMMIT", err, errn) == 0)
+            merge_members(db, err, errn) == 0 && merge_keyed(db, "build", err, errn) == 0 &&
+            merge_keyed(db, "config", err, errn) == 0 && merge_runs(db, t, err, errn) == 0 &&
+            merge_peaks(db, t, err, errn) == 0 && merge_tuned(db, err, errn) == 0 &&
+            merge_tracking(db, t, err, errn) == 0 && merge_run_extras(db, err, errn) == 0 &&
+            db_exec(db, "COMMIT", err, errn) == 0)
             rc = 0;
         if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     }

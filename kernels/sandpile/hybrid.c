@@ -131,7 +131,9 @@ static int repetition(void *ctx, double *wall, double *device) {
     const struct sp_exec *e = &s->e[0];
     for (int i = 0; i < DEVSET_MAX; i++)
         if (sp_start(&s->e[i])) return dev_fail(s->set, "%s: %s", s->e[i].d->info.spec, s->e[i].d->err);
+    const struct rowsplit last = s->split;
     rowsplit_init(&s->split, s->k, 1, e->in->h - 1, 1, s->share);
+    rowsplit_carry(&s->split, &last); /* the balancer's history: a repetition's first window is one sample */
     const double t0 = clock_now();
     long it = 0, count = 0;
     if (!e->in->initial_stable) {

@@ -64,7 +64,8 @@ sweep() {
             echo "wg $wg"
             [ "$iters" = 0 ] || echo "iters $iters"
             echo "reps $reps"
-            echo "warmup 1"
+            # the balancer learns in the warm-up (every config gets as many)
+            [ $part = alone ] && echo "warmup 1" || echo "warmup 3"
             echo "rounds $ROUNDS"
             echo "timeout 120"
         } >$f

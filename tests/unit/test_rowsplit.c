@@ -62,26 +62,28 @@ static int halo_sound(const char *text, int lo, int hi, int reach, int steps) {
 }
 
 /* Two members whose batches cost c0 and c1 seconds per row-step (plus a
- * fixed overhead): the share the balancer settles at. */
-static double settle(const char *text, double c0, double c1, double overhead, int *moved) {
+ * fixed overhead; with `shared`, member 1 also waits for member 0's work, as
+ * two devices on one CPU do): the share the balancer's centre settles at. */
+static double settle(const char *text, double c0, double c1, double overhead, int shared, int *moved) {
     struct knob_set k;
     struct rowsplit s;
     knobs(&k, text);
     rowsplit_init(&s, &k, 1, 1001, 1, 0);
     const int first = s.cut;
     *moved = 0;
-    for (int period = 0; period < 400; period++) {
+    for (int period = 0; period < 3000; period++) {
         int r0, r1, q0, q1;
         rowsplit_rows(&s, 0, 0, 1, &r0, &r1);
         rowsplit_rows(&s, 1, 0, 1, &q0, &q1);
         const int n = rowsplit_room(&s);
-        double busy[DEVSET_MAX] = {overhead + c0 * (r1 - r0) * n, overhead + c1 * (q1 - q0) * n};
+        const double t0 = overhead + c0 * (r1 - r0) * n, t1 = overhead + c1 * (q1 - q0) * n;
+        double busy[DEVSET_MAX] = {t0, shared ? t1 + t0 : t1};
         rowsplit_stepped(&s, n, busy);
         s.cut = rowsplit_next_cut(&s);
         s.since = 0;
         *moved |= s.cut != first;
     }
-    return (double)(s.cut - s.lo) / (s.hi - s.lo);
+    return s.share;
 }
 
 int main(void) {
@@ -136,11 +138,16 @@ int main(void) {
     CHECK(knobs(&k, "split=first") == 0 && knob_share(&k, "split") < 0, "split=first is a word, not a share");
 
     int moved = 0;
-    double share = settle("split=auto,exchange=4", 3e-6, 1e-6, 0, &moved);
-    CHECK(fabs(share - 0.25) < 0.01, "the balancer settles a 3:1 cost ratio at share 0.25 (%.3f)", share);
-    share = settle("split=auto,exchange=1", 1e-6, 4e-6, 2e-5, &moved);
-    CHECK(fabs(share - 0.8) < 0.02, "1:4 with a fixed overhead per batch: 0.8 (%.3f)", share);
-    share = settle("split=0.6,exchange=4", 3e-6, 1e-6, 0, &moved);
+    double share = settle("split=auto,exchange=4", 3e-6, 1e-6, 0, 0, &moved);
+    CHECK(fabs(share - 0.25) < 0.02, "the balancer settles a 3:1 cost ratio at share 0.25 (%.3f)", share);
+    share = settle("split=auto,exchange=1", 1e-6, 4e-6, 2e-5, 0, &moved);
+    CHECK(fabs(share - 0.8) < 0.03, "1:4 with a fixed overhead per batch: 0.8 (%.3f)", share);
+    share = settle("split=auto,exchange=4", 1e-5, 1e-6, 0, 1, &moved);
+    CHECK(share < 0.02,
+          "members sharing cores (member 1 waits for member 0's work): the probes take member 0's "
+          "share down from the equal-time 0.09 towards none (%.3f)",
+          share);
+    share = settle("split=0.6,exchange=4", 3e-6, 1e-6, 0, 0, &moved);
     CHECK(!moved && fabs(share - 0.6) < 0.01, "a fixed split never moves (%.3f)", share);
     CHECK_DONE();
 }
