@@ -18,7 +18,7 @@
 
 /* --sweep FILE --shards N: which shards of that sweep are missing or
  * incomplete in OUT. The expansion is the sweep's own: `harness sweep FILE
- * --dry-run` prints every config key in the canonical order, and shard i
+ * --dry-run --keys` prints every config key in the canonical order, and shard i
  * holds the positions p with p mod N == i (as `sweep --shard i/N` keeps
  * them). The dry run lists this machine's devices, so it must run where the
  * shards ran (or on the same kind of device). Prints one line per shard that
@@ -33,7 +33,7 @@ static int sweep_completeness(struct store *s, const char *sweep, int shards) {
         dup2(fd[1], 1);
         close(fd[0]);
         close(fd[1]);
-        char *args[] = {"harness", "sweep", (char *)sweep, "--dry-run", "--shard", "0/1", NULL};
+        char *args[] = {"harness", "sweep", (char *)sweep, "--dry-run", "--keys", "--shard", "0/1", NULL};
         execv("/proc/self/exe", args);
         _exit(127);
     }

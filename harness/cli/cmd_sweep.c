@@ -85,7 +85,7 @@ static void on_signal(int sig) {
 static void usage(FILE *out) {
     fprintf(out,
             "usage: harness sweep FILE... [--db PATH] [--rounds R] [--seed S] [--force] [--shard I/N]\n"
-            "                     [--dry-run]\n"
+            "                     [--dry-run [--keys]]\n"
             "  Runs every config of the sweep files (format: sweeps/README.md), isolated,\n"
             "  verified and stored. A config's repetitions are spread over R rounds (each file's\n"
             "  `rounds`, default %d; --rounds overrides): every round starts a fresh worker\n"
@@ -98,6 +98,10 @@ static void usage(FILE *out) {
             "  `variant tuned` runs, on each device and input, the configuration (knobs and shape)\n"
             "  `harness tune FILE` stored, as variant tuned; the file's wg lines do not apply to it.\n"
             "  Where none is stored it is skipped with a note (not a failure).\n"
+            "  --dry-run lists each config (device, app, input, variant, shape, steps) and what a\n"
+            "  run would do with it (run, skip as measured, resume, invalid and why), reading the\n"
+            "  database without creating it; with --keys, one canonical key a line instead (what\n"
+            "  merge --sweep reads).\n"
             "Exit status: 0 all verified, 1 a config failed, 2 bad input (nothing run).\n",
             SWEEP_DEFAULT_ROUNDS);
 }
@@ -427,6 +431,19 @@ static const char *point_plan(const struct sweep_run *r, struct store *store, co
     return str_fmt(buf, n, "resume: %d of %d rounds missing", e.rounds - e.rounds_done, e.rounds), buf;
 }
 
+/* --dry-run --keys: one canonical key per config (device fingerprint, app,
+ * input, knobs, shape, as merge reads them), then the tuned variant's name
+ * and the app's reason for an invalid one. `merge --sweep` reads these. */
+static void dry_keys(const struct sweep_run *r) {
+    for (int i = 0; i < r->npoints; i++) {
+        const struct point *p = &r->points[i];
+        const struct sweep_part *sp = &r->parts[p->part];
+        const int tuned = point_is_tuned(r, p);
+        printf("%s%s%s%s%s\n", p->key, tuned ? "  tuned: " : "", tuned ? sp->variants.v[p->variant].description : "",
+               p->invalid[0] ? "  invalid: " : "", p->invalid);
+    }
+}
+
 /* One readable line per config, in the order the keys sort (what a shard
  * takes): device, app, input, variant (the tuned configuration's knobs
  * named), shape, steps, and what a run would do with it. */
@@ -447,12 +464,12 @@ static void dry_run(const struct sweep_run *r, struct store *store) {
 }
 
 int cmd_sweep(int argc, char **argv) {
-    static const struct option longopts[] = {{"db", required_argument, 0, 'b'},     {"force", no_argument, 0, 'f'},
-                                             {"shard", required_argument, 0, 's'},  {"dry-run", no_argument, 0, 'n'},
-                                             {"rounds", required_argument, 0, 'R'}, {"seed", required_argument, 0, 'S'},
-                                             {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    static const struct option longopts[] = {
+        {"db", required_argument, 0, 'b'},   {"force", no_argument, 0, 'f'}, {"shard", required_argument, 0, 's'},
+        {"dry-run", no_argument, 0, 'n'},    {"keys", no_argument, 0, 'k'},  {"rounds", required_argument, 0, 'R'},
+        {"seed", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'},  {0, 0, 0, 0}};
     const char *db = NULL, *shard = NULL;
-    int dry = 0, c, seeded = 0;
+    int dry = 0, keys = 0, c, seeded = 0;
     long v;
     static struct sweep_run r;
     memset(&r, 0, sizeof r);
@@ -463,6 +480,7 @@ int cmd_sweep(int argc, char **argv) {
         else if (c == 'f') r.force = 1;
         else if (c == 's') shard = optarg;
         else if (c == 'n') dry = 1;
+        else if (c == 'k') keys = 1;
         else if (c == 'R') {
             if (parse_whole(optarg, 1, 10000, &v))
                 return fprintf(stderr, "harness: sweep --rounds %s: want a whole number in 1..10000\n", optarg),
@@ -518,7 +536,8 @@ int cmd_sweep(int argc, char **argv) {
     fprintf(stderr, "sweep %s%s: %d configs (%d outside the constraints%s); this shard: %d\n", r.parts[0].spec.path,
             r.nparts > 1 ? " and more" : "", total, r.filtered, untuned, r.npoints);
     if (dry) {
-        dry_run(&r, store);
+        if (keys) dry_keys(&r);
+        else dry_run(&r, store);
         store_close(store);
         sweep_free_all(&r);
         return EXIT_OK;

@@ -112,12 +112,12 @@ void runner_print(FILE *out, const struct device_info *dev, const struct measure
         fprintf(out, " %s %s %.1f MLUPS %.1f eff. GB/s%s", seconds(med, sizeof med, m->median),
                 spread(cv, sizeof cv, m), m->mlups, m->gbs, peak);
         if (m->iters < m->iters_full)
-            fprintf(out, " [%ld/%ld steps, all %s]", m->iters, m->iters_full,
+            fprintf(out, "  [%ld/%ld steps, all %s]", m->iters, m->iters_full,
                     seconds(med, sizeof med, m->median * (double)m->iters_full / (double)m->iters));
         const struct app *app = app_find(m->app);
         if (!isnan(m->result))
-            fprintf(out, " %s %.6g", app && app->result_label ? app->result_label : "result", m->result);
-        if (!isnan(m->max_rel_err)) fprintf(out, " err %.2g", m->max_rel_err);
+            fprintf(out, "  %s %.6g", app && app->result_label ? app->result_label : "result", m->result);
+        if (!isnan(m->max_rel_err)) fprintf(out, "  err %.2g", m->max_rel_err);
         /* Only where the board's counter measured it (timed.h). */
         if (!isnan(m->energy_j) && !isnan(m->power_w))
             fprintf(out, "  %.4g %s/rep %.0f W", m->energy_j >= 1 ? m->energy_j : m->energy_j * 1e3,

@@ -21,10 +21,10 @@ FP=$($H devices --csv 2>/dev/null | awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) 
 check "the openmp device has a fingerprint ($FP)" bash -c "[[ '$FP' =~ ^[0-9a-f]{16}$ ]]"
 # The canonical knobs of final with obstacles=branch, from the app itself.
 printf 'app lbm\ninput 128x128\nknobs final: obstacles=branch\ndevice openmp\nwg 16x2\n' >"$T/k.sweep"
-K=$($H sweep --dry-run "$T/k.sweep" 2>/dev/null | cut -d'|' -f4)
+K=$($H sweep --dry-run --keys "$T/k.sweep" 2>/dev/null | cut -d'|' -f4)
 check "the knob string has obstacles=branch" bash -c "echo '$K' | grep -q ',obstacles=branch,'"
 FINAL_K=$(printf 'app lbm\ninput 128x128\nvariant final\ndevice openmp\n' >"$T/f.sweep" &&
-    $H sweep --dry-run "$T/f.sweep" 2>/dev/null | cut -d'|' -f4)
+    $H sweep --dry-run --keys "$T/f.sweep" 2>/dev/null | cut -d'|' -f4)
 check "final's knobs differ from the tuned ones" [ -n "$FINAL_K" -a "$FINAL_K" != "$K" ]
 counts() { q "$DB" "SELECT (SELECT count(*) FROM run) || ' ' || (SELECT count(*) FROM measurement)"; }
 
@@ -125,7 +125,7 @@ check "best --history: the decision with its configuration, objective and search
 # ---- a sweep file's `variant tuned` ----
 printf 'app lbm\ninput 128x128 256x256\nvariant final tuned\ndevice openmp\nwg 32x1\niters 20\nreps 2\nrounds 1\n' \
     >"$T/s.sweep"
-$H sweep --dry-run "$T/s.sweep" --db "$DB" >"$T/dry.out" 2>"$T/dry.err"
+$H sweep --dry-run --keys "$T/s.sweep" --db "$DB" >"$T/dry.out" 2>"$T/dry.err"
 rc=$?
 check "sweep --dry-run: 128x128 tuned at its stored 16x2, not at the file's 32x1 (exit $rc)" \
     bash -c "grep '|lbm|128x128|$K|00016x00002  tuned: final{obstacles=branch}' '$T/dry.out' | grep -q ."
