@@ -112,7 +112,7 @@ void runner_print(FILE *out, const struct device_info *dev, const struct measure
         fprintf(out, " %s %s %.1f MLUPS %.1f eff. GB/s%s", seconds(med, sizeof med, m->median),
                 spread(cv, sizeof cv, m), m->mlups, m->gbs, peak);
         if (m->iters < m->iters_full)
-            fprintf(out, "  [%ld/%ld steps, all %s]", m->iters, m->iters_full,
+            fprintf(out, "  [%ld/%ld steps, scaled %s]", m->iters, m->iters_full,
                     seconds(med, sizeof med, m->median * (double)m->iters_full / (double)m->iters));
         const struct app *app = app_find(m->app);
         if (!isnan(m->result))

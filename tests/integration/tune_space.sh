@@ -93,7 +93,7 @@ $H tune "$T/space.sweep" --input gen:32x32 --strategy random --budget 6 --screen
 rc=$?
 check "a screened search exits 0 (got $rc)" [ $rc -eq 0 ]
 check "screening measures 6 points at 20 steps, then 3 finalists at 60" \
-    bash -c "[ \$(grep -c '\[20 of ' '$T/sc.out') = 6 ] && grep -q '^finalists: the 3 best of the 20-step search at full length (60 steps)' '$T/sc.out' && [ \$(sed -n '/^finalists/,\$p' '$T/sc.out' | grep -c '\[60 of ') = 3 ]"
+    bash -c "[ \$(grep -c '\[20/' '$T/sc.out') = 6 ] && grep -q '^finalists: the 3 best of the 20-step search at full length (60 steps)' '$T/sc.out' && [ \$(sed -n '/^finalists/,\$p' '$T/sc.out' | grep -c '\[60/') = 3 ]"
 
 # ---- warm start from the other input ----
 $H tune "$T/space.sweep" --input gen:32x32 --strategy forest --budget 4 --warm-start --rounds 1 --db "$DB" \
