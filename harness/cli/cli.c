@@ -208,7 +208,7 @@ int cli_store_to_look(const char *cmd, const char *db, struct store **out) {
     if (!db) db = store_default_path();
     if (access(db, F_OK) != 0) {
         fprintf(stderr, "no results yet: %s\n", db);
-        return EXIT_OK;
+        return EXIT_FOUND; /* nothing to show: exit 1, as every command that reads a database */
     }
     char err[1024];
     if (!(*out = store_open(db, err, sizeof err))) return fprintf(stderr, "harness %s: %s\n", cmd, err), EXIT_FOUND;

@@ -82,7 +82,7 @@ static void usage(FILE *out) {
             "                30 s at most) brings the devices to a steady state first\n"
             "\n"
             "Exit status: 0 no regression (or every one rejected by a confirmation), 1 a\n"
-            "regression, 2 bad usage, no such runs, or a build --rerun cannot find.\n",
+            "regression or no database, 2 bad usage, no such runs, or a build --rerun cannot find.\n",
             CONFIRM_ROUNDS, CONFIRM_ALPHA);
 }
 

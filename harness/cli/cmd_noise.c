@@ -28,7 +28,7 @@ static void usage(FILE *out) {
             "night against the night before can flag at p <= 0.002 with %d rounds a night.\n"
             "`harness compare`, `regressions` and `nightly` use the same model.\n"
             "\n"
-            "Exit status: 0, or 2 for bad usage or no database.\n",
+            "Exit status: 0 listed, 1 no database, 2 bad usage.\n",
             6);
 }
 

@@ -68,7 +68,8 @@ static void usage(FILE *out) {
                  "  --csv            CSV instead of the table\n"
                  "  --no-confirm     do not measure anything again\n"
                  "\n"
-                 "Exit status: 1 while an untriaged regression (a slower level) exists.\n"
+                 "Exit status: 0 none untriaged, 1 while an untriaged regression (a slower level) exists\n"
+                 "or no database, 2 bad usage.\n"
                  "Triage: harness triage ID acknowledged|fixed|false-positive [--note TEXT]\n"
                  "Exclude a run: harness exclude RUN --reason TEXT\n");
 }

@@ -51,7 +51,7 @@ int cmd_triage(int argc, char **argv) {
     }
     int code;
     struct store *s = nightly_store_open("triage", db, 1, &code);
-    if (!s) return EXIT_USAGE;
+    if (!s) return code;
     int rc = EXIT_FOUND;
     int changed = store_change_point_triage(s, id, state, note);
     if (changed < 0) fprintf(stderr, "harness triage: %s\n", store_errmsg(s));
@@ -100,7 +100,7 @@ int cmd_exclude(int argc, char **argv) {
     }
     int code;
     struct store *s = nightly_store_open("exclude", db, 1, &code);
-    if (!s) return EXIT_USAGE;
+    if (!s) return code;
     if (list) {
         int rc = exclusion_list(s);
         store_close(s);

@@ -105,4 +105,11 @@ rc=$?
 took=$(($(date +%s) - start))
 check "verify selftest's hang drill times out in seconds by default (${took} s, exit $rc)" \
     bash -c "[ $rc -eq 1 ] && [ $took -lt 60 ] && grep -q 'timeout' '$T/st.out'"
+# ---- a missing database: exit 1 (nothing to show) from every command that reads one, none created ----
+for c in "results" "best" "export --format csv" "noise" "regressions" "compare 1 2" "plot wg" "plot nightly" \
+    "publish $T/pub" "triage 1 acknowledged" "exclude 1 --reason x"; do
+    $H --quiet $c --db "$T/missing.db" >/dev/null 2>&1
+    rc=$?
+    check "$c with a missing database exits 1 and creates none (got $rc)" bash -c "[ $rc -eq 1 ] && [ ! -e '$T/missing.db' ]"
+done
 exit $((fails > 0))
