@@ -23,7 +23,7 @@ static const struct command commands[] = {
      "0 listed (a backend with no device is a note), 2 bad usage."},
     {"run", cmd_run, "run, verify and time configs; store every sample",
      "0 every config verified, 1 a config failed (wrong, crashed, timed out) or a database problem, 2 bad usage or "
-     "input (nothing stored)."},
+     "input, a database that cannot be opened included (nothing stored)."},
     {"verify", cmd_verify, "every named variant on every device, on a shortened run",
      "0 every variant verified (or invalid here, with its reason), 1 one was wrong, crashed or timed out, 2 bad usage "
      "or input."},

@@ -165,7 +165,8 @@ int cmd_launch_cost(int argc, char **argv) {
     if (!store) {
         fprintf(stderr, "harness launch-cost: %s\n", err);
         cli_devices_free(&pick);
-        return EXIT_FOUND;
+        /* A database that cannot be opened (corrupt, or in a place that cannot be written) is bad input: exit 2. */
+        return EXIT_USAGE;
     }
     char command[1024];
     cli_command_line(argc, argv, command, sizeof command);

@@ -365,7 +365,8 @@ int cmd_nightly(int argc, char **argv) {
         fprintf(stderr, "harness nightly: %s\n", err);
         store_close(store);
         for (int j = 0; j < o.nsuites; j++) sweep_free(&specs[j]);
-        return EXIT_FOUND;
+        /* A database that cannot be opened (corrupt, or in a place that cannot be written) is bad input: exit 2. */
+        return EXIT_USAGE;
     }
     kept_builds_for_db(o.db);
     char hash[KEPT_HASH_LEN + 1];

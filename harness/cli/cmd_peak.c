@@ -39,7 +39,8 @@ int cmd_peak(int argc, char **argv) {
     if (!store) {
         fprintf(stderr, "harness: %s\n", err);
         cli_devices_free(&pick);
-        return EXIT_FOUND;
+        /* A database that cannot be opened (corrupt, or in a place that cannot be written) is bad input: exit 2. */
+        return EXIT_USAGE;
     }
     int failures = 0;
     for (int i = 0; i < pick.count; i++) {

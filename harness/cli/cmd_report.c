@@ -421,7 +421,8 @@ int cmd_report(int argc, char **argv) {
     if (!r.store) {
         fprintf(stderr, "harness report: %s\n", err);
         report_run_free(&r);
-        return EXIT_FOUND;
+        /* A database that cannot be opened (corrupt, or in a place that cannot be written) is bad input: exit 2. */
+        return EXIT_USAGE;
     }
     cli_command_line(argc, argv, r.command, sizeof r.command);
     for (int i = 0; i < r.ndev; i++) {

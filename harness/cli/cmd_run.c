@@ -492,7 +492,8 @@ int cmd_run(int argc, char **argv) {
             variants_free(&vars);
             cli_devices_free(&pick);
             app->input_free(in);
-            return EXIT_FOUND;
+            /* A database that cannot be opened (corrupt, or in a place that cannot be written) is bad input: exit 2. */
+            return EXIT_USAGE;
         }
     }
     struct plan pl = {0};

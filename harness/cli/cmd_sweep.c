@@ -524,7 +524,8 @@ int cmd_sweep(int argc, char **argv) {
         if (!r.store) {
             fprintf(stderr, "harness: %s\n", err);
             sweep_free_all(&r);
-            return EXIT_FOUND;
+            /* A database that cannot be opened (corrupt, or in a place that cannot be written) is bad input: exit 2. */
+            return EXIT_USAGE;
         }
     }
     struct store *store = r.store;

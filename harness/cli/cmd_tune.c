@@ -1066,7 +1066,8 @@ int cmd_tune(int argc, char **argv) {
     }
     if (!(store = store_open(db, err, sizeof err))) {
         fprintf(stderr, "harness: %s\n", err);
-        rc = EXIT_FOUND;
+        /* A database that cannot be opened (corrupt, or in a place that cannot be written) is bad input: exit 2. */
+        rc = EXIT_USAGE;
         goto done;
     }
     if (c.o.replay && (rc = call_plan(&c, store)) != 0) goto done;

@@ -91,7 +91,8 @@ int cmd_verify(int argc, char **argv) {
     struct store *store = rc ? NULL : store_open(db ? db : store_default_path(), err, sizeof err);
     if (!rc && !store) {
         fprintf(stderr, "harness: %s\n", err);
-        rc = EXIT_FOUND;
+        /* A database that cannot be opened (corrupt, or in a place that cannot be written) is bad input: exit 2. */
+        rc = EXIT_USAGE;
     }
     if (rc) {
         variants_free(&vars);

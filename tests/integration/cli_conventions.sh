@@ -112,4 +112,21 @@ for c in "results" "best" "export --format csv" "noise" "regressions" "compare 1
     rc=$?
     check "$c with a missing database exits 1 and creates none (got $rc)" bash -c "[ $rc -eq 1 ] && [ ! -e '$T/missing.db' ]"
 done
+# ---- a database that cannot be opened: a corrupt file, a folder nothing may be written in ----
+head -c 4096 /dev/urandom >"$T/bad.db"
+cp "$T/bad.db" "$T/bad.orig"
+$H --quiet run --input gen:32x32 --iters 20 --reps 1 --device openmp --db "$T/bad.db" >"$T/bad.out" 2>&1
+rc=$?
+check "run on a corrupt database: exit 2, says so, the file unchanged (got $rc)" \
+    bash -c "[ $rc -eq 2 ] && grep -q 'not a database' '$T/bad.out' && cmp -s '$T/bad.db' '$T/bad.orig'"
+mkdir -p "$T/ro"
+if { [ "$(id -u)" -eq 0 ] && chattr +i "$T/ro" 2>/dev/null; } || { [ "$(id -u)" -ne 0 ] && chmod 555 "$T/ro"; }; then
+    $H --quiet run --input gen:32x32 --iters 20 --reps 1 --device openmp --db "$T/ro/x.db" >"$T/ro.out" 2>&1
+    rc=$?
+    check "run with its database in a read-only folder: exit 2, a message, nothing written (got $rc)" \
+        bash -c "[ $rc -eq 2 ] && grep -q 'unable to open' '$T/ro.out' && [ -z \"\$(ls -A '$T/ro')\" ]"
+    chattr -i "$T/ro" 2>/dev/null
+else
+    echo "ok - run with its database in a read-only folder # skip no way to make a folder read-only here"
+fi
 exit $((fails > 0))
