@@ -51,15 +51,20 @@ static void *dev_alloc(size_t n) { return acc_malloc(n); }
 static void dev_free(void *p) { acc_free(p); }
 #elif defined(LBM_OMP)
 #include <omp.h>
+/* GCC's nvptx OpenMP (libgomp manual, "nvptx"): a team is a CUDA block, a
+ * thread a warp, simd the warp's 32 lanes; thread_limit counts warps. So a
+ * loop reaches every lane only as `parallel for simd` (without simd it ran
+ * one lane a warp: 1/32 of the GPU), and a width of W lanes is W/32 threads. */
+#define OMP_WARPS(w) (((w) + 31) / 32)
 #define DEVICE_BEGIN P(omp declare target)
 #define DEVICE_END P(omp end declare target)
 #define ROUTINE
 #define ASYNC_ON nowait depend(inout : dep)
 #define WAIT() P(omp taskwait)
-#define CELLS_LOOP(G, W, more) P(omp target teams distribute parallel for collapse(2) num_teams(G) thread_limit(W) is_device_ptr(a, b, obst, part, av) more)
-#define ROWS_LOOP(G, W, more) P(omp target teams distribute parallel for num_teams(G) thread_limit(W) is_device_ptr(a, b, obst, part, av) more)
+#define CELLS_LOOP(G, W, more) P(omp target teams distribute parallel for simd collapse(2) num_teams(G) thread_limit(OMP_WARPS(W)) is_device_ptr(a, b, obst, part, av) more)
+#define ROWS_LOOP(G, W, more) P(omp target teams distribute parallel for num_teams(G) thread_limit(OMP_WARPS(W)) is_device_ptr(a, b, obst, part, av) more)
 #define COLS_LOOP(more) P(omp simd more)
-#define LINE_LOOP(more) P(omp target teams distribute parallel for is_device_ptr(a, b, obst, part, av) more)
+#define LINE_LOOP(more) P(omp target teams distribute parallel for simd is_device_ptr(a, b, obst, part, av) more)
 #define RED(v) reduction(+ : v) map(tofrom : v)
 #define RED2(v, w) reduction(+ : v, w) map(tofrom : v, w)
 #define INNER_RED(v) reduction(+ : v)
@@ -239,7 +244,12 @@ void lbm_run(const struct omp_launch *L, void *const *args) {
             }
         }
 #if defined(K_AVVELS_DEVICE)
-        float *prow = part + (size_t)(t % chunk) * (size_t)ny;
+        /* This step's row sums: an offset into part, not a pointer of its
+         * own. A pointer computed on the host and named in no clause is
+         * mapped implicitly in an OpenMP target region, as a zero-length
+         * array section of memory the runtime does not know: GCC passes
+         * NULL, and the stores faulted (a04-a06 crashed on omp-target). */
+        const size_t prow = (size_t)(t % chunk) * (size_t)ny;
 #else
         float tot_u = 0.0f;
         int tot_cells = 0;
@@ -278,7 +288,7 @@ void lbm_run(const struct omp_launch *L, void *const *args) {
                 for (int k = 0; k < 9; k++) s[k] = AT(a, k, i);
                 row += obst[i] ? 0.0f : lbm_speed(s);
             }
-            prow[jj] = row;
+            part[prow + (size_t)jj] = row;
         }
 #else
         OUTER(RED2(tot_u, tot_cells))
@@ -299,7 +309,7 @@ void lbm_run(const struct omp_launch *L, void *const *args) {
             float row = 0.0f;
             COLS_LOOP(INNER_RED(row))
             for (int ii = 0; ii < nx; ii++) row += fused_cell(a, b, obst, ii, jj, nx, ny, ncells, omega, w1, w2, fold);
-            prow[jj] = row;
+            part[prow + (size_t)jj] = row;
         }
 #else
         OUTER(RED2(tot_u, tot_cells))

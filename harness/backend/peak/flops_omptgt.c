@@ -8,7 +8,7 @@ void fma_chain(const struct omp_launch *L, void *const *args) {
     const int iters = *(int *)args[1];
     const float x = *(float *)args[2], y = *(float *)args[3];
     const long items = (long)L->global[0];
-#pragma omp target teams distribute parallel for thread_limit(256) is_device_ptr(out)
+#pragma omp target teams distribute parallel for simd thread_limit(8) is_device_ptr(out) /* 8 warps of 32 simd lanes (GCC nvptx) */
     for (long gid = 0; gid < items; gid++) {
         float a0 = (float)gid * 1e-7f, a1 = a0 + 1.0f, a2 = a0 + 2.0f, a3 = a0 + 3.0f;
         float a4 = a0 + 4.0f, a5 = a0 + 5.0f, a6 = a0 + 6.0f, a7 = a0 + 7.0f;
