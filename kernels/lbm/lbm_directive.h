@@ -61,10 +61,20 @@ static void dev_free(void *p) { acc_free(p); }
 #define ROUTINE
 #define ASYNC_ON nowait depend(inout : dep)
 #define WAIT() P(omp taskwait)
+/* A width of one warp (W <= 32) opens no parallel region: a team is one
+ * warp and its simd lanes take the loop. An empty `teams distribute
+ * parallel for` region cost about 1 ms a launch on an H100 (OpenACC's
+ * 36 us; scripts/probes/directive_copy_probe.c times the forms). */
+#if K_WG_X <= 32
+#define CELLS_LOOP(G, W, more) P(omp target teams distribute simd collapse(2) num_teams(G) thread_limit(1) is_device_ptr(a, b, obst, part, av) more)
+#define ROWS_LOOP(G, W, more) P(omp target teams distribute num_teams(G) thread_limit(1) is_device_ptr(a, b, obst, part, av) more)
+#define LINE_LOOP(more) P(omp target teams distribute simd thread_limit(1) is_device_ptr(a, b, obst, part, av) more)
+#else
 #define CELLS_LOOP(G, W, more) P(omp target teams distribute parallel for simd collapse(2) num_teams(G) thread_limit(OMP_WARPS(W)) is_device_ptr(a, b, obst, part, av) more)
 #define ROWS_LOOP(G, W, more) P(omp target teams distribute parallel for num_teams(G) thread_limit(OMP_WARPS(W)) is_device_ptr(a, b, obst, part, av) more)
-#define COLS_LOOP(more) P(omp simd more)
 #define LINE_LOOP(more) P(omp target teams distribute parallel for simd is_device_ptr(a, b, obst, part, av) more)
+#endif
+#define COLS_LOOP(more) P(omp simd more)
 #define RED(v) reduction(+ : v) map(tofrom : v)
 #define RED2(v, w) reduction(+ : v, w) map(tofrom : v, w)
 #define INNER_RED(v) reduction(+ : v)

@@ -100,10 +100,32 @@ static void f_simd_dist(float *d, const float *s, long n) {
 #pragma omp target teams distribute parallel for simd dist_schedule(static, 8192) num_teams(n / 8192) thread_limit(8) is_device_ptr(d, s)
     for (long i = 0; i < n; i++) d[i] = s[i];
 }
+/* No parallel region: a team is one warp, its lanes the simd loop. */
+static void f_tsimd(float *d, const float *s, long n) {
+#pragma omp target teams distribute simd is_device_ptr(d, s)
+    for (long i = 0; i < n; i++) d[i] = s[i];
+}
+static void f_tsimd_few(float *d, const float *s, long n) {
+#pragma omp target teams distribute simd num_teams(132 * 16) is_device_ptr(d, s)
+    for (long i = 0; i < n; i++) d[i] = s[i];
+}
+/* One team an SM, its 32 warps: few team starts. */
+static void f_simd_sm(float *d, const float *s, long n) {
+#pragma omp target teams distribute parallel for simd num_teams(132) thread_limit(32) is_device_ptr(d, s)
+    for (long i = 0; i < n; i++) d[i] = s[i];
+}
+static void f_simd_sm4(float *d, const float *s, long n) {
+#pragma omp target teams distribute parallel for simd num_teams(528) thread_limit(16) is_device_ptr(d, s)
+    for (long i = 0; i < n; i++) d[i] = s[i];
+}
 static struct {
     const char *name;
     void (*f)(float *, const float *, long);
-} forms[] = {{"omp teams distribute parallel for tl256 (harness peak)", f_par},
+} forms[] = {{"omp teams distribute simd", f_tsimd},
+             {"omp teams distribute simd num_teams(2112)", f_tsimd_few},
+             {"omp ... parallel for simd num_teams(132) tl32", f_simd_sm},
+             {"omp ... parallel for simd num_teams(528) tl16", f_simd_sm4},
+             {"omp teams distribute parallel for tl256 (harness peak)", f_par},
              {"omp ... parallel for simd", f_simd},
              {"omp ... parallel for simd tl8", f_simd_tl8},
              {"omp ... parallel for simd tl256", f_simd_tl256},
@@ -132,8 +154,12 @@ int main(void) {
             sum += t;
             if (t < best) best = t;
         }
-        printf("%-58s best %8.1f GB/s  mean %8.1f GB/s\n", forms[f].name, 2.0 * N * sizeof(float) / best / 1e9,
-               2.0 * N * sizeof(float) / (sum / 10) / 1e9);
+        /* The cost of a launch itself: 200 copies of 32 floats. */
+        const double t0 = now();
+        for (int r = 0; r < 200; r++) forms[f].f(b, a, 32);
+        const double launch_us = (now() - t0) / 200 * 1e6;
+        printf("%-58s best %8.1f GB/s  mean %8.1f GB/s  launch %8.1f us\n", forms[f].name,
+               2.0 * N * sizeof(float) / best / 1e9, 2.0 * N * sizeof(float) / (sum / 10) / 1e9, launch_us);
         fflush(stdout);
     }
     dfree(a);
