@@ -17,6 +17,7 @@
 #   lbm      LBM 1024x1024 x 1000 steps: a06-async on both directive
 #            devices over shapes, CUDA final at 1024x1024 and 128x128
 #   report   Table 15 by `report lbm` (its definition alone)
+# MV_RUNS="variant:shapes ..." and LBM_SHAPES=WxH,... change the omp-target runs.
 # Everything verified and stored in $OUT/d.db; logs in $OUT, packed in
 # $OUT/all.tgz at the end.
 set -u
@@ -85,7 +86,7 @@ MVIN=162x81x40
 if want matvec; then
     capped 30 "matvec cuda" "$OUT/matvec.txt" $H run --app matvec --input $MVIN --device $CUDA --variant v7-stream,v6-paired \
         --wg 160x4 --reps 10 --warmup 3 --rounds 2 --db "$DB"
-    [ -n "$OMT" ] && for r in v6-paired:160x1,64x2,128x1,32x4 v5-mesh:320x1,128x2; do
+    [ -n "$OMT" ] && for r in ${MV_RUNS:-v6-paired:160x1,64x2,128x1,32x4 v5-mesh:320x1,128x2}; do
         capped 70 "matvec $OMT ${r%%:*}" "$OUT/matvec.txt" "${DH[@]}" run --app matvec --input $MVIN --device "$OMT" \
             --variant "${r%%:*}" --wg "${r#*:}" --reps 10 --warmup 3 --rounds 2 --db "$DB"
     done
@@ -97,7 +98,7 @@ if want lbm; then
     capped 40 "lbm cuda final" "$OUT/lbm.txt" $H run --device $CUDA --input 1024x1024 --variant final --iters 1000 --reps 3 --db "$DB"
     capped 40 "lbm cuda final 128" "$OUT/lbm.txt" $H run --device $CUDA --input 128x128 --variant final --reps 3 --db "$DB"
     [ -n "$OMT" ] && capped 120 "lbm $OMT" "$OUT/lbm.txt" "${DH[@]}" run --device "$OMT" --input 1024x1024 --variant a06-async \
-        --iters 1000 --reps 3 --wg 32x1,64x1,128x1,128x4,256x2 --db "$DB"
+        --iters 1000 --reps 3 --wg ${LBM_SHAPES:-32x1,64x1,128x1,128x4,256x2} --db "$DB"
     [ -n "$ACC" ] && capped 40 "lbm $ACC" "$OUT/lbm.txt" "${DH[@]}" run --device "$ACC" --input 1024x1024 --variant a06-async \
         --iters 1000 --reps 3 --wg 32x1 --db "$DB"
     grep -E ' (ok|wrong|invalid|runtime-error|compile-error|crashed|timeout) ' "$OUT/lbm.txt" | cut -c1-190
