@@ -67,8 +67,8 @@ int sandpile_tile_shape(const struct device_info *dev, const struct knob_set *k,
 }
 
 /* A device set (hybrid.c): the rows must split, and the config must be
- * valid on each member with the same shape (a tile shape on OpenMP, a
- * work-group on a GPU). */
+ * valid on each member: the config's shape is a GPU's work-group, and a
+ * CPU member's tiles too unless host_tile gives it its own. */
 static const char *set_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *set,
                                const unsigned wg[2]) {
     static _Thread_local char why[512];
