@@ -6,7 +6,8 @@
 # config verified, the repetitions spread over rounds (fresh workers,
 # configs shuffled), WARMUP (default 3) untimed repetitions first in each
 # round for every config (they teach split=auto), medians over all repetitions. Prints a table and the
-# balancer's time against the best fixed split's.
+# balancer's time against the best fixed split's. KNOBS (as host_tile=65536x16) adds settings to every
+# set config and to the openmp member's alone run.
 #   scripts/hybrid_balance.sh [SET] [INPUT] [ITERS] [EXCHANGE] [VARIANT] [WG] [ROUNDS] [REPS]
 #   scripts/hybrid_balance.sh opencl:0.0+openmp 256x256 3000 8 flag-1000 16x8 3 3
 # Writes $OUT/hybrid-balance.db (OUT defaults to a temporary folder).
@@ -29,7 +30,7 @@ sweep=$OUT/hybrid-balance.sweep
 {
     echo "app sandpile"
     echo "input $INPUT"
-    echo "knobs $VARIANT: split=${SPLITS:-0.004|0.01|0.02|0.05|0.1|0.2|0.3|0.4|0.5|0.6|0.7|0.8|0.9}|auto exchange=$K"
+    echo "knobs $VARIANT: split=${SPLITS:-0.004|0.01|0.02|0.05|0.1|0.2|0.3|0.4|0.5|0.6|0.7|0.8|0.9}|auto exchange=$K ${KNOBS:-}"
     echo "device $SET"
     echo "wg $WG"
     echo "iters $ITERS"
@@ -39,8 +40,11 @@ sweep=$OUT/hybrid-balance.sweep
     echo "timeout 300"
 } >"$sweep"
 bin/harness sweep "$sweep" --db "$DB" --quiet --force >"$OUT/hybrid-balance.log" 2>&1 || true
-bin/harness run --app sandpile --input "$INPUT" --iters "$ITERS" --variant "$VARIANT" --wg "$WG" \
-    --device "$A,$B" --rounds "$ROUNDS" --reps "$REPS" --db "$DB" --quiet >>"$OUT/hybrid-balance.log" 2>&1 || true
+for m in "$A" "$B"; do
+    bin/harness run --app sandpile --input "$INPUT" --iters "$ITERS" --variant "$VARIANT" --wg "$WG" \
+        $([ "$m" = openmp ] && [ -n "${KNOBS:-}" ] && echo --knobs "$KNOBS") --device "$m" --rounds "$ROUNDS" --reps "$REPS" --db "$DB" --quiet \
+        >>"$OUT/hybrid-balance.log" 2>&1 || true
+done
 echo "# sandpile $INPUT, $ITERS iterations, $VARIANT, exchange=$K, wg $WG, $ROUNDS rounds x $REPS reps: median ms"
 sqlite3 -separator ' ' "$DB" "
   SELECT d.spec, CASE WHEN c.knobs LIKE '%split=%' THEN substr(c.knobs, instr(c.knobs, 'split=') + 6,

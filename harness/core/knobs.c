@@ -43,8 +43,24 @@ static int share(const char *v) {
            parse_real(v, 0, 1, &x) == 0 && x > 0 && x < 1;
 }
 
-/* values is "a|b|c"; the words "int" and "share" in it admit a positive
- * integer and a fraction in (0, 1) (and are not themselves values). */
+/* WxH, each 1..65536 in plain decimal ("4094x32"): a tile shape, as --wg
+ * writes one; both numbers to shape when it is not NULL. */
+static int shape_of(const char *v, unsigned shape[2]) {
+    const char *x = strchr(v, 'x');
+    if (!x || x == v || (size_t)(x - v) > 5) return 0;
+    char a[6];
+    memcpy(a, v, (size_t)(x - v));
+    a[x - v] = '\0';
+    long w, h;
+    if (!positive_int(a) || !positive_int(x + 1) || parse_whole(a, 1, 65536, &w) || parse_whole(x + 1, 1, 65536, &h))
+        return 0;
+    if (shape) shape[0] = (unsigned)w, shape[1] = (unsigned)h;
+    return 1;
+}
+
+/* values is "a|b|c"; the words "int", "share" and "shape" in it admit a
+ * positive integer, a fraction in (0, 1) and a shape WxH (and are not
+ * themselves values). */
 static int value_allowed(const struct knob_def *d, const char *v) {
     size_t n = strlen(v);
     for (const char *p = d->values; *p;) {
@@ -54,6 +70,8 @@ static int value_allowed(const struct knob_def *d, const char *v) {
             if (positive_int(v)) return 1;
         } else if (len == 5 && strncmp(p, "share", 5) == 0) {
             if (share(v)) return 1;
+        } else if (len == 5 && strncmp(p, "shape", 5) == 0) {
+            if (shape_of(v, NULL)) return 1;
         } else if (len == n && strncmp(p, v, n) == 0) {
             return 1;
         }
@@ -83,9 +101,10 @@ int knobs_apply(struct knob_set *k, const char *text, char *err, size_t errn) {
         }
         if (!value_allowed(&k->defs[i], eq + 1)) {
             rc = err_set(
-                err, errn, "knob %s: '%s' is not one of %s%s%s", tok, eq + 1, k->defs[i].values,
+                err, errn, "knob %s: '%s' is not one of %s%s%s%s", tok, eq + 1, k->defs[i].values,
                 strstr(k->defs[i].values, "int") ? " (int: a whole number 1..2147483647, no leading zero)" : "",
-                strstr(k->defs[i].values, "share") ? " (share: a fraction strictly between 0 and 1, as 0.6)" : "");
+                strstr(k->defs[i].values, "share") ? " (share: a fraction strictly between 0 and 1, as 0.6)" : "",
+                strstr(k->defs[i].values, "shape") ? " (shape: WxH, each 1..65536, as 4094x32)" : "");
             break;
         }
         str_copy(k->value[i], sizeof k->value[i], eq + 1);
@@ -105,7 +124,13 @@ int knob_is(const struct knob_set *k, const char *name, const char *value) {
 
 long knob_int(const struct knob_set *k, const char *name) { return strtol(knob_get(k, name), NULL, 10); }
 
-int knob_is_host(const struct knob_def *d) { return !strcmp(d->name, "split") || !strcmp(d->name, "exchange"); }
+int knob_is_host(const struct knob_def *d) {
+    return !strcmp(d->name, "split") || !strcmp(d->name, "exchange") || !strncmp(d->name, "host_", 5);
+}
+
+int knob_shape(const struct knob_set *k, const char *name, unsigned shape[2]) {
+    return shape_of(knob_get(k, name), shape) ? 0 : -1;
+}
 
 double knob_share(const struct knob_set *k, const char *name) {
     const char *v = knob_get(k, name);

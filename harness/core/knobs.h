@@ -10,16 +10,18 @@
 struct knob_def {
     const char *name;
     const char *values; /* "aos|soa|soa-3d"; the word "int" admits 1..INT_MAX in plain decimal, the
-                           word "share" a fraction strictly between 0 and 1 ("0.6") */
+                           word "share" a fraction strictly between 0 and 1 ("0.6"), the word "shape"
+                           a shape WxH of two such integers up to 65536 ("4094x32") */
     const char *def;    /* the default value */
     const char *help;
 };
 
-/* The core's own knobs, which an app adds to its table (a device set's
- * split and exchange, rowsplit.h): read by the host schedule alone, so never a
- * compiler define (changing one rebuilds nothing), and left out of the
- * canonical string at their defaults, so a config that does not use them
- * keeps the identity it had before they existed. */
+/* Host knobs: the core's own (a device set's split and exchange,
+ * rowsplit.h) and any an app names host_* (as a CPU member's tile shape):
+ * read by the host schedule alone, so never a compiler define (changing one
+ * rebuilds nothing), and left out of the canonical string at their
+ * defaults, so a config that does not use them keeps the identity it had
+ * before they existed. */
 int knob_is_host(const struct knob_def *d);
 
 #define KNOB_MAX 48 /* the largest app declares 41 */
@@ -39,6 +41,8 @@ int knob_is(const struct knob_set *k, const char *name, const char *value);
 long knob_int(const struct knob_set *k, const char *name);
 /* A "share" value as a number, or -1 when the knob holds a word ("auto"). */
 double knob_share(const struct knob_set *k, const char *name);
+/* A "shape" value as its two numbers (0), or -1 when the knob holds a word. */
+int knob_shape(const struct knob_set *k, const char *name, unsigned shape[2]);
 /* Whether the app declares a knob of that name. */
 int knobs_declare(const struct knob_def *defs, const char *name);
 /* "layout=soa,kernels=fused,..." in declaration order: the identity of a

@@ -46,16 +46,29 @@ static const struct knob_def sandpile_knobs[] = {
     {"rule", "sync|async", "sync",
      "sync: the seed's synchronous rule; async: in place, tile by tile, on the CPU only (the same stable "
      "grid by the abelian property; its sweeps are not iterations, so only the grid is verified)"},
+    {"host_tile", "auto|shape", "auto",
+     "a CPU's (OpenMP's) tile shape WxH, used in place of the config's shape, which stays a GPU's: the cells "
+     "each tile writes (steps=T adds a T-cell halo); a device set's CPU member runs these tiles while its GPU "
+     "runs the work-group shape (long rows suit a CPU's caches and vectors, a GPU's 16x16 block does not); "
+     "a width past the grid's is the grid's width; auto is the config's shape"},
     ROWSPLIT_KNOBS,
     {NULL, NULL, NULL, NULL},
 };
 
-static const char *sandpile_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
-                                    const unsigned wg[2]);
+static const char *member_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
+                                  const unsigned wg[2], int in_set);
+
+int sandpile_tile_shape(const struct device_info *dev, const struct knob_set *k, const unsigned wg[2],
+                        unsigned shape[2]) {
+    if (!dev->caps.work_groups && knob_shape(k, "host_tile", shape) == 0) return 1;
+    shape[0] = wg[0];
+    shape[1] = wg[1];
+    return 0;
+}
 
 /* A device set (hybrid.c): the rows must split, and the config must be
- * valid on each member with the same shape (a tile shape on OpenMP, a
- * work-group on a GPU). */
+ * valid on each member: the config's shape is a GPU's work-group, and a
+ * CPU member's tiles too unless host_tile gives it its own. */
 static const char *set_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *set,
                                const unsigned wg[2]) {
     static _Thread_local char why[512];
@@ -72,8 +85,11 @@ static const char *set_invalid(const struct knob_set *k, const struct app_input 
         str_copy(why, sizeof why, err);
         return why;
     }
+    if (!knob_is(k, "host_tile", "auto") && m[0].caps.work_groups && m[1].caps.work_groups)
+        return "host_tile is a CPU member's tile shape, and neither device of this set is a CPU (OpenMP): leave it "
+               "auto";
     for (int i = 0; i < DEVSET_MAX; i++)
-        if ((bad = sandpile_invalid(k, in, &m[i], wg))) {
+        if ((bad = member_invalid(k, in, &m[i], wg, 1))) {
             char copy[256];
             str_copy(copy, sizeof copy, bad);
             str_fmt(why, sizeof why, "%s: %s", m[i].spec, copy);
@@ -84,8 +100,22 @@ static const char *set_invalid(const struct knob_set *k, const struct app_input 
 
 static const char *sandpile_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
                                     const unsigned wg[2]) {
-    static _Thread_local char why[256];
     if (devset_is(dev)) return set_invalid(k, in, dev, wg);
+    if (!knob_is(k, "host_tile", "auto") && dev->caps.work_groups)
+        return "host_tile is a CPU's (OpenMP's) tile shape; a GPU alone runs the config's work-group shape: leave it "
+               "auto (on a device set it is the CPU member's)";
+    return member_invalid(k, in, dev, wg, 0);
+}
+
+/* One device's rules, alone or as a set's member (in_set: knobs for the
+ * other member are not this one's to refuse). */
+static const char *member_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
+                                  const unsigned wg_config[2], int in_set) {
+    static _Thread_local char why[256];
+    /* A CPU's own tile shape (host_tile) is explicit, so the device's limits,
+     * which only keep shape sweeps finite on OpenMP, do not apply to it. */
+    unsigned wg[2];
+    const int own_shape = sandpile_tile_shape(dev, k, wg_config, wg);
     const int none = knob_is(k, "detect", "none"), predict = knob_is(k, "detect", "predict");
     const long steps = knob_int(k, "steps");
     if (none && knob_int(k, "every") != 1) return "every means nothing with detect=none, which never checks";
@@ -97,7 +127,8 @@ static const char *sandpile_invalid(const struct knob_set *k, const struct app_i
         if (!dev->caps.work_groups)
             return "vote: OpenMP's tiles store one flag each, with no barrier to save; vote is for work-groups";
     }
-    if (knob_is(k, "tile", "double") && (steps < 2 || !dev->caps.work_groups))
+    /* A set's CPU member runs its own tiles whatever the GPU's tile knob says. */
+    if (knob_is(k, "tile", "double") && (steps < 2 || (!dev->caps.work_groups && !in_set)))
         return "tile=double is the tiled kernel's local-memory ping-pong: steps=T >= 2 on a device with work-groups";
     if (knob_is(k, "launch", "resident")) {
         if (!dev->caps.work_groups || !dev->caps.coresident_grid)
@@ -128,6 +159,7 @@ static const char *sandpile_invalid(const struct knob_set *k, const struct app_i
     /* steps=T: the group is the shape plus a T-cell halo on every side. */
     const size_t gx = wg[0] + (steps > 1 ? 2 * (size_t)steps : 0), gy = wg[1] + (steps > 1 ? 2 * (size_t)steps : 0);
     const size_t items = gx * gy;
+    if (own_shape) return app_grid_fits(dev, in->w, in->h, sizeof(unsigned), why, sizeof why);
     if (items > dev->max_wg) {
         if (steps > 1)
             snprintf(why, sizeof why,

@@ -78,6 +78,12 @@ void sandpile_result_free(struct app_result *r);
  * does not apply (another start, a non-square grid). */
 long sandpile_seed_prediction(const struct app_input *in);
 
+/* app.c */
+/* The tile shape a device runs a config with: a CPU's host_tile when one is
+ * given (returns 1), else the config's shape wg (returns 0). */
+int sandpile_tile_shape(const struct device_info *dev, const struct knob_set *k, const unsigned wg[2],
+                        unsigned shape[2]);
+
 /* schedule.c */
 struct app_result *sandpile_execute(struct dev *d, const struct app_input *in, const struct knob_set *k,
                                     const unsigned wg[2], int warmup, int reps, struct measurement *m);

@@ -262,9 +262,8 @@ int sp_setup(struct sp_exec *e, struct dev *d, const struct app_input *in, const
     e->row1 = in->h - 1;
     e->predict_at = knob_is(k, "predict", "seed") ? sandpile_seed_prediction(in) : knob_int(k, "predict");
     if (e->predict_at < 1) e->predict_at = 1;
-    e->wg[0] = wg[0];
-    e->wg[1] = wg[1];
-    sp_geometry(e, wg);
+    sandpile_tile_shape(&d->info, k, wg, e->wg); /* a CPU's host_tile, else the config's shape */
+    sp_geometry(e, e->wg);
     build_options(e, k);
     const char *name = e->async       ? "topple_async"
                        : e->resident  ? "topple_resident"

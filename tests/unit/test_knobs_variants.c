@@ -129,6 +129,45 @@ static void test_knobs(void) {
           "lbm apply: reduction=tree fails (%s)", err);
 }
 
+/* The word "shape" (WxH, 1..65536 each) and host_* knobs: read by the host
+ * alone, so no define, and absent from the identity at their default. */
+static const struct knob_def shape_defs[] = {
+    {"steps", "int", "1", ""},
+    {"host_tile", "auto|shape", "auto", ""},
+    {NULL, NULL, NULL, NULL},
+};
+
+static void test_shape_knobs(void) {
+    struct knob_set k;
+    char err[512] = "", buf[256];
+    unsigned s[2] = {0, 0};
+    knobs_init(&k, shape_defs);
+    knobs_canonical(&k, buf, sizeof buf);
+    CHECK(strcmp(buf, "steps=1") == 0, "host_tile at auto is left out of the identity (%s)", buf);
+    CHECK(knob_shape(&k, "host_tile", s) == -1, "auto is a word, not a shape");
+    CHECK(knobs_apply(&k, "host_tile=4094x32", err, sizeof err) == 0 && knob_shape(&k, "host_tile", s) == 0 &&
+              s[0] == 4094 && s[1] == 32,
+          "host_tile=4094x32 reads as 4094 and 32 (%u %u; %s)", s[0], s[1], err);
+    knobs_canonical(&k, buf, sizeof buf);
+    CHECK(strcmp(buf, "steps=1,host_tile=4094x32") == 0, "a set host_tile is in the identity (%s)", buf);
+    struct strbuf d = {0};
+    knobs_defines(&k, &d);
+    CHECK(d.s && !strstr(d.s, "HOST_TILE"), "host_* knobs are no compiler define (%s)", d.s ? d.s : "");
+    sb_free(&d);
+    CHECK(knobs_apply(&k, "host_tile=65536x1", err, sizeof err) == 0 && knob_shape(&k, "host_tile", s) == 0 &&
+              s[0] == 65536 && s[1] == 1,
+          "65536x1: the largest width");
+    const char *bad[] = {"65537x1", "0x4", "4x0", "x4", "4x", "4", "08x8", "4x4x4", "-4x4", "4X4", "4x 4"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char text[64];
+        snprintf(text, sizeof text, "host_tile=%s", bad[i]);
+        err[0] = '\0';
+        CHECK(knobs_apply(&k, text, err, sizeof err) == -1 && strstr(err, "shape: WxH"), "%s is refused (%s)", text,
+              err);
+    }
+    CHECK(knob_shape(&k, "host_tile", s) == 0 && s[0] == 65536, "a refused value leaves the setting as it was");
+}
+
 static void test_variants(void) {
     char path[PATH_MAX], err[2048];
     struct variant_list l;
@@ -268,6 +307,7 @@ int main(void) {
         return 1;
     }
     test_knobs();
+    test_shape_knobs();
     test_variants();
     char cmd[PATH_MAX + 16];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
