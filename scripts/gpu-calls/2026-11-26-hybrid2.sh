@@ -45,6 +45,7 @@ ROUNDS=${ROUNDS:-2}
 KS=${KS:-16|32|64}
 HOST_TILES=${HOST_TILES:-65536x32|65536x64|65536x128}
 OFFSETS=${OFFSETS:--0.03 -0.01 0.01 0.03}
+SET_TILES=${SET_TILES:-}
 DB=$OUT/hybrid2.db
 H=bin/harness
 log() { echo "[$(date +%H:%M:%S) ${SECONDS}s] $*"; }
@@ -108,6 +109,10 @@ hybrid() { # NAME INPUT ITERS FALLBACK_SPLITS
     c=$(best $input $CPU)
     tile=$(echo "$c" | grep -o 'host_tile=[0-9x]*' | cut -d= -f2)
     tile=${tile:-65536x64}
+    # SET_TILES: the set's host tiles instead (a member with few rows needs
+    # tiles narrower than the grid, or some of its cores have no tile: the
+    # first call's 65536x32 gave 8192x8192's 5 % of rows 12 tiles for 16 cores)
+    tile=${SET_TILES:-$tile}
     c=$(echo "$c" | cut -d' ' -f1)
     share=$(awk -v g="${g:-0}" -v c="${c:-0}" 'BEGIN { if (g > 0 && c > 0) printf "%.3f", c / (g + c); else print "?" }')
     splits=$(splits_near "$share" "$4")
