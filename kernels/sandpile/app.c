@@ -39,6 +39,10 @@ static const struct knob_def sandpile_knobs[] = {
     {"tile", "single|double", "single",
      "steps=T > 1: single keeps one copy of the tile in local memory (a barrier before and after each step's "
      "writes); double keeps two and alternates, one barrier a step, for twice the local memory"},
+    {"cells", "int", "1",
+     "steps=T > 1 on a work-group device: cells per work-item. R > 1 has each item keep a column strip of R cells "
+     "of the tile in registers (north and south from its own, east, west and the strip's ends through local "
+     "memory): the block with its halo is (wx + 2T) x (wy + 2T) cells, a group of (wx + 2T) x (wy + 2T)/R items"},
     {"launch", "each|resident", "each",
      "each: one launch per T steps (or per step); resident: one co-resident launch per check interval, its "
      "groups taking blocks of cells in turn, T steps in local memory between grid-wide barriers, and the "
@@ -130,6 +134,21 @@ static const char *member_invalid(const struct knob_set *k, const struct app_inp
     /* A set's CPU member runs its own tiles whatever the GPU's tile knob says. */
     if (knob_is(k, "tile", "double") && (steps < 2 || (!dev->caps.work_groups && !in_set)))
         return "tile=double is the tiled kernel's local-memory ping-pong: steps=T >= 2 on a device with work-groups";
+    const long cells = knob_int(k, "cells");
+    if (cells > 1) {
+        if (steps < 2 || !dev->caps.work_groups)
+            return "cells=R is the tiled kernel's strip of R cells per work-item: steps=T >= 2 on a device with "
+                   "work-groups";
+        if (knob_is(k, "launch", "resident"))
+            return "cells=R has its own kernel; launch=resident runs topple_tiled's one cell per item: launch=each";
+        if ((wg[1] + 2 * (unsigned long)steps) % (unsigned long)cells) {
+            snprintf(why, sizeof why,
+                     "cells=%ld: the %ux%u block with its %ld-cell halo is %lu rows tall, not a multiple of %ld "
+                     "(each item holds %ld rows)",
+                     cells, wg[0], wg[1], steps, wg[1] + 2 * (unsigned long)steps, cells, cells);
+            return why;
+        }
+    }
     if (knob_is(k, "launch", "resident")) {
         if (!dev->caps.work_groups || !dev->caps.coresident_grid)
             return "launch=resident waits at grid-wide barriers: it needs work-groups that are all resident at "
@@ -156,16 +175,17 @@ static const char *member_invalid(const struct knob_set *k, const struct app_inp
                    "neighbour";
     }
     if (wg[0] == 0 || wg[1] == 0) return "the work-group shape must be at least 1x1";
-    /* steps=T: the group is the shape plus a T-cell halo on every side. */
-    const size_t gx = wg[0] + (steps > 1 ? 2 * (size_t)steps : 0), gy = wg[1] + (steps > 1 ? 2 * (size_t)steps : 0);
-    const size_t items = gx * gy;
+    /* steps=T: the group is the shape plus a T-cell halo on every side;
+     * with cells=R, R rows of that per item. */
+    const size_t gx = wg[0] + (steps > 1 ? 2 * (size_t)steps : 0), rows = wg[1] + (steps > 1 ? 2 * (size_t)steps : 0);
+    const size_t gy = rows / (size_t)cells, items = gx * gy;
     if (own_shape) return app_grid_fits(dev, in->w, in->h, sizeof(unsigned), why, sizeof why);
     if (items > dev->max_wg) {
         if (steps > 1)
             snprintf(why, sizeof why,
-                     "steps=%ld: the %ux%u block with its %ld-cell halo is a %zux%zu group, %zu items, over the "
-                     "device's maximum of %zu",
-                     steps, wg[0], wg[1], steps, gx, gy, items, dev->max_wg);
+                     "steps=%ld, cells=%ld: the %ux%u block with its %ld-cell halo is a %zux%zu group, %zu items, "
+                     "over the device's maximum of %zu",
+                     steps, cells, wg[0], wg[1], steps, gx, gy, items, dev->max_wg);
         else
             snprintf(why, sizeof why, "work-group %ux%u = %zu items exceeds the device's maximum of %zu", wg[0], wg[1],
                      items, dev->max_wg);
@@ -177,7 +197,8 @@ static const char *member_invalid(const struct knob_set *k, const struct app_inp
         return why;
     }
     const size_t copies = knob_is(k, "tile", "double") ? 2 : 1;
-    const size_t local = (steps > 1 ? copies * items + 1 : 1) * sizeof(unsigned);
+    const size_t pad = cells > 1 ? (copies + 1) * gx : 0; /* topple_strip's padding rows (schedule.c) */
+    const size_t local = (steps > 1 ? copies * gx * rows + pad + 1 : 1) * sizeof(unsigned);
     if (dev->caps.work_groups && dev->local_mem && local > dev->local_mem) {
         snprintf(why, sizeof why, "the tile needs %zu bytes of local memory; the device has %llu", local,
                  (unsigned long long)dev->local_mem);

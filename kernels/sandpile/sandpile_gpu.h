@@ -205,3 +205,131 @@ KERNEL topple_resident(GLOBAL unsigned *a, GLOBAL unsigned *b, GLOBAL int *flags
     }
 }
 #endif
+
+#if defined(K_CELLS) && K_CELLS > 1
+/* cells=R (with steps=T > 1): temporal blocking with R cells per work-item.
+ * A group of LSIZE_X x LSIZE_Y items holds a tile of bw = LSIZE_X columns
+ * and bh = R * LSIZE_Y rows; item (lx, ly) owns the column strip of tile
+ * rows ly*R .. ly*R + R-1 at column lx and keeps its R cells in registers.
+ * A step reads north and south from its own registers but at the strip's two
+ * ends, and east and west (and the two ends) from the tile in local memory:
+ * 2R + 2 reads and R writes of local memory for R cell updates, against 5
+ * reads and a write a cell in topple_tiled; and the taller tile wastes less
+ * of the group on halo (a 32x8 group with R = 8 is a 32x64 tile: with T = 4
+ * its inner 24x56 cells are 66 % of it, a 32x32 group's 24x24 are 56 %).
+ * The rest is topple_tiled's: the inner (bw - 2T) x (bh - 2T) cells exact
+ * after up to T steps, written and counted in the flags as there (per
+ * vote), rows [row0, row1) of a split. A consecutive lx is a consecutive
+ * address in each tile row, so the local reads and the global loads and
+ * stores of a row are whole lines.
+ *
+ * No cell tests whether it is on the tile's edge: every cell applies the
+ * rule, and the tile's edge cells read whatever lies beyond it (a row of
+ * padding above and below each copy of the tile, never written; the row
+ * before or after for the first and last columns). That only moves where
+ * the stale zone starts: an edge cell is wrong after step 1, a cell d from
+ * the edge after step d + 1, so the inner cells (T or more from the edge)
+ * are exact after T steps as before. Cells outside the grid's interior (the
+ * sink) are masked to 0 at every step; the group's own cells are masked
+ * into one word whose grains >= 4 say the step was unstable for them. */
+#ifdef K_TILE_DOUBLE
+#define STRIP_COPIES 2
+#else
+#define STRIP_COPIES 1
+#endif
+KERNEL topple_strip(GLOBAL const unsigned *RESTRICT in, GLOBAL unsigned *RESTRICT out, GLOBAL int *flags, int it,
+                    int nsteps, int w, int h, int row0, int row1 LOCAL_PARAM(scratch)) {
+    LOCAL_DECL(scratch)
+    const int lx = (int)LID_X, ly = (int)LID_Y, bw = (int)LSIZE_X, bh = K_CELLS * (int)LSIZE_Y;
+    const int iw = bw - 2 * K_STEPS, ih = bh - 2 * K_STEPS;
+    const int x = 1 + (int)GROUP_X * iw - K_STEPS + lx;
+    const int ty0 = ly * K_CELLS;                            /* the strip's first tile row */
+    const int y0 = row0 + (int)GROUP_Y * ih - K_STEPS + ty0; /* its grid row */
+    const int col = x >= 1 && x < w - 1;                     /* an interior column */
+    const int xin = lx >= K_STEPS && lx < K_STEPS + iw;      /* an inner column of the tile */
+    /* Copy c of the tile starts at (c + 1) * bw + c * bw * bh: a padding row
+     * of bw before each copy and one after the last. */
+    LOCAL unsigned *t = scratch + bw;
+    LOCAL int *best = (LOCAL int *)(scratch + STRIP_COPIES * bw * (bh + 1) + bw); /* the group's last unstable step */
+    unsigned v[K_CELLS], live[K_CELLS], mine[K_CELLS]; /* ~0u on a cell of the interior (not the sink); on an own one */
+#pragma unroll
+    for (int r = 0; r < K_CELLS; r++) {
+        const int y = y0 + r, ty = ty0 + r;
+        const int cell = col && y >= 1 && y < h - 1;
+        live[r] = cell ? ~0u : 0u;
+        mine[r] = cell && xin && ty >= K_STEPS && ty < K_STEPS + ih && y < row1 ? ~0u : 0u;
+        v[r] = cell ? in[y * w + x] : 0u;
+        t[ty * bw + lx] = v[r];
+    }
+#ifdef K_VOTE_CELL
+    int last[K_CELLS];
+#pragma unroll
+    for (int r = 0; r < K_CELLS; r++) last[r] = -1;
+#else
+    int last = -1;
+#endif
+    if (lx == 0 && ly == 0) *best = -1;
+    LOCAL unsigned *cur = t;
+#ifdef K_TILE_DOUBLE
+    LOCAL unsigned *nxt = t + bw * (bh + 1);
+#endif
+    const int l = ty0 * bw + lx; /* the strip's first cell in the tile */
+    for (int s = 0; s < nsteps; s++) {
+        BARRIER;
+        unsigned nv[K_CELLS];
+        const unsigned north = cur[l - bw], south = cur[l + K_CELLS * bw]; /* the strip's ends */
+#pragma unroll
+        for (int r = 0; r < K_CELLS; r++) {
+            const unsigned n = r == 0 ? north : v[r - 1], so = r == K_CELLS - 1 ? south : v[r + 1];
+            nv[r] = SP_RULE(v[r], n, so, cur[l + r * bw + 1], cur[l + r * bw - 1]) & live[r];
+        }
+#ifdef K_TILE_DOUBLE
+        /* The other copy: every read of it (step s-1's) came before this
+         * step's barrier. */
+        LOCAL unsigned *was = cur;
+        cur = nxt;
+        nxt = was;
+#else
+        BARRIER; /* every read of this step before any write */
+#endif
+#ifndef K_VOTE_CELL
+        unsigned mask = 0u;
+#endif
+#pragma unroll
+        for (int r = 0; r < K_CELLS; r++) {
+            v[r] = nv[r];
+            cur[l + r * bw] = v[r];
+#ifdef K_VOTE_CELL
+            if (SP_UNSTABLE(v[r] & mine[r])) last[r] = s;
+#else
+            mask |= v[r] & mine[r];
+#endif
+        }
+#ifndef K_VOTE_CELL
+        if (SP_UNSTABLE(mask)) last = s; /* some own cell holds 4 or more */
+#endif
+    }
+#if defined(K_DETECT_NONE)
+    (void)flags;
+    (void)it;
+    (void)last;
+    (void)best;
+#elif defined(K_VOTE_ITEM)
+    if (last >= 0) flags[it + last] = it + last;
+    (void)best;
+#elif defined(K_VOTE_CELL)
+#pragma unroll
+    for (int r = 0; r < K_CELLS; r++)
+        if (last[r] >= 0) flags[(y0 + r) * w + x] = it + last[r]; /* only own cells have last >= 0 */
+    (void)best;
+#else
+    BARRIER;
+    if (last >= 0) LOCAL_MAX(best, last);
+    BARRIER;
+    if (lx == 0 && ly == 0 && *best >= 0) flags[it + *best] = it + *best;
+#endif
+#pragma unroll
+    for (int r = 0; r < K_CELLS; r++)
+        if (mine[r]) out[(y0 + r) * w + x] = v[r];
+}
+#endif

@@ -75,18 +75,24 @@ static void build_options(struct sp_exec *e, const struct knob_set *k) {
  * group writes. topple and the asynchronous tiles: one item per cell.
  * topple_tiled: the group is that block plus a T-cell halo on every side,
  * (wx + 2T) x (wy + 2T) items, so a variant's shape means the same cells
- * whatever its steps. */
+ * whatever its steps. topple_strip (cells=R): the same tile of cells, R
+ * rows of it per item, (wx + 2T) x (wy + 2T)/R items (app.c refuses a
+ * height R does not divide). */
 void sp_geometry(struct sp_exec *e, const unsigned wg[2]) {
     const size_t iw = (size_t)e->in->w - 2, ih = (size_t)(e->row1 - e->row0), halo = 2 * (size_t)e->steps;
     e->tiles[0] = (int)((iw + wg[0] - 1) / wg[0]);
     e->tiles[1] = (int)((ih + wg[1] - 1) / wg[1]);
     if (e->steps > 1) {
         e->local[0] = wg[0] + halo;
-        e->local[1] = wg[1] + halo;
+        e->local[1] = (wg[1] + halo) / (size_t)e->cells;
         e->global[0] = (iw + wg[0] - 1) / wg[0] * e->local[0];
         e->global[1] = (ih + wg[1] - 1) / wg[1] * e->local[1];
-        /* The tile (twice with tile=double) and the group's last unstable step. */
-        e->local_bytes = ((e->double_tile ? 2 : 1) * e->local[0] * e->local[1] + 1) * sizeof(unsigned);
+        /* The tile (twice with tile=double) and the group's last unstable
+         * step; topple_strip adds a row of padding before each copy and
+         * after the last. */
+        const size_t copies = e->double_tile ? 2 : 1, bw = wg[0] + halo, bh = wg[1] + halo;
+        const size_t pad = e->cells > 1 ? (copies + 1) * bw : 0;
+        e->local_bytes = (copies * bw * bh + pad + 1) * sizeof(unsigned);
     } else {
         e->local[0] = wg[0];
         e->local[1] = wg[1];
@@ -256,6 +262,7 @@ int sp_setup(struct sp_exec *e, struct dev *d, const struct app_input *in, const
     e->async = knob_is(k, "rule", "async");
     e->resident = knob_is(k, "launch", "resident");
     e->double_tile = knob_is(k, "tile", "double");
+    e->cells = (int)knob_int(k, "cells");
     e->limit = sandpile_run_limit(in);
     e->target = serial->iters;
     e->row0 = 1;
@@ -267,6 +274,7 @@ int sp_setup(struct sp_exec *e, struct dev *d, const struct app_input *in, const
     build_options(e, k);
     const char *name = e->async       ? "topple_async"
                        : e->resident  ? "topple_resident"
+                       : e->cells > 1 ? "topple_strip"
                        : e->steps > 1 ? "topple_tiled"
                                       : "topple";
     e->prog = d->ops->build(d, e->src, e->opts.s);

@@ -16,6 +16,7 @@ struct sp_exec {
     long every, predict_at, limit, target;
     int steps, async;
     int double_tile; /* tile=double: two copies of the tile in local memory, one barrier a step */
+    int cells;       /* cells=R: R tile rows per work-item (topple_strip); 1: topple_tiled */
     int resident;    /* launch=resident: one co-resident launch per batch, ending itself at stability */
     struct buf *bar; /* its grid barrier's two words */
     int tiles[2];    /* launch=resident: blocks of cells across and down */
@@ -26,7 +27,7 @@ struct sp_exec {
     char src[PATH_MAX];
     struct strbuf opts;
     struct program *prog;
-    struct kernel *kern; /* topple, topple_tiled or topple_async */
+    struct kernel *kern; /* topple, topple_tiled, topple_strip or topple_async */
     struct buf *grid[2]; /* grid[0] is always the current state */
     struct buf *flags;   /* flags[k] == k while grid k is unstable (vote=cell: per cell, below) */
     size_t global[2], local[2];

@@ -20,7 +20,8 @@ while IFS= read -r line; do
     [[ "$line" =~ ^[[:space:]]*$ ]] && continue
     names+=("$(echo "${line%%:*}" | tr -d '[:space:]')")
 done <variants/sandpile.variants
-for v in plain grid grid-200 flag flag-item cell-1000 flag-1000 predict blocked-4 blocked-4-double blocked-8 predict-blocked resident-8 async; do
+for v in plain grid grid-200 flag flag-item cell-1000 flag-1000 predict blocked-4 blocked-4-double blocked-4-strip blocked-8 \
+    predict-blocked resident-8 async; do
     check "variants/sandpile.variants names $v" bash -c "printf '%s\n' ${names[*]} | grep -qx '$v'"
 done
 
@@ -76,8 +77,8 @@ run_verify() { # LABEL INPUT WG COUNT EXPECT_INVALID...
         bash -c "[ '$bad' = 0 ] && [ '$good' -gt 0 ]"
 }
 # launch=resident needs a co-resident grid (CUDA): refused on both CPU devices;
-# tile=double is the work-group kernel's: refused on OpenMP.
-resident_invalid="resident-8@openmp resident-8@opencl:0.0 blocked-4-double@openmp"
+# tile=double and cells=R are the work-group kernels': refused on OpenMP.
+resident_invalid="resident-8@openmp resident-8@opencl:0.0 blocked-4-double@openmp blocked-4-strip@openmp"
 run_verify four 64x64 16x16 1024 async@opencl:0.0 flag-item@openmp cell-1000@openmp $resident_invalid
 run_verify pile pile:65x49:5000 8x8 1076 async@opencl:0.0 predict@openmp predict@opencl:0.0 \
     predict-blocked@openmp predict-blocked@opencl:0.0 flag-item@openmp cell-1000@openmp $resident_invalid
@@ -109,6 +110,33 @@ $H run --app sandpile --input random:61x77:3 --variant blocked-8 --knobs vote=ce
 rc=$((rc + $?))
 n=$(grep -c ' ok .*iterations 1522  err 0' "$T/vote.out")
 check "vote=item with steps=4 and 8, vote=cell with steps=8 (3 repetitions): exactly 1522 iterations on opencl:0.0 (exit $rc, $n ok lines)" [ $rc -eq 0 -a "$n" -eq 3 ]
+
+# 2c. cells=R (topple_strip: a column strip of R cells per work-item) at
+# other R, T, tile copies, votes and shapes than blocked-4-strip's, on the
+# three starts, some shapes leaving partial groups at the grid's edges and
+# R = 6 and 8 (strips across a tile's inner rows); a capped run whose last
+# launch is cut short (300 = 37 x 8 + 4); every one the exact count.
+# (The rows of a split: tests/unit/test_sandpile_strip_rows.c.)
+strip() { # INPUT KNOBS WG
+    $H run --app sandpile --input "$1" --variant flag-1000 --knobs "$2" --device opencl:0.0 --wg "$3" --reps 1 \
+        --warmup 0 --db "$T/strip.db" >>"$T/strip.out" 2>&1 || echo "exit $? for $*" >>"$T/strip.out"
+}
+: >"$T/strip.out"
+strip 64x64 steps=2,cells=2 16x6
+strip 64x64 steps=8,tile=double,cells=8 16x16
+strip pile:65x49:5000 steps=3,tile=double,cells=6 26x12
+strip pile:65x49:5000 steps=4,cells=4,vote=item 24x8
+strip random:61x77:3 steps=5,tile=double,cells=2,vote=cell 22x8
+strip random:61x77:3 steps=4,tile=double,cells=8 56x24
+n=$(grep -cE ' ok .*iterations (1024|1076|1522)  err 0' "$T/strip.out")
+check "cells=2..8 with steps=2..8, single and double tiles, three votes, three starts: 6 runs exact on opencl:0.0 ($n)" \
+    [ "$n" -eq 6 ]
+grep -E 'exit|wrong|error' "$T/strip.out" | head -3 | sed 's/^/#   /'
+$H run --app sandpile --input 64x64 --iters 300 --variant flag-1000 --knobs steps=8,tile=double,cells=4 \
+    --device opencl:0.0 --wg 16x8 --reps 2 --warmup 1 --db "$T/strip.db" >"$T/strip-cap.out" 2>&1
+rc=$?
+check "cells=4 with steps=8, --iters 300 (a launch of 4 at the end), 3 repetitions: 300 and verified (exit $rc)" \
+    grep -q ' ok .*iterations 300  err 0' "$T/strip-cap.out"
 
 # 3. A capped run: 300 of 1024 iterations, compared with the serial grid
 # after 300; every synchronous variant, a launch of 8 steps cut at the cap.
@@ -161,6 +189,23 @@ if grep -q 's == 1 && x == w / 2' "$f"; then
 else
     notok "the sed did not change sandpile_gpu.h (update this test)"
 fi
+# (c) The strip kernel reading the south neighbour of its last cell one row
+# short (its own last cell again): wrong, and the same copy's one-cell-per-
+# item kernel (blocked-4-double) still verified.
+cp kernels/sandpile/sandpile_gpu.h "$f"
+sed -i 's/cur\[l + K_CELLS \* bw\]/cur[l + (K_CELLS - 1) * bw]/' "$f"
+if grep -q 'cur\[l + (K_CELLS - 1) \* bw\]' "$f"; then
+    HARNESS_ROOT=$root HARNESS_CACHE=$T/cache-broken $H run --app sandpile --input random:61x77:3 \
+        --variant blocked-4-strip,blocked-4-double --device opencl:0.0 --wg 16x8 --reps 1 --warmup 0 \
+        --db "$T/broken3.db" >"$T/b3.out" 2>&1
+    rc=$?
+    bad=$(grep -c '^opencl:0.0 .*blocked-4-strip .* wrong ' "$T/b3.out")
+    good=$(grep -c '^opencl:0.0 .*blocked-4-double .* ok .*err 0' "$T/b3.out")
+    check "a strip end read one row short: blocked-4-strip wrong, blocked-4-double ok, exit 1 (exit $rc)" \
+        [ $rc -eq 1 -a "$bad" -eq 1 -a "$good" -eq 1 ]
+else
+    notok "the sed did not change topple_strip's south read (update this test)"
+fi
 
 # 6. Refusals: exit 2, the reason named, nothing stored.
 db=$T/refuse.db
@@ -191,6 +236,12 @@ refuse "steps=0" "knob steps: '0'" --input 16x16 --knobs steps=0 --device openmp
 refuse "vote=item on OpenMP" 'no barrier to save' --input 16x16 --variant flag-item --device openmp
 refuse "vote=cell on OpenMP" 'no barrier to save' --input 16x16 --variant cell-1000 --device openmp
 refuse "vote=item with detect=none" 'stores no flags' --input 16x16 --variant plain --knobs vote=item --device opencl:0.0
+refuse "cells=4 on OpenMP" 'strip of R cells per work-item' --input 16x16 --variant blocked-4 --knobs cells=4 --device openmp
+refuse "cells=4 with steps=1" 'steps=T >= 2' --input 16x16 --variant flag --knobs cells=4 --device opencl:0.0
+refuse "cells=4 on 16x10 blocks with steps=4 (18 rows)" '18 rows tall, not a multiple of 4' --input 64x64 \
+    --variant blocked-4-strip --wg 16x10 --device opencl:0.0
+refuse "cells=4 with launch=resident" 'launch=each' --input 16x16 --variant resident-8 --knobs cells=4 --device opencl:0.0
+refuse "cells=0" "knob cells: '0'" --input 16x16 --variant blocked-4-strip --knobs cells=0 --device opencl:0.0
 refuse "steps=16 on 48x32 blocks (an 80x64 group)" 'over the device' --input 64x64 --variant blocked-8 --knobs steps=16 --wg 48x32 --device opencl:0.0
 
 # 7. A sweep file with a bad knob value or a bad input: file:line:, exit 2,
