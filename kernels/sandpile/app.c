@@ -134,7 +134,8 @@ static const char *member_invalid(const struct knob_set *k, const struct app_inp
     /* A set's CPU member runs its own tiles whatever the GPU's tile knob says. */
     if (knob_is(k, "tile", "double") && (steps < 2 || (!dev->caps.work_groups && !in_set)))
         return "tile=double is the tiled kernel's local-memory ping-pong: steps=T >= 2 on a device with work-groups";
-    const long cells = knob_int(k, "cells");
+    /* A set's CPU member runs its own tiles (host_tile) whatever cells the GPU's are. */
+    const long cells = in_set && !dev->caps.work_groups ? 1 : knob_int(k, "cells");
     if (cells > 1) {
         if (steps < 2 || !dev->caps.work_groups)
             return "cells=R is the tiled kernel's strip of R cells per work-item: steps=T >= 2 on a device with "

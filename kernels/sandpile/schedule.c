@@ -262,7 +262,8 @@ int sp_setup(struct sp_exec *e, struct dev *d, const struct app_input *in, const
     e->async = knob_is(k, "rule", "async");
     e->resident = knob_is(k, "launch", "resident");
     e->double_tile = knob_is(k, "tile", "double");
-    e->cells = (int)knob_int(k, "cells");
+    /* cells=R is a work-group kernel's; a set's CPU member runs its tiles (app.c). */
+    e->cells = d->info.caps.work_groups ? (int)knob_int(k, "cells") : 1;
     e->limit = sandpile_run_limit(in);
     e->target = serial->iters;
     e->row0 = 1;

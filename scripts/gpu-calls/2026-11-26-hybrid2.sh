@@ -46,6 +46,12 @@ KS=${KS:-16|32|64}
 HOST_TILES=${HOST_TILES:-65536x32|65536x64|65536x128}
 OFFSETS=${OFFSETS:--0.03 -0.01 0.01 0.03}
 SET_TILES=${SET_TILES:-}
+# The GPU's configuration, alone and in the set: GPU_VARIANT with GPU_KNOBS
+# (knob settings, space-separated) at WG (call I's best at 4096x4096:
+# GPU_VARIANT=blocked-4 GPU_KNOBS=cells=8 WG=56x56).
+GPU_VARIANT=${GPU_VARIANT:-blocked-4-double}
+GPU_KNOBS=${GPU_KNOBS:-}
+WG=${WG:-24x24}
 DB=$OUT/hybrid2.db
 H=bin/harness
 log() { echo "[$(date +%H:%M:%S) ${SECONDS}s] $*"; }
@@ -66,7 +72,7 @@ sweep_file() {
         echo "input $2"
         echo "$4"
         echo "device $5"
-        echo "wg 24x24"
+        echo "wg $WG"
         [ "$3" = 0 ] || echo "iters $3"
         echo "reps $6"
         echo "warmup $7"
@@ -99,8 +105,10 @@ splits_near() { # SHARE FALLBACK
 
 hybrid() { # NAME INPUT ITERS FALLBACK_SPLITS
     local name=$1 input=$2 iters=$3
-    sweep_file $OUT/$name-gpu.sweep $input $iters "variant blocked-4-double" "$GPU" 5 1
-    run_sweep $name-gpu "$GPU alone, blocked-4-double 24x24"
+    local gconf="variant $GPU_VARIANT"
+    [ -z "$GPU_KNOBS" ] || gconf="knobs $GPU_VARIANT: $GPU_KNOBS"
+    sweep_file $OUT/$name-gpu.sweep $input $iters "$gconf" "$GPU" 5 1
+    run_sweep $name-gpu "$GPU alone, $GPU_VARIANT $GPU_KNOBS $WG"
     sweep_file $OUT/$name-cpu.sweep $input $iters "knobs blocked-4: host_tile=$HOST_TILES" "$CPU" 3 1
     echo "knobs blocked-8: host_tile=65536x64" >>$OUT/$name-cpu.sweep
     run_sweep $name-cpu "$CPU alone, blocked-4 at host tiles $HOST_TILES; blocked-8 65536x64"
@@ -119,14 +127,15 @@ hybrid() { # NAME INPUT ITERS FALLBACK_SPLITS
     log "$input: $GPU alone ${g:-?} s, $CPU alone ${c:-?} s at host_tile=$tile: equal times at a GPU share of $share"
     # the balancer learns in the warm-up (every config gets as many)
     sweep_file $OUT/$name-set.sweep $input $iters \
-        "knobs blocked-4-double: host_tile=$tile split=$splits|auto exchange=$KS" "$SET" 5 3
-    run_sweep $name-set "$SET, blocked-4-double 24x24, $CPU's tiles $tile, split $splits|auto, k $KS"
+        "knobs $GPU_VARIANT: $GPU_KNOBS host_tile=$tile split=$splits|auto exchange=$KS" "$SET" 5 3
+    run_sweep $name-set "$SET, $GPU_VARIANT $GPU_KNOBS $WG, $CPU's tiles $tile, split $splits|auto, k $KS"
 }
 
 for size in $SIZES; do
     case $size in
     4096) hybrid hybrid2-4096 4096x4096 256 "0.90|0.92|0.94|0.96" ;;
     8192) hybrid hybrid2-8192 8192x8192 128 "0.90|0.92|0.94|0.96" ;;
+    16384) hybrid hybrid2-16384 16384x16384 128 "0.94|0.95|0.96|0.97" ;;
     dry) hybrid hybrid2-dry 256x256 400 "0.3|0.5|0.7" ;; # SET=opencl:0.0+openmp KS='8|16' on any host
     esac
 done

@@ -58,11 +58,12 @@ check "a config with host_tile stores it in its knobs" grep -q 'host_tile=65536x
 check "a config at host_tile=auto stores no host_tile" bash -c "grep -v host_tile '$T/knobs.txt' | grep -q 'steps=4'"
 
 # A device set's CPU member runs host_tile while the GPU side runs the
-# work-group (and tile=double, which the CPU member ignores).
+# work-group (and tile=double and cells=R, which the CPU member ignores).
 SET=opencl:0.0+openmp
 if $H devices 2>/dev/null | grep -q '^opencl:0.0 '; then
     for knobs in "host_tile=65536x16,split=0.7,exchange=8" "host_tile=9x5,split=0.3,exchange=4" \
-        "host_tile=65536x7,exchange=8" "tile=double,host_tile=65536x16,split=0.5,exchange=12"; do
+        "host_tile=65536x7,exchange=8" "tile=double,host_tile=65536x16,split=0.5,exchange=12" \
+        "tile=double,cells=4,host_tile=65536x16,split=0.5,exchange=12" "cells=2,host_tile=9x5,split=0.3,exchange=4"; do
         out=$($H run --app sandpile --input random:61x77:3 --variant blocked-4 --wg 8x8 --knobs "$knobs" --device $SET \
             --reps 1 --warmup 0 --quiet 2>&1 | grep -E ' (ok|wrong|invalid|crashed|runtime-error) ')
         check "$SET blocked-4 $knobs: verified, 1522 iterations" bash -c "echo \"\$1\" | grep -q ' ok .*iterations 1522 '" _ "$out"
