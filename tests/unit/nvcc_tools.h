@@ -26,4 +26,18 @@ static inline int file_has(const char *path, const char *name) {
     free(data);
     return found;
 }
+/* Compiles `src` to the CUBIN `out` for sm_90 with `flags` (include paths,
+ * the knobs' -D flags, warnings to ask for), nvcc's output in log (at most
+ * logn bytes, terminated); returns nvcc's exit status, -1 if it could not
+ * run. */
+static inline int nvcc_cubin(const char *nvcc, const char *flags, const char *src, const char *out, char *log,
+                             size_t logn) {
+    struct strbuf cmd = {0};
+    sb_printf(&cmd, "'%s' -cubin -arch=sm_90 -std=c++17 %s -o '%s' %s 2>&1", nvcc, flags, out, src);
+    FILE *p = popen(cmd.s, "r");
+    const size_t got = p ? fread(log, 1, logn - 1, p) : 0;
+    log[got] = '\0';
+    sb_free(&cmd);
+    return p ? pclose(p) : -1;
+}
 #endif

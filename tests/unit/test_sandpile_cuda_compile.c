@@ -45,17 +45,10 @@ int main(void) {
             sb_free(&defs);
             continue;
         }
-        char out[600];
+        char out[600], flags[1024], log[4096];
         snprintf(out, sizeof out, "%s/%s.cubin", dir, v->name);
-        struct strbuf cmd = {0};
-        sb_printf(&cmd,
-                  "'%s' -cubin -arch=sm_90 -std=c++17 -Ikernels/sandpile %s -o '%s' kernels/sandpile/sandpile.cu 2>&1",
-                  nvcc, defs.s ? defs.s : "", out);
-        FILE *p = popen(cmd.s, "r");
-        char log[4096] = "";
-        size_t got = p ? fread(log, 1, sizeof log - 1, p) : 0;
-        log[got] = '\0';
-        const int rc = p ? pclose(p) : -1;
+        snprintf(flags, sizeof flags, "-Ikernels/sandpile %s", defs.s ? defs.s : "");
+        const int rc = nvcc_cubin(nvcc, flags, "kernels/sandpile/sandpile.cu", out, log, sizeof log);
         CHECK(rc == 0, "nvcc -arch=sm_90 sandpile.cu for %s (%s)%s%.300s", v->name, defs.s ? defs.s : "",
               rc ? ":\n# " : "", rc ? log : "");
         const char *kernel = knob_is(&v->knobs, "launch", "resident") ? "topple_resident"
@@ -65,7 +58,6 @@ int main(void) {
         if (rc == 0) CHECK(file_has(out, kernel), "%s: the CUBIN has %s", v->name, kernel);
         unlink(out);
         sb_free(&defs);
-        sb_free(&cmd);
     }
     /* topple_strip's other paths, which no variant takes: one copy of the
      * tile, a vote per cell or per item, R = 8 and 16, no flags. */
@@ -77,26 +69,19 @@ int main(void) {
     CHECK(base != NULL, "variants/sandpile.variants has blocked-4-strip");
     for (size_t i = 0; base && i < sizeof strip / sizeof strip[0]; i++) {
         struct knob_set k = base->knobs;
-        struct strbuf defs = {0}, cmd = {0};
-        char out[600];
+        struct strbuf defs = {0};
+        char out[600], flags[1024], log[4096];
         const int bad = knobs_apply(&k, strip[i], err, sizeof err);
         CHECK(!bad, "blocked-4-strip with %s: the knobs apply%s%s", strip[i], bad ? ": " : "", bad ? err : "");
         knobs_defines(&k, &defs);
         snprintf(out, sizeof out, "%s/strip%zu.cubin", dir, i);
-        sb_printf(&cmd,
-                  "'%s' -cubin -arch=sm_90 -std=c++17 -Ikernels/sandpile %s -o '%s' kernels/sandpile/sandpile.cu 2>&1",
-                  nvcc, defs.s ? defs.s : "", out);
-        FILE *p = popen(cmd.s, "r");
-        char log[4096] = "";
-        size_t got = p ? fread(log, 1, sizeof log - 1, p) : 0;
-        log[got] = '\0';
-        const int rc = p ? pclose(p) : -1;
+        snprintf(flags, sizeof flags, "-Ikernels/sandpile %s", defs.s ? defs.s : "");
+        const int rc = nvcc_cubin(nvcc, flags, "kernels/sandpile/sandpile.cu", out, log, sizeof log);
         CHECK(rc == 0 && file_has(out, "topple_strip"),
               "nvcc -arch=sm_90: blocked-4-strip with %s has topple_strip%s%.300s", strip[i], rc ? ":\n# " : "",
               rc ? log : "");
         unlink(out);
         sb_free(&defs);
-        sb_free(&cmd);
     }
     rmdir(dir);
     variants_free(&vars);

@@ -64,18 +64,11 @@ int main(void) {
             sb_free(&defs);
             continue;
         }
-        char out[600];
+        char out[600], flags[1024], log[4096];
         snprintf(out, sizeof out, "%s/%s.cubin", dir, v->name);
-        struct strbuf cmd = {0};
-        sb_printf(&cmd,
-                  "'%s' -cubin -arch=sm_90 -std=c++17 --fmad=false -Xptxas -warn-spills,-warn-lmem-usage "
-                  "-Ikernels/stencil %s -o '%s' kernels/stencil/stencil.cu 2>&1",
-                  nvcc, defs.s ? defs.s : "", out);
-        FILE *p = popen(cmd.s, "r");
-        char log[4096] = "";
-        size_t got = p ? fread(log, 1, sizeof log - 1, p) : 0;
-        log[got] = '\0';
-        const int rc = p ? pclose(p) : -1;
+        snprintf(flags, sizeof flags, "--fmad=false -Xptxas -warn-spills,-warn-lmem-usage -Ikernels/stencil %s",
+                 defs.s ? defs.s : "");
+        const int rc = nvcc_cubin(nvcc, flags, "kernels/stencil/stencil.cu", out, log, sizeof log);
         CHECK(rc == 0, "nvcc -arch=sm_90 stencil.cu for %s (%s)%s%.300s", v->name, defs.s ? defs.s : "",
               rc ? ":\n# " : "", rc ? log : "");
         CHECK(rc != 0 || !strstr(log, "warning"), "%s: no spills or local memory: %.300s", v->name, log);
@@ -85,7 +78,6 @@ int main(void) {
         if (rc == 0) CHECK(file_has(out, kernel), "%s: the CUBIN has %s", v->name, kernel);
         unlink(out);
         sb_free(&defs);
-        sb_free(&cmd);
     }
     rmdir(dir);
     variants_free(&vars);
