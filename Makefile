@@ -91,6 +91,11 @@ SANDPILE_REFERENCE_SOURCE = $(shell cat kernels/sandpile/reference.c kernels/san
 build/obj/kernels/sandpile/reference.o build/san/obj/kernels/sandpile/reference.o build/fuzz/obj/kernels/sandpile/reference.o: \
 	CPPFLAGS += -DSANDPILE_REFERENCE_SOURCE='"$(SANDPILE_REFERENCE_SOURCE)"'
 
+# Its serial run of 512x512 (69190 steps, once a cache) is 4x faster at -O3,
+# which vectorises the step (-O2 does not): 36 s to 9 s of test_sandpile.
+# Integer arithmetic: the same grid and count either way.
+build/obj/kernels/sandpile/reference.o: CFLAGS += -O3
+
 # The schema lives in one file, harness/store/schema.sql, embedded as a C string.
 build/gen/schema_sql.c: harness/store/schema.sql
 	@mkdir -p build/gen
