@@ -139,9 +139,9 @@ int main(void) {
 
     int moved = 0;
     double share = settle("split=auto,exchange=4", 3e-6, 1e-6, 0, 0, &moved);
-    CHECK(fabs(share - 0.25) < 0.02, "the balancer settles a 3:1 cost ratio at share 0.25 (%.3f)", share);
+    CHECK(fabs(share - 0.25) < 0.01, "the balancer settles a 3:1 cost ratio at share 0.25 (%.3f)", share);
     share = settle("split=auto,exchange=1", 1e-6, 4e-6, 2e-5, 0, &moved);
-    CHECK(fabs(share - 0.8) < 0.03, "1:4 with a fixed overhead per batch: 0.8 (%.3f)", share);
+    CHECK(fabs(share - 0.8) < 0.02, "1:4 with a fixed overhead per batch: 0.8 (%.3f)", share);
     share = settle("split=auto,exchange=4", 1e-5, 1e-6, 0, 1, &moved);
     CHECK(share < 0.02,
           "members sharing cores (member 1 waits for member 0's work): the probes take member 0's "
