@@ -48,6 +48,7 @@ void rowsplit_carry(struct rowsplit *s, const struct rowsplit *earlier) {
     memcpy(s->seen, earlier->seen, sizeof s->seen);
     s->windows = earlier->windows;
     s->probing = earlier->probing;
+    s->fruitless = earlier->fruitless;
     s->probe = 0; /* a repetition starts at the centre (rowsplit_init's cut) */
     s->f = earlier->f;
 }
@@ -136,10 +137,10 @@ static void probed(struct rowsplit *s, double t) {
     if (s->t[best] < (1 - BALANCE_GAIN) * s->t[0]) { /* move the centre there; its time is the probe's */
         s->share = probe_share(s, best);
         s->t[0] = s->t[best];
-        s->probing = 1;
-    } else if (++s->probing > 2 && s->f > BALANCE_F_MIN) {
+        s->fruitless = 0;
+    } else if (++s->fruitless >= 2 && s->f > BALANCE_F_MIN) {
         s->f = sqrt(s->f) < BALANCE_F_MIN ? BALANCE_F_MIN : sqrt(s->f);
-        s->probing = 1;
+        s->fruitless = 0;
     }
     s->seen[1] = s->seen[2] = 0;
 }
@@ -160,6 +161,7 @@ static int rebalance(struct rowsplit *s) {
     if (s->windows >= 2 * ROWSPLIT_WINDOWS) { /* settled: from here the step's cost decides */
         s->probing = 1;
         s->probe = 0;
+        s->fruitless = 0;
         s->f = BALANCE_F0;
     }
     return 1;

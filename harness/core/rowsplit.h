@@ -63,10 +63,11 @@ struct rowsplit {
 #define ROWSPLIT_WINDOWS 5
     double wanted[ROWSPLIT_WINDOWS];
     int windows;
-    int probing; /* 0: equalising; 1: probing */
-    int probe;   /* what the open window measures: 0 the centre, 1 above, 2 below */
-    double f;    /* the probes' factor */
-    double t[3]; /* seconds per step at the centre, above and below (smoothed) */
+    int probing;   /* 0: equalising; 1: probing */
+    int fruitless; /* probe cycles in a row that moved nothing (two narrow the probes) */
+    int probe;     /* what the open window measures: 0 the centre, 1 above, 2 below */
+    double f;      /* the probes' factor */
+    double t[3];   /* seconds per step at the centre, above and below (smoothed) */
     int seen[3];
     double busy[DEVSET_MAX], work[DEVSET_MAX];
     double span, steps; /* the open window: the slower member's seconds summed over batches, and its steps */

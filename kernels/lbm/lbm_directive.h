@@ -66,14 +66,15 @@ static void dev_free(void *p) { acc_free(p); }
  * parallel for` region cost about 1 ms a launch on an H100 (OpenACC's
  * 36 us; scripts/probes/directive_copy_probe.c times the forms). */
 #if K_WG_X <= 32
-#define CELLS_LOOP(G, W, more) P(omp target teams distribute simd collapse(2) num_teams(G) thread_limit(1) is_device_ptr(a, b, obst, part, av) more)
-#define ROWS_LOOP(G, W, more) P(omp target teams distribute num_teams(G) thread_limit(1) is_device_ptr(a, b, obst, part, av) more)
-#define LINE_LOOP(more) P(omp target teams distribute simd thread_limit(1) is_device_ptr(a, b, obst, part, av) more)
+#define OMP_PAR_FOR
+#define OMP_LINE_LIMIT thread_limit(1)
 #else
-#define CELLS_LOOP(G, W, more) P(omp target teams distribute parallel for simd collapse(2) num_teams(G) thread_limit(OMP_WARPS(W)) is_device_ptr(a, b, obst, part, av) more)
-#define ROWS_LOOP(G, W, more) P(omp target teams distribute parallel for num_teams(G) thread_limit(OMP_WARPS(W)) is_device_ptr(a, b, obst, part, av) more)
-#define LINE_LOOP(more) P(omp target teams distribute parallel for simd is_device_ptr(a, b, obst, part, av) more)
+#define OMP_PAR_FOR parallel for
+#define OMP_LINE_LIMIT
 #endif
+#define CELLS_LOOP(G, W, more) P(omp target teams distribute OMP_PAR_FOR simd collapse(2) num_teams(G) thread_limit(OMP_WARPS(W)) is_device_ptr(a, b, obst, part, av) more)
+#define ROWS_LOOP(G, W, more) P(omp target teams distribute OMP_PAR_FOR num_teams(G) thread_limit(OMP_WARPS(W)) is_device_ptr(a, b, obst, part, av) more)
+#define LINE_LOOP(more) P(omp target teams distribute OMP_PAR_FOR simd OMP_LINE_LIMIT is_device_ptr(a, b, obst, part, av) more)
 #define COLS_LOOP(more) P(omp simd more)
 #define RED(v) reduction(+ : v) map(tofrom : v)
 #define RED2(v, w) reduction(+ : v, w) map(tofrom : v, w)

@@ -75,16 +75,16 @@
 #define MV_PAR_ALL                                                                                                     \
     P(omp target teams distribute num_teams(MV_GANGS(ncells)) thread_limit(OMP_WARPS(K_WG_X)) dist_schedule(static, chunk)        \
           is_device_ptr(matrix, x, lhs, map, scratch))
-#if K_WG_X <= 32
 /* One warp a team (W <= 32): no parallel region, the lanes a simd loop
  * (an empty `teams distribute parallel for` cost about 1 ms a launch on an
  * H100, lbm_directive.h). */
-#define MV_LANES P(omp simd)
-#define MV_LANES2 P(omp simd collapse(2))
+#if K_WG_X <= 32
+#define OMP_PAR_FOR
 #else
-#define MV_LANES P(omp parallel for simd)
-#define MV_LANES2 P(omp parallel for simd collapse(2))
+#define OMP_PAR_FOR parallel for
 #endif
+#define MV_LANES P(omp OMP_PAR_FOR simd)
+#define MV_LANES2 P(omp OMP_PAR_FOR simd collapse(2))
 #define MV_ATOMIC(dst) P(omp atomic update) dst
 #else
 #error "define MV_ACC or MV_OMP"

@@ -131,11 +131,12 @@ static const char *member_invalid(const struct knob_set *k, const struct app_inp
         if (!dev->caps.work_groups)
             return "vote: OpenMP's tiles store one flag each, with no barrier to save; vote is for work-groups";
     }
-    /* A set's CPU member runs its own tiles whatever the GPU's tile knob says. */
-    if (knob_is(k, "tile", "double") && (steps < 2 || (!dev->caps.work_groups && !in_set)))
+    /* A set's CPU member runs its own tiles (host_tile), whatever the GPU's
+     * tile and cells knobs say. */
+    const int cpu_member = in_set && !dev->caps.work_groups;
+    if (knob_is(k, "tile", "double") && (steps < 2 || (!dev->caps.work_groups && !cpu_member)))
         return "tile=double is the tiled kernel's local-memory ping-pong: steps=T >= 2 on a device with work-groups";
-    /* A set's CPU member runs its own tiles (host_tile) whatever cells the GPU's are. */
-    const long cells = in_set && !dev->caps.work_groups ? 1 : knob_int(k, "cells");
+    const long cells = cpu_member ? 1 : knob_int(k, "cells");
     if (cells > 1) {
         if (steps < 2 || !dev->caps.work_groups)
             return "cells=R is the tiled kernel's strip of R cells per work-item: steps=T >= 2 on a device with "
@@ -197,9 +198,7 @@ static const char *member_invalid(const struct knob_set *k, const struct app_inp
                  dev->max_item[0], dev->max_item[1]);
         return why;
     }
-    const size_t copies = knob_is(k, "tile", "double") ? 2 : 1;
-    const size_t pad = cells > 1 ? (copies + 1) * gx : 0; /* topple_strip's padding rows (schedule.c) */
-    const size_t local = (steps > 1 ? copies * gx * rows + pad + 1 : 1) * sizeof(unsigned);
+    const size_t local = sandpile_local_bytes((int)steps, knob_is(k, "tile", "double"), (int)cells, wg);
     if (dev->caps.work_groups && dev->local_mem && local > dev->local_mem) {
         snprintf(why, sizeof why, "the tile needs %zu bytes of local memory; the device has %llu", local,
                  (unsigned long long)dev->local_mem);

@@ -85,6 +85,9 @@ int sandpile_tile_shape(const struct device_info *dev, const struct knob_set *k,
                         unsigned shape[2]);
 
 /* schedule.c */
+/* The local memory a group of shape wg needs (the tiles, the padding of
+ * cells=R, the group's vote), as the launch asks for it and app.c checks it. */
+size_t sandpile_local_bytes(int steps, int double_tile, int cells, const unsigned wg[2]);
 struct app_result *sandpile_execute(struct dev *d, const struct app_input *in, const struct knob_set *k,
                                     const unsigned wg[2], int warmup, int reps, struct measurement *m);
 #endif

@@ -309,24 +309,13 @@ KERNEL topple_strip(GLOBAL const unsigned *RESTRICT in, GLOBAL unsigned *RESTRIC
         if (SP_UNSTABLE(mask)) last = s; /* some own cell holds 4 or more */
 #endif
     }
-#if defined(K_DETECT_NONE)
-    (void)flags;
-    (void)it;
-    (void)last;
-    (void)best;
-#elif defined(K_VOTE_ITEM)
-    if (last >= 0) flags[it + last] = it + last;
-    (void)best;
-#elif defined(K_VOTE_CELL)
+#if defined(K_VOTE_CELL) && !defined(K_DETECT_NONE)
 #pragma unroll
     for (int r = 0; r < K_CELLS; r++)
         if (last[r] >= 0) flags[(y0 + r) * w + x] = it + last[r]; /* only own cells have last >= 0 */
     (void)best;
 #else
-    BARRIER;
-    if (last >= 0) LOCAL_MAX(best, last);
-    BARRIER;
-    if (lx == 0 && ly == 0 && *best >= 0) flags[it + *best] = it + *best;
+    TILE_FLAG /* topple_tiled's: l == 0 is item (0, 0) here too */
 #endif
 #pragma unroll
     for (int r = 0; r < K_CELLS; r++)

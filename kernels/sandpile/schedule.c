@@ -71,6 +71,15 @@ static void build_options(struct sp_exec *e, const struct knob_set *k) {
     repo_path(e->src, sizeof e->src, rel);
 }
 
+size_t sandpile_local_bytes(int steps, int double_tile, int cells, const unsigned wg[2]) {
+    if (steps < 2) return sizeof(unsigned); /* the group's vote */
+    /* The tile (twice with tile=double) and the group's last unstable step;
+     * topple_strip adds a row of padding before each copy and after the last. */
+    const size_t copies = double_tile ? 2 : 1, bw = wg[0] + 2 * (size_t)steps, bh = wg[1] + 2 * (size_t)steps;
+    const size_t pad = cells > 1 ? (copies + 1) * bw : 0;
+    return (copies * bw * bh + pad + 1) * sizeof(unsigned);
+}
+
 /* The launch geometry: the work-group shape is the block of cells each
  * group writes. topple and the asynchronous tiles: one item per cell.
  * topple_tiled: the group is that block plus a T-cell halo on every side,
@@ -87,19 +96,13 @@ void sp_geometry(struct sp_exec *e, const unsigned wg[2]) {
         e->local[1] = (wg[1] + halo) / (size_t)e->cells;
         e->global[0] = (iw + wg[0] - 1) / wg[0] * e->local[0];
         e->global[1] = (ih + wg[1] - 1) / wg[1] * e->local[1];
-        /* The tile (twice with tile=double) and the group's last unstable
-         * step; topple_strip adds a row of padding before each copy and
-         * after the last. */
-        const size_t copies = e->double_tile ? 2 : 1, bw = wg[0] + halo, bh = wg[1] + halo;
-        const size_t pad = e->cells > 1 ? (copies + 1) * bw : 0;
-        e->local_bytes = (copies * bw * bh + pad + 1) * sizeof(unsigned);
     } else {
         e->local[0] = wg[0];
         e->local[1] = wg[1];
         e->global[0] = round_up(iw, wg[0]);
         e->global[1] = round_up(ih, wg[1]);
-        e->local_bytes = sizeof(unsigned);
     }
+    e->local_bytes = sandpile_local_bytes(e->steps, e->double_tile, e->cells, wg);
 }
 
 /* launch=resident: steps it+1 .. to in one launch of as many resident
