@@ -107,6 +107,16 @@ static double probe_share(const struct rowsplit *s, int probe) {
     return c <= 0.5 ? c * f : 1 - (1 - c) / f;
 }
 
+/* A probe's cut: probe_share's, but at least one row from the centre's, so
+ * that probes still move a cut of a row or two, where a factor of 1.2 rounds
+ * back to the centre (256 rows: 2 rows * 1.2 is 2); the ends stay at one row
+ * a member. */
+static int probe_cut(const struct rowsplit *s, int probe) {
+    const int centre = cut_at(s, s->share), cut = cut_at(s, probe_share(s, probe));
+    if (probe == 0 || cut != centre) return cut;
+    return clamp(centre + (probe == 1 ? 1 : -1), s->lo + 1, s->hi - 1); /* probe 1 raises member 0's share */
+}
+
 static double median_ask(const struct rowsplit *s) {
     const int n = s->windows < ROWSPLIT_WINDOWS ? s->windows : ROWSPLIT_WINDOWS;
     double v[ROWSPLIT_WINDOWS] = {0};
@@ -135,7 +145,7 @@ static void probed(struct rowsplit *s, double t) {
     if (s->probe || !s->seen[1] || !s->seen[2]) return;
     const int best = s->t[1] < s->t[2] ? 1 : 2;
     if (s->t[best] < (1 - BALANCE_GAIN) * s->t[0]) { /* move the centre there; its time is the probe's */
-        s->share = probe_share(s, best);
+        s->share = (double)(probe_cut(s, best) - s->lo) / (s->hi - s->lo);
         s->t[0] = s->t[best];
         s->fruitless = 0;
     } else if (++s->fruitless >= 2 && s->f > BALANCE_F_MIN) {
@@ -177,7 +187,7 @@ static int rebalance(struct rowsplit *s) {
 int rowsplit_next_cut(struct rowsplit *s) {
     if (!s->balance) return s->cut;
     const int closed = rebalance(s);
-    if (s->probing) return closed ? cut_at(s, probe_share(s, probe_order[s->probe])) : s->cut;
+    if (s->probing) return closed ? probe_cut(s, probe_order[s->probe]) : s->cut;
     const int want = cut_at(s, s->share), move = abs(want - s->cut);
     const int small = s->cut - s->lo < s->hi - s->cut ? s->cut - s->lo : s->hi - s->cut;
     return move >= BALANCE_MOVE_ROWS && move >= BALANCE_MOVE_SHARE * small ? want : s->cut;

@@ -64,11 +64,12 @@ static int halo_sound(const char *text, int lo, int hi, int reach, int steps) {
 /* Two members whose batches cost c0 and c1 seconds per row-step (plus a
  * fixed overhead; with `shared`, member 1 also waits for member 0's work, as
  * two devices on one CPU do): the share the balancer's centre settles at. */
-static double settle(const char *text, double c0, double c1, double overhead, int shared, int *moved) {
+static double settle_rows(const char *text, int rows, double c0, double c1, double overhead, int shared, int *moved,
+                          int *cut) {
     struct knob_set k;
     struct rowsplit s;
     knobs(&k, text);
-    rowsplit_init(&s, &k, 1, 1001, 1, 0);
+    rowsplit_init(&s, &k, 1, 1 + rows, 1, 0);
     const int first = s.cut;
     *moved = 0;
     for (int period = 0; period < 3000; period++) {
@@ -83,7 +84,13 @@ static double settle(const char *text, double c0, double c1, double overhead, in
         s.since = 0;
         *moved |= s.cut != first;
     }
+    *cut = s.cut;
     return s.share;
+}
+
+static double settle(const char *text, double c0, double c1, double overhead, int shared, int *moved) {
+    int cut;
+    return settle_rows(text, 1000, c0, c1, overhead, shared, moved, &cut);
 }
 
 int main(void) {
@@ -147,6 +154,33 @@ int main(void) {
           "members sharing cores (member 1 waits for member 0's work): the probes take member 0's "
           "share down from the equal-time 0.09 towards none (%.3f)",
           share);
+    /* PoCL and OpenMP on this machine's two cores (256x256): member 0 eight
+     * to twenty times slower (PoCL 787 ms alone, OpenMP 44.6) and each of
+     * its rows also delaying member 1, plus a
+     * batch's fixed cost: one row on member 0 is fastest, and probes of a
+     * factor 1.2 round back to a centre of two rows; they must still move. */
+    int cut = 0;
+    settle_rows("split=auto,exchange=8", 254, 2e-5, 1e-6, 2e-5, 1, &moved, &cut);
+    CHECK(cut == 2, "a member best given one row of 254 ends with one row (cut %d, rows from 1)", cut);
+    /* The same after noise narrowed the probes (f 1.2) at a centre of two
+     * rows: 2 * 1.2 and 2 / 1.2 round back to 2, yet a probe cycle must
+     * visit one row and three. */
+    knobs(&k, "split=auto,exchange=8");
+    rowsplit_init(&s, &k, 1, 255, 1, 0);
+    s.probing = 1;
+    s.f = 1.2;
+    s.share = 2.0 / 254;
+    s.cut = 3;
+    int visited[8] = {0};
+    for (int window = 0; window < 12; window++) {
+        double busy[DEVSET_MAX] = {0.005, 0.005};
+        rowsplit_stepped(&s, 8, busy);
+        s.cut = rowsplit_next_cut(&s);
+        s.since = 0;
+        if (s.cut - 1 < 8) visited[s.cut - 1] = 1;
+    }
+    CHECK(visited[1] && visited[2] && visited[3], "narrowed probes at two rows still visit 1 and 3 rows (%d %d %d)",
+          visited[1], visited[2], visited[3]);
     share = settle("split=0.6,exchange=4", 3e-6, 1e-6, 0, 0, &moved);
     CHECK(!moved && fabs(share - 0.6) < 0.01, "a fixed split never moves (%.3f)", share);
     CHECK_DONE();
