@@ -119,6 +119,10 @@ static const struct knob_def lbm_knobs[] = {
     {"async", "off|on", "off",
      "directive backends: every loop waits for the one before, or the steps are queued (OpenACC "
      "async(1), OpenMP nowait with a dependence chain) and waited for once"},
+    {"params", "clauses|globals", "clauses",
+     "OpenACC: the loops name the lattices and constants in clauses (GCC allocates, copies and, through a "
+     "stream callback, frees an argument block at every asynchronous launch), or read them from `declare "
+     "create` globals set once, so that a launch maps nothing and is only a kernel launch"},
     {"host", "c|python", "c",
      "the host program: this C harness, or a Python one driving final's schedule through pyopencl "
      "(the report's Table 16; OpenCL devices; kernels/lbm/host.py)"},
@@ -374,8 +378,8 @@ static int is_pow2(long x) { return x > 0 && (x & (x - 1)) == 0; }
  * leaves to its compiler, so only its default is accepted there. */
 static const char *const directive_knobs[] = {"layout", "args",    "kernels",  "obstacles", "neighbours", "constants",
                                               "divide", "moments", "collide",  "speed",     "fma",        "math",
-                                              "data",   "avvels",  "collapse", "async"};
-static const char *const directive_only[] = {"data", "avvels", "collapse", "async"};
+                                              "data",   "avvels",  "collapse", "async",     "params"};
+static const char *const directive_only[] = {"data", "avvels", "collapse", "async", "params"};
 
 static int in_list(const char *name, const char *const *list, size_t n) {
     for (size_t i = 0; i < n; i++)
@@ -417,6 +421,15 @@ static const char *lbm_invalid_directive(const struct knob_set *k, const struct 
                "sum is one scalar, which comes back to the host every step)";
     if (knob_is(k, "async", "on") && knob_is(k, "avvels", "each-step"))
         return "async=on queues the steps; avvels=each-step waits for each step's sum: avvels=device";
+    if (knob_is(k, "params", "globals")) {
+        if (strcmp(dev->backend, "openacc") != 0)
+            return "params=globals is OpenACC's `declare create`; an OpenMP-target region costs about 1 ms to "
+                   "launch whatever it maps (results/published/nvidia-h100-80gb/directives.md)";
+        if (!knob_is(k, "async", "on") || !knob_is(k, "avvels", "device") || !knob_is(k, "data", "region") ||
+            !knob_is(k, "kernels", "fused-accel"))
+            return "params=globals is written for the queued fused step: async=on, avvels=device, data=region, "
+                   "kernels=fused-accel";
+    }
     if (knob_is(k, "collapse", "1") && in->ny % (int)wg[1]) {
         snprintf(why, sizeof why, "collapse=1: %u rows a gang do not divide the grid's %d rows", wg[1], in->ny);
         return why;

@@ -187,6 +187,116 @@ ROUTINE static inline float fused_cell(const float *restrict a, float *restrict 
 }
 DEVICE_END
 
+#if defined(K_PARAMS_GLOBALS)
+#if !defined(LBM_ACC)
+#error "params=globals is OpenACC's declare create"
+#endif
+/* params=globals: what a step's loops read lives in device globals, set once
+ * (acc update device), so that a queued launch names no variable. Otherwise
+ * GCC's asynchronous launch allocates an argument block, copies it and frees
+ * it from a stream callback (libgomp's nvptx plugin), and the stream waits
+ * for the host at every launch: 72 us a step at 128x128 on an H100 (a06,
+ * call 2026-11-26c), where CUDA's whole step takes 3.4 us. The pointers hold
+ * device addresses; g_step counts the steps on the device. */
+struct lbm_params {
+    float *a, *b, *part, *av;
+    const unsigned char *obst;
+    size_t ncells;
+    int nx, ny, fluid;
+    float omega, w1, w2, fold;
+};
+static struct lbm_params g_params;
+static int g_step;
+P(acc declare create(g_params, g_step))
+/* Read through routines: a global named inside a compute region is mapped
+ * there (as present) like any variable, which is the argument block again;
+ * a routine's body reads the device's copy by its symbol. */
+ROUTINE static inline struct lbm_params lbm_params(void) { return g_params; }
+ROUTINE static inline int lbm_next_step(void) { return g_step++; }
+
+/* One queued step from lattice a to b (FLIP 0) or b to a (FLIP 1), each
+ * row's sum of |u| into part; then one gang sums the rows into the next
+ * av[step] on the device. */
+#define GLOBAL_STEP(FLIP)                                                                                  \
+    P(acc parallel num_gangs(gangs) vector_length(W) async(1))                                             \
+    {                                                                                                      \
+        const struct lbm_params p = lbm_params();                                                          \
+        const float *src = (FLIP) ? p.b : p.a;                                                             \
+        float *dst = (FLIP) ? p.a : p.b;                                                                   \
+        P(acc loop gang)                                                                                   \
+        for (int jj = 0; jj < p.ny; jj++) {                                                                \
+            float row = 0.0f;                                                                              \
+            P(acc loop vector reduction(+ : row))                                                          \
+            for (int ii = 0; ii < p.nx; ii++)                                                              \
+                row += fused_cell(src, dst, p.obst, ii, jj, p.nx, p.ny, p.ncells, p.omega, p.w1, p.w2, p.fold); \
+            p.part[jj] = row;                                                                              \
+        }                                                                                                  \
+    }                                                                                                      \
+    P(acc parallel num_gangs(1) vector_length(32) async(1))                                                \
+    {                                                                                                      \
+        const struct lbm_params p = lbm_params();                                                          \
+        float sum = 0.0f;                                                                                  \
+        P(acc loop vector reduction(+ : sum))                                                              \
+        for (int jj = 0; jj < p.ny; jj++) sum += p.part[jj];                                               \
+        p.av[lbm_next_step()] = sum / (float)p.fluid;                                                      \
+    }
+
+/* lbm_run for params=globals (app.c allows it with kernels=fused-accel,
+ * avvels=device, async=on, data=region, collapse=1). */
+static void lbm_run_globals(void *const *args) {
+    float *a = args[0], *b = args[1], *const cells = args[0];
+    const unsigned char *obst = args[2];
+    float *av = args[3];
+    const int nx = *(const int *)args[4], ny = *(const int *)args[5];
+    const float omega = *(const float *)args[6], density = *(const float *)args[7], accel = *(const float *)args[8];
+    const long iters = *(const int *)args[9];
+    const size_t ncells = (size_t)nx * (size_t)ny;
+    const float w1 = density * accel / 9.0f, w2 = density * accel / 36.0f;
+    const int gangs = ny / H;
+    float *part = dev_alloc((size_t)ny * sizeof(float));
+    int fluid = 0;
+    LINE_LOOP(RED(fluid))
+    for (size_t i = 0; i < ncells; i++) fluid += obst[i] ? 0 : 1;
+    g_params = (struct lbm_params){.a = a, .b = b, .part = part, .av = av, .obst = obst, .ncells = ncells, .nx = nx,
+                                   .ny = ny, .fluid = fluid, .omega = omega, .w1 = w1, .w2 = w2,
+                                   .fold = iters > 1 ? 1.0f : 0.0f};
+    g_step = 0;
+    /* The runtime's update, not the directive: GCC 12 lowers `acc update
+     * device(g)` of a declare-create global to an update of nothing. */
+    acc_update_device(&g_params, sizeof g_params);
+    acc_update_device(&g_step, sizeof g_step);
+    { /* step 0's acceleration; each step folds in the next one's */
+        const int jj = ny - 2;
+        LINE_LOOP(async(1))
+        for (int ii = 0; ii < nx; ii++) {
+            const int i = ii + jj * nx;
+            float s[9];
+            for (int k = 0; k < 9; k++) s[k] = AT(a, k, i);
+            lbm_accelerate(s, w1, w2, obst[i] ? 0.0f : 1.0f);
+            for (int k = 0; k < 9; k++) AT(a, k, i) = s[k];
+        }
+    }
+    for (long t = 0; t < iters; t++) {
+        if (t == iters - 1 && t > 0) { /* the last step folds in no acceleration */
+            g_params.fold = 0.0f;
+            acc_update_device_async(&g_params, sizeof g_params, 1);
+        }
+        if (t % 2 == 0) {
+            GLOBAL_STEP(0)
+        } else {
+            GLOBAL_STEP(1)
+        }
+    }
+    WAIT();
+    if (iters % 2) { /* an odd number of steps left the state in tmp */
+        LINE_LOOP()
+        for (size_t i = 0; i < 9 * ncells; i++) a[i] = b[i];
+    }
+    (void)cells;
+    dev_free(part);
+}
+#endif
+
 /* Steps whose row partials are kept before the device reduces them. */
 #define CHUNK_BYTES ((size_t)64 << 20)
 
@@ -202,6 +312,12 @@ void lbm_run(const struct omp_launch *L, void *const *args) {
     const long iters = *(const int *)args[9];
     const size_t ncells = (size_t)nx * (size_t)ny;
     (void)L; /* the shape is compiled in (K_WG_X, K_WG_Y) */
+#if defined(K_PARAMS_GLOBALS)
+    (void)a, (void)b, (void)cells, (void)obst, (void)av, (void)part, (void)omega, (void)density, (void)accel;
+    (void)iters, (void)ncells;
+    lbm_run_globals(args);
+    return;
+#endif
     int cell_gangs = (int)(ncells / ((size_t)W * (size_t)H)), row_gangs = ny / H;
 #if defined(LBM_OMP)
     /* The named host fallback (omp-target:host): GCC runs host teams one

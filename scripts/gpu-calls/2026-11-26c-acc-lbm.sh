@@ -13,6 +13,8 @@
 #      128x128 and 256x256 for ITERS_SMALL (both scaled from the inputs'
 #      own counts, marked so); 3 repetitions x 2 rounds, every run verified;
 #   3. the table: per input the best of each, and OpenACC / CUDA.
+# ACC_VARIANTS (default a06-async; a comma list) are the OpenACC programs run;
+# REPORT=1 then fills Table 15 with `report lbm` on the OpenACC device.
 # Run from the repository root with .gpu-host carried (offload/ included):
 #     OUT=DIR bash scripts/gpu-calls/2026-11-26c-acc-lbm.sh
 # Dry run without a GPU: ACC=openacc:host CUDA=openmp HARNESS_OFFLOAD_HOST=1 with
@@ -24,6 +26,8 @@ SIZES=${SIZES:-1024x1024 128x128 256x256}
 ACC_SHAPES=${ACC_SHAPES:-32x1,64x1,128x1,256x1,512x1,1024x1,128x2,256x2,128x4}
 ITERS_BIG=${ITERS_BIG:-1000}
 ITERS_SMALL=${ITERS_SMALL:-4000}
+ACC_VARIANTS=${ACC_VARIANTS:-a06-async}
+REPORT=${REPORT:-0}
 left() { echo $((DEADLINE - SECONDS - 15)); }
 capped() { # CAP LABEL FILE CMD...
     local cap=$1 label=$2 file=$3 t rc
@@ -63,8 +67,8 @@ for in in $SIZES; do
     shapes=$(fits "$ACC_SHAPES" "${in%x*}" "${in#*x}")
     capped 60 "cuda final $in" "$OUT/lbm.txt" $H run --device "$CUDA" --input "$in" --variant final --iters "$it" \
         --wg "$(fits "32x1,$ACC_SHAPES" "${in%x*}" "${in#*x}" | tr , '\n' | sort -u | paste -sd, -)" --reps 3 --rounds 2 --db "$DB"
-    [ -n "$ACC" ] && capped 150 "$ACC a06 $in" "$OUT/lbm.txt" "${DH[@]}" run --device "$ACC" --input "$in" \
-        --variant a06-async --iters "$it" --wg "$shapes" --reps 3 --rounds 2 --db "$DB"
+    [ -n "$ACC" ] && capped 150 "$ACC $ACC_VARIANTS $in" "$OUT/lbm.txt" "${DH[@]}" run --device "$ACC" --input "$in" \
+        --variant "$ACC_VARIANTS" --iters "$it" --wg "$shapes" --reps 3 --rounds 2 --db "$DB"
 done
 grep -E ' (ok|wrong|invalid|runtime-error|compile-error|crashed|timeout) ' "$OUT/lbm.txt" | cut -c1-190
 echo "every row (median ms):"
@@ -75,6 +79,13 @@ sqlite3 "$DB" "WITH b AS (SELECT c.input i, d.backend be, min(m.median_s) t FROM
     JOIN run r ON r.id = m.run_id JOIN device d ON d.id = r.device_id WHERE m.status = 'ok' GROUP BY c.input, d.backend)
     SELECT a.i, printf('openacc %.3f ms', 1000 * a.t), printf('cuda %.3f ms', 1000 * g.t), printf('%.2fx', a.t / g.t)
     FROM b a JOIN b g ON g.i = a.i AND g.be = 'cuda' WHERE a.be = 'openacc'" 2>&1 | tee "$OUT/best.txt"
+if [ "$REPORT" = 1 ] && [ -n "$ACC" ]; then # Table 15 by `report lbm` (its definition alone)
+    awk '/^(app|reference|inputs|quick|wg) /{print} /^table 15 /{t=1} /^table 16 /{exit} t&&/^(table|run|published)/{print}' \
+        kernels/lbm/report.def >"$OUT/report-t15.def"
+    capped 240 "report t15" "$OUT/report.log" "${DH[@]}" report lbm --def "$OUT/report-t15.def" --device "$ACC" \
+        --rounds 2 --db "$DB" --out "$OUT/report"
+    sed -n '/^## Table 15/,/^## Figures/p' "$OUT"/report/report-*.md 2>/dev/null | head -14
+fi
 $H export --format csv --db "$DB" --out "$OUT/acc.csv" >/dev/null 2>&1
 tar -czf "$OUT/all.tgz" -C "$OUT" --exclude=all.tgz . 2>/dev/null
 echo "done at ${SECONDS}s"

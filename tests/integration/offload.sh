@@ -47,6 +47,13 @@ rc=$?
     notok "directive LBM verify exit $rc: $(echo "$out" | grep -iE 'wrong|error|not ok' | head -3)"
 n_ok=$(sqlite3 $db "select count(*) from measurement where status='ok'" 2>/dev/null)
 [ "$n_ok" = 6 ] && ok "six verified rows stored" || notok "expected 6 ok rows, got '$n_ok'"
+# --- a07-globals (loops reading declare-create globals): verified on OpenACC at an odd step count
+# (the state ends in the second lattice, and the last step folds no acceleration), refused on OpenMP target
+out=$(timeout 300 $H verify lbm --device openacc:host,omp-target:host --variant a07-globals --iters 25 --db $db.g 2>&1)
+echo "$out" | grep -E "^a07-globals +\| verified +\| invalid" >/dev/null &&
+    echo "$out" | grep -q "params=globals is OpenACC's" &&
+    ok "a07-globals verifies on openacc:host (25 steps) and is refused on omp-target:host with its reason" ||
+    notok "a07-globals: $(echo "$out" | grep -E 'a07|params' | head -3)"
 
 # --- the other knob settings through run (stored, verified)
 out=$(timeout 600 $H run --device openacc:host --variant a02-per-step,a03-fused,a05-soa --iters 16 --reps 1 --db $db 2>&1)
