@@ -221,15 +221,21 @@ ROUTINE static inline int lbm_next_step(void) { return g_step++; }
     P(acc parallel num_gangs(gangs) vector_length(W) async(1))                                             \
     {                                                                                                      \
         const struct lbm_params p = lbm_params();                                                          \
-        const float *src = (FLIP) ? p.b : p.a;                                                             \
-        float *dst = (FLIP) ? p.a : p.b;                                                                   \
+        /* scalars and restrict pointers: what the lanes share is registers */                            \
+        const float *restrict src = (FLIP) ? p.b : p.a;                                                    \
+        float *restrict dst = (FLIP) ? p.a : p.b;                                                          \
+        const unsigned char *restrict obs = p.obst;                                                        \
+        float *restrict rows = p.part;                                                                     \
+        const int nx = p.nx, ny = p.ny;                                                                    \
+        const size_t ncells = p.ncells;                                                                    \
+        const float omega = p.omega, w1 = p.w1, w2 = p.w2, fold = p.fold;                                  \
         P(acc loop gang)                                                                                   \
-        for (int jj = 0; jj < p.ny; jj++) {                                                                \
+        for (int jj = 0; jj < ny; jj++) {                                                                  \
             float row = 0.0f;                                                                              \
             P(acc loop vector reduction(+ : row))                                                          \
-            for (int ii = 0; ii < p.nx; ii++)                                                              \
-                row += fused_cell(src, dst, p.obst, ii, jj, p.nx, p.ny, p.ncells, p.omega, p.w1, p.w2, p.fold); \
-            p.part[jj] = row;                                                                              \
+            for (int ii = 0; ii < nx; ii++)                                                                \
+                row += fused_cell(src, dst, obs, ii, jj, nx, ny, ncells, omega, w1, w2, fold);             \
+            rows[jj] = row;                                                                                \
         }                                                                                                  \
     }                                                                                                      \
     P(acc parallel num_gangs(1) vector_length(32) async(1))                                                \
