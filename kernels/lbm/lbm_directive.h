@@ -214,18 +214,31 @@ P(acc declare create(g_params, g_step))
 ROUTINE static inline struct lbm_params lbm_params(void) { return g_params; }
 ROUTINE static inline int lbm_next_step(void) { return g_step++; }
 
-/* One queued step from lattice a to b (FLIP 0) or b to a (FLIP 1), each
- * row's sum of |u| into part; then one gang sums the rows into the next
- * av[step] on the device. */
-#define GLOBAL_STEP(FLIP)                                                                                  \
+/* The rows' sums of |u| of one step reduced into the next av[step] by the
+ * vector lanes of one gang (which gang calls it is the caller's choice). */
+#define GLOBAL_AVVELS(p, rows)                                                                             \
+    do {                                                                                                   \
+        float sum = 0.0f;                                                                                  \
+        P(acc loop vector reduction(+ : sum))                                                              \
+        for (int jj = 0; jj < (p).ny; jj++) sum += (rows)[jj];                                             \
+        (p).av[lbm_next_step()] = sum / (float)(p).fluid;                                                  \
+    } while (0)
+
+/* One queued step from lattice a to b (FLIP 0) or b to a (FLIP 1), one
+ * launch: each row's sum of |u| into half FLIP of part, while gang 0 first
+ * reduces the step before's half (PREV: there is one) into av. A launch of
+ * its own for that reduction cost a second stream callback a step (GCC
+ * queues one after every asynchronous region to release its mapping). */
+#define GLOBAL_STEP(FLIP, PREV)                                                                            \
     P(acc parallel num_gangs(gangs) vector_length(W) async(1))                                             \
     {                                                                                                      \
         const struct lbm_params p = lbm_params();                                                          \
+        if ((PREV) && __builtin_goacc_parlevel_id(0) == 0) GLOBAL_AVVELS(p, p.part + (1 - (FLIP)) * p.ny); \
         /* scalars and restrict pointers: what the lanes share is registers */                            \
         const float *restrict src = (FLIP) ? p.b : p.a;                                                    \
         float *restrict dst = (FLIP) ? p.a : p.b;                                                          \
         const unsigned char *restrict obs = p.obst;                                                        \
-        float *restrict rows = p.part;                                                                     \
+        float *restrict rows = p.part + (FLIP) * p.ny;                                                     \
         const int nx = p.nx, ny = p.ny;                                                                    \
         const size_t ncells = p.ncells;                                                                    \
         const float omega = p.omega, w1 = p.w1, w2 = p.w2, fold = p.fold;                                  \
@@ -237,14 +250,6 @@ ROUTINE static inline int lbm_next_step(void) { return g_step++; }
                 row += fused_cell(src, dst, obs, ii, jj, nx, ny, ncells, omega, w1, w2, fold);             \
             rows[jj] = row;                                                                                \
         }                                                                                                  \
-    }                                                                                                      \
-    P(acc parallel num_gangs(1) vector_length(32) async(1))                                                \
-    {                                                                                                      \
-        const struct lbm_params p = lbm_params();                                                          \
-        float sum = 0.0f;                                                                                  \
-        P(acc loop vector reduction(+ : sum))                                                              \
-        for (int jj = 0; jj < p.ny; jj++) sum += p.part[jj];                                               \
-        p.av[lbm_next_step()] = sum / (float)p.fluid;                                                      \
     }
 
 /* lbm_run for params=globals (app.c allows it with kernels=fused-accel,
@@ -259,7 +264,7 @@ static void lbm_run_globals(void *const *args) {
     const size_t ncells = (size_t)nx * (size_t)ny;
     const float w1 = density * accel / 9.0f, w2 = density * accel / 36.0f;
     const int gangs = ny / H;
-    float *part = dev_alloc((size_t)ny * sizeof(float));
+    float *part = dev_alloc(2 * (size_t)ny * sizeof(float)); /* two steps' row sums */
     int fluid = 0;
     LINE_LOOP(RED(fluid))
     for (size_t i = 0; i < ncells; i++) fluid += obst[i] ? 0 : 1;
@@ -287,11 +292,18 @@ static void lbm_run_globals(void *const *args) {
             g_params.fold = 0.0f;
             acc_update_device_async(&g_params, sizeof g_params, 1);
         }
-        if (t % 2 == 0) {
-            GLOBAL_STEP(0)
+        if (t == 0) {
+            GLOBAL_STEP(0, 0)
+        } else if (t % 2 == 0) {
+            GLOBAL_STEP(0, 1)
         } else {
-            GLOBAL_STEP(1)
+            GLOBAL_STEP(1, 1)
         }
+    }
+    P(acc parallel num_gangs(1) vector_length(32) async(1)) /* the last step's sums */
+    {
+        const struct lbm_params p = lbm_params();
+        GLOBAL_AVVELS(p, p.part + ((iters - 1) % 2) * p.ny);
     }
     WAIT();
     if (iters % 2) { /* an odd number of steps left the state in tmp */
