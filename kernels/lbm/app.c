@@ -425,10 +425,9 @@ static const char *lbm_invalid_directive(const struct knob_set *k, const struct 
         if (strcmp(dev->backend, "openacc") != 0)
             return "params=globals is OpenACC's `declare create`; an OpenMP-target region costs about 1 ms to "
                    "launch whatever it maps (results/published/nvidia-h100-80gb/directives.md)";
-        if (!knob_is(k, "async", "on") || !knob_is(k, "avvels", "device") || !knob_is(k, "data", "region") ||
-            !knob_is(k, "kernels", "fused-accel"))
-            return "params=globals is written for the queued fused step: async=on, avvels=device, data=region, "
-                   "kernels=fused-accel";
+        if (!knob_is(k, "avvels", "device") || !knob_is(k, "data", "region") || !knob_is(k, "kernels", "fused-accel"))
+            return "params=globals is written for the fused step with its sums on the device: avvels=device, "
+                   "data=region, kernels=fused-accel";
     }
     if (knob_is(k, "collapse", "1") && in->ny % (int)wg[1]) {
         snprintf(why, sizeof why, "collapse=1: %u rows a gang do not divide the grid's %d rows", wg[1], in->ny);

@@ -230,7 +230,7 @@ ROUTINE static inline int lbm_next_step(void) { return g_step++; }
  * its own for that reduction cost a second stream callback a step (GCC
  * queues one after every asynchronous region to release its mapping). */
 #define GLOBAL_STEP(FLIP, PREV)                                                                            \
-    P(acc parallel num_gangs(gangs) vector_length(W) async(1))                                             \
+    P(acc parallel num_gangs(gangs) vector_length(W) ASYNC)                                             \
     {                                                                                                      \
         const struct lbm_params p = lbm_params();                                                          \
         if ((PREV) && __builtin_goacc_parlevel_id(0) == 0) GLOBAL_AVVELS(p, p.part + (1 - (FLIP)) * p.ny); \
@@ -253,7 +253,8 @@ ROUTINE static inline int lbm_next_step(void) { return g_step++; }
     }
 
 /* lbm_run for params=globals (app.c allows it with kernels=fused-accel,
- * avvels=device, async=on, data=region, collapse=1). */
+ * avvels=device, data=region, collapse=1; async=on queues the launches,
+ * off waits for each). */
 static void lbm_run_globals(void *const *args) {
     float *a = args[0], *b = args[1], *const cells = args[0];
     const unsigned char *obst = args[2];
@@ -278,7 +279,7 @@ static void lbm_run_globals(void *const *args) {
     acc_update_device(&g_step, sizeof g_step);
     { /* step 0's acceleration; each step folds in the next one's */
         const int jj = ny - 2;
-        LINE_LOOP(async(1))
+        LINE_LOOP(ASYNC)
         for (int ii = 0; ii < nx; ii++) {
             const int i = ii + jj * nx;
             float s[9];
@@ -290,7 +291,11 @@ static void lbm_run_globals(void *const *args) {
     for (long t = 0; t < iters; t++) {
         if (t == iters - 1 && t > 0) { /* the last step folds in no acceleration */
             g_params.fold = 0.0f;
+#if defined(K_ASYNC_ON)
             acc_update_device_async(&g_params, sizeof g_params, 1);
+#else
+            acc_update_device(&g_params, sizeof g_params);
+#endif
         }
         if (t == 0) {
             GLOBAL_STEP(0, 0)
@@ -300,7 +305,7 @@ static void lbm_run_globals(void *const *args) {
             GLOBAL_STEP(1, 1)
         }
     }
-    P(acc parallel num_gangs(1) vector_length(32) async(1)) /* the last step's sums */
+    P(acc parallel num_gangs(1) vector_length(32) ASYNC) /* the last step's sums */
     {
         const struct lbm_params p = lbm_params();
         GLOBAL_AVVELS(p, p.part + ((iters - 1) % 2) * p.ny);
