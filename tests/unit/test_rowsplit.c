@@ -181,6 +181,28 @@ int main(void) {
     }
     CHECK(visited[1] && visited[2] && visited[3], "narrowed probes at two rows still visit 1 and 3 rows (%d %d %d)",
           visited[1], visited[2], visited[3]);
+    /* Settled (equal times optimal, nothing to find), the balancer spends
+     * one window in six on probes, not one in three. */
+    knobs(&k, "split=auto,exchange=4");
+    rowsplit_init(&s, &k, 1, 1001, 1, 0);
+    int probes = 0, windows = 0; /* batches, several a window: the share of time at a probe */
+    for (int period = 0; period < 4000; period++) {
+        int r0, r1, q0, q1;
+        rowsplit_rows(&s, 0, 0, 1, &r0, &r1);
+        rowsplit_rows(&s, 1, 0, 1, &q0, &q1);
+        const int n = rowsplit_room(&s);
+        double busy[DEVSET_MAX] = {3e-6 * (r1 - r0) * n, 1e-6 * (q1 - q0) * n};
+        rowsplit_stepped(&s, n, busy);
+        const int cut = rowsplit_next_cut(&s);
+        if (period >= 3000 && s.probing) {
+            windows++;
+            probes += cut != 1 + (int)lround(s.share * 1000);
+        }
+        s.cut = cut;
+        s.since = 0;
+    }
+    CHECK(windows > 500 && probes * 5 <= windows && probes * 8 >= windows,
+          "settled, about one window in six probes (%d of %d)", probes, windows);
     share = settle("split=0.6,exchange=4", 3e-6, 1e-6, 0, 0, &moved);
     CHECK(!moved && fabs(share - 0.6) < 0.01, "a fixed split never moves (%.3f)", share);
     CHECK_DONE();
