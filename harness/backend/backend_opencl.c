@@ -34,6 +34,7 @@ const struct backend_ops backend_opencl = {
 #else
 #include <CL/cl.h>
 #include <dlfcn.h>
+#include <limits.h>
 
 /* The entry points we use, resolved once from the ICD loader. */
 /* Packed, several names a line (clang-format would put one a line). */
@@ -279,30 +280,62 @@ static void to_cache(struct dev *d, cl_program prog, const char *key) {
     free(bin);
 }
 
-static struct program *ocl_build(struct dev *d, const char *source, const char *options) {
+/* The options without their -I folders, which go to dirs instead: the
+ * source is compiled with its headers written in (source_inlined), so that
+ * neither the text nor the options name this checkout's folder. */
+#define OCL_MAX_DIRS 8
+static char *strip_include_dirs(const char *options, char dirs[OCL_MAX_DIRS][PATH_MAX], int *ndirs) {
+    struct strbuf out = {0};
+    sb_printf(&out, "%s", "");
+    *ndirs = 0;
+    const char *p = options ? options : "";
+    while (*p) {
+        while (*p == ' ') p++;
+        const size_t len = strcspn(p, " ");
+        if (len > 2 && !strncmp(p, "-I", 2) && *ndirs < OCL_MAX_DIRS)
+            str_fmt(dirs[(*ndirs)++], PATH_MAX, "%.*s", (int)(len - 2), p + 2);
+        else if (len) sb_printf(&out, "%s%.*s", out.s[0] ? " " : "", (int)len, p);
+        p += len;
+    }
+    return out.s;
+}
+
+static struct program *ocl_build(struct dev *d, const char *source, const char *given_options) {
     struct ocl_dev *o = d->ctx;
-    char *full = source_with_includes(source, d->err, sizeof d->err);
-    if (!full) return NULL;
+    char dirs[OCL_MAX_DIRS][PATH_MAX];
+    int ndirs = 0;
+    char *options = strip_include_dirs(given_options, dirs, &ndirs);
+    const char *dir_list[OCL_MAX_DIRS];
+    for (int i = 0; i < ndirs; i++) dir_list[i] = dirs[i];
+    char *text = source_inlined(source, dir_list, ndirs, d->err, sizeof d->err);
+    if (!text) {
+        free(options);
+        return NULL;
+    }
     char key[17], device_id[512];
     snprintf(device_id, sizeof device_id, "%s|%s", d->info.name, d->info.fingerprint);
-    cache_key(key, full, options, d->info.driver, device_id);
-    free(full);
+    cache_key(key, text, options, d->info.driver, device_id);
     cl_program prog = from_cache(d, key, options);
     if (!prog) {
-        char *text = file_read_all(source, NULL, d->err, sizeof d->err);
-        if (!text) return NULL;
         cl_int rc;
         const char *srcs[1] = {text};
         prog = p_clCreateProgramWithSource(o->context, 1, srcs, NULL, &rc);
-        free(text);
-        if (rc != CL_SUCCESS) return ocl_fail(d, "clCreateProgramWithSource", rc), NULL;
+        if (rc != CL_SUCCESS) {
+            free(text);
+            free(options);
+            return ocl_fail(d, "clCreateProgramWithSource", rc), NULL;
+        }
         if (p_clBuildProgram(prog, 1, &o->device, options, NULL, NULL) != CL_SUCCESS) {
             build_log(d, prog, "clBuildProgram");
             p_clReleaseProgram(prog);
+            free(text);
+            free(options);
             return NULL;
         }
         to_cache(d, prog, key);
     }
+    free(text);
+    free(options);
     struct program *p = xcalloc(1, sizeof *p);
     p->prog = prog;
     return p;

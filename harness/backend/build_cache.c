@@ -66,3 +66,84 @@ char *source_with_includes(const char *path, char *err, size_t errn) {
     free(text);
     return all.s;
 }
+
+/* A file's base name, for #line markers that read the same in every checkout. */
+static const char *base_name(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* The name in a line `#include "name"` (leading blanks allowed), or NULL. */
+static const char *quoted_include(const char *line, const char *eol, int *len) {
+    while (line < eol && (*line == ' ' || *line == '\t')) line++;
+    if (eol - line < 10 || strncmp(line, "#include \"", 10) != 0) return NULL;
+    const char *name = line + 10, *end = memchr(name, '"', (size_t)(eol - name));
+    if (!end) return NULL;
+    *len = (int)(end - name);
+    return name;
+}
+
+struct inline_state {
+    const char *const *dirs;
+    int ndirs;
+    char seen[32][PATH_MAX]; /* files written in already: each once, as their include guards would have it */
+    int nseen;
+};
+
+static int inline_file(struct strbuf *out, const char *path, struct inline_state *st, int depth) {
+    char *text = file_read_all(path, NULL, NULL, 0);
+    if (!text) return -1;
+    char dir[PATH_MAX];
+    str_copy(dir, sizeof dir, path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    else str_copy(dir, sizeof dir, ".");
+    int lineno = 1;
+    for (const char *p = text; *p; lineno++) {
+        const char *eol = strchr(p, '\n');
+        if (!eol) eol = p + strlen(p);
+        int len = 0;
+        const char *name = depth < 8 ? quoted_include(p, eol, &len) : NULL;
+        char found[PATH_MAX] = "";
+        for (int i = -1; name && !found[0] && i < st->ndirs; i++) {
+            char cand[PATH_MAX];
+            str_fmt(cand, sizeof cand, "%s/%.*s", i < 0 ? dir : st->dirs[i], len, name);
+            FILE *f = fopen(cand, "r");
+            if (f) fclose(f), str_copy(found, sizeof found, cand);
+        }
+        int seen = 0;
+        for (int i = 0; found[0] && i < st->nseen; i++) seen |= !strcmp(st->seen[i], found);
+        if (found[0] && !seen && st->nseen < 32) {
+            str_copy(st->seen[st->nseen++], PATH_MAX, found);
+            sb_printf(out, "#line 1 \"%s\"\n", base_name(found));
+            if (inline_file(out, found, st, depth + 1)) {
+                free(text);
+                return -1;
+            }
+            sb_printf(out, "\n#line %d \"%s\"\n", lineno + 1, base_name(path));
+        } else if (found[0]) {
+            sb_printf(out, "\n"); /* included already */
+        } else {
+            sb_printf(out, "%.*s\n", (int)(eol - p), p); /* not ours: the compiler says so if it matters */
+        }
+        p = *eol ? eol + 1 : eol;
+    }
+    free(text);
+    return 0;
+}
+
+char *source_inlined(const char *path, const char *const *dirs, int ndirs, char *err, size_t errn) {
+    struct inline_state *st = xcalloc(1, sizeof *st);
+    st->dirs = dirs;
+    st->ndirs = ndirs;
+    struct strbuf out = {0};
+    sb_printf(&out, "%s", "");
+    if (inline_file(&out, path, st, 0)) {
+        err_set(err, errn, "cannot read %s or a file it includes", path);
+        free(st);
+        sb_free(&out);
+        return NULL;
+    }
+    free(st);
+    return out.s;
+}

@@ -16,4 +16,10 @@ int cache_store(const char *key, const char *ext, const void *data, size_t len);
 /* Reads a kernel source and every file it #includes with quotes from its own
  * folder, and what those include in turn, concatenated, for the key. */
 char *source_with_includes(const char *path, char *err, size_t errn);
+/* The kernel source with its quoted #includes written in place, each file
+ * once (found beside the including file, then in dirs), with #line markers
+ * naming files by base name: text that is the same in every checkout, so a
+ * driver's own cache (PoCL's is keyed by the source and the options) serves
+ * a second checkout, which an -I option naming this one's folder defeats. */
+char *source_inlined(const char *path, const char *const *dirs, int ndirs, char *err, size_t errn);
 #endif
