@@ -187,6 +187,21 @@ ROUTINE static inline float fused_cell(const float *restrict a, float *restrict 
 }
 DEVICE_END
 
+/* accelerate_flow: row ny-2 of lattice a, one region (queued under ASYNC);
+ * names a, obst, nx, ny, w1, w2 of the caller. */
+#define ACCELERATE_ROW()                                                                                   \
+    do {                                                                                                   \
+        const int jj = ny - 2;                                                                             \
+        LINE_LOOP(ASYNC)                                                                                   \
+        for (int ii = 0; ii < nx; ii++) {                                                                  \
+            const int i = ii + jj * nx;                                                                    \
+            float s[9];                                                                                    \
+            for (int k = 0; k < 9; k++) s[k] = AT(a, k, i);                                                \
+            lbm_accelerate(s, w1, w2, obst[i] ? 0.0f : 1.0f);                                              \
+            for (int k = 0; k < 9; k++) AT(a, k, i) = s[k];                                                \
+        }                                                                                                  \
+    } while (0)
+
 #if defined(K_PARAMS_GLOBALS)
 #if !defined(LBM_ACC)
 #error "params=globals is OpenACC's declare create"
@@ -277,17 +292,7 @@ static void lbm_run_globals(void *const *args) {
      * device(g)` of a declare-create global to an update of nothing. */
     acc_update_device(&g_params, sizeof g_params);
     acc_update_device(&g_step, sizeof g_step);
-    { /* step 0's acceleration; each step folds in the next one's */
-        const int jj = ny - 2;
-        LINE_LOOP(ASYNC)
-        for (int ii = 0; ii < nx; ii++) {
-            const int i = ii + jj * nx;
-            float s[9];
-            for (int k = 0; k < 9; k++) s[k] = AT(a, k, i);
-            lbm_accelerate(s, w1, w2, obst[i] ? 0.0f : 1.0f);
-            for (int k = 0; k < 9; k++) AT(a, k, i) = s[k];
-        }
-    }
+    ACCELERATE_ROW(); /* step 0's; each step folds in the next one's */
     for (long t = 0; t < iters; t++) {
         if (t == iters - 1 && t > 0) { /* the last step folds in no acceleration */
             g_params.fold = 0.0f;
@@ -382,17 +387,7 @@ void lbm_run(const struct omp_launch *L, void *const *args) {
         /* fused-accel: the next step's acceleration, none after the last. */
         const float fold = t < iters - 1 ? 1.0f : 0.0f;
         (void)fold;
-        if (accel_here) {
-            const int jj = ny - 2;
-            LINE_LOOP(ASYNC)
-            for (int ii = 0; ii < nx; ii++) {
-                const int i = ii + jj * nx;
-                float s[9];
-                for (int k = 0; k < 9; k++) s[k] = AT(a, k, i);
-                lbm_accelerate(s, w1, w2, obst[i] ? 0.0f : 1.0f);
-                for (int k = 0; k < 9; k++) AT(a, k, i) = s[k];
-            }
-        }
+        if (accel_here) ACCELERATE_ROW();
 #if defined(K_AVVELS_DEVICE)
         /* This step's row sums: an offset into part, not a pointer of its
          * own. A pointer computed on the host and named in no clause is

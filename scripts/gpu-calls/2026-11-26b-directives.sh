@@ -25,28 +25,7 @@ set -u
 DEADLINE=${DEADLINE:-560}
 PARTS=${PARTS:-probe peak launch verify matvec lbm report}
 want() { [[ " $PARTS " == *" $1 "* ]]; }
-left() { echo $((DEADLINE - SECONDS - 15)); }
-# capped CAP LABEL FILE CMD...: CMD under a timeout of CAP s or the time left.
-capped() {
-    local cap=$1 label=$2 file=$3 t rc
-    shift 3
-    t=$(left)
-    [ "$t" -gt "$cap" ] && t=$cap
-    if [ "$t" -lt 10 ]; then echo "skipped $label: out of time"; return 0; fi
-    timeout -k 5 "$t" "$@" >>"$file" 2>&1
-    rc=$?
-    echo "[${SECONDS}s] $label: exit $rc$([ $rc -eq 124 ] && echo " (cut at ${t}s)")"
-}
-# A dry run elsewhere: OFFLOAD_CC, OFFLOAD_FLAGS, OFFLOAD_LIBDIR set, no .gpu-host,
-# DDEV=openacc:host,omp-target:host HARNESS_OFFLOAD_HOST=1, CUDA=openmp.
-[ -f .gpu-host/setup.sh ] && source .gpu-host/setup.sh >"$OUT/setup.log" 2>&1
-if [ -z "${OFFLOAD_CC:-}" ]; then
-    source .gpu-host/offload/offload.sh >>"$OUT/setup.log" 2>&1 || { echo "offload.sh failed"; tail -5 "$OUT/setup.log"; exit 1; }
-fi
-C=$(cat .gpu-host/commit 2>/dev/null || git rev-parse HEAD 2>/dev/null || echo unknown)
-make -j16 GIT_COMMIT="$C" GIT_DIRTY=0 >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
-echo "[${SECONDS}s] built $C"
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+source "$(dirname "$0")/directive_call.sh" # capped, set-up, build
 DB=$OUT/d.db
 export HARNESS_CACHE=/tmp/d-cache
 dld=$OFFLOAD_LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}

@@ -28,25 +28,7 @@ ITERS_BIG=${ITERS_BIG:-1000}
 ITERS_SMALL=${ITERS_SMALL:-4000}
 ACC_VARIANTS=${ACC_VARIANTS:-a06-async}
 REPORT=${REPORT:-0}
-left() { echo $((DEADLINE - SECONDS - 15)); }
-capped() { # CAP LABEL FILE CMD...
-    local cap=$1 label=$2 file=$3 t rc
-    shift 3
-    t=$(left)
-    [ "$t" -gt "$cap" ] && t=$cap
-    if [ "$t" -lt 10 ]; then echo "skipped $label: out of time"; return 0; fi
-    timeout -k 5 "$t" "$@" >>"$file" 2>&1
-    rc=$?
-    echo "[${SECONDS}s] $label: exit $rc$([ $rc -eq 124 ] && echo " (cut at ${t}s)")"
-}
-[ -f .gpu-host/setup.sh ] && source .gpu-host/setup.sh >"$OUT/setup.log" 2>&1
-if [ -z "${OFFLOAD_CC:-}" ]; then
-    source .gpu-host/offload/offload.sh >>"$OUT/setup.log" 2>&1 || { echo "offload.sh failed"; tail -5 "$OUT/setup.log"; exit 1; }
-fi
-C=$(cat .gpu-host/commit 2>/dev/null || git rev-parse HEAD 2>/dev/null || echo unknown)
-make -j16 GIT_COMMIT="$C" GIT_DIRTY=0 >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
-echo "[${SECONDS}s] built $C"
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
+source "$(dirname "$0")/directive_call.sh" # capped, set-up, build
 DB=$OUT/acc.db
 export HARNESS_CACHE=/tmp/acc-cache
 dld=$OFFLOAD_LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
