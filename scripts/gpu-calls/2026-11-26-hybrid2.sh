@@ -28,6 +28,9 @@
 #      missing), and split=auto (the balancer), each at exchange k in KS.
 #      (split=first, the GPU alone through the set, is hybrid-gpu.sh's:
 #      within 0.2 % of cuda:0 alone at every size, so not measured again.)
+# ITERS replaces an input's step count; SPLITS the GPU shares the set runs
+# at; SKIP_CPU=1 leaves out the host cores alone (their time sets the
+# shares otherwise; SET_TILES then names the set's host tile).
 # Inputs:
 #   4096   4096x4096, 256 steps: the size hybrid-gpu.sh measured (15.70 ms on cuda:0)
 #   8192   8192x8192, 128 steps: 4x the cells a step, half the exchange's share
@@ -104,14 +107,16 @@ splits_near() { # SHARE FALLBACK
 }
 
 hybrid() { # NAME INPUT ITERS FALLBACK_SPLITS
-    local name=$1 input=$2 iters=$3
+    local name=$1 input=$2 iters=${ITERS:-$3}
     local gconf="variant $GPU_VARIANT"
     [ -z "$GPU_KNOBS" ] || gconf="knobs $GPU_VARIANT: $GPU_KNOBS"
     sweep_file $OUT/$name-gpu.sweep $input $iters "$gconf" "$GPU" 5 1
     run_sweep $name-gpu "$GPU alone, $GPU_VARIANT $GPU_KNOBS $WG"
-    sweep_file $OUT/$name-cpu.sweep $input $iters "knobs blocked-4: host_tile=$HOST_TILES" "$CPU" 3 1
-    echo "knobs blocked-8: host_tile=65536x64" >>$OUT/$name-cpu.sweep
-    run_sweep $name-cpu "$CPU alone, blocked-4 at host tiles $HOST_TILES; blocked-8 65536x64"
+    if [ "${SKIP_CPU:-0}" != 1 ]; then
+        sweep_file $OUT/$name-cpu.sweep $input $iters "knobs blocked-4: host_tile=$HOST_TILES" "$CPU" 3 1
+        echo "knobs blocked-8: host_tile=65536x64" >>$OUT/$name-cpu.sweep
+        run_sweep $name-cpu "$CPU alone, blocked-4 at host tiles $HOST_TILES; blocked-8 65536x64"
+    fi
     local g c tile share splits
     g=$(best $input $GPU | cut -d' ' -f1)
     c=$(best $input $CPU)
@@ -123,7 +128,7 @@ hybrid() { # NAME INPUT ITERS FALLBACK_SPLITS
     tile=${SET_TILES:-$tile}
     c=$(echo "$c" | cut -d' ' -f1)
     share=$(awk -v g="${g:-0}" -v c="${c:-0}" 'BEGIN { if (g > 0 && c > 0) printf "%.3f", c / (g + c); else print "?" }')
-    splits=$(splits_near "$share" "$4")
+    splits=${SPLITS:-$(splits_near "$share" "$4")}
     log "$input: $GPU alone ${g:-?} s, $CPU alone ${c:-?} s at host_tile=$tile: equal times at a GPU share of $share"
     # the balancer learns in the warm-up (every config gets as many)
     sweep_file $OUT/$name-set.sweep $input $iters \
