@@ -51,25 +51,15 @@ static void *dev_alloc(size_t n) { return acc_malloc(n); }
 static void dev_free(void *p) { acc_free(p); }
 #elif defined(LBM_OMP)
 #include <omp.h>
-/* GCC's nvptx OpenMP (libgomp manual, "nvptx"): a team is a CUDA block, a
- * thread a warp, simd the warp's 32 lanes; thread_limit counts warps. So a
- * loop reaches every lane only as `parallel for simd` (without simd it ran
- * one lane a warp: 1/32 of the GPU), and a width of W lanes is W/32 threads. */
-#define OMP_WARPS(w) (((w) + 31) / 32)
+/* Lanes, warps and OMP_PAR_FOR: omp_kernel.h. */
 #define DEVICE_BEGIN P(omp declare target)
 #define DEVICE_END P(omp end declare target)
 #define ROUTINE
 #define ASYNC_ON nowait depend(inout : dep)
 #define WAIT() P(omp taskwait)
-/* A width of one warp (W <= 32) opens no parallel region: a team is one
- * warp and its simd lanes take the loop. An empty `teams distribute
- * parallel for` region cost about 1 ms a launch on an H100 (OpenACC's
- * 36 us; scripts/probes/directive_copy_probe.c times the forms). */
-#if K_WG_X <= 32
-#define OMP_PAR_FOR
+#if K_WG_X <= 32 /* a team of one warp for the line loops too */
 #define OMP_LINE_LIMIT thread_limit(1)
 #else
-#define OMP_PAR_FOR parallel for
 #define OMP_LINE_LIMIT
 #endif
 #define CELLS_LOOP(G, W, more) P(omp target teams distribute OMP_PAR_FOR simd collapse(2) num_teams(G) thread_limit(OMP_WARPS(W)) is_device_ptr(a, b, obst, part, av) more)

@@ -58,12 +58,9 @@
 #define MV_ATOMIC(dst) P(acc atomic update) dst
 #elif defined(MV_OMP)
 /* The cell's functions are compiled for the device; mv_colour and
- * mv_masked, which hold the target regions, stay host functions.
- * GCC's nvptx OpenMP (libgomp manual, "nvptx"): a team is a CUDA block, a
- * thread a warp, simd the warp's 32 lanes; thread_limit counts warps. So a
- * cell's lanes are `parallel for simd` (without simd each warp ran one lane:
- * 1/32 of the GPU, 111x CUDA's time) and W lanes are W/32 threads. */
-#define OMP_WARPS(w) (((w) + 31) / 32)
+ * mv_masked, which hold the target regions, stay host functions. A cell's
+ * lanes are `parallel for simd` over OMP_WARPS(W) threads (omp_kernel.h;
+ * without simd each warp ran one lane: 1/32 of the GPU, 111x CUDA's time). */
 #define MV_DEVICE_BEGIN P(omp declare target)
 #define MV_DEVICE_END P(omp end declare target)
 #define MV_PAR_CELLS                                                                                                   \
@@ -75,14 +72,6 @@
 #define MV_PAR_ALL                                                                                                     \
     P(omp target teams distribute num_teams(MV_GANGS(ncells)) thread_limit(OMP_WARPS(K_WG_X)) dist_schedule(static, chunk)        \
           is_device_ptr(matrix, x, lhs, map, scratch))
-/* One warp a team (W <= 32): no parallel region, the lanes a simd loop
- * (an empty `teams distribute parallel for` cost about 1 ms a launch on an
- * H100, lbm_directive.h). */
-#if K_WG_X <= 32
-#define OMP_PAR_FOR
-#else
-#define OMP_PAR_FOR parallel for
-#endif
 #define MV_LANES P(omp OMP_PAR_FOR simd)
 #define MV_LANES2 P(omp OMP_PAR_FOR simd collapse(2))
 #define MV_ATOMIC(dst) P(omp atomic update) dst
