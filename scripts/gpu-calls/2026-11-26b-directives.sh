@@ -83,11 +83,7 @@ if want lbm; then
     grep -E ' (ok|wrong|invalid|runtime-error|compile-error|crashed|timeout) ' "$OUT/lbm.txt" | cut -c1-190
 fi
 if want report && [ -n "$DDEV" ]; then
-    awk '/^(app|reference|inputs|quick|wg) /{print} /^table 15 /{t=1} /^table 16 /{exit} t&&/^(table|run|published)/{print}' \
-        kernels/lbm/report.def >"$OUT/report-t15.def"
-    capped 200 "report t15" "$OUT/report.log" "${DH[@]}" report lbm --def "$OUT/report-t15.def" --device "$DDEV" \
-        --rounds 2 --db "$DB" --out "$OUT/report"
-    sed -n '/^## Table 15/,/^## Figures/p' "$OUT"/report/report-*.md 2>/dev/null | head -14
+    table15 200 "$DDEV" "$DB"
 fi
 $H export --format csv --db "$DB" --out "$OUT/d.csv" >/dev/null 2>&1
 echo "rows not ok: $(sqlite3 "$DB" "SELECT count(*) FROM measurement WHERE status != 'ok'" 2>&1)"

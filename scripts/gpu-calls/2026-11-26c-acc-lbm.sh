@@ -22,7 +22,7 @@
 set -u
 : "${OUT:?set OUT}"
 DEADLINE=${DEADLINE:-540}
-SIZES=${SIZES:-1024x1024 128x128 256x256}
+SIZES=${SIZES-1024x1024 128x128 256x256}
 ACC_SHAPES=${ACC_SHAPES:-32x1,64x1,128x1,256x1,512x1,1024x1,128x2,256x2,128x4}
 ITERS_BIG=${ITERS_BIG:-1000}
 ITERS_SMALL=${ITERS_SMALL:-4000}
@@ -62,11 +62,7 @@ sqlite3 "$DB" "WITH b AS (SELECT c.input i, d.backend be, min(m.median_s) t FROM
     SELECT a.i, printf('openacc %.3f ms', 1000 * a.t), printf('cuda %.3f ms', 1000 * g.t), printf('%.2fx', a.t / g.t)
     FROM b a JOIN b g ON g.i = a.i AND g.be = 'cuda' WHERE a.be = 'openacc'" 2>&1 | tee "$OUT/best.txt"
 if [ "$REPORT" = 1 ] && [ -n "$ACC" ]; then # Table 15 by `report lbm` (its definition alone)
-    awk '/^(app|reference|inputs|quick|wg) /{print} /^table 15 /{t=1} /^table 16 /{exit} t&&/^(table|run|published)/{print}' \
-        kernels/lbm/report.def >"$OUT/report-t15.def"
-    capped 240 "report t15" "$OUT/report.log" "${DH[@]}" report lbm --def "$OUT/report-t15.def" --device "$ACC" \
-        --rounds 2 --db "$DB" --out "$OUT/report"
-    sed -n '/^## Table 15/,/^## Figures/p' "$OUT"/report/report-*.md 2>/dev/null | head -14
+    table15 240 "$ACC" "$DB"
 fi
 $H export --format csv --db "$DB" --out "$OUT/acc.csv" >/dev/null 2>&1
 tar -czf "$OUT/all.tgz" -C "$OUT" --exclude=all.tgz . 2>/dev/null

@@ -23,3 +23,12 @@ C=$(cat .gpu-host/commit 2>/dev/null || git rev-parse HEAD 2>/dev/null || echo u
 make -j16 GIT_COMMIT="$C" GIT_DIRTY=0 >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
 echo "[${SECONDS}s] built $C"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
+# table15 CAP DEVICES DB: Table 15 alone (`report lbm` with its definition
+# cut to the table) on DEVICES, printed; the report under $OUT/report.
+table15() {
+    awk '/^(app|reference|inputs|quick|wg) /{print} /^table 15 /{t=1} /^table 16 /{exit} t&&/^(table|run|published)/{print}' \
+        kernels/lbm/report.def >"$OUT/report-t15.def"
+    capped "$1" "report t15" "$OUT/report.log" env LD_LIBRARY_PATH="$OFFLOAD_LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        bin/harness report lbm --def "$OUT/report-t15.def" --device "$2" --rounds 2 --db "$3" --out "$OUT/report"
+    sed -n '/^## Table 15/,/^## Figures/p' "$OUT"/report/report-*.md 2>/dev/null | head -14
+}
