@@ -128,25 +128,20 @@ static double median_ask(const struct rowsplit *s) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* The probes' order: a cycle of PROBE_CYCLE windows, the centre two in
- * three so that most of the run is at the best split known, above and
- * below in turn (windows 2 and 5). Once settled (two cycles found nothing at
- * the narrowest factor) each further fruitless cycle doubles the cycle, up to
- * eight times (probes 2 windows in 48): a probe that hands the slower member
- * a fifth more rows makes its window a fifth slower, and on a GPU host with
- * two exchanges a run (16384x16384, 128 steps) probing one window in three
- * cost the balancer 9-14 % against the best fixed split. */
+/* The probes' order: the centre two windows in three, so that most of the
+ * run is at the best split known; above and below in turn. Once settled
+ * (two cycles found nothing at the narrowest factor) five in six: a probe
+ * that hands the slower member a fifth more rows makes its window a fifth
+ * slower, and on a GPU host with two exchanges a run (16384x16384, 128
+ * steps) the probes cost the balancer 9-14 % against the best fixed split. */
 #define PROBE_CYCLE 6
-#define PROBE_BACKOFF_MAX 3
+#define PROBE_CYCLE_SETTLED 12
+static const int probe_order[PROBE_CYCLE] = {0, 0, 1, 0, 0, 2};
+static const int probe_order_settled[PROBE_CYCLE_SETTLED] = {0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 2};
 
 static int settled(const struct rowsplit *s) { return s->f <= BALANCE_F_MIN && s->fruitless >= 2; }
-static int cycle_length(const struct rowsplit *s) {
-    const int backoff = settled(s) ? s->fruitless - 1 : 0;
-    return PROBE_CYCLE << (backoff < PROBE_BACKOFF_MAX ? backoff : PROBE_BACKOFF_MAX);
-}
 static int probe_now(const struct rowsplit *s) {
-    const int n = cycle_length(s);
-    return s->probe == n / 2 - 1 ? 1 : s->probe == n - 1 ? 2 : 0;
+    return settled(s) ? probe_order_settled[s->probe] : probe_order[s->probe];
 }
 
 /* After a window closed with t seconds per step. A full cycle moves the
@@ -157,7 +152,7 @@ static void probed(struct rowsplit *s, double t) {
     const int p = probe_now(s);
     s->t[p] = s->seen[p] ? (1 - BALANCE_SMOOTH) * s->t[p] + BALANCE_SMOOTH * t : t;
     s->seen[p] = 1;
-    s->probe = (s->probe + 1) % cycle_length(s);
+    s->probe = (s->probe + 1) % (settled(s) ? PROBE_CYCLE_SETTLED : PROBE_CYCLE);
     if (s->probe || !s->seen[1] || !s->seen[2]) return;
     const int best = s->t[1] < s->t[2] ? 1 : 2;
     if (s->t[best] < (1 - BALANCE_GAIN) * s->t[0]) { /* move the centre there; its time is the probe's */
