@@ -321,21 +321,19 @@ static struct program *ocl_build(struct dev *d, const char *source, const char *
         const char *srcs[1] = {text};
         prog = p_clCreateProgramWithSource(o->context, 1, srcs, NULL, &rc);
         if (rc != CL_SUCCESS) {
-            free(text);
-            free(options);
-            return ocl_fail(d, "clCreateProgramWithSource", rc), NULL;
-        }
-        if (p_clBuildProgram(prog, 1, &o->device, options, NULL, NULL) != CL_SUCCESS) {
+            ocl_fail(d, "clCreateProgramWithSource", rc);
+            prog = NULL;
+        } else if (p_clBuildProgram(prog, 1, &o->device, options, NULL, NULL) != CL_SUCCESS) {
             build_log(d, prog, "clBuildProgram");
             p_clReleaseProgram(prog);
-            free(text);
-            free(options);
-            return NULL;
+            prog = NULL;
+        } else {
+            to_cache(d, prog, key);
         }
-        to_cache(d, prog, key);
     }
     free(text);
     free(options);
+    if (!prog) return NULL;
     struct program *p = xcalloc(1, sizeof *p);
     p->prog = prog;
     return p;

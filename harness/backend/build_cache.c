@@ -31,42 +31,6 @@ int cache_store(const char *key, const char *ext, const void *data, size_t len) 
     return file_write_all(path, data, len);
 }
 
-/* Appends the quoted #includes of `text` (a file in `dir`), and theirs in
- * turn, so that an edit to a header two levels down (lbm.cl -> lbm_gpu.h ->
- * lbm_physics.h) changes the key. Headers not in the folder are skipped. */
-static void append_includes(struct strbuf *all, const char *text, const char *dir, int depth) {
-    if (depth > 8) return;
-    for (const char *p = text; (p = strstr(p, "#include \"")) != NULL;) {
-        p += 10;
-        const char *end = strchr(p, '"');
-        if (!end) break;
-        char inc[PATH_MAX];
-        str_fmt(inc, sizeof inc, "%s/%.*s", dir, (int)(end - p), p);
-        char *body = file_read_all(inc, NULL, NULL, 0);
-        if (body) {
-            sb_printf(all, "\n/* %s */\n%s", inc, body);
-            append_includes(all, body, dir, depth + 1);
-            free(body);
-        }
-        p = end;
-    }
-}
-
-char *source_with_includes(const char *path, char *err, size_t errn) {
-    char *text = file_read_all(path, NULL, err, errn);
-    if (!text) return NULL;
-    struct strbuf all = {0};
-    sb_printf(&all, "%s", text);
-    char dir[PATH_MAX];
-    str_copy(dir, sizeof dir, path);
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = '\0';
-    else str_copy(dir, sizeof dir, ".");
-    append_includes(&all, text, dir, 0);
-    free(text);
-    return all.s;
-}
-
 /* A file's base name, for #line markers that read the same in every checkout. */
 static const char *base_name(const char *path) {
     const char *slash = strrchr(path, '/');
@@ -90,8 +54,9 @@ struct inline_state {
     int nseen;
 };
 
-static int inline_file(struct strbuf *out, const char *path, struct inline_state *st, int depth) {
-    char *text = file_read_all(path, NULL, NULL, 0);
+static int inline_file(struct strbuf *out, const char *path, struct inline_state *st, int depth, char *err,
+                       size_t errn) {
+    char *text = file_read_all(path, NULL, err, errn);
     if (!text) return -1;
     char dir[PATH_MAX];
     str_copy(dir, sizeof dir, path);
@@ -116,7 +81,7 @@ static int inline_file(struct strbuf *out, const char *path, struct inline_state
         if (found[0] && !seen && st->nseen < 32) {
             str_copy(st->seen[st->nseen++], PATH_MAX, found);
             sb_printf(out, "#line 1 \"%s\"\n", base_name(found));
-            if (inline_file(out, found, st, depth + 1)) {
+            if (inline_file(out, found, st, depth + 1, err, errn)) {
                 free(text);
                 return -1;
             }
@@ -138,12 +103,18 @@ char *source_inlined(const char *path, const char *const *dirs, int ndirs, char 
     st->ndirs = ndirs;
     struct strbuf out = {0};
     sb_printf(&out, "%s", "");
-    if (inline_file(&out, path, st, 0)) {
-        err_set(err, errn, "cannot read %s or a file it includes", path);
+    if (inline_file(&out, path, st, 0, err, errn)) {
         free(st);
         sb_free(&out);
         return NULL;
     }
     free(st);
     return out.s;
+}
+
+/* The key's text: the source with its headers written in (one walk of the
+ * includes for the key and for OpenCL's build), so that an edit to a header
+ * two levels down (lbm.cl -> lbm_gpu.h -> lbm_physics.h) changes the key. */
+char *source_with_includes(const char *path, char *err, size_t errn) {
+    return source_inlined(path, NULL, 0, err, errn);
 }

@@ -13,8 +13,9 @@ void cache_path(char *path, size_t n, const char *key, const char *ext);
 /* Returns a malloc'd copy of the cached product, or NULL when absent. */
 void *cache_load(const char *key, const char *ext, size_t *len);
 int cache_store(const char *key, const char *ext, const void *data, size_t len);
-/* Reads a kernel source and every file it #includes with quotes from its own
- * folder, and what those include in turn, concatenated, for the key. */
+/* A kernel source and every file it #includes with quotes from its own
+ * folder, and what those include in turn, for the key (source_inlined
+ * without further folders). */
 char *source_with_includes(const char *path, char *err, size_t errn);
 /* The kernel source with its quoted #includes written in place, each file
  * once (found beside the including file, then in dirs), with #line markers

@@ -128,20 +128,21 @@ static double median_ask(const struct rowsplit *s) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* The probes' order: the centre two windows in three, so that most of the
- * run is at the best split known; above and below in turn. Once settled
- * (two cycles found nothing at the narrowest factor) five in six: a probe
- * that hands the slower member a fifth more rows makes its window a fifth
- * slower, and on a GPU host with two exchanges a run (16384x16384, 128
- * steps) the probes cost the balancer 9-14 % against the best fixed split. */
+/* The probes' order: a cycle of PROBE_CYCLE windows, the centre two in
+ * three so that most of the run is at the best split known, above and
+ * below in turn (windows 2 and 5). Once settled (two cycles found nothing at
+ * the narrowest factor) the cycle doubles, so five windows in six are at the
+ * centre: a probe that hands the slower member a fifth more rows makes its
+ * window a fifth slower, and on a GPU host with two exchanges a run
+ * (16384x16384, 128 steps) the probes cost the balancer 9-14 % against the
+ * best fixed split. */
 #define PROBE_CYCLE 6
-#define PROBE_CYCLE_SETTLED 12
-static const int probe_order[PROBE_CYCLE] = {0, 0, 1, 0, 0, 2};
-static const int probe_order_settled[PROBE_CYCLE_SETTLED] = {0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 2};
 
 static int settled(const struct rowsplit *s) { return s->f <= BALANCE_F_MIN && s->fruitless >= 2; }
+static int cycle_length(const struct rowsplit *s) { return settled(s) ? 2 * PROBE_CYCLE : PROBE_CYCLE; }
 static int probe_now(const struct rowsplit *s) {
-    return settled(s) ? probe_order_settled[s->probe] : probe_order[s->probe];
+    const int n = cycle_length(s);
+    return s->probe == n / 2 - 1 ? 1 : s->probe == n - 1 ? 2 : 0;
 }
 
 /* After a window closed with t seconds per step. A full cycle moves the
@@ -152,7 +153,7 @@ static void probed(struct rowsplit *s, double t) {
     const int p = probe_now(s);
     s->t[p] = s->seen[p] ? (1 - BALANCE_SMOOTH) * s->t[p] + BALANCE_SMOOTH * t : t;
     s->seen[p] = 1;
-    s->probe = (s->probe + 1) % (settled(s) ? PROBE_CYCLE_SETTLED : PROBE_CYCLE);
+    s->probe = (s->probe + 1) % cycle_length(s);
     if (s->probe || !s->seen[1] || !s->seen[2]) return;
     const int best = s->t[1] < s->t[2] ? 1 : 2;
     if (s->t[best] < (1 - BALANCE_GAIN) * s->t[0]) { /* move the centre there; its time is the probe's */

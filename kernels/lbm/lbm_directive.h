@@ -260,15 +260,9 @@ ROUTINE static inline int lbm_next_step(void) { return g_step++; }
 /* lbm_run for params=globals (app.c allows it with kernels=fused-accel,
  * avvels=device, data=region, collapse=1; async=on queues the launches,
  * off waits for each). */
-static void lbm_run_globals(void *const *args) {
-    float *a = args[0], *b = args[1], *const cells = args[0];
-    const unsigned char *obst = args[2];
-    float *av = args[3];
-    const int nx = *(const int *)args[4], ny = *(const int *)args[5];
-    const float omega = *(const float *)args[6], density = *(const float *)args[7], accel = *(const float *)args[8];
-    const long iters = *(const int *)args[9];
+static void lbm_run_globals(float *a, float *b, const unsigned char *obst, float *av, int nx, int ny, float omega,
+                            float w1, float w2, long iters) {
     const size_t ncells = (size_t)nx * (size_t)ny;
-    const float w1 = density * accel / 9.0f, w2 = density * accel / 36.0f;
     const int gangs = ny / H;
     float *part = dev_alloc(2 * (size_t)ny * sizeof(float)); /* two steps' row sums */
     int fluid = 0;
@@ -292,6 +286,8 @@ static void lbm_run_globals(void *const *args) {
             acc_update_device(&g_params, sizeof g_params);
 #endif
         }
+        /* FLIP and PREV as constants: t named inside a region would be
+         * mapped, and the launch would carry an argument block again. */
         if (t == 0) {
             GLOBAL_STEP(0, 0)
         } else if (t % 2 == 0) {
@@ -310,7 +306,6 @@ static void lbm_run_globals(void *const *args) {
         LINE_LOOP()
         for (size_t i = 0; i < 9 * ncells; i++) a[i] = b[i];
     }
-    (void)cells;
     dev_free(part);
 }
 #endif
@@ -330,10 +325,9 @@ void lbm_run(const struct omp_launch *L, void *const *args) {
     const long iters = *(const int *)args[9];
     const size_t ncells = (size_t)nx * (size_t)ny;
     (void)L; /* the shape is compiled in (K_WG_X, K_WG_Y) */
+    const float w1 = density * accel / 9.0f, w2 = density * accel / 36.0f;
 #if defined(K_PARAMS_GLOBALS)
-    (void)a, (void)b, (void)cells, (void)obst, (void)av, (void)part, (void)omega, (void)density, (void)accel;
-    (void)iters, (void)ncells;
-    lbm_run_globals(args);
+    lbm_run_globals(a, b, obst, av, nx, ny, omega, w1, w2, iters);
     return;
 #endif
     int cell_gangs = (int)(ncells / ((size_t)W * (size_t)H)), row_gangs = ny / H;
@@ -343,7 +337,6 @@ void lbm_run(const struct omp_launch *L, void *const *args) {
      * all the threads is the same loop without a region per team. */
     if (omp_get_default_device() == omp_get_initial_device()) cell_gangs = row_gangs = 1;
 #endif
-    const float w1 = density * accel / 9.0f, w2 = density * accel / 36.0f;
     static char dep; /* the dependence every queued OpenMP step names */
     (void)dep, (void)cell_gangs, (void)row_gangs;
 #if defined(K_DATA_PER_STEP)

@@ -61,9 +61,22 @@ static int halo_sound(const char *text, int lo, int hi, int reach, int steps) {
     return 1;
 }
 
-/* Two members whose batches cost c0 and c1 seconds per row-step (plus a
- * fixed overhead; with `shared`, member 1 also waits for member 0's work, as
- * two devices on one CPU do): the share the balancer's centre settles at. */
+/* One batch of two members whose batches cost c0 and c1 seconds per
+ * row-step (plus a fixed overhead; with `shared`, member 1 also waits for
+ * member 0's work, as two devices on one CPU do), then the exchange's cut
+ * (not yet applied: returned). */
+static int batch(struct rowsplit *s, double c0, double c1, double overhead, int shared) {
+    int r0, r1, q0, q1;
+    rowsplit_rows(s, 0, 0, 1, &r0, &r1);
+    rowsplit_rows(s, 1, 0, 1, &q0, &q1);
+    const int n = rowsplit_room(s);
+    const double t0 = overhead + c0 * (r1 - r0) * n, t1 = overhead + c1 * (q1 - q0) * n;
+    double busy[DEVSET_MAX] = {t0, shared ? t1 + t0 : t1};
+    rowsplit_stepped(s, n, busy);
+    return rowsplit_next_cut(s);
+}
+
+/* The share the balancer's centre settles at for such members (batch). */
 static double settle_rows(const char *text, int rows, double c0, double c1, double overhead, int shared, int *moved,
                           int *cut) {
     struct knob_set k;
@@ -73,14 +86,7 @@ static double settle_rows(const char *text, int rows, double c0, double c1, doub
     const int first = s.cut;
     *moved = 0;
     for (int period = 0; period < 3000; period++) {
-        int r0, r1, q0, q1;
-        rowsplit_rows(&s, 0, 0, 1, &r0, &r1);
-        rowsplit_rows(&s, 1, 0, 1, &q0, &q1);
-        const int n = rowsplit_room(&s);
-        const double t0 = overhead + c0 * (r1 - r0) * n, t1 = overhead + c1 * (q1 - q0) * n;
-        double busy[DEVSET_MAX] = {t0, shared ? t1 + t0 : t1};
-        rowsplit_stepped(&s, n, busy);
-        s.cut = rowsplit_next_cut(&s);
+        s.cut = batch(&s, c0, c1, overhead, shared);
         s.since = 0;
         *moved |= s.cut != first;
     }
@@ -155,10 +161,10 @@ int main(void) {
           "share down from the equal-time 0.09 towards none (%.3f)",
           share);
     /* PoCL and OpenMP on this machine's two cores (256x256): member 0 eight
-     * to twenty times slower (PoCL 787 ms alone, OpenMP 44.6) and each of
-     * its rows also delaying member 1, plus a
-     * batch's fixed cost: one row on member 0 is fastest, and probes of a
-     * factor 1.2 round back to a centre of two rows; they must still move. */
+     * to twenty times slower (PoCL 787 ms alone, OpenMP 44.6), each of its
+     * rows also delaying member 1, plus a batch's fixed cost: one row on
+     * member 0 is fastest, and probes of a factor 1.2 round back to a
+     * centre of two rows; they must still move. */
     int cut = 0;
     settle_rows("split=auto,exchange=8", 254, 2e-5, 1e-6, 2e-5, 1, &moved, &cut);
     CHECK(cut == 2, "a member best given one row of 254 ends with one row (cut %d, rows from 1)", cut);
@@ -187,13 +193,7 @@ int main(void) {
     rowsplit_init(&s, &k, 1, 1001, 1, 0);
     int probes = 0, windows = 0; /* batches, several a window: the share of time at a probe */
     for (int period = 0; period < 4000; period++) {
-        int r0, r1, q0, q1;
-        rowsplit_rows(&s, 0, 0, 1, &r0, &r1);
-        rowsplit_rows(&s, 1, 0, 1, &q0, &q1);
-        const int n = rowsplit_room(&s);
-        double busy[DEVSET_MAX] = {3e-6 * (r1 - r0) * n, 1e-6 * (q1 - q0) * n};
-        rowsplit_stepped(&s, n, busy);
-        const int cut = rowsplit_next_cut(&s);
+        const int cut = batch(&s, 3e-6, 1e-6, 0, 0);
         if (period >= 3000 && s.probing) {
             windows++;
             probes += cut != 1 + (int)lround(s.share * 1000);
