@@ -7,44 +7,89 @@
 # counts as one failure. A check that could not run here says so with
 # "ok - ... # skip ..." (TAP's convention) or a "# skipped: ..." line, and is
 # counted as skipped, never as passed. Ends with "N passed, N failed, N skipped".
+#
+# The suite must stay under CI's 10 minutes on a 2-core machine, so tests run
+# TEST_JOBS at a time (default: cores + 1, as most of them wait on compilers
+# and worker processes part of the time). Each gets its own database and
+# prints its lines in the usual order when done. Tests that judge timings
+# against each other (ALONE below) run first, by themselves, so a neighbour's
+# load cannot become their noise.
 set -u
 cd "$(dirname "$0")/.."
 export HARNESS_TEST_TMP=$(mktemp -d)
 trap 'rm -rf "$HARNESS_TEST_TMP"' EXIT
 # Tests must not touch the user's database or kernel cache.
-export HARNESS_DB=$HARNESS_TEST_TMP/results.db
 export HARNESS_CACHE=${HARNESS_CACHE:-$PWD/build/test-cache}
-passed=0 failed=0 skipped=0
-run_one() { # name, command...
+jobs_max=${TEST_JOBS:-$(($(nproc) + 1))}
+# nightly.sh: two nights of one build must not be called a regression;
+# progress.sh: prints how close its time estimate came.
+ALONE="nightly.sh progress.sh"
+outs=$HARNESS_TEST_TMP/outputs
+mkdir -p "$outs"
+
+# run_one NAME COMMAND...: runs it with its own database; its output, exit
+# status and seconds go to $outs/NAME.{out,rc,s}.
+run_one() {
     local name=$1; shift
-    local out rc
-    echo "# $name"
     local t0=$SECONDS
-    out=$("$@" 2>&1); rc=$?
+    HARNESS_DB=$HARNESS_TEST_TMP/$name.db "$@" >"$outs/$name.out" 2>&1
+    echo $? >"$outs/$name.rc"
+    echo $((SECONDS - t0)) >"$outs/$name.s"
+}
+
+names=() cmds=()
+add() { names+=("$1"); shift; cmds+=("$*"); }
+missing=0
+# Only the programs whose source is in tests/unit (a stale binary of a
+# moved or deleted test must not run).
+for src in tests/unit/test_*.c; do
+    t=build/tests/$(basename "$src" .c)
+    if [ -x "$t" ]; then add "$(basename "$t")" "$t"
+    else echo "not ok - $t was not built"; missing=$((missing + 1)); fi
+done
+for t in tests/integration/*.sh; do
+    [ -f "$t" ] && add "$(basename "$t")" bash "$t"
+done
+add sanitize.sh bash tests/sanitize.sh
+add fuzz.sh bash tests/fuzz.sh
+
+t_start=$SECONDS
+for i in "${!names[@]}"; do
+    case " $ALONE " in *" ${names[$i]} "*) run_one "${names[$i]}" ${cmds[$i]} ;; esac
+done
+# The rest in a pool, the longest first (their seconds from the last run
+# here, when there was one) so the pool does not end waiting on one of them.
+last=build/test-seconds
+order=$(for i in "${!names[@]}"; do
+    case " $ALONE " in *" ${names[$i]} "*) continue ;; esac
+    s=$(awk -v n="${names[$i]}" '$2 == n {print $1}' "$last" 2>/dev/null)
+    echo "${s:-60} $i"
+done | sort -rn | awk '{print $2}')
+for i in $order; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+    run_one "${names[$i]}" ${cmds[$i]} &
+done
+wait
+
+passed=0 failed=$missing skipped=0
+: >"$last.new"
+for name in "${names[@]}"; do
+    out=$(cat "$outs/$name.out"); rc=$(cat "$outs/$name.rc"); s=$(cat "$outs/$name.s")
+    echo "# $name"
     echo "$out" | grep -E '^(not )?ok - |^# ' || true
-    local p f s
     p=$(echo "$out" | grep '^ok - ' | grep -vc '# skip')
-    s=$(echo "$out" | grep -cE '^ok - .*# skip|^# skipped')
+    sk=$(echo "$out" | grep -cE '^ok - .*# skip|^# skipped')
     f=$(echo "$out" | grep -c '^not ok - ')
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
         echo "not ok - $name exited with status $rc"
         echo "$out" | tail -5 | sed 's/^/#   /'
         f=1
     fi
-    passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
-    echo "# $name: $((SECONDS - t0)) s" # the suite must stay under CI's 10 minutes: where the time goes
-}
-# Only the programs whose source is in tests/unit (a stale binary of a
-# moved or deleted test must not run).
-for src in tests/unit/test_*.c; do
-    t=build/tests/$(basename "$src" .c)
-    if [ -x "$t" ]; then run_one "$(basename "$t")" "$t"
-    else echo "not ok - $t was not built"; failed=$((failed + 1)); fi
+    passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + sk))
+    echo "# $name: $s s" # where the time goes
+    echo "$s $name" >>"$last.new"
 done
-for t in tests/integration/*.sh; do
-    [ -f "$t" ] && run_one "$(basename "$t")" bash "$t"
-done
-run_one sanitize.sh bash tests/sanitize.sh
-run_one fuzz.sh bash tests/fuzz.sh
+mv "$last.new" "$last"
+echo "# all tests: $((SECONDS - t_start)) s, $jobs_max at a time"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
