@@ -35,6 +35,7 @@ run_one() {
     HARNESS_DB=$HARNESS_TEST_TMP/$name.db "$@" >"$outs/$name.out" 2>&1
     echo $? >"$outs/$name.rc"
     echo $((SECONDS - t0)) >"$outs/$name.s"
+    echo "# finished $name in $((SECONDS - t0)) s" # progress; the lines come in order at the end
 }
 
 names=() cmds=()
@@ -59,10 +60,14 @@ for i in "${!names[@]}"; do
 done
 # The rest in a pool, the longest first (their seconds from the last run
 # here, when there was one) so the pool does not end waiting on one of them.
+# A fresh checkout has no last run: tests/seconds.txt holds one (a 2-core
+# machine, 2026-11-26), the order only.
 last=build/test-seconds
+seconds=$last
+[ -f "$seconds" ] || seconds=tests/seconds.txt
 order=$(for i in "${!names[@]}"; do
     case " $ALONE " in *" ${names[$i]} "*) continue ;; esac
-    s=$(awk -v n="${names[$i]}" '$2 == n {print $1}' "$last" 2>/dev/null)
+    s=$(awk -v n="${names[$i]}" '$2 == n {print $1}' "$seconds" 2>/dev/null)
     echo "${s:-60} $i"
 done | sort -rn | awk '{print $2}')
 for i in $order; do

@@ -17,7 +17,8 @@
 #   lbm      LBM 1024x1024 x 1000 steps: a06-async on both directive
 #            devices over shapes, CUDA final at 1024x1024 and 128x128
 #   report   Table 15 by `report lbm` (its definition alone)
-# MV_RUNS="variant:shapes ..." and LBM_SHAPES=WxH,... change the omp-target runs.
+# MV_RUNS="variant:shapes ..." and LBM_SHAPES=WxH,... change the omp-target runs;
+# PROBES="directive_copy_probe omp_target_stacks_probe" the probes built.
 # Everything verified and stored in $OUT/d.db; logs in $OUT, packed in
 # $OUT/all.tgz at the end.
 set -u
@@ -38,9 +39,12 @@ ACC=$(echo "$DDEV" | tr , '\n' | grep '^openacc' | head -1)
 OMT=$(echo "$DDEV" | tr , '\n' | grep '^omp-target' | head -1)
 
 if want probe; then
-    for m in openmp openacc; do
-        $OFFLOAD_CC -O3 -f$m $OFFLOAD_FLAGS -o /tmp/probe-$m scripts/probes/directive_copy_probe.c >"$OUT/probe-build-$m.log" 2>&1 &&
-            capped 40 "probe $m" "$OUT/probe.txt" env LD_LIBRARY_PATH="$dld" /tmp/probe-$m
+    for p in ${PROBES:-directive_copy_probe}; do
+        for m in openmp openacc; do # the stacks probe is OpenMP's alone
+            [ "$p" = omp_target_stacks_probe ] && [ $m = openacc ] && continue
+            $OFFLOAD_CC -O3 -f$m $OFFLOAD_FLAGS -o /tmp/$p-$m scripts/probes/$p.c >"$OUT/probe-build-$p-$m.log" 2>&1 &&
+                capped 60 "probe $p $m" "$OUT/probe.txt" env LD_LIBRARY_PATH="$dld" /tmp/$p-$m
+        done
     done
     cat "$OUT/probe.txt"
 fi
