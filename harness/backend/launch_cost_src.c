@@ -95,9 +95,7 @@ static void directive_src(struct strbuf *b, enum launch_cost_kind kind, int narg
               "    const long items = (long)(L->global[0] * L->global[1]);\n"
               "#pragma %s %s\n"
               "    for (long i = 0; i < items; i++) {\n",
-              model ? "omp target teams distribute parallel for num_teams(OMP_STACK_WARPS / 8) thread_limit(8)"
-                    : "acc parallel loop gang vector",
-              clause);
+              model ? "omp target teams distribute parallel for" : "acc parallel loop gang vector", clause);
     if (store) sb_printf(b, "        if (i == 0) a0[0] = %d.0f;\n", nargs);
     else if (kind == LAUNCH_COST_INT) sb_printf(b, "        __asm__ __volatile__(\"\" : : \"r\"(sum) : \"memory\");\n");
     else sb_printf(b, "        __asm__ __volatile__(\"\" : : : \"memory\");\n");

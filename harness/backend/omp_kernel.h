@@ -23,17 +23,6 @@ struct omp_launch {
  * region cost about 1 ms a launch on an H100; scripts/probes/
  * directive_copy_probe.c times the forms). */
 #define OMP_WARPS(w) (((w) + 31) / 32)
-/* Teams for n pieces of work at W lanes a team, capped so that a launch has
- * at most OMP_STACK_WARPS warps. libgomp's nvptx plugin gives each warp a
- * 128 KiB soft stack in one block that it keeps from launch to launch, but
- * frees before every device allocation once the block is over 128 MiB
- * (1024 warps), and a region that passes variables allocates its argument
- * block; GCC's own counts (8 warps x 1056 teams on an H100) so reallocated
- * 1.1 GB at every launch, about 1 ms (scripts/probes/
- * omp_target_stacks_probe.c). `distribute` hands a capped count of teams
- * the same iterations, several chunks each. */
-#define OMP_STACK_WARPS 1024
-#define OMP_TEAMS(n, w) ((n) < OMP_STACK_WARPS / OMP_WARPS(w) ? (n) : OMP_STACK_WARPS / OMP_WARPS(w))
 #if defined(K_WG_X) && K_WG_X <= 32
 #define OMP_PAR_FOR
 #else

@@ -58,12 +58,12 @@ static void dev_free(void *p) { acc_free(p); }
 #define ASYNC_ON nowait depend(inout : dep)
 #define WAIT() P(omp taskwait)
 #if K_WG_X <= 32 /* a team of one warp for the line loops too */
-#define OMP_LINE_LIMIT thread_limit(1) num_teams(OMP_STACK_WARPS)
-#else /* GCC's 8 warps a team, teams capped (omp_kernel.h: OMP_TEAMS) */
-#define OMP_LINE_LIMIT thread_limit(8) num_teams(OMP_STACK_WARPS / 8)
+#define OMP_LINE_LIMIT thread_limit(1)
+#else
+#define OMP_LINE_LIMIT
 #endif
-#define CELLS_LOOP(G, W, more) P(omp target teams distribute OMP_PAR_FOR simd collapse(2) num_teams(OMP_TEAMS(G, W)) thread_limit(OMP_WARPS(W)) is_device_ptr(a, b, obst, part, av) more)
-#define ROWS_LOOP(G, W, more) P(omp target teams distribute OMP_PAR_FOR num_teams(OMP_TEAMS(G, W)) thread_limit(OMP_WARPS(W)) is_device_ptr(a, b, obst, part, av) more)
+#define CELLS_LOOP(G, W, more) P(omp target teams distribute OMP_PAR_FOR simd collapse(2) num_teams(G) thread_limit(OMP_WARPS(W)) is_device_ptr(a, b, obst, part, av) more)
+#define ROWS_LOOP(G, W, more) P(omp target teams distribute OMP_PAR_FOR num_teams(G) thread_limit(OMP_WARPS(W)) is_device_ptr(a, b, obst, part, av) more)
 #define LINE_LOOP(more) P(omp target teams distribute OMP_PAR_FOR simd OMP_LINE_LIMIT is_device_ptr(a, b, obst, part, av) more)
 #define COLS_LOOP(more) P(omp simd more)
 #define RED(v) reduction(+ : v) map(tofrom : v)

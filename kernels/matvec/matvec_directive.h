@@ -64,13 +64,13 @@
 #define MV_DEVICE_BEGIN P(omp declare target)
 #define MV_DEVICE_END P(omp end declare target)
 #define MV_PAR_CELLS                                                                                                   \
-    P(omp target teams distribute num_teams(OMP_TEAMS(MV_GANGS(ncp), K_WG_X)) thread_limit(OMP_WARPS(K_WG_X)) dist_schedule(static, chunk)           \
+    P(omp target teams distribute num_teams(MV_GANGS(ncp)) thread_limit(OMP_WARPS(K_WG_X)) dist_schedule(static, chunk)           \
           is_device_ptr(matrix, x, lhs, map, cmap, scratch))
 #define MV_PAR_SLOTS                                                                                                   \
-    P(omp target teams distribute collapse(2) num_teams(OMP_TEAMS(MV_GANGS(ncolours * ncp_max), K_WG_X)) thread_limit(OMP_WARPS(K_WG_X))             \
+    P(omp target teams distribute collapse(2) num_teams(MV_GANGS(ncolours * ncp_max)) thread_limit(OMP_WARPS(K_WG_X))             \
           dist_schedule(static, chunk) is_device_ptr(matrix, x, lhs, map, cmap, ncp, scratch))
 #define MV_PAR_ALL                                                                                                     \
-    P(omp target teams distribute num_teams(OMP_TEAMS(MV_GANGS(ncells), K_WG_X)) thread_limit(OMP_WARPS(K_WG_X)) dist_schedule(static, chunk)        \
+    P(omp target teams distribute num_teams(MV_GANGS(ncells)) thread_limit(OMP_WARPS(K_WG_X)) dist_schedule(static, chunk)        \
           is_device_ptr(matrix, x, lhs, map, scratch))
 #define MV_LANES P(omp OMP_PAR_FOR simd)
 #define MV_LANES2 P(omp OMP_PAR_FOR simd collapse(2))

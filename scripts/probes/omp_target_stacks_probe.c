@@ -1,14 +1,20 @@
-/* Why a GCC 12 OpenMP target region costs about 1 ms to launch on an H100,
- * and what avoids it. libgomp's nvptx plugin gives every warp of a launch a
- * 128 KiB soft stack, in one block it keeps between launches, but frees
- * again before any device allocation (GOMP_OFFLOAD_alloc) when the block is
- * over 128 MiB; and a region that passes variables allocates (its argument
- * block). GCC's own team count (registers allow 8 warps x 1056 teams) asks
- * for 1.1 GB of stacks, so each such launch allocates 1.1 GB again. The
- * forms below: the default count, counts that keep teams x warps <= 1024
- * (128 MiB), and a region that maps nothing (its pointers in declare-target
- * globals), each timed as a 1 GiB copy (GB/s, read + write, best of 10) and
- * as 200 launches of a 32-float copy. Built like directive_copy_probe.c:
+/* What a GCC 12 OpenMP target region costs to launch on an H100, and why.
+ * The guess this probe was written to test: libgomp's nvptx plugin gives
+ * every warp of a launch a 128 KiB soft stack, in one block kept between
+ * launches but freed before any device allocation once it is over 128 MiB,
+ * and GCC's own team count (8 warps x 1056 teams) asks for 1.1 GB; so a
+ * region that allocates (its argument block) would reallocate 1.1 GB every
+ * launch. The forms: GCC's counts, counts that keep teams x warps <= 1024
+ * (128 MiB), a region that maps nothing (its pointers in declare-target
+ * globals), and empty regions; each timed as a 1 GiB copy (GB/s, read +
+ * write, best of 10) and as 200 launches of a 32-float copy.
+ * Found (call U, 2026-11-26, H100, driver 580.159.04): the guess is wrong.
+ * An empty region that maps nothing launches in 25 us; the same region with
+ * one is_device_ptr in 510 us, and in 829 us with num_teams(128)
+ * thread_limit(8); capped copies launch in 550-1350 us and copy at 365-520
+ * GB/s against 544 with GCC's counts. What costs is passing a variable (the
+ * region's mapping); the globals form, which updates three globals before
+ * each launch, 206 us. Built like directive_copy_probe.c:
  *   $OFFLOAD_CC -O3 -fopenmp $OFFLOAD_FLAGS -o stacks_probe omp_target_stacks_probe.c
  * A probe, not part of the harness. */
 #include <omp.h>

@@ -10,8 +10,6 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "omp_kernel.h"
-
 #if defined(ORT_ACC)
 #include <openacc.h>
 #elif defined(ORT_OMP)
@@ -134,10 +132,8 @@ void ort_copy(float *restrict dst, const float *restrict src, size_t n) {
     /* simd: GCC's nvptx OpenMP threads are warps and simd their lanes, so
      * without it one lane a warp copies. On an H100 (2026-11-26, scripts/
      * probes/directive_copy_probe.c): 315 GB/s without simd, 546 with
-     * thread_limit(8), 783-856 with GCC's own team and thread counts. The
-     * teams capped as the kernels' are (omp_kernel.h, OMP_TEAMS): GCC's own
-     * count reallocates 1.1 GB of stacks every launch. */
-#pragma omp target teams distribute parallel for simd num_teams(OMP_STACK_WARPS / 8) thread_limit(8) is_device_ptr(dst, src)
+     * thread_limit(8), 783-856 with GCC's own team and thread counts. */
+#pragma omp target teams distribute parallel for simd is_device_ptr(dst, src)
     for (size_t i = 0; i < n; i++) dst[i] = src[i];
 #endif
 }
