@@ -41,18 +41,6 @@ void rowsplit_init(struct rowsplit *s, const struct knob_set *k, int lo, int hi,
     s->since = 0;
 }
 
-void rowsplit_carry(struct rowsplit *s, const struct rowsplit *earlier) {
-    if (!s->balance || earlier->windows <= 0) return;
-    memcpy(s->wanted, earlier->wanted, sizeof s->wanted);
-    memcpy(s->t, earlier->t, sizeof s->t);
-    memcpy(s->seen, earlier->seen, sizeof s->seen);
-    s->windows = earlier->windows;
-    s->probing = earlier->probing;
-    s->fruitless = earlier->fruitless;
-    s->probe = 0; /* a repetition starts at the centre (rowsplit_init's cut) */
-    s->f = earlier->f;
-}
-
 int rowsplit_room(const struct rowsplit *s) { return s->solo >= 0 ? INT_MAX / 2 : s->halo - s->since; }
 
 void rowsplit_rows(const struct rowsplit *s, int i, int ahead, int n, int *r0, int *r1) {
@@ -167,6 +155,21 @@ static void probed(struct rowsplit *s, double t) {
     s->seen[1] = s->seen[2] = 0;
 }
 
+void rowsplit_carry(struct rowsplit *s, const struct rowsplit *earlier) {
+    if (!s->balance || earlier->windows <= 0) return;
+    memcpy(s->wanted, earlier->wanted, sizeof s->wanted);
+    memcpy(s->t, earlier->t, sizeof s->t);
+    memcpy(s->seen, earlier->seen, sizeof s->seen);
+    s->windows = earlier->windows;
+    s->probing = earlier->probing;
+    s->fruitless = earlier->fruitless;
+    s->probe = earlier->probe;
+    s->f = earlier->f;
+    /* rowsplit_init put the cut at the centre (the share the earlier run
+     * ended at); mid-cycle, the window this run opens is a probe's. */
+    if (s->probing) s->cut = probe_cut(s, probe_now(s));
+}
+
 /* Closes the window when it is long enough; 1 when it did. */
 static int rebalance(struct rowsplit *s) {
     if (!s->balance || s->busy[0] + s->busy[1] < BALANCE_WINDOW_S || s->work[0] <= 0 || s->work[1] <= 0 ||
@@ -187,6 +190,10 @@ static int rebalance(struct rowsplit *s) {
         s->f = BALANCE_F0;
     }
     return 1;
+}
+
+void rowsplit_finish(struct rowsplit *s) {
+    if (s->balance) rebalance(s);
 }
 
 /* The cut moves only when the balancer asks for a real change while it

@@ -81,9 +81,16 @@ const char *rowsplit_invalid(const struct knob_set *k, int lo, int hi);
  * writes the whole grid to both members before the first step. */
 void rowsplit_init(struct rowsplit *s, const struct knob_set *k, int lo, int hi, int reach, double start);
 /* Keeps what the balancer learnt in an earlier run of the same split
- * (another repetition): its last windows' asks, so that the first window of
- * this one is not the only sample the cut follows. */
+ * (another repetition): its last windows' asks and its probes' times and
+ * place in their cycle, so that the first window of this one is not the
+ * only sample the cut follows. A probing balancer starts this run at the
+ * cut its cycle is at (the centre's, or a probe's). */
 void rowsplit_carry(struct rowsplit *s, const struct rowsplit *earlier);
+/* At the end of a run (a repetition): closes the balancer's open window
+ * when it is long enough, so that its last steps count, and a run that
+ * never exchanges (exchange >= its steps) still teaches the next one
+ * (rowsplit_carry). */
+void rowsplit_finish(struct rowsplit *s);
 /* Steps the members may take before the next exchange. */
 int rowsplit_room(const struct rowsplit *s);
 /* The rows member i writes in a launch of n steps that starts `ahead` steps

@@ -154,6 +154,7 @@ static int repetition(void *ctx, double *wall, double *device) {
     *wall = clock_now() - t0;
     *device = NAN;
     s->iters = count;
+    rowsplit_finish(&s->split); /* the last window, and the only one when no exchange came */
     s->share = s->split.share;
     return 0;
 }

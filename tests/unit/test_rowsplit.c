@@ -203,6 +203,33 @@ int main(void) {
     }
     CHECK(windows > 500 && probes * 5 <= windows && probes * 8 >= windows,
           "settled, about one window in six probes (%d of %d)", probes, windows);
+    /* Repetitions that never exchange (exchange=128, 64 steps a run, as a
+     * 128-step GPU run with k = 128): each run's one window closes at its
+     * end (rowsplit_finish) and the next run starts where it left off
+     * (rowsplit_carry), so the split still moves from 0.5 to equal times,
+     * and the probes still visit both sides. Before rowsplit_finish it
+     * stayed at 0.5. */
+    knobs(&k, "split=auto,exchange=128");
+    struct rowsplit last = {0};
+    double start = 0;
+    int below = 0, above = 0, roomy = 1;
+    for (int rep = 0; rep < 60; rep++) {
+        rowsplit_init(&s, &k, 1, 1001, 1, start);
+        rowsplit_carry(&s, &last);
+        const int cut = s.cut;
+        roomy &= rowsplit_room(&s) >= 64;
+        double busy[DEVSET_MAX] = {3e-6 * (cut - 1) * 64, 1e-6 * (1001 - cut) * 64};
+        rowsplit_stepped(&s, 64, busy);
+        rowsplit_finish(&s);
+        const int centre = 1 + (int)lround(s.share * 1000);
+        if (rep >= 20) below += cut<centre - 5, above += cut> centre + 5;
+        start = s.share;
+        last = s;
+    }
+    CHECK(roomy, "exchange=128: a 64-step run has room for all its steps (no exchange)");
+    CHECK(fabs(start - 0.25) < 0.02, "runs with no exchange balance across repetitions: 3:1 costs end near 0.25 (%.3f)",
+          start);
+    CHECK(below > 0 && above > 0, "and their probes visit both sides of the centre (%d below, %d above)", below, above);
     share = settle("split=0.6,exchange=4", 3e-6, 1e-6, 0, 0, &moved);
     CHECK(!moved && fabs(share - 0.6) < 0.01, "a fixed split never moves (%.3f)", share);
     CHECK_DONE();
