@@ -32,7 +32,8 @@ mkdir -p "$outs"
 run_one() {
     local name=$1; shift
     local t0=$SECONDS
-    HARNESS_DB=$HARNESS_TEST_TMP/$name.db "$@" >"$outs/$name.out" 2>&1
+    local TIMEFORMAT='%U %S' # the CPU seconds (user, system), children included
+    { time HARNESS_DB=$HARNESS_TEST_TMP/$name.db "$@" >"$outs/$name.out" 2>&1; } 2>"$outs/$name.cpu"
     echo $? >"$outs/$name.rc"
     echo $((SECONDS - t0)) >"$outs/$name.s"
     echo "# finished $name in $((SECONDS - t0)) s" # progress; the lines come in order at the end
@@ -91,10 +92,11 @@ for name in "${names[@]}"; do
         f=1
     fi
     passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + sk))
-    echo "# $name: $s s" # where the time goes
-    echo "$s $name" >>"$last.new"
+    cpu=$(awk '{printf "%.0f", $1 + $2}' "$outs/$name.cpu" 2>/dev/null)
+    echo "# $name: $s s ($cpu s of CPU)" # where the time goes
+    echo "$s $name $cpu" >>"$last.new"
 done
 mv "$last.new" "$last"
-echo "# all tests: $((SECONDS - t_start)) s, $jobs_max at a time"
+echo "# all tests: $((SECONDS - t_start)) s, $jobs_max at a time, $(awk '{s += $3} END {print s}' "$last") s of CPU"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
