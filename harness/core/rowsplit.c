@@ -41,6 +41,8 @@ void rowsplit_init(struct rowsplit *s, const struct knob_set *k, int lo, int hi,
     s->since = 0;
 }
 
+int rowsplit_compete(const char *kind0, const char *kind1) { return !strcmp(kind0, "cpu") && !strcmp(kind1, "cpu"); }
+
 int rowsplit_room(const struct rowsplit *s) { return s->solo >= 0 ? INT_MAX / 2 : s->halo - s->since; }
 
 void rowsplit_rows(const struct rowsplit *s, int i, int ahead, int n, int *r0, int *r1) {
@@ -190,6 +192,36 @@ static double equal_time_share(const struct rowsplit *s, double c0, double c1) {
     return share < 0 ? 0 : share > 1 ? 1 : share;
 }
 
+/* Members that share the host's cores (rowsplit_compete): instead of
+ * equalising, windows at each end, member 0 with one row (A) and member 1
+ * with one (B), in the order A B B A, each scored by its seconds per step;
+ * the probes start from the end with the lower mean. Busy times cannot say
+ * which member is faster alone here (each includes the cores the other
+ * took), and a step's cost drifts over a run (the sandpile's fall as it
+ * settles: the first windows of a PoCL + OpenMP run cost 3-4 times the
+ * run's mean step), which the order cancels where one window a side would
+ * favour whichever end came later. */
+static void compete_window(struct rowsplit *s, double t) {
+    const double one = 1.0 / (s->hi - s->lo);
+    const int w = s->windows++;             /* the window at 0.5 (w 0), then A B B A */
+    if (w == 1 || w == 4) s->t[1] += t / 2; /* A: member 0's one row */
+    if (w == 2 || w == 3) s->t[2] += t / 2; /* B: member 1's one row */
+    if (w < 4) {
+        s->share = w == 0 || w == 3 ? one : 1 - one;
+        return;
+    }
+    const int zero_one = s->t[1] <= s->t[2]; /* member 0 with one row is faster */
+    s->share = zero_one ? one : 1 - one;
+    s->t[0] = zero_one ? s->t[1] : s->t[2];
+    s->t[1] = s->t[2] = 0;
+    s->seen[0] = 1;
+    s->seen[1] = s->seen[2] = 0;
+    s->probing = 1;
+    s->probe = 0;
+    s->fruitless = 0;
+    s->f = BALANCE_F0;
+}
+
 /* Closes the window when it is long enough; 1 when it did. */
 static int rebalance(struct rowsplit *s) {
     if (!s->balance || s->busy[0] + s->busy[1] < BALANCE_WINDOW_S || s->work[0] <= 0 || s->work[1] <= 0 ||
@@ -202,6 +234,7 @@ static int rebalance(struct rowsplit *s) {
         probed(s, t);
         return 1;
     }
+    if (s->compete) return compete_window(s, t), 1;
     s->wanted[s->windows++ % ROWSPLIT_WINDOWS] = ask;
     s->share = median_ask(s);
     if (s->windows >= 2 * ROWSPLIT_WINDOWS) { /* settled: from here the step's cost decides */

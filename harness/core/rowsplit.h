@@ -48,6 +48,7 @@ struct rowsplit {
     int halo;     /* steps between exchanges (k, the knob exchange) */
     int cut;      /* member 0 owns [lo, cut), member 1 [cut, hi) */
     int balance;  /* split=auto */
+    int compete;  /* the members share the host's cores (rowsplit_compete) */
     int solo;     /* split=first (0) or second (1): that member runs every row, never exchanging; else -1 */
     int since;    /* steps since the last exchange (j), 0..halo */
     double share; /* member 0's share: fixed, or the balancer's centre (auto) */
@@ -91,6 +92,13 @@ void rowsplit_carry(struct rowsplit *s, const struct rowsplit *earlier);
  * never exchanges (exchange >= its steps) still teaches the next one
  * (rowsplit_carry). */
 void rowsplit_finish(struct rowsplit *s);
+/* Whether members of these kinds (device_info.kind) share the host's cores
+ * (both CPU devices, as PoCL and OpenMP): then a row given to one is time taken from the other,
+ * equal times are no optimum, and the balancer (split=auto) skips
+ * equalising: after its first window it gives the slower member one row and
+ * probes up from there. The caller sets s->compete from it after
+ * rowsplit_init. */
+int rowsplit_compete(const char *kind0, const char *kind1);
 /* Steps the members may take before the next exchange. */
 int rowsplit_room(const struct rowsplit *s);
 /* The rows member i writes in a launch of n steps that starts `ahead` steps

@@ -133,6 +133,7 @@ static int repetition(void *ctx, double *wall, double *device) {
         if (sp_start(&s->e[i])) return dev_fail(s->set, "%s: %s", s->e[i].d->info.spec, s->e[i].d->err);
     const struct rowsplit last = s->split;
     rowsplit_init(&s->split, s->k, 1, e->in->h - 1, 1, s->share);
+    s->split.compete = rowsplit_compete(s->ds->m[0]->info.kind, s->ds->m[1]->info.kind);
     rowsplit_carry(&s->split, &last); /* the balancer's history: a repetition's first window is one sample */
     const double t0 = clock_now();
     long it = 0, count = 0;

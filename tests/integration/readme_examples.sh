@@ -5,7 +5,8 @@
 # 128x128 files, FILE/A.sweep/B.sweep -> sweeps/smoke.sweep, optional
 # [--flags] dropped) and, so the suite stays short, a shorter run where the
 # example takes one (--iters 20 --reps 1 after a run's own options; --quick
-# and Table 1 alone for a report). Each must exit 0 (or its documented
+# and Table 1 alone for a report; smoke.sweep's configs at 60 steps, one
+# repetition; verify on a small input). Each must exit 0 (or its documented
 # status: regressions exits 1 while an untriaged change exists). An example
 # naming a device this machine lacks (cuda:N, opencl:1.0) or a fragment
 # (`...`) is counted as skipped, never as passed.
@@ -28,6 +29,7 @@ for def in kernels/*/report.def; do
 done
 # A small nightly suite (nightly.sh runs the real machinery at length).
 printf 'app lbm\ninput gen:32x32\nvariant final\ndevice openmp\nwg 32x1\niters 50\nreps 2\n' >"$T/night.sweep"
+sed -E 's/^(iters|reps|warmup) .*/\1 X/; s/^iters X/iters 60/; s/^reps X/reps 1/; s/^warmup X/warmup 0/' sweeps/smoke.sweep >"$T/smoke.sweep"
 n=0
 awk '/^```sh/ {on = 1; next} /^```/ {on = 0} on && /^bin\/harness / {print}' README.md >"$T/examples"
 while IFS= read -r line; do
@@ -46,6 +48,9 @@ while IFS= read -r line; do
     run=${run//my.dat/kernels/lbm/data/obstacles_128x128.dat}
     run=${run//A.sweep B.sweep/sweeps/smoke.sweep}
     run=${run// FILE / sweeps/smoke.sweep }
+    # The sweep examples on smoke.sweep's own configs, each run shorter (as
+    # a run example's): 16 configs x 4 runs of 300 steps took 18 s a sweep.
+    run=${run//sweeps\/smoke.sweep/$T/smoke.sweep}
     # Files an example writes land in the test's folder, not the checkout.
     run=${run//> results.csv/> $T/results.csv}
     case "$cmd" in
@@ -68,6 +73,8 @@ while IFS= read -r line; do
     "bin/harness publish site/"*) run=${run// site\// $T/site/} ;;
     "bin/harness launch-cost"*) run="$run --launches 200 --reps 1" ;;
     "bin/harness peak"*) run="$run --device openmp" ;;
+    "bin/harness verify lbm"*) run="$run --device openmp --input gen:32x32 --iters 100" ;; # verify_variants.sh: at length
+    "bin/harness verify sandpile"*) run="$run --device openmp --input 48x48" ;;
     "bin/harness verify "*) run="$run --device openmp" ;;
     "bin/harness tune sweeps/tune-lbm-gpu.sweep"*) echo "ok - $name # skip its sweep names GPU devices only"; continue ;;
     "bin/harness tune sweeps/tune-sandpile-hybrid.sweep"*) run="${run/--budget 12/--budget 3} --reps 1 --rounds 2" ;;

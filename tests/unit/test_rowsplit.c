@@ -181,6 +181,30 @@ int main(void) {
     int cut = 0;
     settle_rows("split=auto,exchange=8", 254, 2e-5, 1e-6, 2e-5, 1, &moved, &cut);
     CHECK(cut == 2, "a member best given one row of 254 ends with one row (cut %d, rows from 1)", cut);
+    /* The same two members known to share the host's cores (compete): no
+     * equalising (each member's busy time includes the other's work here,
+     * so member 1 looks the slower even when it is the faster); a window at
+     * each end, and the probes start from the faster (the slower member
+     * with one row) and stay near it; the mirror image likewise. */
+    for (int slow = 0; slow < 2; slow++) {
+        knobs(&k, "split=auto,exchange=8");
+        rowsplit_init(&s, &k, 1, 255, 1, 0);
+        s.compete = 1;
+        int first = -1, windows = 0, near = 0;
+        for (int period = 0; period < 3000; period++) {
+            s.cut = slow == 0 ? batch(&s, 2e-5, 1e-6, 2e-5, 1) : batch(&s, 1e-6, 2e-5, 2e-5, 1);
+            s.since = 0;
+            if (first < 0 && s.probing) first = s.cut;
+            if (period >= 1000) windows++, near += slow == 0 ? s.cut <= 3 : s.cut >= 253;
+        }
+        CHECK(first == (slow == 0 ? 2 : 254) && near * 10 >= windows * 9,
+              "members sharing cores, member %d slower: its one row once both ends were tried (cut %d), and near "
+              "it after (%d of %d exchanges)",
+              slow, first, near, windows);
+    }
+    CHECK(rowsplit_compete("cpu", "cpu") && !rowsplit_compete("gpu", "cpu") && !rowsplit_compete("cpu", "gpu") &&
+              !rowsplit_compete("gpu", "gpu"),
+          "members share the host's cores when both are CPU devices, and only then");
     /* The same after noise narrowed the probes (f 1.2) at a centre of two
      * rows: 2 * 1.2 and 2 / 1.2 round back to 2, yet a probe cycle must
      * visit one row and three. */
