@@ -25,9 +25,8 @@ trap 'rm -rf "$HARNESS_TEST_TMP"' EXIT
 # Tests must not touch the user's database or kernel cache.
 export HARNESS_CACHE=${HARNESS_CACHE:-$PWD/build/test-cache}
 jobs_max=${TEST_JOBS:-$(($(nproc) + 1))}
-# nightly.sh: two nights of one build must not be called a regression;
-# progress.sh: prints how close its time estimate came.
-ALONE="nightly.sh progress.sh"
+# nightly.sh: two nights of one build must not be called a regression.
+ALONE="nightly.sh"
 IDLE="slurm.sh"
 outs=$HARNESS_TEST_TMP/outputs
 mkdir -p "$outs"
