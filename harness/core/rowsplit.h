@@ -93,10 +93,10 @@ void rowsplit_carry(struct rowsplit *s, const struct rowsplit *earlier);
  * (rowsplit_carry). */
 void rowsplit_finish(struct rowsplit *s);
 /* Whether members of these kinds (device_info.kind) share the host's cores
- * (both CPU devices, as PoCL and OpenMP): then a row given to one is time taken from the other,
- * equal times are no optimum, and the balancer (split=auto) skips
- * equalising: after its first window it gives the slower member one row and
- * probes up from there. The caller sets s->compete from it after
+ * (both CPU devices, as PoCL and OpenMP): then a row given to one is time
+ * taken from the other, equal times are no optimum, and the balancer
+ * (split=auto) skips equalising: it tries each end (either member with one
+ * row) and probes from the faster. The caller sets s->compete from it after
  * rowsplit_init. */
 int rowsplit_compete(const char *kind0, const char *kind1);
 /* Steps the members may take before the next exchange. */
