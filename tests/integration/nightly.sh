@@ -39,7 +39,7 @@ input gen:64x64
 variant final t09-deferred t02-ported
 device openmp opencl:0.0
 wg 32x1
-iters 300
+iters 150
 reps 3
 warmup 1
 timeout 120
