@@ -24,8 +24,11 @@ static int cut_at(const struct rowsplit *s, double share) {
     return s->lo + clamp((int)lround(share * (double)(s->hi - s->lo)), 1, s->hi - s->lo - 1);
 }
 
-void rowsplit_init(struct rowsplit *s, const struct knob_set *k, int lo, int hi, int reach, double start) {
+void rowsplit_init(struct rowsplit *s, const struct knob_set *k, int lo, int hi, int reach, double start,
+                   struct dev *set) {
+    const struct devset *ds = devset_of(set);
     *s = (struct rowsplit){.lo = lo, .hi = hi, .reach = reach, .halo = (int)knob_int(k, "exchange")};
+    s->compete = ds && rowsplit_compete(ds->m[0]->info.kind, ds->m[1]->info.kind);
     if (s->halo < 1) s->halo = 1;
     const double fixed = knob_share(k, "split");
     s->solo = knob_is(k, "split", "first") ? 0 : knob_is(k, "split", "second") ? 1 : -1;
@@ -192,6 +195,14 @@ static double equal_time_share(const struct rowsplit *s, double c0, double c1) {
     return share < 0 ? 0 : share > 1 ? 1 : share;
 }
 
+/* From equalising (or the two-CPU trial) to probing, at the centre. */
+static void start_probing(struct rowsplit *s) {
+    s->probing = 1;
+    s->probe = 0;
+    s->fruitless = 0;
+    s->f = BALANCE_F0;
+}
+
 /* Members that share the host's cores (rowsplit_compete): instead of
  * equalising, windows at each end, member 0 with one row (A) and member 1
  * with one (B), in the order A B B A, each scored by its seconds per step;
@@ -216,10 +227,7 @@ static void compete_window(struct rowsplit *s, double t) {
     s->t[1] = s->t[2] = 0;
     s->seen[0] = 1;
     s->seen[1] = s->seen[2] = 0;
-    s->probing = 1;
-    s->probe = 0;
-    s->fruitless = 0;
-    s->f = BALANCE_F0;
+    start_probing(s);
 }
 
 /* Closes the window when it is long enough; 1 when it did. */
@@ -227,28 +235,20 @@ static int rebalance(struct rowsplit *s) {
     if (!s->balance || s->busy[0] + s->busy[1] < BALANCE_WINDOW_S || s->work[0] <= 0 || s->work[1] <= 0 ||
         s->steps <= 0)
         return 0;
-    const double c0 = s->busy[0] / s->work[0], c1 = s->busy[1] / s->work[1], t = s->span / s->steps;
-    const double ask = equal_time_share(s, c0, c1);
+    const double t = s->span / s->steps;
+    if (s->probing) probed(s, t);
+    else if (s->compete) compete_window(s, t);
+    else {
+        s->wanted[s->windows++ % ROWSPLIT_WINDOWS] =
+            equal_time_share(s, s->busy[0] / s->work[0], s->busy[1] / s->work[1]);
+        s->share = median_ask(s);
+        if (s->windows >= 2 * ROWSPLIT_WINDOWS) start_probing(s); /* settled: from here the step's cost decides */
+    }
     s->busy[0] = s->busy[1] = s->work[0] = s->work[1] = s->span = s->steps = 0;
-    if (s->probing) {
-        probed(s, t);
-        return 1;
-    }
-    if (s->compete) return compete_window(s, t), 1;
-    s->wanted[s->windows++ % ROWSPLIT_WINDOWS] = ask;
-    s->share = median_ask(s);
-    if (s->windows >= 2 * ROWSPLIT_WINDOWS) { /* settled: from here the step's cost decides */
-        s->probing = 1;
-        s->probe = 0;
-        s->fruitless = 0;
-        s->f = BALANCE_F0;
-    }
     return 1;
 }
 
-void rowsplit_finish(struct rowsplit *s) {
-    if (s->balance) rebalance(s);
-}
+void rowsplit_finish(struct rowsplit *s) { rebalance(s); }
 
 /* The cut moves only when the balancer asks for a real change while it
  * equalises: at least BALANCE_MOVE_ROWS rows, and a BALANCE_MOVE_SHARE part

@@ -48,7 +48,7 @@ struct rowsplit {
     int halo;     /* steps between exchanges (k, the knob exchange) */
     int cut;      /* member 0 owns [lo, cut), member 1 [cut, hi) */
     int balance;  /* split=auto */
-    int compete;  /* the members share the host's cores (rowsplit_compete) */
+    int compete;  /* the members share the host's cores (rowsplit_compete; from rowsplit_init's set) */
     int solo;     /* split=first (0) or second (1): that member runs every row, never exchanging; else -1 */
     int since;    /* steps since the last exchange (j), 0..halo */
     double share; /* member 0's share: fixed, or the balancer's centre (auto) */
@@ -58,9 +58,11 @@ struct rowsplit {
      * windows in turn at the centre and a factor f above and below it,
      * each scored by its seconds per step (the slower member's time, what a
      * step really costs), and the centre moves to a probe that is faster;
-     * f shrinks when neither is. Equal times are the optimum when the
-     * members share nothing; when they share cores (PoCL and OpenMP on one
-     * CPU) the fastest split lies elsewhere, and the probes find it. */
+     * f shrinks when neither is. Equal times (counting the halo rows each
+     * member recomputes) are the optimum when the members share nothing;
+     * when they share cores (PoCL and OpenMP on one CPU) the fastest split
+     * lies elsewhere: then equalising gives way to a window at each end
+     * (compete), and the probes start from the faster. */
 #define ROWSPLIT_WINDOWS 5
     double wanted[ROWSPLIT_WINDOWS];
     int windows;
@@ -79,8 +81,11 @@ struct rowsplit {
 const char *rowsplit_invalid(const struct knob_set *k, int lo, int hi);
 /* From the knobs: the cut at split (auto: 0.5, or `start` when in (0, 1):
  * where an earlier repetition's balancer ended). since = 0: the caller
- * writes the whole grid to both members before the first step. */
-void rowsplit_init(struct rowsplit *s, const struct knob_set *k, int lo, int hi, int reach, double start);
+ * writes the whole grid to both members before the first step. `set` (the
+ * device set, or NULL where the members are models) tells the balancer
+ * whether its members share the host's cores (rowsplit_compete). */
+void rowsplit_init(struct rowsplit *s, const struct knob_set *k, int lo, int hi, int reach, double start,
+                   struct dev *set);
 /* Keeps what the balancer learnt in an earlier run of the same split
  * (another repetition): its last windows' asks and its probes' times and
  * place in their cycle, so that the first window of this one is not the
@@ -96,8 +101,7 @@ void rowsplit_finish(struct rowsplit *s);
  * (both CPU devices, as PoCL and OpenMP): then a row given to one is time
  * taken from the other, equal times are no optimum, and the balancer
  * (split=auto) skips equalising: it tries each end (either member with one
- * row) and probes from the faster. The caller sets s->compete from it after
- * rowsplit_init. */
+ * row) and probes from the faster. */
 int rowsplit_compete(const char *kind0, const char *kind1);
 /* Steps the members may take before the next exchange. */
 int rowsplit_room(const struct rowsplit *s);

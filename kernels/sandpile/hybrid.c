@@ -132,8 +132,7 @@ static int repetition(void *ctx, double *wall, double *device) {
     for (int i = 0; i < DEVSET_MAX; i++)
         if (sp_start(&s->e[i])) return dev_fail(s->set, "%s: %s", s->e[i].d->info.spec, s->e[i].d->err);
     const struct rowsplit last = s->split;
-    rowsplit_init(&s->split, s->k, 1, e->in->h - 1, 1, s->share);
-    s->split.compete = rowsplit_compete(s->ds->m[0]->info.kind, s->ds->m[1]->info.kind);
+    rowsplit_init(&s->split, s->k, 1, e->in->h - 1, 1, s->share, s->set);
     rowsplit_carry(&s->split, &last); /* the balancer's history: a repetition's first window is one sample */
     const double t0 = clock_now();
     long it = 0, count = 0;
@@ -200,7 +199,7 @@ struct app_result *sandpile_execute_set(struct dev *set, const struct app_input 
     struct app_result *res = NULL;
     if (ok) {
         s.layout = (struct rowsplit_layout){.row_bytes = (size_t)in->w * sizeof(unsigned), .planes = 1};
-        rowsplit_init(&s.split, k, 1, in->h - 1, 1, 0);
+        rowsplit_init(&s.split, k, 1, in->h - 1, 1, 0, set);
         s.scratch = xcalloc(1, rowsplit_scratch_bytes(&s.split, &s.layout));
         if (timed_reps(set, warmup, reps, m, repetition, &s) || !(res = result(&s))) {
             m->status = ST_RUNTIME_ERROR;

@@ -30,7 +30,7 @@ static int halo_sound(const char *text, int lo, int hi, int reach, int steps) {
     struct knob_set k;
     struct rowsplit s;
     if (knobs(&k, text)) return 0;
-    rowsplit_init(&s, &k, lo, hi, reach, 0);
+    rowsplit_init(&s, &k, lo, hi, reach, 0, NULL);
     int cur0 = hi, cur1 = lo; /* member 0 has [lo, cur0) current, member 1 [cur1, hi): all at the start */
     for (int period = 0; period < 5; period++) {
         for (int t = 0; t < rowsplit_room(&s);) {
@@ -95,7 +95,7 @@ static double settle_rows(const char *text, int rows, double c0, double c1, doub
     struct knob_set k;
     struct rowsplit s;
     knobs(&k, text);
-    rowsplit_init(&s, &k, 1, 1 + rows, 1, 0);
+    rowsplit_init(&s, &k, 1, 1 + rows, 1, 0, NULL);
     const int first = s.cut;
     *moved = 0;
     for (int period = 0; period < 3000; period++) {
@@ -137,10 +137,10 @@ int main(void) {
     CHECK(rowsplit_invalid(&k, 1, 2) != NULL && rowsplit_invalid(&k, 1, 3) == NULL, "one row cannot be split; two can");
     struct rowsplit s;
     knobs(&k, "split=0.001");
-    rowsplit_init(&s, &k, 1, 101, 1, 0);
+    rowsplit_init(&s, &k, 1, 101, 1, 0, NULL);
     CHECK(s.cut == 2, "a tiny share still leaves member 0 one row (cut %d)", s.cut);
     knobs(&k, "split=0.999");
-    rowsplit_init(&s, &k, 1, 101, 1, 0);
+    rowsplit_init(&s, &k, 1, 101, 1, 0, NULL);
     CHECK(s.cut == 100, "a share near 1 leaves member 1 one row (cut %d)", s.cut);
 
     const char *splits[] = {"split=0.3,exchange=1", "split=0.5,exchange=3", "split=0.8,exchange=8",
@@ -153,7 +153,7 @@ int main(void) {
 
     for (int solo = 0; solo < 2; solo++) {
         knobs(&k, solo ? "split=second,exchange=3" : "split=first,exchange=3");
-        rowsplit_init(&s, &k, 1, 101, 1, 0);
+        rowsplit_init(&s, &k, 1, 101, 1, 0, NULL);
         int a0, a1, b0, b1;
         rowsplit_rows(&s, solo, 0, 1, &a0, &a1);
         rowsplit_rows(&s, 1 - solo, 0, 1, &b0, &b1);
@@ -188,7 +188,7 @@ int main(void) {
      * with one row) and stay near it; the mirror image likewise. */
     for (int slow = 0; slow < 2; slow++) {
         knobs(&k, "split=auto,exchange=8");
-        rowsplit_init(&s, &k, 1, 255, 1, 0);
+        rowsplit_init(&s, &k, 1, 255, 1, 0, NULL);
         s.compete = 1;
         int first = -1, windows = 0, near = 0;
         for (int period = 0; period < 3000; period++) {
@@ -209,7 +209,7 @@ int main(void) {
      * rows: 2 * 1.2 and 2 / 1.2 round back to 2, yet a probe cycle must
      * visit one row and three. */
     knobs(&k, "split=auto,exchange=8");
-    rowsplit_init(&s, &k, 1, 255, 1, 0);
+    rowsplit_init(&s, &k, 1, 255, 1, 0, NULL);
     s.probing = 1;
     s.f = 1.2;
     s.share = 2.0 / 254;
@@ -227,7 +227,7 @@ int main(void) {
     /* Settled (equal times optimal, nothing to find), the balancer spends
      * one window in six on probes, not one in three. */
     knobs(&k, "split=auto,exchange=4");
-    rowsplit_init(&s, &k, 1, 1001, 1, 0);
+    rowsplit_init(&s, &k, 1, 1001, 1, 0, NULL);
     int probes = 0, windows = 0; /* batches, several a window: the share of time at a probe */
     for (int period = 0; period < 4000; period++) {
         const int cut = batch(&s, 3e-6, 1e-6, 0, 0);
@@ -251,7 +251,7 @@ int main(void) {
     double start = 0;
     int below = 0, above = 0, roomy = 1;
     for (int rep = 0; rep < 60; rep++) {
-        rowsplit_init(&s, &k, 1, 1001, 1, start);
+        rowsplit_init(&s, &k, 1, 1001, 1, start, NULL);
         rowsplit_carry(&s, &last);
         const int cut = s.cut;
         roomy &= rowsplit_room(&s) >= 64;
@@ -281,7 +281,7 @@ int main(void) {
         char text[64];
         snprintf(text, sizeof text, "split=%.6f,exchange=128", (cut - 1 + 0.5) / 8190.0);
         knobs(&k, text);
-        rowsplit_init(&s, &k, 1, 8191, 1, 0);
+        rowsplit_init(&s, &k, 1, 8191, 1, 0, NULL);
         double t0 = 0, t1 = 0;
         run_rows(&s, 128, g, c, &t0, &t1);
         if ((t0 > t1 ? t0 : t1) < best_t) best_t = t0 > t1 ? t0 : t1, best_share = (double)(s.cut - 1) / 8190;
@@ -290,7 +290,7 @@ int main(void) {
     last = (struct rowsplit){0};
     start = 0;
     for (int rep = 0; rep < 8; rep++) {
-        rowsplit_init(&s, &k, 1, 8191, 1, start);
+        rowsplit_init(&s, &k, 1, 8191, 1, start, NULL);
         rowsplit_carry(&s, &last);
         double busy[DEVSET_MAX] = {0, 0};
         run_rows(&s, 128, g, c, &busy[0], &busy[1]);
