@@ -24,6 +24,16 @@ static int cut_at(const struct rowsplit *s, double share) {
     return s->lo + clamp((int)lround(share * (double)(s->hi - s->lo)), 1, s->hi - s->lo - 1);
 }
 
+/* The balancer's centre as a cut: cut_at's, except that shares of exactly 0
+ * and 1 are the idle ends (one member owns every row; rowsplit.h), which
+ * only the probes and the two-CPU trial reach. */
+static int centre_cut(const struct rowsplit *s) {
+    return s->share <= 0 ? s->lo : s->share >= 1 ? s->hi : cut_at(s, s->share);
+}
+
+/* Whether member i owns no rows at the cut (split=auto at an idle end). */
+static int idle(const struct rowsplit *s, int i) { return i == 0 ? s->cut <= s->lo : s->cut >= s->hi; }
+
 void rowsplit_init(struct rowsplit *s, const struct knob_set *k, int lo, int hi, int reach, double start,
                    struct dev *set) {
     const struct devset *ds = devset_of(set);
@@ -46,12 +56,30 @@ void rowsplit_init(struct rowsplit *s, const struct knob_set *k, int lo, int hi,
 
 int rowsplit_compete(const char *kind0, const char *kind1) { return !strcmp(kind0, "cpu") && !strcmp(kind1, "cpu"); }
 
-int rowsplit_room(const struct rowsplit *s) { return s->solo >= 0 ? INT_MAX / 2 : s->halo - s->since; }
+/* Steps between exchanges while the balancer's centre is an idle end
+ * (split=auto, one member alone): none is needed, but the balancer decides
+ * only at exchanges, so there are some; far fewer than every k steps, since
+ * each batch ends with both members' threads meeting (devset_parallel): at
+ * k = 8 those meetings made OpenMP alone behind the set 1.4 times slower
+ * than split=second here (256x256, 3000 steps: 56.5 ms against 41.2, 10
+ * rounds). The two-CPU trial keeps k: its windows at the ends are short. */
+#define IDLE_ROOM 1024
+
+int rowsplit_room(const struct rowsplit *s) {
+    if (s->solo >= 0) return INT_MAX / 2;
+    if (s->probing && (idle(s, 0) || idle(s, 1))) return (s->halo > IDLE_ROOM ? s->halo : IDLE_ROOM) - s->since;
+    return s->halo - s->since;
+}
 
 void rowsplit_rows(const struct rowsplit *s, int i, int ahead, int n, int *r0, int *r1) {
     if (s->solo >= 0) { /* the lone member's rows, and none for the other */
         *r0 = i == s->solo ? s->lo : s->hi;
         *r1 = s->hi;
+        return;
+    }
+    if (idle(s, i) || idle(s, 1 - i)) { /* one member idle: it writes nothing, the other every row */
+        *r0 = idle(s, i) ? (i == 0 ? s->lo : s->hi) : s->lo;
+        *r1 = idle(s, i) ? *r0 : s->hi;
         return;
     }
     const int extra = (s->halo - s->since - ahead - n) * s->reach;
@@ -103,12 +131,16 @@ static double probe_share(const struct rowsplit *s, int probe) {
 
 /* A probe's cut: probe_share's, but at least one row from the centre's, so
  * that probes still move a cut of a row or two, where a factor of 1.2 rounds
- * back to the centre (256 rows: 2 rows * 1.2 is 2); the ends stay at one row
- * a member. */
+ * back to the centre (256 rows: 2 rows * 1.2 is 2). Past one row a member
+ * is the idle end (that member owns none; the other runs alone), and past
+ * an idle end nothing: the probe is the centre. Probe 1 raises member 0's
+ * share. */
 static int probe_cut(const struct rowsplit *s, int probe) {
-    const int centre = cut_at(s, s->share), cut = cut_at(s, probe_share(s, probe));
-    if (probe == 0 || cut != centre) return cut;
-    return clamp(centre + (probe == 1 ? 1 : -1), s->lo + 1, s->hi - 1); /* probe 1 raises member 0's share */
+    const int centre = centre_cut(s), up = probe == 1;
+    if (probe == 0 || centre == (up ? s->hi : s->lo)) return centre;
+    const int cut = cut_at(s, probe_share(s, probe));
+    if (up ? cut > centre : cut < centre) return cut;
+    return centre + (up ? 1 : -1);
 }
 
 static double median_ask(const struct rowsplit *s) {
@@ -129,34 +161,68 @@ static double median_ask(const struct rowsplit *s) {
  * centre: a probe that hands the slower member a fifth more rows makes its
  * window a fifth slower, and on a GPU host with two exchanges a run
  * (16384x16384, 128 steps) the probes cost the balancer 9-14 % against the
- * best fixed split. */
+ * best fixed split. At an idle end the one probe wakes a member that was
+ * dropped because it slows the run (PoCL beside OpenMP here: a window with
+ * one row on PoCL costs two to five alone), so a probe every twelve windows
+ * would cost a sixth of the run: there, after a cycle that found nothing,
+ * the next cycle is long enough that its probe, at the cost the last one
+ * measured, takes PROBE_SHARE of the cycle's time. */
 #define PROBE_CYCLE 6
+#define PROBE_SHARE 0.01
+#define PROBE_CYCLE_MAX 4096
 
 static int settled(const struct rowsplit *s) { return s->f <= BALANCE_F_MIN && s->fruitless >= 2; }
-static int cycle_length(const struct rowsplit *s) { return settled(s) ? 2 * PROBE_CYCLE : PROBE_CYCLE; }
+static int at_idle_end(const struct rowsplit *s) {
+    const int c = centre_cut(s);
+    return c <= s->lo || c >= s->hi;
+}
+static int cycle_length(const struct rowsplit *s) {
+    if (at_idle_end(s)) return s->idle_cycle > PROBE_CYCLE ? s->idle_cycle : PROBE_CYCLE;
+    return settled(s) ? 2 * PROBE_CYCLE : PROBE_CYCLE;
+}
+/* The open window's probe; a probe past an idle end is the centre's. */
 static int probe_now(const struct rowsplit *s) {
     const int n = cycle_length(s);
-    return s->probe == n / 2 - 1 ? 1 : s->probe == n - 1 ? 2 : 0;
+    const int p = s->probe == n / 2 - 1 ? 1 : s->probe == n - 1 ? 2 : 0;
+    return p && probe_cut(s, p) == centre_cut(s) ? 0 : p;
 }
 
-/* After a window closed with t seconds per step. A full cycle moves the
- * centre to a probe BALANCE_GAIN faster, or, after two cycles in a row that
- * found none, narrows the probes (down to BALANCE_F_MIN: they never stop,
- * since a settled cut on a noisy host may have settled on noise). */
-static void probed(struct rowsplit *s, double t) {
+/* The cycle at an idle end after one that found nothing: its probe (the
+ * seconds the last one lost against the centre) PROBE_SHARE of the cycle's
+ * time (its centre windows at their last length). */
+static int idle_cycle(const struct rowsplit *s, int p) {
+    const double lost = (s->t[p] - s->t[0]) * s->n[p], centre = s->t[0] * s->n[0];
+    if (!(lost > 0) || !(centre > 0)) return PROBE_CYCLE;
+    const double n = ceil(lost / (PROBE_SHARE * centre)) + 1;
+    return n < PROBE_CYCLE ? PROBE_CYCLE : n > PROBE_CYCLE_MAX ? PROBE_CYCLE_MAX : (int)n;
+}
+
+/* After a window of n steps closed with t seconds per step. A full cycle
+ * moves the centre to the faster probe it measured when that is
+ * BALANCE_GAIN faster, or, after two cycles in a row that found none,
+ * narrows the probes (down to BALANCE_F_MIN: they never stop, since a
+ * settled cut on a noisy host may have settled on noise). */
+static void probed(struct rowsplit *s, double t, double n) {
     const int p = probe_now(s);
     s->t[p] = s->seen[p] ? (1 - BALANCE_SMOOTH) * s->t[p] + BALANCE_SMOOTH * t : t;
+    s->n[p] = n;
     s->seen[p] = 1;
     s->probe = (s->probe + 1) % cycle_length(s);
-    if (s->probe || !s->seen[1] || !s->seen[2]) return;
-    const int best = s->t[1] < s->t[2] ? 1 : 2;
-    if (s->t[best] < (1 - BALANCE_GAIN) * s->t[0]) { /* move the centre there; its time is the probe's */
+    if (s->probe) return;
+    int best = 0;
+    for (int q = 1; q <= 2; q++)
+        if (s->seen[q] && (!best || s->t[q] < s->t[best])) best = q;
+    if (!best) return; /* a cycle carried in after its probes: measure them first */
+    if (s->seen[0] && s->t[best] < (1 - BALANCE_GAIN) * s->t[0]) { /* move the centre there; its time is the probe's */
         s->share = (double)(probe_cut(s, best) - s->lo) / (s->hi - s->lo);
         s->t[0] = s->t[best];
-        s->fruitless = 0;
-    } else if (++s->fruitless >= 2 && s->f > BALANCE_F_MIN) {
-        s->f = sqrt(s->f) < BALANCE_F_MIN ? BALANCE_F_MIN : sqrt(s->f);
-        s->fruitless = 0;
+        s->fruitless = s->idle_cycle = 0;
+    } else {
+        s->idle_cycle = at_idle_end(s) ? idle_cycle(s, best) : 0;
+        if (++s->fruitless >= 2 && s->f > BALANCE_F_MIN) {
+            s->f = sqrt(s->f) < BALANCE_F_MIN ? BALANCE_F_MIN : sqrt(s->f);
+            s->fruitless = 0;
+        }
     }
     s->seen[1] = s->seen[2] = 0;
 }
@@ -169,11 +235,15 @@ void rowsplit_carry(struct rowsplit *s, const struct rowsplit *earlier) {
     s->windows = earlier->windows;
     s->probing = earlier->probing;
     s->fruitless = earlier->fruitless;
+    s->idle_cycle = earlier->idle_cycle;
+    memcpy(s->n, earlier->n, sizeof s->n);
     s->probe = earlier->probe;
     s->f = earlier->f;
-    /* rowsplit_init put the cut at the centre (the share the earlier run
-     * ended at); mid-cycle, the window this run opens is a probe's. */
-    if (s->probing) s->cut = probe_cut(s, probe_now(s));
+    /* The centre the earlier run ended at, also an idle end's 0 or 1 (which
+     * rowsplit_init's start cannot say); mid-cycle, the window this run
+     * opens is a probe's. */
+    s->share = earlier->share;
+    s->cut = s->probing ? probe_cut(s, probe_now(s)) : s->compete ? centre_cut(s) : cut_at(s, s->share);
 }
 
 /* The share at which both members take as long, at c0 and c1 seconds per
@@ -204,26 +274,29 @@ static void start_probing(struct rowsplit *s) {
 }
 
 /* Members that share the host's cores (rowsplit_compete): instead of
- * equalising, windows at each end, member 0 with one row (A) and member 1
- * with one (B), in the order A B B A, each scored by its seconds per step;
- * the probes start from the end with the lower mean. Busy times cannot say
- * which member is faster alone here (each includes the cores the other
- * took), and a step's cost drifts over a run (the sandpile's fall as it
- * settles: the first windows of a PoCL + OpenMP run cost 3-4 times the
- * run's mean step), which the order cancels where one window a side would
- * favour whichever end came later. */
+ * equalising, windows at the idle ends, member 1 alone (A) and member 0
+ * alone (B), in the order A B B A, each scored by its seconds per step;
+ * the probes start from the end whose better window was faster (a side's
+ * mean let one window of 8 steps that took 12 ms, a first launch's cost,
+ * send a run to PoCL alone, 14 times slower). Two devices on the
+ * same cores mostly take turns, so one alone is where the fastest split
+ * usually is (PoCL and OpenMP here, 256x256: OpenMP alone 53 ms, with one
+ * row of 254 on PoCL 153 ms); busy times cannot say which member is faster
+ * alone (each includes the cores the other took); and a step's cost drifts
+ * over a run (the sandpile's fall as it settles: the first windows of a
+ * PoCL + OpenMP run cost 3-4 times the run's mean step), which the order
+ * cancels where one window a side would favour whichever end came later. */
 static void compete_window(struct rowsplit *s, double t) {
-    const double one = 1.0 / (s->hi - s->lo);
-    const int w = s->windows++;             /* the window at 0.5 (w 0), then A B B A */
-    if (w == 1 || w == 4) s->t[1] += t / 2; /* A: member 0's one row */
-    if (w == 2 || w == 3) s->t[2] += t / 2; /* B: member 1's one row */
+    const int w = s->windows++;                                       /* the window at 0.5 (w 0), then A B B A */
+    const int side = w == 1 || w == 4 ? 1 : w == 2 || w == 3 ? 2 : 0; /* A: member 1 alone (share 0); B: member 0 */
+    if (side) s->t[side] = w < 3 ? t : fmin(s->t[side], t);
     if (w < 4) {
-        s->share = w == 0 || w == 3 ? one : 1 - one;
+        s->share = w == 0 || w == 3 ? 0 : 1;
         return;
     }
-    const int zero_one = s->t[1] <= s->t[2]; /* member 0 with one row is faster */
-    s->share = zero_one ? one : 1 - one;
-    s->t[0] = zero_one ? s->t[1] : s->t[2];
+    const int second = s->t[1] <= s->t[2]; /* member 1 alone is faster (the better window a side) */
+    s->share = second ? 0 : 1;
+    s->t[0] = second ? s->t[1] : s->t[2];
     s->t[1] = s->t[2] = 0;
     s->seen[0] = 1;
     s->seen[1] = s->seen[2] = 0;
@@ -232,11 +305,11 @@ static void compete_window(struct rowsplit *s, double t) {
 
 /* Closes the window when it is long enough; 1 when it did. */
 static int rebalance(struct rowsplit *s) {
-    if (!s->balance || s->busy[0] + s->busy[1] < BALANCE_WINDOW_S || s->work[0] <= 0 || s->work[1] <= 0 ||
-        s->steps <= 0)
-        return 0;
+    if (!s->balance || s->busy[0] + s->busy[1] < BALANCE_WINDOW_S || s->steps <= 0) return 0;
+    const int equalising = !s->probing && !s->compete; /* it needs both members' cost per row */
+    if (equalising && (s->work[0] <= 0 || s->work[1] <= 0)) return 0;
     const double t = s->span / s->steps;
-    if (s->probing) probed(s, t);
+    if (s->probing) probed(s, t, s->steps);
     else if (s->compete) compete_window(s, t);
     else {
         s->wanted[s->windows++ % ROWSPLIT_WINDOWS] =
@@ -261,6 +334,7 @@ int rowsplit_next_cut(struct rowsplit *s) {
     if (!s->balance) return s->cut;
     const int closed = rebalance(s);
     if (s->probing) return closed ? probe_cut(s, probe_now(s)) : s->cut;
+    if (s->compete) return closed ? centre_cut(s) : s->cut;
     const int want = cut_at(s, s->share), move = abs(want - s->cut);
     const int small = s->cut - s->lo < s->hi - s->cut ? s->cut - s->lo : s->hi - s->cut;
     return move >= BALANCE_MOVE_ROWS && move >= BALANCE_MOVE_SHARE * small ? want : s->cut;
@@ -308,8 +382,11 @@ int rowsplit_exchange(struct rowsplit *s, struct dev *set, struct buf *const gri
     /* Member 0 has [lo, old) current and will read [lo, cut + deep) until the
      * next exchange; member 1 has [old, hi) and will read [cut - deep, hi). */
     const int to0 = clamp(cut + deep, s->lo, s->hi), from1 = clamp(cut - deep, s->lo, s->hi);
-    if (move_rows(set, ds->m, grid, 1, 0, old, to0, l, scratch) ||
-        move_rows(set, ds->m, grid, 0, 1, from1, old, l, scratch))
+    /* A member idle at the new cut reads nothing and is sent nothing; one
+     * idle until now has nothing current (old is at its end), so it is sent
+     * all it will read. */
+    if ((cut > s->lo && move_rows(set, ds->m, grid, 1, 0, old, to0, l, scratch)) ||
+        (cut < s->hi && move_rows(set, ds->m, grid, 0, 1, from1, old, l, scratch)))
         return -1;
     s->cut = cut;
     s->since = 0;

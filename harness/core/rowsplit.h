@@ -35,8 +35,9 @@
 #define ROWSPLIT_KNOBS \
     {"split", "auto|share|first|second", "auto", \
      "a device set (--device A+B): the first device's share of the grid's rows, as 0.6; auto starts at 0.5 and " \
-     "moves the cut at each exchange so both devices take as long, from their measured times per row; first or " \
-     "second runs every row on that device alone, with no exchange (the set's single-device ends)"}, \
+     "moves the cut at each exchange so both devices take as long, from their measured times per row, then " \
+     "probes either side for a faster step, down to one device alone where the other only slows the run; first " \
+     "or second runs every row on that device alone, with no exchange (the set's single-device ends)"}, \
     {"exchange", "int", "1", \
      "a device set: steps between halo exchanges (k); each exchange moves k rows each way and each device " \
      "recomputes up to k-1 rows of its neighbour's (redundant work that saves exchanges)"}
@@ -62,15 +63,20 @@ struct rowsplit {
      * member recomputes) are the optimum when the members share nothing;
      * when they share cores (PoCL and OpenMP on one CPU) the fastest split
      * lies elsewhere: then equalising gives way to a window at each end
-     * (compete), and the probes start from the faster. */
+     * (compete), and the probes start from the faster. A probe past one
+     * row a member is that member idle (an idle end: it owns no rows, the
+     * other runs alone, no rows are exchanged), so a member that only
+     * slows the run is dropped, and woken for a probe now and then. */
 #define ROWSPLIT_WINDOWS 5
     double wanted[ROWSPLIT_WINDOWS];
     int windows;
-    int probing;   /* 0: equalising; 1: probing */
-    int fruitless; /* probe cycles in a row that moved nothing (two narrow the probes) */
-    int probe;     /* what the open window measures: 0 the centre, 1 above, 2 below */
-    double f;      /* the probes' factor */
-    double t[3];   /* seconds per step at the centre, above and below (smoothed) */
+    int probing;    /* 0: equalising; 1: probing */
+    int fruitless;  /* probe cycles in a row that moved nothing (two narrow the probes) */
+    int idle_cycle; /* at an idle end: the probe cycle's windows (rowsplit.c: PROBE_SHARE); 0: the usual */
+    int probe;      /* what the open window measures: 0 the centre, 1 above, 2 below */
+    double f;       /* the probes' factor */
+    double t[3];    /* seconds per step at the centre, above and below (smoothed) */
+    double n[3];    /* the steps of their last windows */
     int seen[3];
     double busy[DEVSET_MAX], work[DEVSET_MAX];
     double span, steps; /* the open window: the slower member's seconds summed over batches, and its steps */

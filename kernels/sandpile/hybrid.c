@@ -205,8 +205,12 @@ struct app_result *sandpile_execute_set(struct dev *set, const struct app_input 
             m->status = ST_RUNTIME_ERROR;
             str_copy(m->reason, sizeof m->reason, set->err);
         } else {
-            m->status = ST_OK; /* verify() decides ok or wrong */
-            if (s.split.balance)
+            m->status = ST_OK;                                                      /* verify() decides ok or wrong */
+            const int alone = s.split.share <= 0 ? 1 : s.split.share >= 1 ? 0 : -1; /* an idle end */
+            if (s.split.balance && alone >= 0)
+                str_fmt(m->reason, sizeof m->reason, "split auto ended at %d: every row on %s, none on %s", 1 - alone,
+                        s.ds->m[alone]->info.spec, s.ds->m[1 - alone]->info.spec);
+            else if (s.split.balance)
                 str_fmt(m->reason, sizeof m->reason, "split auto ended at %.3f: rows 1..%d on %s, %d..%d on %s",
                         s.split.share, s.split.cut - 1, s.ds->m[0]->info.spec, s.split.cut, in->h - 2,
                         s.ds->m[1]->info.spec);
