@@ -9,13 +9,18 @@
 # test_tune_replay.c built with REPLAY_HELDOUT replays it. Today: 512x512
 # passes (18 of 20 seeds); 1024x1024 fails (3 of 20): its winner
 # (temporal=3, group tiles, 32x16) goes against the landscape's main effect
-# (temporal=5 is faster almost everywhere else; temporal=3 with group tiles
-# is at least 16 % slower at every other shape), and it is the only point
-# within 2 %; 8 evaluations of 87 do not find that interaction. Warm-started
+# (with group tiles temporal=5 is faster at 8 of the 12 shapes; temporal=3
+# with group tiles is at least 16 % slower than the winner at every other
+# shape), and it is the only point within 2 %; 8 evaluations of 87 do not
+# find that interaction: the cold forest reaches it only through its
+# 3-point design (16 of 100 seeds), never in a model-chosen step, and an
+# end-of-budget polish of the incumbent's neighbours (branch forest-polish)
+# lifted it to at most 39 % of 100 seeds while losing 256x256. Warm-started
 # from 512x512 the forest reaches it in 12 of 20 seeds, but that does not
 # count: 512x512's 8 fastest points alone hold the winner (the test prints
 # the warm figure as not informative), and the criterion is the cold search's.
-# results/published/nvidia-h200/tuning.md ("Replay") lists what was tried.
+# results/published/nvidia-h200/tuning.md ("Replay") lists what was tried,
+# with figures.
 # Run: bash tests/pending/tune_replay_heldout.sh
 set -u
 cd "$(dirname "$0")/../.."
