@@ -124,7 +124,7 @@
  *   GOACC_parallel_keyed (-1, mv_masked._omp_fn.0, 10, &.omp_data_arr.53, ...)
  * (mv_all's 7: the five pointers, ncells and nl), with params=globals
  *   GOACC_parallel_keyed (-1, mv_all_globals._omp_fn.0, 0, 0B, 0B, 0B, 268435457, iftmp.3_3, 0)
- *   GOACC_parallel_keyed (-1, mv_masked_globals._omp_fn.0, 0, 0B, 0B, 0B, 268435457, iftmp.27_5, 0)
+ *   GOACC_parallel_keyed (-1, mv_masked_globals._omp_fn.0, 0, 0B, 0B, 0B, 268435457, iftmp.28_5, 0)
  * (268435457: GOMP_LAUNCH_DIM, the gang count after it); async=on adds
  * 536870913 (GOMP_LAUNCH_ASYNC, queue 1) before the final 0, to either.
  * colours=launches is refused with it (app.c): base and count change every
@@ -162,16 +162,27 @@ static void mv_params_send(const struct mv_params *p) {
     mv_g_sent = 1;
 }
 
-/* The regions as LBM's: the pragma on a line of its own. */
+/* The regions as LBM's GLOBAL_STEP: the struct read once a gang, its fields
+ * copied into scalars and restrict pointers, which the gang's vector lanes
+ * share as registers when it calls mv_cell; the pragma on a line of its own. */
+#define MV_GLOBALS_UNPACK()                                                                                            \
+    const struct mv_params p = mv_params();                                                                            \
+    const double *restrict matrix = p.matrix, *restrict x = p.x;                                                       \
+    double *lhs = p.lhs, *scratch = p.scratch;                                                                         \
+    const int *map = p.map, *cmap = p.cmap, *ncp = p.ncp;                                                              \
+    const int nl = p.nl;                                                                                               \
+    (void)cmap, (void)ncp
+
 /* clang-format off */
 /* Every cell in mesh order (mv_all's loop), H cells a gang. */
 static void mv_all_globals(int ncells, int chunk) {
     P(acc parallel num_gangs(MV_GANGS(ncells)) vector_length(K_WG_X) MV_ASYNC)
     {
-        const struct mv_params p = mv_params();
+        MV_GLOBALS_UNPACK();
+        const int cells = p.ncells;
         P(acc loop gang)
-        for (int cell = 0; cell < p.ncells; cell++)
-            mv_cell(p.matrix, p.x, p.lhs, p.map, cell, p.scratch + (long)cell * MV_NDF * p.nl, p.nl);
+        for (int cell = 0; cell < cells; cell++)
+            mv_cell(matrix, x, lhs, map, cell, scratch + (long)cell * MV_NDF * nl, nl);
     }
 }
 
@@ -179,13 +190,14 @@ static void mv_all_globals(int ncells, int chunk) {
 static void mv_masked_globals(int ncolours, int ncp_max, int chunk) {
     P(acc parallel num_gangs(MV_GANGS(ncolours * ncp_max)) vector_length(K_WG_X) MV_ASYNC)
     {
-        const struct mv_params p = mv_params();
+        MV_GLOBALS_UNPACK();
+        const int slots = p.ncp_max;
         P(acc loop gang collapse(2))
         for (int colour = 0; colour < 6 /* MV_COLOURS */; colour++)
-            for (int n = 0; n < p.ncp_max; n++)
-                if (n < p.ncp[colour]) {
-                    const long slot = (long)colour * p.ncp_max + n;
-                    mv_cell(p.matrix, p.x, p.lhs, p.map, p.cmap[slot], p.scratch + slot * MV_NDF * p.nl, p.nl);
+            for (int n = 0; n < slots; n++)
+                if (n < ncp[colour]) {
+                    const long slot = (long)colour * slots + n;
+                    mv_cell(matrix, x, lhs, map, cmap[slot], scratch + slot * MV_NDF * nl, nl);
                 }
     }
 }
