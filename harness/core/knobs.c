@@ -146,7 +146,7 @@ int knobs_declare(const struct knob_def *defs, const char *name) {
 void knobs_canonical(const struct knob_set *k, char *buf, size_t n) {
     struct strbuf b = {0};
     for (int i = 0, any = 0; i < k->n; i++) {
-        if (knob_is_host(&k->defs[i]) && !strcmp(k->value[i], k->defs[i].def)) continue;
+        if ((knob_is_host(&k->defs[i]) || k->defs[i].quiet_default) && !strcmp(k->value[i], k->defs[i].def)) continue;
         sb_printf(&b, "%s%s=%s", any++ ? "," : "", k->defs[i].name, k->value[i]);
     }
     str_copy(buf, n, b.s ? b.s : "");
@@ -163,6 +163,7 @@ static void macro_name(char *dst, size_t n, const char *src) {
 void knobs_defines(const struct knob_set *k, struct strbuf *out) {
     for (int i = 0; i < k->n; i++) {
         if (knob_is_host(&k->defs[i])) continue;
+        if (k->defs[i].quiet_default && !strcmp(k->value[i], k->defs[i].def)) continue;
         char name[48], value[48];
         macro_name(name, sizeof name, k->defs[i].name);
         if (positive_int(k->value[i])) {

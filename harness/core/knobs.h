@@ -14,6 +14,13 @@ struct knob_def {
                            a shape WxH of two such integers up to 65536 ("4094x32") */
     const char *def;    /* the default value */
     const char *help;
+    /* 1 for a knob added to an app after configs of it were stored (results,
+       tuned files): at its default it is left out of the canonical string and
+       of the defines, as if it did not exist, so those configs keep their
+       identity and their builds. Set by name, `.quiet_default = 1`, after
+       the four fields above; every other entry leaves it 0 (hence the
+       Makefile's -Wno-missing-field-initializers). */
+    int quiet_default;
 };
 
 /* Host knobs: the core's own (a device set's split and exchange,
@@ -46,10 +53,11 @@ int knob_shape(const struct knob_set *k, const char *name, unsigned shape[2]);
 /* Whether the app declares a knob of that name. */
 int knobs_declare(const struct knob_def *defs, const char *name);
 /* "layout=soa,kernels=fused,..." in declaration order: the identity of a
- * variant (host knobs only where they differ from their default). */
+ * variant (host knobs and quiet_default ones only where they differ from
+ * their default). */
 void knobs_canonical(const struct knob_set *k, char *buf, size_t n);
 /* "-DK_LAYOUT_SOA=1 -DK_CHUNK=1792 ..." for kernel compilers: a numeric
  * value becomes -DK_NAME=value, any other -DK_NAME_VALUE=1; host knobs are
- * left out. */
+ * left out, and quiet_default ones at their default. */
 void knobs_defines(const struct knob_set *k, struct strbuf *out);
 #endif

@@ -34,6 +34,18 @@ static const struct knob_def matvec_knobs[] = {
      "how the paired and collapsed forms read the matrix on a GPU: plain (cached), or stream, evict-first "
      "(CUDA's ld.global.cs; NVIDIA OpenCL through inline PTX; elsewhere a plain load), so the 269 MB matrix passing "
      "through L2 does not evict the x and lhs that neighbouring cells reuse"},
+    /* OpenACC's launch (matvec_directive.h). Quiet at their defaults: added
+     * after the ladder's results were stored, whose identities stay as they
+     * were. */
+    {"params", "clauses|globals", "clauses",
+     "OpenACC: each region names the buffers and integers in clauses (GCC's runtime allocates, copies and frees an "
+     "argument block for every region: about 80 us a waited region on an H100), or reads them from a `declare create` "
+     "global, set only when they change, so that a region maps nothing (colours=none or masked)",
+     .quiet_default = 1},
+    {"async", "off|on", "off",
+     "OpenACC: every region waits for its kernel, or the regions are queued on async(1) and the schedule's "
+     "finish waits for them, so a repetition's products run back to back",
+     .quiet_default = 1},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -63,6 +75,34 @@ static const char *matvec_invalid_directive(const struct device_info *dev, const
     return NULL;
 }
 
+/* params=globals and async=on shape the OpenACC program's regions
+ * (matvec_directive.h): refused wherever they mean nothing, with the reason. */
+static const char *matvec_invalid_launch(const struct knob_set *k, const struct device_info *dev) {
+    static _Thread_local char why[256];
+    const int globals = knob_is(k, "params", "globals"), async = knob_is(k, "async", "on");
+    if (!globals && !async) return NULL;
+    const char *knob = globals ? "params=globals" : "async=on";
+    if (!dev->caps.directives) {
+        snprintf(why, sizeof why,
+                 "%s shapes the OpenACC program's regions (matvec_directive.h); this device runs kernels, "
+                 "launched by the schedule",
+                 knob);
+        return why;
+    }
+    if (strcmp(dev->backend, "openacc") != 0) {
+        if (globals)
+            return "params=globals is OpenACC's `declare create`; an OpenMP-target region costs about 1 ms to "
+                   "launch whatever it maps (results/published/nvidia-h100-80gb/directives.md)";
+        return "async=on queues the OpenACC regions on async(1); the OpenMP-target program has no such form (a "
+               "region there costs about 1 ms to launch whatever it maps: "
+               "results/published/nvidia-h100-80gb/directives.md)";
+    }
+    if (globals && knob_is(k, "colours", "launches"))
+        return "params=globals keeps one launch's parameters on the device for every product: colours=none or "
+               "masked (a launch per colour changes them each launch, an update and a wait each)";
+    return NULL;
+}
+
 static const char *matvec_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
                                   const unsigned wg[2]) {
     static _Thread_local char why[256];
@@ -72,6 +112,8 @@ static const char *matvec_invalid(const struct knob_set *k, const struct app_inp
                "update=atomic";
     if (uncoloured && !knob_is(k, "update", "atomic"))
         return "colours=none runs neighbouring cells together, and those share lhs dofs: it needs update=atomic";
+    const char *why_launch = matvec_invalid_launch(k, dev);
+    if (why_launch) return why_launch;
     if (wg[0] == 0 || wg[1] == 0) return "an empty work-group";
     const size_t items = (size_t)wg[0] * wg[1];
     if (items > dev->max_wg) {

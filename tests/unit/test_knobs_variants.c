@@ -168,6 +168,40 @@ static void test_shape_knobs(void) {
     CHECK(knob_shape(&k, "host_tile", s) == 0 && s[0] == 65536, "a refused value leaves the setting as it was");
 }
 
+/* quiet_default: a knob added after configs were stored is in the identity
+ * and among the defines only where it differs from its default. */
+static const struct knob_def quiet_defs[] = {
+    {"form", "a|b", "a", ""},
+    {"params", "clauses|globals", "clauses", "", .quiet_default = 1},
+    {NULL, NULL, NULL, NULL},
+};
+
+static void test_quiet_knobs(void) {
+    struct knob_set k, again;
+    char err[512] = "", buf[256], buf2[256];
+    knobs_init(&k, quiet_defs);
+    knobs_canonical(&k, buf, sizeof buf);
+    CHECK(strcmp(buf, "form=a") == 0, "a quiet knob at its default is left out of the identity (%s)", buf);
+    struct strbuf d = {0};
+    knobs_defines(&k, &d);
+    CHECK(d.s && strstr(d.s, "-DK_FORM_A=1") && !strstr(d.s, "PARAMS"), "... and of the defines (%s)", d.s ? d.s : "");
+    sb_free(&d);
+    CHECK(knobs_apply(&k, "params=globals", err, sizeof err) == 0, "params=globals applies (%s)", err);
+    knobs_canonical(&k, buf, sizeof buf);
+    CHECK(strcmp(buf, "form=a,params=globals") == 0, "set, it is in the identity (%s)", buf);
+    d = (struct strbuf){0};
+    knobs_defines(&k, &d);
+    CHECK(d.s && strstr(d.s, "-DK_PARAMS_GLOBALS=1"), "... and a define (%s)", d.s ? d.s : "");
+    sb_free(&d);
+    knobs_init(&again, quiet_defs);
+    CHECK(knobs_apply(&again, buf, err, sizeof err) == 0, "the identity applies again (%s)", err);
+    knobs_canonical(&again, buf2, sizeof buf2);
+    CHECK(strcmp(buf, buf2) == 0, "and reads back the same (%s)", buf2);
+    CHECK(knobs_apply(&k, "params=clauses", err, sizeof err) == 0, "params=clauses applies (%s)", err);
+    knobs_canonical(&k, buf, sizeof buf);
+    CHECK(strcmp(buf, "form=a") == 0, "set to its default, it is left out again (%s)", buf);
+}
+
 static void test_variants(void) {
     char path[PATH_MAX], err[2048];
     struct variant_list l;
@@ -308,6 +342,7 @@ int main(void) {
     }
     test_knobs();
     test_shape_knobs();
+    test_quiet_knobs();
     test_variants();
     char cmd[PATH_MAX + 16];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
