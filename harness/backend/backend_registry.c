@@ -79,13 +79,16 @@ int devices_match(const struct device_info *all, int n, const char *spec, int *i
     int found = 0;
     for (int i = 0; i < n && found < max; i++) {
         const struct device_info *d = &all[i];
-        int hit = strcmp(spec, "all") == 0 || strcmp(spec, d->spec) == 0 || strcmp(spec, d->backend) == 0 ||
-                  strcmp(spec, d->fingerprint) == 0 ||
-                  (d->kind[0] && strcmp(spec, d->kind) == 0); /* "gpu", "cpu": every device of that kind */
-        /* "cuda:0" style specs are exact; only a spec without ':' may match a name. */
-        if (!hit && !strchr(spec, ':')) hit = contains_icase(d->name, spec);
-        if (hit) idx[found++] = i;
+        if (strcmp(spec, "all") == 0 || strcmp(spec, d->spec) == 0 || strcmp(spec, d->backend) == 0 ||
+            strcmp(spec, d->fingerprint) == 0 || (d->kind[0] && strcmp(spec, d->kind) == 0)) /* "gpu", "cpu" */
+            idx[found++] = i;
     }
+    /* A spec, a backend, a fingerprint or a kind is exact; only a word that
+     * is none of them (no ':') matches names, so `openmp` is the OpenMP
+     * backend and not also "OpenMP target host fallback". */
+    if (found || strchr(spec, ':')) return found;
+    for (int i = 0; i < n && found < max; i++)
+        if (contains_icase(all[i].name, spec)) idx[found++] = i;
     return found;
 }
 

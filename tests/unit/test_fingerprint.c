@@ -1,6 +1,7 @@
 /* device_fingerprint: what identifies a device for tracking. A CPU device's
  * global memory (PoCL reports the RAM free at that moment) must not split
- * it into two devices; a GPU's memory size, its driver and its name must. */
+ * it into two devices; a GPU's memory size, its driver and its name must.
+ * devices_match: what a --device word selects. */
 #include <string.h>
 
 #include "backend.h"
@@ -41,5 +42,28 @@ int main(void) {
     device_fingerprint(&e);
     CHECK(strcmp(a.fingerprint, e.fingerprint) != 0, "a CPU with more compute units differs (%s, %s)", a.fingerprint,
           e.fingerprint);
+
+    /* The devices of a host with the offload backends' host fallbacks. */
+    struct device_info all[3] = {a, a, a};
+    const char *specs[3][3] = {{"opencl:0.0", "opencl", "pthread-haswell-AMD EPYC"},
+                               {"openmp", "openmp", "AMD EPYC"},
+                               {"omp-target:host", "omp-target", "OpenMP target host fallback (AMD EPYC)"}};
+    for (int i = 0; i < 3; i++) {
+        str_copy(all[i].spec, sizeof all[i].spec, specs[i][0]);
+        str_copy(all[i].backend, sizeof all[i].backend, specs[i][1]);
+        str_copy(all[i].name, sizeof all[i].name, specs[i][2]);
+    }
+    int idx[3];
+    int n = devices_match(all, 3, "openmp", idx, 3);
+    CHECK(n == 1 && idx[0] == 1,
+          "--device openmp is the OpenMP backend only, not also the device named \"OpenMP target host "
+          "fallback\" (%d matched)",
+          n);
+    n = devices_match(all, 3, "epyc", idx, 3);
+    CHECK(n == 3, "a word that is no spec, backend or kind still matches names: epyc selects all three (%d)", n);
+    n = devices_match(all, 3, "cpu", idx, 3);
+    CHECK(n == 3, "a kind selects every device of it (%d)", n);
+    n = devices_match(all, 3, "omp-target:host", idx, 3);
+    CHECK(n == 1 && idx[0] == 2, "a spec with ':' is exact (%d)", n);
     CHECK_DONE();
 }
