@@ -119,6 +119,11 @@ static const struct knob_def lbm_knobs[] = {
     {"async", "off|on", "off",
      "directive backends: every loop waits for the one before, or the steps are queued (OpenACC "
      "async(1), OpenMP nowait with a dependence chain) and waited for once"},
+    {"strips", "int", "1",
+     "directive backends, fused steps with their sums on the device: each row in this many strips, a gang / "
+     "team each, so that a grid of few rows still has gangs for every SM (1024 rows at vector_length 32 are "
+     "8 warps an H100 SM)",
+     .quiet_default = 1},
     {"params", "clauses|globals", "clauses",
      "OpenACC: the loops name the lattices and constants in clauses (GCC allocates, copies and, through a "
      "stream callback, frees an argument block at every asynchronous launch), or read them from `declare "
@@ -378,8 +383,8 @@ static int is_pow2(long x) { return x > 0 && (x & (x - 1)) == 0; }
  * leaves to its compiler, so only its default is accepted there. */
 static const char *const directive_knobs[] = {"layout", "args",    "kernels",  "obstacles", "neighbours", "constants",
                                               "divide", "moments", "collide",  "speed",     "fma",        "math",
-                                              "data",   "avvels",  "collapse", "async",     "params"};
-static const char *const directive_only[] = {"data", "avvels", "collapse", "async", "params"};
+                                              "data",   "avvels",  "collapse", "async",     "params",     "strips"};
+static const char *const directive_only[] = {"data", "avvels", "collapse", "async", "params", "strips"};
 
 static int in_list(const char *name, const char *const *list, size_t n) {
     for (size_t i = 0; i < n; i++)
@@ -428,6 +433,17 @@ static const char *lbm_invalid_directive(const struct knob_set *k, const struct 
         if (!knob_is(k, "avvels", "device") || !knob_is(k, "data", "region") || !knob_is(k, "kernels", "fused-accel"))
             return "params=globals is written for the fused step with its sums on the device: avvels=device, "
                    "data=region, kernels=fused-accel";
+    }
+    if (knob_int(k, "strips") > 1) {
+        if (!knob_is(k, "avvels", "device") || !knob_is(k, "collapse", "1") || knob_is(k, "kernels", "split") ||
+            knob_is(k, "params", "globals"))
+            return "strips splits the rows of the fused step whose sums stay on the device: kernels=fused or "
+                   "fused-accel, avvels=device, collapse=1, params=clauses";
+        if (knob_int(k, "strips") > in->nx) {
+            snprintf(why, sizeof why, "strips=%ld: more strips than the grid's %d columns", knob_int(k, "strips"),
+                     in->nx);
+            return why;
+        }
     }
     if (knob_is(k, "collapse", "1") && in->ny % (int)wg[1]) {
         snprintf(why, sizeof why, "collapse=1: %u rows a gang do not divide the grid's %d rows", wg[1], in->ny);

@@ -7,6 +7,11 @@
  * Buffers are device addresses (harness/backend/offload/offload_rt.c), taken
  * through deviceptr / is_device_ptr.
  *
+ * strips=S (fused steps, avvels=device): each row in S strips of columns, a
+ * gang / team each, with a partial sum each. A row a gang gives a 1024x1024
+ * grid 1024 gangs: at vector_length 32 that is 8 warps an H100 SM, too few
+ * to keep its memory busy (a06 at 470 GB/s, call L).
+ *
  * The work-group shape WxH (L->local): W is vector_length / thread_limit;
  * collapse=2 runs ncells / (W*H) gangs / teams over the flattened cells (H
  * cells a lane), collapse=1 runs ny / H gangs / teams over rows (H rows a
@@ -26,6 +31,12 @@
 #include <stdlib.h>
 
 #include "omp_kernel.h"
+
+#if defined(K_STRIPS)
+#define STRIPS K_STRIPS
+#else
+#define STRIPS 1
+#endif
 
 #define P(x) P_(x)
 #define P_(x) _Pragma(#x)
@@ -346,10 +357,11 @@ void lbm_run(const struct omp_launch *L, void *const *args) {
     from_dev(stage, a, 9 * ncells * sizeof(float));
 #endif
 #if defined(K_AVVELS_DEVICE)
-    long chunk = (long)(CHUNK_BYTES / ((size_t)ny * sizeof(float)));
+    const int nparts = ny * STRIPS; /* a step's partial sums: a row's, or a strip's */
+    long chunk = (long)(CHUNK_BYTES / ((size_t)nparts * sizeof(float)));
     if (chunk > iters) chunk = iters;
     if (chunk < 1) chunk = 1;
-    part = dev_alloc((size_t)chunk * (size_t)ny * sizeof(float));
+    part = dev_alloc((size_t)chunk * (size_t)nparts * sizeof(float));
     /* The fluid cells, counted once (the obstacles never change). */
     int fluid = 0;
     LINE_LOOP(RED(fluid))
@@ -377,7 +389,7 @@ void lbm_run(const struct omp_launch *L, void *const *args) {
          * mapped implicitly in an OpenMP target region, as a zero-length
          * array section of memory the runtime does not know: GCC passes
          * NULL, and the stores faulted (a04-a06 crashed on omp-target). */
-        const size_t prow = (size_t)(t % chunk) * (size_t)ny;
+        const size_t prow = (size_t)(t % chunk) * (size_t)nparts;
 #else
         float tot_u = 0.0f;
         int tot_cells = 0;
@@ -432,12 +444,14 @@ void lbm_run(const struct omp_launch *L, void *const *args) {
 #endif
 #else /* fused */
 #if defined(K_AVVELS_DEVICE)
-        ROWS_LOOP(row_gangs, W, ASYNC)
-        for (int jj = 0; jj < ny; jj++) {
+        ROWS_LOOP(row_gangs * STRIPS, W, ASYNC)
+        for (int g = 0; g < nparts; g++) { /* strip g % STRIPS of row g / STRIPS */
+            const int jj = g / STRIPS, i0 = (int)((long)nx * (g % STRIPS) / STRIPS),
+                      i1 = (int)((long)nx * (g % STRIPS + 1) / STRIPS);
             float row = 0.0f;
             COLS_LOOP(INNER_RED(row))
-            for (int ii = 0; ii < nx; ii++) row += fused_cell(a, b, obst, ii, jj, nx, ny, ncells, omega, w1, w2, fold);
-            part[prow + (size_t)jj] = row;
+            for (int ii = i0; ii < i1; ii++) row += fused_cell(a, b, obst, ii, jj, nx, ny, ncells, omega, w1, w2, fold);
+            part[prow + (size_t)g] = row;
         }
 #else
         OUTER(RED2(tot_u, tot_cells))
@@ -459,7 +473,7 @@ void lbm_run(const struct omp_launch *L, void *const *args) {
             LINE_LOOP(ASYNC)
             for (long s = 0; s < n; s++) {
                 float sum = 0.0f;
-                for (int jj = 0; jj < ny; jj++) sum += part[(size_t)s * (size_t)ny + (size_t)jj];
+                for (int g = 0; g < nparts; g++) sum += part[(size_t)s * (size_t)nparts + (size_t)g];
                 av[first + s] = sum / (float)fluid;
             }
         }

@@ -14,6 +14,8 @@
 #      own counts, marked so); 3 repetitions x 2 rounds, every run verified;
 #   3. the table: per input the best of each, and OpenACC / CUDA.
 # ACC_VARIANTS (default a06-async; a comma list) are the OpenACC programs run;
+# ACC_KNOBS (space-separated knob settings, as "strips=4 strips=16") adds a
+# run of ACC_VARIANTS with each of them (call AC: strips at 1024x1024);
 # REPORT=1 then fills Table 15 with `report lbm` on the OpenACC device.
 # Run from the repository root with .gpu-host carried (offload/ included):
 #     OUT=DIR bash scripts/gpu-calls/2026-11-26c-acc-lbm.sh
@@ -51,10 +53,14 @@ for in in $SIZES; do
         --wg "$(fits "32x1,$ACC_SHAPES" "${in%x*}" "${in#*x}" | tr , '\n' | sort -u | paste -sd, -)" --reps 3 --rounds 2 --db "$DB"
     [ -n "$ACC" ] && capped 150 "$ACC $ACC_VARIANTS $in" "$OUT/lbm.txt" "${DH[@]}" run --device "$ACC" --input "$in" \
         --variant "$ACC_VARIANTS" --iters "$it" --wg "$shapes" --reps 3 --rounds 2 --db "$DB"
+    for kn in ${ACC_KNOBS:-}; do
+        [ -n "$ACC" ] && capped 150 "$ACC $ACC_VARIANTS $kn $in" "$OUT/lbm.txt" "${DH[@]}" run --device "$ACC" \
+            --input "$in" --variant "$ACC_VARIANTS" --knobs "$kn" --iters "$it" --wg "$shapes" --reps 3 --rounds 2 --db "$DB"
+    done
 done
 grep -E ' (ok|wrong|invalid|runtime-error|compile-error|crashed|timeout) ' "$OUT/lbm.txt" | cut -c1-190
 echo "every row (median ms):"
-sqlite3 "$DB" "SELECT c.input, d.spec, m.variant, c.wg_x || 'x' || c.wg_y, m.status, printf('%.3f', 1000 * m.median_s) FROM measurement m JOIN config c ON c.id = m.config_id JOIN run r ON r.id = m.run_id
+sqlite3 "$DB" "SELECT c.input, d.spec, m.variant, CASE WHEN instr(c.knobs, 'strips=') THEN substr(substr(c.knobs, instr(c.knobs, 'strips=')), 1, instr(substr(c.knobs, instr(c.knobs, 'strips=')) || ',', ',') - 1) ELSE '-' END, c.wg_x || 'x' || c.wg_y, m.status, printf('%.3f', 1000 * m.median_s) FROM measurement m JOIN config c ON c.id = m.config_id JOIN run r ON r.id = m.run_id
     JOIN device d ON d.id = r.device_id ORDER BY c.input, d.spec, m.median_s" 2>&1 | tee "$OUT/rows.txt"
 echo "best per input: OpenACC / CUDA final"
 sqlite3 "$DB" "WITH b AS (SELECT c.input i, d.backend be, min(m.median_s) t FROM measurement m JOIN config c ON c.id = m.config_id

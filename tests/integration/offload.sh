@@ -54,6 +54,22 @@ echo "$out" | grep -E "^a07-globals +\| verified +\| invalid" >/dev/null &&
     echo "$out" | grep -q "params=globals is OpenACC's" &&
     ok "a07-globals verifies on openacc:host (25 steps) and is refused on omp-target:host with its reason" ||
     notok "a07-globals: $(echo "$out" | grep -E 'a07|params' | head -3)"
+# --- strips (each row in strips, a gang each): verified on both at 25 steps with 8 strips (a08-strips)
+# and with 3, which do not divide 128 columns; refused where it does not apply, with the reason
+out=$(timeout 300 $H verify lbm --device openacc:host,omp-target:host --variant a08-strips --iters 25 --db $db.s 2>&1)
+echo "$out" | grep -qE "^a08-strips +\| verified +\| verified" &&
+    ok "a08-strips (8 strips a row) verifies on openacc:host and omp-target:host (25 steps)" ||
+    notok "a08-strips: $(echo "$out" | grep -E 'a08|strips' | head -3)"
+out=$(timeout 300 $H run --device openacc:host,omp-target:host --variant a06-async --knobs strips=3 --wg 32x2 --iters 25 \
+    --reps 1 --db $db.s 2>&1)
+[ "$(echo "$out" | grep -c ' ok ')" = 2 ] && ok "strips=3 (uneven strips of 128 columns), 2 rows a gang: ok on both" ||
+    notok "strips=3: $(echo "$out" | grep -v '^note' | head -3)"
+out=$($H run --device openacc:host --variant a01-given --knobs strips=4 --iters 8 --db $db.s 2>&1); rc=$?
+[ $rc = 2 ] && echo "$out" | grep -q "strips splits the rows of the fused step" &&
+    ok "strips with kernels=split refused with the reason" || notok "strips on a01-given: exit $rc: $out"
+out=$($H run --device openmp --variant final --knobs strips=4 --iters 8 --db $db.s 2>&1); rc=$?
+[ $rc = 2 ] && echo "$out" | grep -q "strips=4 shapes a directive program" &&
+    ok "strips on a kernel backend refused with the reason" || notok "strips on openmp: exit $rc: $out"
 
 # --- the other knob settings through run (stored, verified)
 out=$(timeout 600 $H run --device openacc:host --variant a02-per-step,a03-fused,a05-soa --iters 16 --reps 1 --db $db 2>&1)
