@@ -435,10 +435,9 @@ static const char *lbm_invalid_directive(const struct knob_set *k, const struct 
                    "data=region, kernels=fused-accel";
     }
     if (knob_int(k, "strips") > 1) {
-        if (!knob_is(k, "avvels", "device") || !knob_is(k, "collapse", "1") || knob_is(k, "kernels", "split") ||
-            knob_is(k, "params", "globals"))
+        if (!knob_is(k, "avvels", "device") || !knob_is(k, "collapse", "1") || knob_is(k, "kernels", "split"))
             return "strips splits the rows of the fused step whose sums stay on the device: kernels=fused or "
-                   "fused-accel, avvels=device, collapse=1, params=clauses";
+                   "fused-accel, avvels=device, collapse=1";
         if (knob_int(k, "strips") > in->nx) {
             snprintf(why, sizeof why, "strips=%ld: more strips than the grid's %d columns", knob_int(k, "strips"),
                      in->nx);

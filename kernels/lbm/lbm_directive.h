@@ -157,7 +157,11 @@ DEVICE_BEGIN
 /* The fused update of one cell: pull from a, rebound or collide, the next
  * step's acceleration on row ny-2 (fused-accel), store to b; |u| (0 for
  * obstacles). */
-ROUTINE static inline float fused_cell(const float *restrict a, float *restrict b, const unsigned char *restrict obst,
+/* Always inlined: where a program has several calls of it (params=globals
+ * spells its step three times) GCC 12 kept it a function and called it
+ * for every cell; a07-globals's step kernel then took 260 us at 1024x1024 on
+ * an H100 (ncu, call AD) where a06-async's, with it inlined, took 65. */
+ROUTINE static inline __attribute__((always_inline)) float fused_cell(const float *restrict a, float *restrict b, const unsigned char *restrict obst,
                                        int ii, int jj, int nx, int ny, size_t ncells, float omega, float w1, float w2,
                                        float fold) {
     NEIGHBOURS;
@@ -230,13 +234,14 @@ P(acc declare create(g_params, g_step))
 ROUTINE static inline struct lbm_params lbm_params(void) { return g_params; }
 ROUTINE static inline int lbm_next_step(void) { return g_step++; }
 
-/* The rows' sums of |u| of one step reduced into the next av[step] by the
- * vector lanes of one gang (which gang calls it is the caller's choice). */
+/* The rows' (strips') sums of |u| of one step reduced into the next
+ * av[step] by the vector lanes of one gang (which gang calls it is the
+ * caller's choice). */
 #define GLOBAL_AVVELS(p, rows)                                                                             \
     do {                                                                                                   \
         float sum = 0.0f;                                                                                  \
         P(acc loop vector reduction(+ : sum))                                                              \
-        for (int jj = 0; jj < (p).ny; jj++) sum += (rows)[jj];                                             \
+        for (int g = 0; g < (p).ny * STRIPS; g++) sum += (rows)[g];                                        \
         (p).av[lbm_next_step()] = sum / (float)(p).fluid;                                                  \
     } while (0)
 
@@ -249,22 +254,25 @@ ROUTINE static inline int lbm_next_step(void) { return g_step++; }
     P(acc parallel num_gangs(gangs) vector_length(W) ASYNC)                                             \
     {                                                                                                      \
         const struct lbm_params p = lbm_params();                                                          \
-        if ((PREV) && __builtin_goacc_parlevel_id(0) == 0) GLOBAL_AVVELS(p, p.part + (1 - (FLIP)) * p.ny); \
+        if ((PREV) && __builtin_goacc_parlevel_id(0) == 0)                                                 \
+            GLOBAL_AVVELS(p, p.part + (1 - (FLIP)) * p.ny * STRIPS);                                       \
         /* scalars and restrict pointers: what the lanes share is registers */                            \
         const float *restrict src = (FLIP) ? p.b : p.a;                                                    \
         float *restrict dst = (FLIP) ? p.a : p.b;                                                          \
         const unsigned char *restrict obs = p.obst;                                                        \
-        float *restrict rows = p.part + (FLIP) * p.ny;                                                     \
+        float *restrict rows = p.part + (FLIP) * p.ny * STRIPS;                                            \
         const int nx = p.nx, ny = p.ny;                                                                    \
         const size_t ncells = p.ncells;                                                                    \
         const float omega = p.omega, w1 = p.w1, w2 = p.w2, fold = p.fold;                                  \
         P(acc loop gang)                                                                                   \
-        for (int jj = 0; jj < ny; jj++) {                                                                  \
+        for (int g = 0; g < ny * STRIPS; g++) { /* strip g % STRIPS of row g / STRIPS */                   \
+            const int jj = g / STRIPS, i0 = (int)((long)nx * (g % STRIPS) / STRIPS),                       \
+                      i1 = (int)((long)nx * (g % STRIPS + 1) / STRIPS);                                    \
             float row = 0.0f;                                                                              \
             P(acc loop vector reduction(+ : row))                                                          \
-            for (int ii = 0; ii < nx; ii++)                                                                \
+            for (int ii = i0; ii < i1; ii++)                                                               \
                 row += fused_cell(src, dst, obs, ii, jj, nx, ny, ncells, omega, w1, w2, fold);             \
-            rows[jj] = row;                                                                                \
+            rows[g] = row;                                                                                 \
         }                                                                                                  \
     }
 
@@ -274,8 +282,8 @@ ROUTINE static inline int lbm_next_step(void) { return g_step++; }
 static void lbm_run_globals(float *a, float *b, const unsigned char *obst, float *av, int nx, int ny, float omega,
                             float w1, float w2, long iters) {
     const size_t ncells = (size_t)nx * (size_t)ny;
-    const int gangs = ny / H;
-    float *part = dev_alloc(2 * (size_t)ny * sizeof(float)); /* two steps' row sums */
+    const int gangs = ny / H * STRIPS;
+    float *part = dev_alloc(2 * (size_t)ny * STRIPS * sizeof(float)); /* two steps' row (strip) sums */
     int fluid = 0;
     LINE_LOOP(RED(fluid))
     for (size_t i = 0; i < ncells; i++) fluid += obst[i] ? 0 : 1;
@@ -310,7 +318,7 @@ static void lbm_run_globals(float *a, float *b, const unsigned char *obst, float
     P(acc parallel num_gangs(1) vector_length(32) ASYNC) /* the last step's sums */
     {
         const struct lbm_params p = lbm_params();
-        GLOBAL_AVVELS(p, p.part + ((iters - 1) % 2) * p.ny);
+        GLOBAL_AVVELS(p, p.part + ((iters - 1) % 2) * p.ny * STRIPS);
     }
     WAIT();
     if (iters % 2) { /* an odd number of steps left the state in tmp */
