@@ -62,14 +62,19 @@ again=$($H sweep "$T/exact.sweep" --quiet 2>&1 | tail -1)
 check "a second sweep skips what was measured on the set ($again)" bash -c "echo '$again' | grep -q '0 measured'"
 
 # The balancer through the idle ends: two CPU devices share the cores, so
-# split=auto first tries each alone (the cut at both ends and back), then
-# keeps the faster alone, waking the other only for rare one-row probes.
-# PoCL alone is about 15 times slower than OpenMP here (256x256), so it ends
-# with PoCL idle; bit-exact after every such move.
+# split=auto first tries each alone, in windows of 8 ms (the cut at both
+# ends and back: a run of 3000 steps holds many), then keeps the faster
+# alone, waking the other only for rare one-row probes; bit-exact after
+# every such move. One repetition and no warm-up, so that the verified run
+# is the one with the trial in it (a woken member not sent its rows made
+# this run wrong; with warm-ups the trial was in one of them). Where it
+# ends is timing, not asserted here (on a quiet machine PoCL idle:
+# scripts/hybrid_balance.sh measures it; with three tests on two cores a
+# run once ended elsewhere).
 out=$($H run --app sandpile --input 256x256 --iters 3000 --variant flag-1000 --wg 16x8 --device $SET \
-    --knobs split=auto,exchange=8 --reps 2 --warmup 2 --db "$T/idle.db" --quiet 2>&1)
-check "split=auto on two CPU devices: bit-exact through the idle ends, ends with PoCL idle" \
-    bash -c "echo \"\$1\" | grep -q ' ok .*split auto ended at 0: every row on openmp, none on opencl:0.0'" _ "$out"
+    --knobs split=auto,exchange=8 --reps 1 --warmup 0 --db "$T/idle.db" --quiet 2>&1)
+check "split=auto on two CPU devices: bit-exact through the idle ends (the trial's), and says where it ended" \
+    bash -c "echo \"\$1\" | grep -Eq ' ok .*split auto ended at (0\\.[0-9]*: rows|[01]: every row on)'" _ "$out"
 echo "$out" | grep -v ' ok ' | sed 's/^/#   /' | head -3
 
 # A kernel that is wrong is reported wrong on a set too.
