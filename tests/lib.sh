@@ -15,3 +15,24 @@ test_dir() {
     rm -rf "$T"
     mkdir -p "$T"
 }
+
+# matvec_variants: names (the variants of variants/matvec.variants, in file
+# order) and acc[NAME]=1 for OpenACC's own (params=globals or async=on, on
+# the line or its base's), which every other backend refuses.
+matvec_variants() {
+    names=()
+    declare -gA acc=()
+    local line name rest base a
+    while IFS= read -r line; do
+        line=${line%%#*}
+        [[ "$line" =~ ^[[:space:]]*$ ]] && continue
+        name=$(echo "${line%%:*}" | tr -d '[:space:]')
+        rest=" ${line#*:} "
+        base=$(echo "$rest" | awk '{print $1}')
+        a=0
+        [ -n "$base" ] && [[ "$base" != *=* ]] && a=${acc[$base]:-0}
+        [[ "$rest" == *" params=globals "* || "$rest" == *" async=on "* ]] && a=1
+        acc[$name]=$a
+        names+=("$name")
+    done <variants/matvec.variants
+}

@@ -14,22 +14,9 @@ test_dir matvec
 H=bin/harness
 q() { sqlite3 "$1" "$2" 2>&1; }
 
-# Variant names in file order; acc[NAME]=1 for OpenACC's own (params=globals
-# or async=on, on the line or its base's), which the CPU devices refuse.
-names=()
-declare -A acc=()
-while IFS= read -r line; do
-    line=${line%%#*}
-    [[ "$line" =~ ^[[:space:]]*$ ]] && continue
-    name=$(echo "${line%%:*}" | tr -d '[:space:]')
-    rest=" ${line#*:} "
-    base=$(echo "$rest" | awk '{print $1}')
-    a=0
-    [ -n "$base" ] && [[ "$base" != *=* ]] && a=${acc[$base]:-0}
-    [[ "$rest" == *" params=globals "* || "$rest" == *" async=on "* ]] && a=1
-    acc[$name]=$a
-    names+=("$name")
-done < variants/matvec.variants
+# The variants and which are OpenACC's own (tests/lib.sh),
+# which the CPU devices refuse.
+matvec_variants
 for v in v1-original v2-scalar v3-collapsed v4-masked final; do
     check "variants/matvec.variants names $v" bash -c "printf '%s\n' ${names[*]} | grep -qx '$v'"
 done

@@ -31,22 +31,9 @@ if echo "$devs" | grep -q "cannot build OpenACC offload code"; then
     exit 0
 fi
 
-# Variant names in file order; acc[NAME]=1 for OpenACC's own (params=globals
-# or async=on, on the line or its base's), which omp-target refuses.
-names=()
-declare -A acc=()
-while IFS= read -r line; do
-    line=${line%%#*}
-    [[ "$line" =~ ^[[:space:]]*$ ]] && continue
-    name=$(echo "${line%%:*}" | tr -d '[:space:]')
-    rest=" ${line#*:} "
-    base=$(echo "$rest" | awk '{print $1}')
-    a=0
-    [ -n "$base" ] && [[ "$base" != *=* ]] && a=${acc[$base]:-0}
-    [[ "$rest" == *" params=globals "* || "$rest" == *" async=on "* ]] && a=1
-    acc[$name]=$a
-    names+=("$name")
-done <variants/matvec.variants
+# The variants and which are OpenACC's own (tests/lib.sh),
+# which omp-target refuses.
+matvec_variants
 nv=${#names[@]}
 nacc=0
 for v in "${names[@]}"; do nacc=$((nacc + ${acc[$v]})); done
