@@ -104,11 +104,14 @@ int cmd_verify(int argc, char **argv) {
     struct ref_holder refs = {app, in, NULL};
     char command[1024];
     cli_command_line(argc, argv, command, sizeof command);
-    struct worker_pool *pool = pool_open();
     struct progress pr;
     progress_start(&pr, "verify", vars.n * pick.count);
     for (int di = 0; di < pick.count; di++) {
         const struct device_info *info = &pick.all[pick.idx[di]];
+        /* A worker per device, as rounds.c keeps: one process that had run
+         * CUDA and then OpenACC crashed at its first OpenACC region (libgomp:
+         * "nvptx_alloc error: context is destroyed", an H100). */
+        struct worker_pool *pool = pool_open();
         int64_t run_id = store_run_begin(store, info, command, err, sizeof err);
         for (int v = 0; v < vars.n; v++) {
             struct measurement *m = &cells[v * pick.count + di];
@@ -124,8 +127,8 @@ int cmd_verify(int argc, char **argv) {
             if (!pr.tty) progress_update(&pr, di * vars.n + v + 1, NULL);
         }
         if (run_id >= 0) store_run_end(store, run_id);
+        pool_close(pool);
     }
-    pool_close(pool);
 
     double tolerance = 0;
     for (int i = 0; i < vars.n * pick.count; i++)
