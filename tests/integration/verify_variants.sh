@@ -56,16 +56,16 @@ while IFS= read -r line; do
     [ $c = 1 ] && o=0
     noomp[$name]=$o
     # The directive knobs as set (from the base, then this line); directive when one is away
-    # from its default (data=region avvels=device collapse=1 async=off params=clauses).
+    # from its default (data=region avvels=device collapse=1 async=off params=clauses strips=1).
     dk=""
     if [ -n "$first" ] && [[ "$first" != *=* ]]; then dk=${dknobs[$first]:-}; fi
     for kv in $rest; do
-        case "$kv" in data=* | avvels=* | collapse=* | async=* | params=*) dk="$(echo " $dk " | sed "s/ ${kv%%=*}=[^ ]*//g") $kv" ;; esac
+        case "$kv" in data=* | avvels=* | collapse=* | async=* | params=* | strips=*) dk="$(echo " $dk " | sed "s/ ${kv%%=*}=[^ ]*//g") $kv" ;; esac
     done
     dknobs[$name]=$dk
     dv=0
     for kv in $dk; do
-        case "$kv" in data=region | avvels=device | collapse=1 | async=off | params=clauses) ;; *) dv=1 ;; esac
+        case "$kv" in data=region | avvels=device | collapse=1 | async=off | params=clauses | strips=1) ;; *) dv=1 ;; esac
     done
     directive[$name]=$dv
     py=0
