@@ -99,8 +99,10 @@ check "a sweep file with 4 mistakes: all 4 named in one run, exit 2, no database
     bash -c "[ $n -eq 4 ] && [ $rc -eq 2 ] && [ ! -e '$T/bad.db' ] && grep -q ':2: variant' '$T/bad.err' &&
              grep -q ':3: wg' '$T/bad.err' && grep -q ':4: unknown keyword' '$T/bad.err' && grep -q ':6: reps' '$T/bad.err'"
 # ---- verify selftest is quick by default: the hang drill costs seconds ----
+# (On one OpenMP thread: the drill spins every thread of its team until the
+# watchdog, 20 s of CPU on two threads for the same timeout.)
 start=$(date +%s)
-$H --quiet verify selftest --device openmp --variant hang --db "$T/r.db" >"$T/st.out" 2>&1
+OMP_NUM_THREADS=1 $H --quiet verify selftest --device openmp --variant hang --db "$T/r.db" >"$T/st.out" 2>&1
 rc=$?
 took=$(($(date +%s) - start))
 check "verify selftest's hang drill times out in seconds by default (${took} s, exit $rc)" \
