@@ -107,7 +107,7 @@ UNIT_BIN := $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/*.c))
 build/libharness.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $(LIB_OBJ)
-build/tests/%: tests/unit/%.c build/libharness.a tests/unit/check.h tests/unit/test_files.h tests/unit/root_from_exe.h tests/unit/replay_landscapes.h tests/unit/nvcc_tools.h
+build/tests/%: tests/unit/%.c build/libharness.a tests/unit/check.h tests/unit/test_files.h tests/unit/root_from_exe.h tests/unit/replay_landscapes.h tests/unit/nvrtc_tools.h
 	@mkdir -p build/tests
 	$(CC) $(CPPFLAGS) -Ikernels/lbm -Itests/unit $(CFLAGS) -o $@ $< build/libharness.a $(LDLIBS)
 

@@ -61,8 +61,9 @@ judge() {
 for p in $progs; do
     bin=build/san/tests/$p
     if [ ! -x "$bin" ]; then echo "not ok - sanitize $p: $bin was not built"; failed=1; continue; fi
-    # nvcc's compiles (test_lbm_cuda_compile: 40 s where CUDA is installed)
-    # are the plain run's; the host code around them runs either way.
+    # The CUDA compile tests' NVRTC compiles (test_lbm_cuda_compile: 25 s
+    # where CUDA is installed) are the plain run's; the host code around them
+    # runs either way (test_matvec_cuda_compile's one compile: its comment).
     out=$(CUDA_HOME=/nonexistent "$bin" 2>&1)
     judge "$p" $? "$out"
 done

@@ -407,6 +407,7 @@ static int run_in_rounds(const struct run_opts *o, const struct app *app, const 
     struct round_job *jobs = xcalloc((size_t)pl->n + 1, sizeof *jobs);
     const struct device_info **devs = xcalloc((size_t)pl->n + 1, sizeof *devs);
     int64_t *runs = xcalloc((size_t)pick->count + 1, sizeof *runs);
+    int verified = 0; /* configs that are (app.h: verified), which need the reference */
     for (int di = 0; di < pick->count; di++) {
         const struct device_info *info = &pick->all[pick->idx[di]];
         runs[di] = -1;
@@ -418,6 +419,7 @@ static int run_in_rounds(const struct run_opts *o, const struct app *app, const 
             if (x->dev != di) continue;
             struct config c = {.app = app, .in = in, .knobs = x->v.knobs, .wg = {x->wg[0], x->wg[1]}, .source = &o->in};
             str_copy(c.variant, sizeof c.variant, x->v.name);
+            verified += !app->verified || app->verified(&c.knobs);
             struct round_job *j = &jobs[k];
             devs[k++] = info;
             j->group = -1;
@@ -430,7 +432,7 @@ static int run_in_rounds(const struct run_opts *o, const struct app *app, const 
             runner_job(&c, info, o->warmup, rounds_reps_each(o->reps, o->rounds), &j->job);
         }
     }
-    if (!refs->ref) refs->ref = app->reference(in, err, sizeof err); /* once, outside every watchdog */
+    if (!refs->ref && verified) refs->ref = app->reference(in, err, sizeof err); /* once, outside every watchdog */
     struct run_ctx ctx = {.store = store, .jobs = jobs, .dev = devs, .runs = runs, .nruns = pick->count};
     struct rounds_opts ro = {.seed = (unsigned)(clock_now() * 1e3),
                              .on_result = run_result,

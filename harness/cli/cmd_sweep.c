@@ -371,10 +371,12 @@ static void references(struct sweep_run *r, const struct round_job *jobs, int n)
     char err[1024];
     for (int pi = 0; pi < r->nparts; pi++)
         for (int in = 0; in < r->parts[pi].spec.ninputs; in++) {
-            int used = 0;
+            const struct app *app = r->parts[pi].app;
+            int used = 0; /* by a config that is verified (app.h: verified) */
             for (int i = 0; i < n && !used; i++) {
                 const struct point *p = jobs[i].user;
-                used = p->part == pi && p->input == in;
+                used = p->part == pi && p->input == in &&
+                       (!app->verified || app->verified(&r->parts[pi].variants.v[p->variant].knobs));
             }
             if (!used) continue;
             struct app_ref *ref = r->parts[pi].app->reference(r->parts[pi].inputs[in], err, sizeof err);

@@ -54,6 +54,10 @@ struct app {
     double (*flops_per_cell)(const struct knob_set *k);
     /* The serial reference (cached by the app as it sees fit). */
     struct app_ref *(*reference)(const struct app_input *in, char *err, size_t errn);
+    /* 0 when a knob setting runs unverified by design (its status is
+     * ST_UNVERIFIED: LBM's work=empty), so no reference is made for it
+     * ahead of its run; NULL: every setting is verified. */
+    int (*verified)(const struct knob_set *k);
     void (*ref_free)(struct app_ref *r);
     /* One timed execution on a device: sets up, runs the warm-up and the
      * repetitions through timed_reps (timed.h: the samples, and the energy

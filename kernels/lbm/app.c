@@ -556,6 +556,10 @@ static long lbm_input_iters_full(const struct app_input *in) { return in->iters_
 static double lbm_cell_updates(const struct app_input *in) {
     return (double)in->nx * (double)in->ny * (double)in->iters;
 }
+/* work=empty removes the computation: such a run is never verified
+ * (schedule.c: ST_UNVERIFIED). */
+static int lbm_verified(const struct knob_set *k) { return !knob_is(k, "work", "empty"); }
+
 static void lbm_grid(const struct app_input *in, size_t g[2]) {
     g[0] = (size_t)in->nx;
     g[1] = (size_t)in->ny;
@@ -581,6 +585,7 @@ const struct app app_lbm = {
     .bytes_per_cell = lbm_bytes_per_cell,
     .flops_per_cell = lbm_flops_per_cell,
     .reference = lbm_reference,
+    .verified = lbm_verified,
     .ref_free = lbm_ref_free,
     .execute = lbm_execute,
     .verify = lbm_verify,

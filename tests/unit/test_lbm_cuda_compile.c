@@ -1,18 +1,17 @@
 /* The CUDA kernels compile for every setting of the launch-cost knobs
  * (bind, launch, persistent, temporal) with the -D flags the schedule passes, so CUDA
- * code that does not compile fails here, on a machine without a GPU. nvcc
- * builds a sm_90 CUBIN of kernels/lbm/lbm.cu (as NVRTC does at run time);
- * without nvcc the checks are skipped. */
+ * code that does not compile fails here, on a machine without a GPU. NVRTC
+ * builds a sm_90 CUBIN of kernels/lbm/lbm.cu as the CUDA backend does at run
+ * time (nvrtc_tools.h); without NVRTC the checks are skipped. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "app.h"
 #include "check.h"
 #include "knobs.h"
 #include "lbm.h"
-#include "nvcc_tools.h"
+#include "nvrtc_tools.h"
 #include "util.h"
 #include "variants.h"
 
@@ -106,58 +105,52 @@ static void test_build_options(const struct app *lbm) {
     variants_free(&vars);
 }
 
+/* Builds lbm.cu with `options`; one check that it compiled (named `what`),
+ * and one per symbol in `syms` (NULL-terminated) that the CUBIN holds it. */
+static void build(const struct nvrtc *rtc, const char *options, const char *what, const char *const *syms) {
+    char *bin = NULL, log[4096];
+    size_t len = 0;
+    const int rc = nvrtc_cubin(rtc, "kernels/lbm/lbm.cu", options, &bin, &len, log, sizeof log);
+    CHECK(rc == 0, "nvrtc -arch=sm_90 lbm.cu %s%s%.300s", what, rc ? ":\n# " : "", rc ? log : "");
+    for (int i = 0; rc == 0 && syms && syms[i]; i++)
+        CHECK(mem_has(bin, len, syms[i]), "%s: the CUBIN has %s", what, syms[i]);
+    free(bin);
+}
+
 int main(void) {
-    char nvcc[512];
+    struct nvrtc rtc;
     const struct app *lbm = app_find("lbm");
     if (lbm) test_build_options(lbm);
-    if (!find_nvcc(nvcc, sizeof nvcc)) {
-        printf("ok - # skip: no nvcc under $CUDA_HOME or /usr/local/cuda\n");
+    if (!nvrtc_open(&rtc)) {
+        printf("ok - # skip: no NVRTC under $CUDA_HOME/lib64 or /usr/local/cuda/lib64\n");
         CHECK_DONE();
     }
-    char dir[] = "/tmp/test_lbm_cuda.XXXXXX";
-    if (!lbm || !mkdtemp(dir)) {
-        printf("not ok - lbm app and a temporary folder\n");
+    if (!lbm) {
+        printf("not ok - lbm app\n");
         return 1;
     }
-    /* Two compilers at a time: the suite runs on two cores. */
-    for (int first = 0; first < NSET; first += 2) {
-        FILE *p[2] = {NULL, NULL};
-        char out[2][600];
-        for (int j = 0; j < 2 && first + j < NSET; j++) {
-            struct knob_set k;
-            char err[256];
-            knobs_init(&k, lbm->knobs);
-            if (knobs_apply(&k, settings[first + j], err, sizeof err)) {
-                CHECK(0, "knobs '%s': %s", settings[first + j], err);
-                continue;
-            }
-            struct strbuf cmd = {0};
-            snprintf(out[j], sizeof out[j], "%s/k%d.cubin", dir, first + j);
-            sb_printf(&cmd, "'%s' -cubin -arch=sm_90 -std=c++17 -Ikernels/lbm", nvcc);
-            knobs_defines(&k, &cmd);
-            /* As schedule.c's build does for geometry=compiled. */
-            if (knob_is(&k, "geometry", "compiled")) sb_printf(&cmd, " -DK_WG_X=32 -DK_WG_Y=16");
-            sb_printf(&cmd, " -o '%s' kernels/lbm/lbm.cu 2>&1", out[j]);
-            p[j] = popen(cmd.s, "r");
-            sb_free(&cmd);
+    for (int i = 0; i < NSET; i++) {
+        const char *s = settings[i];
+        struct knob_set k;
+        char err[256], what[600];
+        knobs_init(&k, lbm->knobs);
+        if (knobs_apply(&k, s, err, sizeof err)) {
+            CHECK(0, "knobs '%s': %s", s, err);
+            continue;
         }
-        for (int j = 0; j < 2; j++) {
-            if (!p[j]) continue;
-            char log[4096];
-            size_t got = fread(log, 1, sizeof log - 1, p[j]);
-            log[got] = '\0';
-            int rc = pclose(p[j]);
-            const char *s = settings[first + j];
-            CHECK(rc == 0, "nvcc -arch=sm_90 lbm.cu with '%s'%s%.300s", *s ? s : "(final)", rc ? ":\n# " : "",
-                  rc ? log : "");
-            if (rc == 0 && strstr(s, "persistent=grid"))
-                CHECK(file_has(out[j], "fused_persistent"), "'%s': the CUBIN has fused_persistent", s);
-            if (rc == 0 && strstr(s, "persistent=cluster"))
-                CHECK(file_has(out[j], "fused_cluster"), "'%s': the CUBIN has fused_cluster", s);
-            if (rc == 0 && strstr(s, "temporal="))
-                CHECK(file_has(out[j], "fused_temporal"), "'%s': the CUBIN has fused_temporal", s);
-            unlink(out[j]);
-        }
+        struct strbuf opts = {0};
+        sb_printf(&opts, "-Ikernels/lbm");
+        knobs_defines(&k, &opts);
+        /* As schedule.c's build does for geometry=compiled. */
+        if (knob_is(&k, "geometry", "compiled")) sb_printf(&opts, " -DK_WG_X=32 -DK_WG_Y=16");
+        snprintf(what, sizeof what, "with '%s'", *s ? s : "(final)");
+        const char *syms[4] = {NULL};
+        int n = 0;
+        if (strstr(s, "persistent=grid")) syms[n++] = "fused_persistent";
+        if (strstr(s, "persistent=cluster")) syms[n++] = "fused_cluster";
+        if (strstr(s, "temporal=")) syms[n++] = "fused_temporal";
+        build(&rtc, opts.s, what, syms);
+        sb_free(&opts);
     }
     /* The published winners by name, as variants/lbm.variants spells them
      * today, with the options the build passes (the backend's fast-math
@@ -171,24 +164,15 @@ int main(void) {
         const struct variant *v = variant_find(&vars, winners[w]);
         CHECK(v != NULL, "variant %s is defined", winners[w]);
         if (!v) continue;
-        struct strbuf cmd = {0};
-        char out[600];
-        snprintf(out, sizeof out, "%s/%s.cubin", dir, winners[w]);
-        sb_printf(&cmd, "'%s' -cubin -arch=sm_90 -std=c++17 -Ikernels/lbm", nvcc);
+        struct strbuf opts = {0};
+        char what[128];
+        sb_printf(&opts, "-Ikernels/lbm");
         const size_t wg[2] = {32, 16};
-        lbm_build_options(&v->knobs, &backend_cuda, wg, &cmd);
-        sb_printf(&cmd, " -o '%s' kernels/lbm/lbm.cu 2>&1", out);
-        FILE *p = popen(cmd.s, "r");
-        char log[4096] = "";
-        size_t got = p ? fread(log, 1, sizeof log - 1, p) : 0;
-        log[got] = '\0';
-        int rc = p ? pclose(p) : -1;
-        CHECK(rc == 0, "nvcc -arch=sm_90 lbm.cu for the published %s%s%.300s", winners[w], rc ? ":\n# " : "",
-              rc ? log : "");
-        sb_free(&cmd);
-        unlink(out);
+        lbm_build_options(&v->knobs, &backend_cuda, wg, &opts);
+        snprintf(what, sizeof what, "for the published %s", winners[w]);
+        build(&rtc, opts.s, what, NULL);
+        sb_free(&opts);
     }
     variants_free(&vars);
-    rmdir(dir);
     CHECK_DONE();
 }

@@ -1,34 +1,34 @@
 /* The sandpile's CUDA kernels compile for every variant a GPU runs, with the
  * knob -D flags schedule.c's build passes, so CUDA code that does not
- * compile fails here, on a machine without a GPU. nvcc builds an sm_90
- * CUBIN of kernels/sandpile/sandpile.cu (as NVRTC does at run time); each
- * distinct set of defines once. Without nvcc the checks are skipped. */
+ * compile fails here, on a machine without a GPU. NVRTC builds an sm_90
+ * CUBIN of kernels/sandpile/sandpile.cu as the CUDA backend does at run time
+ * (nvrtc_tools.h); each distinct set of defines once. Without NVRTC the
+ * checks are skipped. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "app.h"
 #include "check.h"
 #include "knobs.h"
-#include "nvcc_tools.h"
+#include "nvrtc_tools.h"
 #include "util.h"
 #include "variants.h"
 
 int main(void) {
     const struct app *sp = app_find("sandpile");
     struct variant_list vars = {0};
-    char err[256], nvcc[512];
+    char err[256];
+    struct nvrtc rtc;
     CHECK(sp && variants_load("variants/sandpile.variants", sp->knobs, &vars, err, sizeof err) == 0,
           "variants/sandpile.variants loads%s%s", vars.n ? "" : ": ", vars.n ? "" : err);
-    if (!find_nvcc(nvcc, sizeof nvcc)) {
-        printf("ok - # skip: no nvcc under $CUDA_HOME or /usr/local/cuda\n");
+    if (!nvrtc_open(&rtc)) {
+        printf("ok - # skip: no NVRTC under $CUDA_HOME/lib64 or /usr/local/cuda/lib64\n");
         variants_free(&vars);
         CHECK_DONE();
     }
-    char dir[] = "/tmp/test_sandpile_cuda.XXXXXX";
-    if (!sp || !mkdtemp(dir)) {
-        printf("not ok - sandpile app and a temporary folder\n");
+    if (!sp) {
+        printf("not ok - sandpile app\n");
         return 1;
     }
     char done[32][512];
@@ -45,18 +45,18 @@ int main(void) {
             sb_free(&defs);
             continue;
         }
-        char out[600], flags[1024], log[4096];
-        snprintf(out, sizeof out, "%s/%s.cubin", dir, v->name);
+        char flags[1024], log[4096], *bin = NULL;
+        size_t len = 0;
         snprintf(flags, sizeof flags, "-Ikernels/sandpile %s", defs.s ? defs.s : "");
-        const int rc = nvcc_cubin(nvcc, flags, "kernels/sandpile/sandpile.cu", out, log, sizeof log);
-        CHECK(rc == 0, "nvcc -arch=sm_90 sandpile.cu for %s (%s)%s%.300s", v->name, defs.s ? defs.s : "",
+        const int rc = nvrtc_cubin(&rtc, "kernels/sandpile/sandpile.cu", flags, &bin, &len, log, sizeof log);
+        CHECK(rc == 0, "nvrtc -arch=sm_90 sandpile.cu for %s (%s)%s%.300s", v->name, defs.s ? defs.s : "",
               rc ? ":\n# " : "", rc ? log : "");
         const char *kernel = knob_is(&v->knobs, "launch", "resident") ? "topple_resident"
                              : knob_int(&v->knobs, "cells") > 1       ? "topple_strip"
                              : knob_int(&v->knobs, "steps") > 1       ? "topple_tiled"
                                                                       : "topple";
-        if (rc == 0) CHECK(file_has(out, kernel), "%s: the CUBIN has %s", v->name, kernel);
-        unlink(out);
+        if (rc == 0) CHECK(mem_has(bin, len, kernel), "%s: the CUBIN has %s", v->name, kernel);
+        free(bin);
         sb_free(&defs);
     }
     /* topple_strip's other paths, which no variant takes: one copy of the
@@ -70,20 +70,19 @@ int main(void) {
     for (size_t i = 0; base && i < sizeof strip / sizeof strip[0]; i++) {
         struct knob_set k = base->knobs;
         struct strbuf defs = {0};
-        char out[600], flags[1024], log[4096];
+        char flags[1024], log[4096], *bin = NULL;
+        size_t len = 0;
         const int bad = knobs_apply(&k, strip[i], err, sizeof err);
         CHECK(!bad, "blocked-4-strip with %s: the knobs apply%s%s", strip[i], bad ? ": " : "", bad ? err : "");
         knobs_defines(&k, &defs);
-        snprintf(out, sizeof out, "%s/strip%zu.cubin", dir, i);
         snprintf(flags, sizeof flags, "-Ikernels/sandpile %s", defs.s ? defs.s : "");
-        const int rc = nvcc_cubin(nvcc, flags, "kernels/sandpile/sandpile.cu", out, log, sizeof log);
-        CHECK(rc == 0 && file_has(out, "topple_strip"),
-              "nvcc -arch=sm_90: blocked-4-strip with %s has topple_strip%s%.300s", strip[i], rc ? ":\n# " : "",
+        const int rc = nvrtc_cubin(&rtc, "kernels/sandpile/sandpile.cu", flags, &bin, &len, log, sizeof log);
+        CHECK(rc == 0 && mem_has(bin, len, "topple_strip"),
+              "nvrtc -arch=sm_90: blocked-4-strip with %s has topple_strip%s%.300s", strip[i], rc ? ":\n# " : "",
               rc ? log : "");
-        unlink(out);
+        free(bin);
         sb_free(&defs);
     }
-    rmdir(dir);
     variants_free(&vars);
     CHECK_DONE();
 }

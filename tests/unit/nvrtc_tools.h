@@ -1,0 +1,112 @@
+/* What the CUDA compile tests share: building a kernel source with NVRTC as
+ * the CUDA backend does at run time (harness/backend/backend_cuda.c: the
+ * file's text named by its base name, -arch=sm_90 --std=c++17 -I<its
+ * folder>, then the build's options), on a machine without a GPU (NVRTC
+ * needs none), to an sm_90 CUBIN in memory; and whether a CUBIN holds a
+ * kernel's symbol. NVRTC is loaded from $CUDA_HOME/lib64 (default
+ * /usr/local/cuda), where nvcc was looked for before: nvcc compiled the same
+ * thing with the CUDA runtime's 36,000 lines of headers in front, at twice
+ * the CPU. Without it the tests count themselves skipped (tests/sanitize.sh
+ * runs them with CUDA_HOME=/nonexistent: the compiles are the plain run's). */
+#ifndef TESTS_NVRTC_TOOLS_H
+#define TESTS_NVRTC_TOOLS_H
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+struct nvrtc {
+    int (*create)(void **prog, const char *src, const char *name, int nheaders, const char *const *headers,
+                  const char *const *include_names);
+    int (*compile)(void *prog, int argc, const char *const *argv);
+    int (*log_size)(void *prog, size_t *n);
+    int (*log)(void *prog, char *log);
+    int (*cubin_size)(void *prog, size_t *n);
+    int (*cubin)(void *prog, char *cubin);
+    int (*destroy)(void **prog);
+};
+
+/* Loads NVRTC into r: 1 when it and every entry point are there. It stays
+ * loaded: unloading it leaves its C++ runtime's exception pool looking
+ * leaked to LeakSanitizer (test_matvec_cuda_compile.c). */
+static inline int nvrtc_open(struct nvrtc *r) {
+    const char *home = getenv("CUDA_HOME");
+    static const char *const names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"};
+    void *lib = NULL;
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && !lib; i++) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/lib64/%s", home && *home ? home : "/usr/local/cuda", names[i]);
+        lib = dlopen(path, RTLD_NOW);
+    }
+    if (!lib) return 0;
+    *(void **)&r->create = dlsym(lib, "nvrtcCreateProgram");
+    *(void **)&r->compile = dlsym(lib, "nvrtcCompileProgram");
+    *(void **)&r->log_size = dlsym(lib, "nvrtcGetProgramLogSize");
+    *(void **)&r->log = dlsym(lib, "nvrtcGetProgramLog");
+    *(void **)&r->cubin_size = dlsym(lib, "nvrtcGetCUBINSize");
+    *(void **)&r->cubin = dlsym(lib, "nvrtcGetCUBIN");
+    *(void **)&r->destroy = dlsym(lib, "nvrtcDestroyProgram");
+    return r->create && r->compile && r->log_size && r->log && r->cubin_size && r->cubin && r->destroy;
+}
+
+/* Compiles the source file `path` (relative to the repository root, where
+ * the suite runs) for sm_90 with `options` (whitespace-separated: -I, -D and
+ * compiler flags, -Xptxas=... for ptxas) after the backend's fixed ones.
+ * Returns 0 when it compiled, with the CUBIN in *cubin (malloc'd, *len
+ * bytes); else non-zero. NVRTC's log (its warnings too) in log, at most logn
+ * bytes, terminated. */
+static inline int nvrtc_cubin(const struct nvrtc *r, const char *path, const char *options, char **cubin, size_t *len,
+                              char *log, size_t logn) {
+    *cubin = NULL;
+    *len = 0;
+    log[0] = '\0';
+    char *text = file_read_all(path, NULL, log, logn);
+    if (!text) return -1;
+    char dir[512], incopt[520];
+    str_copy(dir, sizeof dir, path);
+    char *slash = strrchr(dir, '/');
+    const char *base = slash ? path + (slash - dir) + 1 : path;
+    if (slash) *slash = '\0';
+    else str_copy(dir, sizeof dir, ".");
+    snprintf(incopt, sizeof incopt, "-I%s", dir);
+    const char *argv[256] = {"-arch=sm_90", "--std=c++17", incopt};
+    int argc = 3;
+    char *store = xstrdup(options ? options : "");
+    for (char *save = NULL, *t = strtok_r(store, " \t\n", &save); t && argc < 256; t = strtok_r(NULL, " \t\n", &save))
+        argv[argc++] = t;
+    void *prog = NULL;
+    int rc = r->create(&prog, text, base, 0, NULL, NULL);
+    if (rc == 0) rc = r->compile(prog, argc, argv);
+    size_t n = 0;
+    if (prog && r->log_size(prog, &n) == 0 && n > 1) {
+        char *all = xcalloc(n + 1, 1);
+        if (r->log(prog, all) == 0) str_copy(log, logn, all);
+        free(all);
+    }
+    if (rc == 0 && (r->cubin_size(prog, &n) != 0 || n == 0)) rc = -1;
+    if (rc == 0) {
+        *cubin = xcalloc(n, 1);
+        *len = n;
+        if (r->cubin(prog, *cubin) != 0) {
+            free(*cubin);
+            *cubin = NULL;
+            *len = 0;
+            rc = -1;
+        }
+    }
+    if (prog) r->destroy(&prog);
+    free(store);
+    free(text);
+    return rc;
+}
+
+/* Does data (len bytes, a CUBIN) hold `name` (a kernel's symbol)? */
+static inline int mem_has(const char *data, size_t len, const char *name) {
+    const size_t n = strlen(name);
+    for (size_t i = 0; data && i + n <= len; i++)
+        if (memcmp(data + i, name, n) == 0) return 1;
+    return 0;
+}
+#endif
