@@ -126,7 +126,12 @@ static int build_so(const struct offload_model *m, const char *source, const cha
                     char *err, size_t errn) {
     char *full = source_with_includes(source, err, errn);
     if (!full) return -1;
-    const char *flags = "-O3 -fPIC -shared -std=c11";
+    /* -fno-math-errno: a kernel's sqrtf is then PTX's sqrt.rn, as CUDA's is.
+     * With errno GCC kept a call to the target libm's sqrtf (for a negative
+     * argument, to set an errno no one reads) on each path, and a call in a
+     * kernel ties up registers: LBM a09's step used 183 registers (ptxas
+     * -v, sm_90), 113 without it. No result changes. */
+    const char *flags = "-O3 -fPIC -shared -std=c11 -fno-math-errno";
     char abi_path[PATH_MAX];
     char *abi = file_read_all(repo_path(abi_path, sizeof abi_path, "harness/backend/omp_kernel.h"), NULL, NULL, 0);
     char key[17], compiler[1024];

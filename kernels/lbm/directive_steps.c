@@ -63,6 +63,7 @@ static int setup(struct directive_exec *e, const struct knob_set *k, const unsig
     lbm_build_options(k, d->ops, e->local, &opts);
     /* GCC takes vector_length only as a constant: one program per shape. */
     if (!knob_is(k, "geometry", "compiled")) sb_printf(&opts, " -DK_WG_X=%u -DK_WG_Y=%u", wg[0], wg[1]);
+    if (9 * (size_t)e->in->nx * (size_t)e->in->ny <= UINT_MAX) sb_printf(&opts, " -DK_INDEX32=1");
     e->prog = d->ops->build(d, src, opts.s);
     sb_free(&opts);
     if (!e->prog || !(e->run = d->ops->kernel(d, e->prog, "lbm_run"))) return 1; /* a compile error */
