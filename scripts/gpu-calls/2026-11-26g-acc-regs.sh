@@ -12,7 +12,9 @@
 #   3. per input (SIZES), CUDA final over CUDA_SHAPES, then on openacc:0
 #      each tree's ACC_VARIANTS at ACC_SHAPES, and this tree's ACC_KNOBS
 #      (one run of ACC_VARIANTS each); 3 repetitions x 2 rounds, verified;
-#   4. NCU=1: ncu's launch statistics and occupancy of this tree's a09 step.
+#   4. NCU=1: ncu's launch statistics and occupancy of this tree's a09 step;
+#   PROBE=1 first runs scripts/probes/directive_copy_probe.c for OpenACC
+#   (its 16-byte form: what the mat-vec's loads could reach).
 # Run from the repository root with .gpu-host (offload/ included) and .ab
 # carried:   OUT=DIR bash scripts/gpu-calls/2026-11-26g-acc-regs.sh
 set -u
@@ -27,9 +29,18 @@ ACC_KNOBS=${ACC_KNOBS-}
 ITERS_BIG=${ITERS_BIG:-1000}
 ITERS_SMALL=${ITERS_SMALL:-4000}
 NCU=${NCU:-0}
+PROBE=${PROBE:-0}
 source "$(dirname "$0")/directive_call.sh" # capped, set-up, build
 export HARNESS_CACHE=/tmp/acc-cache
 dld=$OFFLOAD_LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+if [ "$PROBE" = 1 ]; then
+    $OFFLOAD_CC -O3 -fopenacc $OFFLOAD_FLAGS -o /tmp/acc_probe scripts/probes/directive_copy_probe.c >"$OUT/probe-build.log" 2>&1 &&
+        capped 90 "copy probe openacc" "$OUT/probe.txt" env LD_LIBRARY_PATH="$dld" /tmp/acc_probe
+    cat "$OUT/probe.txt"
+fi
+# fits WxH,... NX NY: the shapes whose W divides nx and H divides ny (a run
+# naming one that does not is refused whole).
+fits() { echo "$1" | tr , '\n' | awk -F x -v nx="$2" -v ny="$3" '$1 <= nx && nx % $1 == 0 && ny % $2 == 0' | paste -sd, -; }
 for t in $TREES; do
     rm -rf "/tmp/tree-$t" && mkdir -p "/tmp/tree-$t"
     tar -cf - --exclude=./.gpu-host --exclude=./build --exclude=./bin . | tar -xf - -C "/tmp/tree-$t"
@@ -47,7 +58,7 @@ for in in $SIZES; do
     it=$ITERS_SMALL
     [ "$in" = 1024x1024 ] && it=$ITERS_BIG
     capped 60 "cuda final $in" "$OUT/lbm.txt" $H run --device cuda:0 --input "$in" --variant final --iters "$it" \
-        --wg "$CUDA_SHAPES" --reps 3 --rounds 2 --db "$OUT/new.db"
+        --wg "$(fits "$CUDA_SHAPES" "${in%x*}" "${in#*x}")" --reps 3 --rounds 2 --db "$OUT/new.db"
     [ -z "$ACC" ] && continue
     for t in new $TREES; do
         h=$H db=$OUT/new.db

@@ -57,10 +57,28 @@ static void f_int(float *d, const float *s, long n) {
 #pragma acc parallel loop gang vector vector_length(256) deviceptr(d, s)
     for (int i = 0; i < m; i++) d[i] = s[i];
 }
+/* 16-byte elements: GCC keeps a copy of a 16-byte integer vector as PTX's
+ * ld.v2.u64 / st.v2.u64 (doubles in a vector, or a struct of two, it splits
+ * into 8-byte loads), as CUDA's float4 copy moves 16 bytes a lane. */
+typedef long long v2i64 __attribute__((vector_size(16)));
+static void f_v2(float *d, const float *s, long n) {
+    v2i64 *vd = (v2i64 *)d;
+    const v2i64 *vs = (const v2i64 *)s;
+#pragma acc parallel loop gang vector vector_length(256) deviceptr(vd, vs)
+    for (long i = 0; i < n / 4; i++) vd[i] = vs[i];
+}
+static void f_v2_128(float *d, const float *s, long n) {
+    v2i64 *vd = (v2i64 *)d;
+    const v2i64 *vs = (const v2i64 *)s;
+#pragma acc parallel loop gang vector vector_length(128) deviceptr(vd, vs)
+    for (long i = 0; i < n / 4; i++) vd[i] = vs[i];
+}
 static struct {
     const char *name;
     void (*f)(float *, const float *, long);
 } forms[] = {{"acc gang vector vl256 (harness peak)", f_vec256},
+             {"acc gang vector vl256, 16-byte vectors", f_v2},
+             {"acc gang vector vl128, 16-byte vectors", f_v2_128},
              {"acc gang vector vl128", f_vec128},
              {"acc gang vector vl1024", f_vec1024},
              {"acc gang vector vl256, doubles", f_dbl256},
