@@ -59,10 +59,11 @@ int main(void) {
     CHECK(d.nshapes >= 16 && d.shapes[0][0] == 16 && d.shapes[0][1] == 1, "the work-group figure's shapes");
 
     const struct report_table *t15 = &d.tables[14];
-    CHECK(t15->kind == RK_OPENACC && t15->nprograms == 3 && !strcmp(t15->programs[0], "a01-given") &&
-              !strcmp(t15->programs[1], "a06-async") && !strcmp(t15->programs[2], "a07-globals") && t15->nrows == 1,
-          "Table 15 runs a01-given, a06-async and a07-globals on the directive devices beside the report's OpenACC "
-          "column");
+    CHECK(t15->kind == RK_OPENACC && t15->nprograms == 4 && !strcmp(t15->programs[0], "a01-given") &&
+              !strcmp(t15->programs[1], "a06-async") && !strcmp(t15->programs[2], "a07-globals") &&
+              !strcmp(t15->programs[3], "a09-globals-strips") && t15->nrows == 1,
+          "Table 15 runs a01-given, a06-async, a07-globals and a09-globals-strips on the directive devices beside the "
+          "report's OpenACC column");
 
     const char *head = "app a\ninputs x y\n";
     char text[1024];
