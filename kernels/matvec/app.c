@@ -46,6 +46,11 @@ static const struct knob_def matvec_knobs[] = {
      "OpenACC: every region waits for its kernel, or the regions are queued on async(1) and the schedule's "
      "finish waits for them, so a repetition's products run back to back",
      .quiet_default = 1},
+    {"atomics", "pragma|ptx", "pragma",
+     "OpenACC, update=atomic: `acc atomic update` (GCC 12 has no nvptx add for a double and makes it a "
+     "compare-and-swap loop: a load and a CAS a lane, again on a lost race), or PTX's red.add.f64, CUDA's atomicAdd, "
+     "in one line of inline assembly on the device (the host fallback keeps the pragma)",
+     .quiet_default = 1},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -77,6 +82,17 @@ static const char *matvec_invalid_directive(const struct device_info *dev, const
 
 /* params=globals and async=on shape the OpenACC program's regions
  * (matvec_directive.h): refused wherever they mean nothing, with the reason. */
+/* atomics=ptx: OpenACC's update=atomic only (matvec_directive.h). */
+static const char *matvec_invalid_atomics(const struct knob_set *k, const struct device_info *dev) {
+    if (!knob_is(k, "atomics", "ptx")) return NULL;
+    if (!dev->caps.directives || strcmp(dev->backend, "openacc") != 0)
+        return "atomics=ptx replaces OpenACC's `acc atomic update` (a compare-and-swap loop for a double in GCC 12); "
+               "this device's program has its own atomics (CUDA's atomicAdd, OpenCL's and OpenMP's)";
+    if (!knob_is(k, "update", "atomic"))
+        return "atomics=ptx is how update=atomic adds: with update=plain there is none";
+    return NULL;
+}
+
 static const char *matvec_invalid_launch(const struct knob_set *k, const struct device_info *dev) {
     static _Thread_local char why[256];
     const int globals = knob_is(k, "params", "globals"), async = knob_is(k, "async", "on");
@@ -114,6 +130,8 @@ static const char *matvec_invalid(const struct knob_set *k, const struct app_inp
         return "colours=none runs neighbouring cells together, and those share lhs dofs: it needs update=atomic";
     const char *why_launch = matvec_invalid_launch(k, dev);
     if (why_launch) return why_launch;
+    const char *why_atomics = matvec_invalid_atomics(k, dev);
+    if (why_atomics) return why_atomics;
     if (wg[0] == 0 || wg[1] == 0) return "an empty work-group";
     const size_t items = (size_t)wg[0] * wg[1];
     if (items > dev->max_wg) {

@@ -26,7 +26,8 @@
  *                   schedule's finish waits (offload_rt.c's ort_wait,
  *                   acc_wait_all), so a repetition's products queue back to back;
  *   params=globals  the regions name no variable (K_PARAMS_GLOBALS below), so
- *                   GCC's runtime makes no argument block for them. */
+ *                   GCC's runtime makes no argument block for them;
+ *   atomics=ptx     update=atomic's add as PTX's red.add.f64 (below). */
 #include <stddef.h>
 
 #include "omp_kernel.h"
@@ -70,9 +71,38 @@
 #define MV_LANES P(acc loop vector)
 #define MV_LANES2 P(acc loop vector collapse(2))
 #define MV_ATOMIC(dst) P(acc atomic update) dst
+#if defined(K_ATOMICS_PTX)
+/* atomics=ptx: GCC 12 has no nvptx pattern for a double's atomic add, so
+ * `acc atomic update` of lhs is a compare-and-swap loop (a load, an add, a
+ * CAS, again on a lost race: ATOM.E.CAS.64 in the SASS), where CUDA's
+ * atomicAdd is one RED.E.ADD.F64. This is that instruction, PTX's
+ * red.add.f64, in one line of inline assembly. The host compiler sees the
+ * same source: acc_on_device(acc_device_not_host) folds to 0 there and the
+ * line is dropped before it reaches the host assembler (the host fallback
+ * keeps the pragma); the offload compiler folds it to 1. Spelled as the
+ * builtin: under -std=c11 GCC does not take the plain name for one, and
+ * the host assembler met the PTX. */
+#include <openacc.h>
+P(acc routine seq)
+static inline void mv_red_add(double *p, double v) {
+    if (__builtin_acc_on_device(acc_device_not_host)) {
+        /* lhs is device memory (acc_malloc): its global address, so that
+         * ptxas need not also handle a shared one (a CAS loop behind a
+         * branch on the generic address's space). */
+        __asm__ volatile("{ .reg .u64 g; cvta.to.global.u64 g, %0; red.global.add.f64 [g], %1; }"
+                         :
+                         : "r"(p), "r"(v)
+                         : "memory");
+    } else {
+        P(acc atomic update)
+        *p += v;
+    }
+}
+#define MV_ATOMIC_ADD(p, v) mv_red_add((p), (v))
+#endif
 #elif defined(MV_OMP)
-#if defined(K_PARAMS_GLOBALS) || defined(K_ASYNC_ON)
-#error "params=globals and async=on are OpenACC's (app.c refuses them on OpenMP target)"
+#if defined(K_PARAMS_GLOBALS) || defined(K_ASYNC_ON) || defined(K_ATOMICS_PTX)
+#error "params=globals, async=on and atomics=ptx are OpenACC's (app.c refuses them on OpenMP target)"
 #endif
 /* The cell's functions are compiled for the device; mv_colour and
  * mv_masked, which hold the target regions, stay host functions. A cell's

@@ -19,6 +19,8 @@
  *   MV_LANES2      the collapsed layer x df loops (collapse(2))
  *   MV_ATOMIC(dst) an lhs update's target, after the atomic directive when
  *                  update=atomic: `_Pragma("omp atomic update") dst`
+ *   MV_ATOMIC_ADD(p, v)  (optional) the atomic update as a call instead,
+ *                  *p += v: OpenACC's atomics=ptx (matvec_directive.h)
  *   MV_CELL_FN     (optional) how mv_cell is declared: `static inline` unless
  *                  defined; OpenACC adds `acc routine vector`, as
  *                  matvec_cell.h's MV_FN takes `acc routine seq`
@@ -46,7 +48,9 @@ MV_DEVICE_BEGIN
 #define MV_CELL_FN static inline
 #endif
 
-#if defined(K_UPDATE_ATOMIC)
+#if defined(K_UPDATE_ATOMIC) && defined(MV_ATOMIC_ADD)
+#define MV_UPDATE(dst, v) MV_ATOMIC_ADD(&(dst), (v))
+#elif defined(K_UPDATE_ATOMIC)
 #define MV_UPDATE(dst, v) MV_ATOMIC(dst) += (v)
 #else
 #define MV_UPDATE(dst, v) (dst) += (v)

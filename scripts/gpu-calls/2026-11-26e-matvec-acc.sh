@@ -37,7 +37,9 @@
 # openacc:host (HARNESS_OFFLOAD_HOST=1, the system gcc-12 as OFFLOAD_CC) for
 # openacc:0, PoCL (opencl:0.0) for cuda:0 and gen:30x20x40 for 162x81x40:
 #     DRY=1 OUT=/tmp/mvacc bash scripts/gpu-calls/2026-11-26e-matvec-acc.sh
-# CUDA, ACC, INPUT, ITERS ("20 1"), REPS, ROUNDS, CUDA_SHAPES, ACC_SHAPES override.
+# CUDA, ACC, INPUT, ITERS ("20 1"), REPS, ROUNDS, CUDA_SHAPES, ACC_SHAPES override;
+# ACC_VARIANTS (default v8-globals,v8-async) the second OpenACC run's variants,
+# ACC_V6 (default v6-paired; empty: none) the first's, VERIFY_VARIANTS step 2's.
 set -u
 : "${OUT:?set OUT to a folder for the results}"
 mkdir -p "$OUT"
@@ -78,7 +80,7 @@ grep -E 'copy' "$OUT/peak.txt" | cut -c1-160
 # 2. The new programs on the device at a small input, 3 products.
 if [ -n "$ACC" ]; then
     capped 90 "verify $ACC" "$OUT/verify.txt" "${DH[@]}" verify matvec --device "$ACC" \
-        --variant v6-paired,v8-globals,v8-async --input gen:30x20x40 --iters 3 --db "$DB"
+        --variant "${VERIFY_VARIANTS:-v6-paired,v8-globals,v8-async}" --input gen:30x20x40 --iters 3 --db "$DB"
     sed -n '/^matvec verification/,/^devices:/p' "$OUT/verify.txt"
 fi
 
@@ -88,10 +90,11 @@ for it in $ITERS; do
     capped 90 "$CUDA v7-stream,v6-paired iters $it" "$OUT/runs.txt" $H run "${common[@]}" --device "$CUDA" \
         --variant v7-stream,v6-paired --wg "$CUDA_SHAPES" --iters "$it"
     [ -n "$ACC" ] || continue
-    capped 90 "$ACC v6-paired iters $it" "$OUT/runs.txt" "${DH[@]}" run "${common[@]}" --device "$ACC" \
-        --variant v6-paired --wg "$ACC_SHAPES" --iters "$it"
-    capped 150 "$ACC v8-globals,v8-async iters $it" "$OUT/runs.txt" "${DH[@]}" run "${common[@]}" --device "$ACC" \
-        --variant v8-globals,v8-async --wg "$ACC_SHAPES" --iters "$it"
+    [ -n "${ACC_V6-v6-paired}" ] && capped 90 "$ACC ${ACC_V6-v6-paired} iters $it" "$OUT/runs.txt" "${DH[@]}" run \
+        "${common[@]}" --device "$ACC" --variant "${ACC_V6-v6-paired}" --wg "$ACC_SHAPES" --iters "$it"
+    av=${ACC_VARIANTS:-v8-globals,v8-async}
+    capped 150 "$ACC $av iters $it" "$OUT/runs.txt" "${DH[@]}" run "${common[@]}" --device "$ACC" \
+        --variant "$av" --wg "$ACC_SHAPES" --iters "$it"
 done
 grep -E ' (ok|wrong|invalid|runtime-error|compile-error|crashed|timeout) ' "$OUT/runs.txt" | cut -c1-190
 
