@@ -9,7 +9,8 @@
 # directive device cannot honour refused with the reason (exit 2, nothing
 # stored); OpenACC's launch knobs (params=globals, async=on: v8-globals,
 # v8-async) verified on openacc:host over 1 and 3 products and refused on
-# omp-target; and verification that can fail, on a copy of kernels/ through
+# omp-target; atomics=ptx (v9-red) adding by PTX's red in the kernels' PTX,
+# refused off OpenACC and without atomics; and verification that can fail, on a copy of kernels/ through
 # HARNESS_ROOT: a dropped df2 term wrong on every variant, a wrong
 # layer-fastest index wrong on exactly the k-fastest variants, a directive
 # source that does not compile a compile-error while openmp still verifies.
@@ -115,6 +116,23 @@ n=$(grep -cE ' custom +32x3 +ok ' <<<"$out")
 check "masked + globals + async, temp + globals, launches + async at 31x7x13 x3, 32x3: $n of 3 ok (verified)" \
     [ "$n" -eq 3 ]
 
+# 2c. atomics=ptx (v9-red): the lhs update GCC 12 makes a compare-and-swap loop (acc atomic update of a
+# double) is PTX's red.global.add.f64 in the kernels' own PTX module (the first GCC embeds; libgomp's follow),
+# and only there: v8-async's has the CAS loop and no red. The host fallback runs the pragma (verified above).
+pc=$T/ptx-cache
+HARNESS_CACHE=$pc timeout 300 $H run --app matvec --device openacc:host --variant v8-async,v9-red --input gen:9x4x6 \
+    --wg 64x1 --reps 1 --warmup 0 --db "$T/p.db" >"$T/p.out" 2>&1
+summary=""
+for so in "$pc"/*.so; do
+    python3 -c "import sys; d = open(sys.argv[1], 'rb').read(); i = d.find(b'// BEGIN PREAMBLE')
+open(sys.argv[2], 'wb').write(d[i:d.find(b'\\0', i)] if i >= 0 else b'')" "$so" "$T/k.ptx" 2>/dev/null || continue
+    grep -q "mv_all_globals" "$T/k.ptx" || continue
+    summary="$summary red=$(grep -c 'red.global.add.f64' "$T/k.ptx"),cas=$(grep -c 'atom.cas.b64' "$T/k.ptx")"
+done
+summary=$(echo "$summary" | tr ' ' '\n' | sort | xargs)
+check "v8-async's kernels add by CAS, v9-red's by red.global.add.f64 (each kernel module: '$summary')" \
+    [ "$summary" = "red=0,cas=4 red=4,cas=0" ]
+
 # 3. Refusals: exit 2 from run, the reason, nothing stored.
 refuse() { # LABEL DEVICE PATTERN ARGS...
     local label=$1 dev=$2 pat=$3
@@ -138,6 +156,11 @@ refuse "params=globals on omp-target:host" omp-target:host "params=globals is Op
     --variant v8-globals --wg 32x1
 refuse "async=on on omp-target:host" omp-target:host 'async=on queues the OpenACC regions on async(1)' \
     --variant v6-paired --knobs async=on --wg 32x1
+refuse "atomics=ptx with update=plain" openacc:host 'with update=plain there is none' --variant v2-scalar \
+    --knobs atomics=ptx --wg 32x1
+refuse "atomics=ptx on omp-target:host" omp-target:host "atomics=ptx replaces OpenACC's" --variant v5-mesh \
+    --knobs atomics=ptx --wg 32x1
+refuse "atomics=ptx on openmp" openmp "atomics=ptx replaces OpenACC's" --variant v5-mesh --knobs atomics=ptx
 refuse "params=globals with a launch per colour" openacc:host 'params=globals keeps one launch.s parameters' \
     --variant v3-collapsed --knobs params=globals --wg 32x1
 # thread_limit takes any width: the same 48 runs, verified, on omp-target.
