@@ -48,7 +48,8 @@ static const struct knob_def matvec_knobs[] = {
      .quiet_default = 1},
     {"atomics", "pragma|ptx", "pragma",
      "OpenACC, update=atomic: `acc atomic update` (GCC 12 has no nvptx add for a double and makes it a "
-     "compare-and-swap loop: a load and a CAS a lane, again on a lost race), or PTX's red.add.f64, CUDA's atomicAdd, "
+     "compare-and-swap loop: a load and a CAS a lane, again on a lost race), or PTX's red.global.add.f64, what "
+     "CUDA's atomicAdd compiles to, "
      "in one line of inline assembly on the device (the host fallback keeps the pragma)",
      .quiet_default = 1},
     {NULL, NULL, NULL, NULL},
@@ -80,8 +81,6 @@ static const char *matvec_invalid_directive(const struct device_info *dev, const
     return NULL;
 }
 
-/* params=globals and async=on shape the OpenACC program's regions
- * (matvec_directive.h): refused wherever they mean nothing, with the reason. */
 /* atomics=ptx: OpenACC's update=atomic only (matvec_directive.h). */
 static const char *matvec_invalid_atomics(const struct knob_set *k, const struct device_info *dev) {
     if (!knob_is(k, "atomics", "ptx")) return NULL;
@@ -93,6 +92,8 @@ static const char *matvec_invalid_atomics(const struct knob_set *k, const struct
     return NULL;
 }
 
+/* params=globals and async=on shape the OpenACC program's regions
+ * (matvec_directive.h): refused wherever they mean nothing, with the reason. */
 static const char *matvec_invalid_launch(const struct knob_set *k, const struct device_info *dev) {
     static _Thread_local char why[256];
     const int globals = knob_is(k, "params", "globals"), async = knob_is(k, "async", "on");

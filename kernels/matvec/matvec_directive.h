@@ -27,7 +27,7 @@
  *                   acc_wait_all), so a repetition's products queue back to back;
  *   params=globals  the regions name no variable (K_PARAMS_GLOBALS below), so
  *                   GCC's runtime makes no argument block for them;
- *   atomics=ptx     update=atomic's add as PTX's red.add.f64 (below). */
+ *   atomics=ptx     update=atomic's add as PTX's red.global.add.f64 (below). */
 #include <stddef.h>
 
 #include "omp_kernel.h"
@@ -75,8 +75,8 @@
 /* atomics=ptx: GCC 12 has no nvptx pattern for a double's atomic add, so
  * `acc atomic update` of lhs is a compare-and-swap loop (a load, an add, a
  * CAS, again on a lost race: ATOM.E.CAS.64 in the SASS), where CUDA's
- * atomicAdd is one RED.E.ADD.F64. This is that instruction, PTX's
- * red.add.f64, in one line of inline assembly. The host compiler sees the
+ * atomicAdd is one REDG.E.ADD.F64. This is that instruction, PTX's
+ * red.global.add.f64, in one line of inline assembly. The host compiler sees the
  * same source: acc_on_device(acc_device_not_host) folds to 0 there and the
  * line is dropped before it reaches the host assembler (the host fallback
  * keeps the pragma); the offload compiler folds it to 1. Spelled as the
