@@ -17,9 +17,9 @@ struct knob_def {
     /* 1 for a knob added to an app after configs of it were stored (results,
        tuned files): at its default it is left out of the canonical string and
        of the defines, as if it did not exist, so those configs keep their
-       identity and their builds. Set by name, `.quiet_default = 1`, after
-       the four fields above; every other entry leaves it 0 (hence the
-       Makefile's -Wno-missing-field-initializers). */
+       identity and their builds. The apps' knob tables name every field
+       they set (`.name = ...`), so that an entry leaving this 0 is not a
+       missing initializer. */
     int quiet_default;
 };
 

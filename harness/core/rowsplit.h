@@ -33,13 +33,13 @@
  * single device runs). */
 /* clang-format off */
 #define ROWSPLIT_KNOBS \
-    {"split", "auto|share|first|second", "auto", \
-     "a device set (--device A+B): the first device's share of the grid's rows, as 0.6; auto starts at 0.5 and " \
+    {.name = "split", .values = "auto|share|first|second", .def = "auto", \
+     .help = "a device set (--device A+B): the first device's share of the grid's rows, as 0.6; auto starts at 0.5 and " \
      "moves the cut at each exchange so both devices take as long, from their measured times per row, then " \
      "probes either side for a faster step, down to one device alone where the other only slows the run; first " \
      "or second runs every row on that device alone, with no exchange (the set's single-device ends)"}, \
-    {"exchange", "int", "1", \
-     "a device set: steps between halo exchanges (k); each exchange moves k rows each way and each device " \
+    {.name = "exchange", .values = "int", .def = "1", \
+     .help = "a device set: steps between halo exchanges (k); each exchange moves k rows each way and each device " \
      "recomputes up to k-1 rows of its neighbour's (redundant work that saves exchanges)"}
 /* clang-format on */
 

@@ -10,130 +10,214 @@
 /* Defaults are the `final` variant, so `--knobs reduction=binary` reads as
  * "final, but with a binary reduction". */
 static const struct knob_def lbm_knobs[] = {
-    {"layout", "aos|soa|soa-3d", "soa-3d", "array of structures, nine buffers, or one 3D buffer"},
-    {"kernels", "partial|split|fused|fused-accel", "fused-accel",
-     "given program (host does rebound, collision, av_velocity); five kernels; "
-     "propagate+rebound+collision+av_velocity fused; accelerate_flow folded in too"},
-    {"sync", "finish-each|in-order", "in-order", "wait after every launch, or let the queue order"},
-    {"obstacles", "branch|mask", "mask", "obstacle cells by a branch or by selection"},
-    {"neighbours", "wrap|bitmask", "bitmask", "periodic neighbours by ternary/modulo or bit masks"},
-    {"reduction", "host-each-step|local|binary|chunked|deferred", "deferred",
-     "where the per-step average velocity is summed and when it comes home"},
-    {"chunk", "int", "1792", "steps per device reduction when reduction=chunked"},
-    {"args", "buffers|packed|struct", "packed",
-     "one argument per buffer; the one 3D buffer; a struct of the nine buffers' pointers"},
-    {"constants", "hoisted|inline", "hoisted", "constant factors computed once, or in the kernel"},
-    {"work", "full|empty", "full", "empty keeps the launches but removes the computation"},
-    {"bind", "each|once", "each",
-     "arguments set on every launch, or bound once to two instances of the step (a ping-pong "
-     "pair), the step index kept on the device"},
-    {"launch", "stream|graph", "stream",
-     "steps launched one by one, or `batch` steps recorded once (a CUDA graph) and replayed"},
-    {"batch", "int", "32", "steps per recorded sequence when launch=graph"},
-    {"persistent", "off|grid|cluster", "off",
-     "one launch per step; one resident grid running a chunk of steps with a grid-wide "
-     "barrier between them; or one thread-block cluster holding the whole grid in its "
-     "shared memory (CUDA sm_90+, small grids)"},
-    {"cluster", "fewest|most", "fewest",
-     "persistent=cluster: the fewest blocks whose shared memory holds the grid, or the most "
-     "(up to 16, a non-portable cluster size) so each SM updates fewer cells per step"},
-    {"tree", "local|warp", "local",
-     "the work-group reduction's tree: in local memory with a barrier per level, or a "
-     "warp-shuffle tree per warp with one shared slot per warp and one barrier (CUDA; NVIDIA's "
-     "OpenCL by inline PTX)"},
-    {"loads", "plain|ldg", "plain",
-     "the fused step's lattice and obstacle loads as plain loads, or through CUDA's read-only "
-     "data cache (__ldg)"},
-    {"divide", "ieee|reciprocal", "ieee",
-     "the velocity as momentum / rho (two divisions), or momentum * (1 / rho) (one reciprocal)"},
-    {"speed", "post|moments", "post",
-     "the fused step's |u| recomputed from the collided speeds (as av_velocity), or taken from "
-     "the density and momentum the collision computed (which it conserves: equal up to rounding)"},
-    {"overlap", "off|pdl|pdl-early", "off",
-     "each step's launch starts after the previous one ends, or while it finishes (CUDA's "
-     "programmatic dependent launch: the step waits for its input itself; pdl lets the next "
-     "launch be scheduled when each block ends, pdl-early as soon as its wait returns)"},
-    {"temporal", "1|2|3|4|5|6|7|8", "1",
-     "time steps per launch of the fused step: one, or several with the work-group's tile and a "
-     "halo as wide as the steps in local memory (temporal blocking; the halo is recomputed by "
-     "each group that needs it)"},
-    {"tile", "group|inner", "group",
-     "temporal=T: the tile is the work-group's shape (its items loop over the halo), or the "
-     "work-group covers the tile and all but the outermost ring of its halo (tile = work-group "
-     "- 2(T-1)), one cell an item per sub-step"},
-    {"ilp", "1|2", "1",
-     "temporal=T: cells a work-item updates at once in each pass over a sub-step's region: one, or "
-     "two (their loads and arithmetic interleaved: half the passes where a region is larger than "
-     "the work-group)"},
-    {"collide", "plain|paired", "plain",
-     "the BGK collision as the report's loop over the nine speeds, or by pairs of opposite "
-     "speeds (shared equilibrium terms, omega folded into the weights: fewer operations)"},
-    {"sums", "each|deferred|end", "each",
-     "temporal=T, tree=warp: each sub-step's warp sums taken before its barrier, or after it, "
-     "overlapping the next sub-step's work (the last after the loop, with one more barrier), or "
-     "every sub-step's sum kept in registers and all shuffled at the launch's end, the steps' "
-     "chains interleaved"},
-    {"fma", "default|on", "default",
-     "a * b + c as the backend's compiler has it by default (CUDA contracts it into one fused "
-     "multiply-add; OpenCL and ISO C do not), or contracted everywhere (-cl-mad-enable, "
-     "-ffp-contract=fast)"},
-    {"math", "ieee|fast", "ieee",
-     "the compiler's IEEE single-precision arithmetic (correctly rounded reciprocal and square "
-     "root), or its relaxed math (NVRTC --use_fast_math, -cl-fast-relaxed-math, -ffast-math: "
-     "approximate reciprocal and square root, denormals flushed)"},
-    {"moments", "serial|tree", "serial",
-     "density and momentum summed left to right as the report writes them (eight dependent adds "
-     "for rho), or by opposite pairs in a balanced tree (four levels: a shorter dependency chain; "
-     "the rounding differs)"},
-    {"cells", "packed|fixed", "packed",
-     "temporal=T, tile=inner: each sub-step's region packed into the first work-items (the fewest "
-     "warps busy), or each work-item keeps one cell of the tile for every sub-step (its addresses, "
-     "obstacle flag and row computed once; items outside a sub-step's region wait)"},
-    {"entry", "load|pull", "load",
-     "temporal=T, cells=fixed: the tile and its halo loaded into local memory before the first "
-     "sub-step, or the first sub-step pulling each item's cell straight from the global lattice "
-     "(no load pass, no barrier before it)"},
-    {"lattices", "two|one", "two",
-     "temporal=T, tile=inner: two local lattices (a sub-step reads one, writes the other: one "
-     "barrier), or one updated in place (pulls, a barrier, writes, a barrier: half the local memory)"},
-    {"halo", "compute|cluster", "compute",
-     "temporal=T: each work-group computes its tile's halo across x too, or the work-groups of a row "
-     "of tiles form one thread-block cluster spanning the grid's width and read each other's edge "
-     "columns every sub-step (CUDA sm_90: distributed shared memory, a cluster barrier a sub-step)"},
-    {"geometry", "runtime|compiled", "runtime",
-     "temporal=T: the work-group's shape read from the launch, or compiled into the kernel (the "
-     "tile, halo and region sizes constants, the pulls loads at fixed offsets)"},
-    {"unroll", "plain|counted", "plain",
-     "temporal=T, geometry=compiled: the sub-step loop under a bare `#pragma unroll` with an early "
-     "exit at a launch's last step, or with its count spelled out and no early exit (NVIDIA's "
-     "OpenCL compiler unrolls only the second)"},
-    {"data", "region|per-step", "region",
-     "directive backends (OpenACC, OpenMP target): the lattices stay on the device for the whole run (one "
-     "data region around the time loop), or are copied out and back every step (a data region inside it)"},
-    {"avvels", "each-step|device", "device",
-     "directive backends: each step's average velocity a host scalar (a reduction clause: the host waits "
-     "for every step, as the report's OpenACC program), or row sums kept on the device and reduced there"},
-    {"collapse", "1|2", "1",
-     "directive backends: rows over gangs / teams and a row's cells over the vector lanes / threads, or "
-     "both loops collapsed into one over all cells"},
-    {"async", "off|on", "off",
-     "directive backends: every loop waits for the one before, or the steps are queued (OpenACC "
-     "async(1), OpenMP nowait with a dependence chain) and waited for once"},
-    {"strips", "int", "1",
-     "directive backends, fused steps with their sums on the device: each row in this many strips, a gang / "
-     "team each, so that a grid of few rows still has gangs for every SM (1024 rows at vector_length 32 are "
-     "8 warps an H100 SM)",
+    {.name = "layout",
+     .values = "aos|soa|soa-3d",
+     .def = "soa-3d",
+     .help = "array of structures, nine buffers, or one 3D buffer"},
+    {.name = "kernels",
+     .values = "partial|split|fused|fused-accel",
+     .def = "fused-accel",
+     .help = "given program (host does rebound, collision, av_velocity); five kernels; "
+             "propagate+rebound+collision+av_velocity fused; accelerate_flow folded in too"},
+    {.name = "sync",
+     .values = "finish-each|in-order",
+     .def = "in-order",
+     .help = "wait after every launch, or let the queue order"},
+    {.name = "obstacles", .values = "branch|mask", .def = "mask", .help = "obstacle cells by a branch or by selection"},
+    {.name = "neighbours",
+     .values = "wrap|bitmask",
+     .def = "bitmask",
+     .help = "periodic neighbours by ternary/modulo or bit masks"},
+    {.name = "reduction",
+     .values = "host-each-step|local|binary|chunked|deferred",
+     .def = "deferred",
+     .help = "where the per-step average velocity is summed and when it comes home"},
+    {.name = "chunk", .values = "int", .def = "1792", .help = "steps per device reduction when reduction=chunked"},
+    {.name = "args",
+     .values = "buffers|packed|struct",
+     .def = "packed",
+     .help = "one argument per buffer; the one 3D buffer; a struct of the nine buffers' pointers"},
+    {.name = "constants",
+     .values = "hoisted|inline",
+     .def = "hoisted",
+     .help = "constant factors computed once, or in the kernel"},
+    {.name = "work",
+     .values = "full|empty",
+     .def = "full",
+     .help = "empty keeps the launches but removes the computation"},
+    {.name = "bind",
+     .values = "each|once",
+     .def = "each",
+     .help = "arguments set on every launch, or bound once to two instances of the step (a ping-pong "
+             "pair), the step index kept on the device"},
+    {.name = "launch",
+     .values = "stream|graph",
+     .def = "stream",
+     .help = "steps launched one by one, or `batch` steps recorded once (a CUDA graph) and replayed"},
+    {.name = "batch", .values = "int", .def = "32", .help = "steps per recorded sequence when launch=graph"},
+    {.name = "persistent",
+     .values = "off|grid|cluster",
+     .def = "off",
+     .help = "one launch per step; one resident grid running a chunk of steps with a grid-wide "
+             "barrier between them; or one thread-block cluster holding the whole grid in its "
+             "shared memory (CUDA sm_90+, small grids)"},
+    {.name = "cluster",
+     .values = "fewest|most",
+     .def = "fewest",
+     .help = "persistent=cluster: the fewest blocks whose shared memory holds the grid, or the most "
+             "(up to 16, a non-portable cluster size) so each SM updates fewer cells per step"},
+    {.name = "tree",
+     .values = "local|warp",
+     .def = "local",
+     .help = "the work-group reduction's tree: in local memory with a barrier per level, or a "
+             "warp-shuffle tree per warp with one shared slot per warp and one barrier (CUDA; NVIDIA's "
+             "OpenCL by inline PTX)"},
+    {.name = "loads",
+     .values = "plain|ldg",
+     .def = "plain",
+     .help = "the fused step's lattice and obstacle loads as plain loads, or through CUDA's read-only "
+             "data cache (__ldg)"},
+    {.name = "divide",
+     .values = "ieee|reciprocal",
+     .def = "ieee",
+     .help = "the velocity as momentum / rho (two divisions), or momentum * (1 / rho) (one reciprocal)"},
+    {.name = "speed",
+     .values = "post|moments",
+     .def = "post",
+     .help = "the fused step's |u| recomputed from the collided speeds (as av_velocity), or taken from "
+             "the density and momentum the collision computed (which it conserves: equal up to rounding)"},
+    {.name = "overlap",
+     .values = "off|pdl|pdl-early",
+     .def = "off",
+     .help = "each step's launch starts after the previous one ends, or while it finishes (CUDA's "
+             "programmatic dependent launch: the step waits for its input itself; pdl lets the next "
+             "launch be scheduled when each block ends, pdl-early as soon as its wait returns)"},
+    {.name = "temporal",
+     .values = "1|2|3|4|5|6|7|8",
+     .def = "1",
+     .help = "time steps per launch of the fused step: one, or several with the work-group's tile and a "
+             "halo as wide as the steps in local memory (temporal blocking; the halo is recomputed by "
+             "each group that needs it)"},
+    {.name = "tile",
+     .values = "group|inner",
+     .def = "group",
+     .help = "temporal=T: the tile is the work-group's shape (its items loop over the halo), or the "
+             "work-group covers the tile and all but the outermost ring of its halo (tile = work-group "
+             "- 2(T-1)), one cell an item per sub-step"},
+    {.name = "ilp",
+     .values = "1|2",
+     .def = "1",
+     .help = "temporal=T: cells a work-item updates at once in each pass over a sub-step's region: one, or "
+             "two (their loads and arithmetic interleaved: half the passes where a region is larger than "
+             "the work-group)"},
+    {.name = "collide",
+     .values = "plain|paired",
+     .def = "plain",
+     .help = "the BGK collision as the report's loop over the nine speeds, or by pairs of opposite "
+             "speeds (shared equilibrium terms, omega folded into the weights: fewer operations)"},
+    {.name = "sums",
+     .values = "each|deferred|end",
+     .def = "each",
+     .help = "temporal=T, tree=warp: each sub-step's warp sums taken before its barrier, or after it, "
+             "overlapping the next sub-step's work (the last after the loop, with one more barrier), or "
+             "every sub-step's sum kept in registers and all shuffled at the launch's end, the steps' "
+             "chains interleaved"},
+    {.name = "fma",
+     .values = "default|on",
+     .def = "default",
+     .help = "a * b + c as the backend's compiler has it by default (CUDA contracts it into one fused "
+             "multiply-add; OpenCL and ISO C do not), or contracted everywhere (-cl-mad-enable, "
+             "-ffp-contract=fast)"},
+    {.name = "math",
+     .values = "ieee|fast",
+     .def = "ieee",
+     .help = "the compiler's IEEE single-precision arithmetic (correctly rounded reciprocal and square "
+             "root), or its relaxed math (NVRTC --use_fast_math, -cl-fast-relaxed-math, -ffast-math: "
+             "approximate reciprocal and square root, denormals flushed)"},
+    {.name = "moments",
+     .values = "serial|tree",
+     .def = "serial",
+     .help = "density and momentum summed left to right as the report writes them (eight dependent adds "
+             "for rho), or by opposite pairs in a balanced tree (four levels: a shorter dependency chain; "
+             "the rounding differs)"},
+    {.name = "cells",
+     .values = "packed|fixed",
+     .def = "packed",
+     .help = "temporal=T, tile=inner: each sub-step's region packed into the first work-items (the fewest "
+             "warps busy), or each work-item keeps one cell of the tile for every sub-step (its addresses, "
+             "obstacle flag and row computed once; items outside a sub-step's region wait)"},
+    {.name = "entry",
+     .values = "load|pull",
+     .def = "load",
+     .help = "temporal=T, cells=fixed: the tile and its halo loaded into local memory before the first "
+             "sub-step, or the first sub-step pulling each item's cell straight from the global lattice "
+             "(no load pass, no barrier before it)"},
+    {.name = "lattices",
+     .values = "two|one",
+     .def = "two",
+     .help = "temporal=T, tile=inner: two local lattices (a sub-step reads one, writes the other: one "
+             "barrier), or one updated in place (pulls, a barrier, writes, a barrier: half the local memory)"},
+    {.name = "halo",
+     .values = "compute|cluster",
+     .def = "compute",
+     .help = "temporal=T: each work-group computes its tile's halo across x too, or the work-groups of a row "
+             "of tiles form one thread-block cluster spanning the grid's width and read each other's edge "
+             "columns every sub-step (CUDA sm_90: distributed shared memory, a cluster barrier a sub-step)"},
+    {.name = "geometry",
+     .values = "runtime|compiled",
+     .def = "runtime",
+     .help = "temporal=T: the work-group's shape read from the launch, or compiled into the kernel (the "
+             "tile, halo and region sizes constants, the pulls loads at fixed offsets)"},
+    {.name = "unroll",
+     .values = "plain|counted",
+     .def = "plain",
+     .help = "temporal=T, geometry=compiled: the sub-step loop under a bare `#pragma unroll` with an early "
+             "exit at a launch's last step, or with its count spelled out and no early exit (NVIDIA's "
+             "OpenCL compiler unrolls only the second)"},
+    {.name = "data",
+     .values = "region|per-step",
+     .def = "region",
+     .help = "directive backends (OpenACC, OpenMP target): the lattices stay on the device for the whole run (one "
+             "data region around the time loop), or are copied out and back every step (a data region inside it)"},
+    {.name = "avvels",
+     .values = "each-step|device",
+     .def = "device",
+     .help = "directive backends: each step's average velocity a host scalar (a reduction clause: the host waits "
+             "for every step, as the report's OpenACC program), or row sums kept on the device and reduced there"},
+    {.name = "collapse",
+     .values = "1|2",
+     .def = "1",
+     .help = "directive backends: rows over gangs / teams and a row's cells over the vector lanes / threads, or "
+             "both loops collapsed into one over all cells"},
+    {.name = "async",
+     .values = "off|on",
+     .def = "off",
+     .help = "directive backends: every loop waits for the one before, or the steps are queued (OpenACC "
+             "async(1), OpenMP nowait with a dependence chain) and waited for once"},
+    {.name = "strips",
+     .values = "int",
+     .def = "1",
+     .help = "directive backends, fused steps with their sums on the device: each row in this many strips, a gang / "
+             "team each, so that a grid of few rows still has gangs for every SM (1024 rows at vector_length 32 are "
+             "8 warps an H100 SM)",
      .quiet_default = 1},
-    {"params", "clauses|globals", "clauses",
-     "OpenACC: the loops name the lattices and constants in clauses (GCC allocates, copies and, through a "
-     "stream callback, frees an argument block at every asynchronous launch), or read them from `declare "
-     "create` globals set once, so that a launch maps nothing and is only a kernel launch"},
-    {"host", "c|python", "c",
-     "the host program: this C harness, or a Python one driving final's schedule through pyopencl "
-     "(the report's Table 16; OpenCL devices; kernels/lbm/host.py)"},
-    {"threads", "all|int", "all", "OpenMP only: threads per parallel loop"},
-    {"schedule", "static|dynamic|guided", "static", "OpenMP only: the loop schedule over tiles"},
-    {NULL, NULL, NULL, NULL},
+    {.name = "params",
+     .values = "clauses|globals",
+     .def = "clauses",
+     .help = "OpenACC: the loops name the lattices and constants in clauses (GCC allocates, copies and, through a "
+             "stream callback, frees an argument block at every asynchronous launch), or read them from `declare "
+             "create` globals set once, so that a launch maps nothing and is only a kernel launch"},
+    {.name = "host",
+     .values = "c|python",
+     .def = "c",
+     .help = "the host program: this C harness, or a Python one driving final's schedule through pyopencl "
+             "(the report's Table 16; OpenCL devices; kernels/lbm/host.py)"},
+    {.name = "threads", .values = "all|int", .def = "all", .help = "OpenMP only: threads per parallel loop"},
+    {.name = "schedule",
+     .values = "static|dynamic|guided",
+     .def = "static",
+     .help = "OpenMP only: the loop schedule over tiles"},
+    {0},
 };
 
 /* The knobs that change how steps reach the device: bind, launch, batch,

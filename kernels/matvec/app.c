@@ -14,45 +14,69 @@
 
 /* Defaults are the `final` variant (the blog's last step). */
 static const struct knob_def matvec_knobs[] = {
-    {"form", "temp|scalar|collapsed|paired", "collapsed",
-     "per-cell work: temp, a lane per layer summing into a temporary lhs_e(df, k) in memory (the blog's original); "
-     "scalar, loops merged with a register accumulator; collapsed, the layer and df loops collapsed into the lanes "
-     "(df fastest: coalesced matrix reads); paired, collapsed with two rows (df, df+1) a lane, read as one 16-byte "
-     "load per df2 (a warp's load: 512 contiguous-in-64-byte bytes)"},
-    {"update", "plain|atomic", "atomic",
-     "how lhs is updated: a plain load and store, or an atomic add (the blog's collapsed version); plain is "
-     "race-free only one colour at a time"},
-    {"colours", "launches|masked|none", "masked",
-     "launches: one kernel per colour (6); masked: one kernel over every colour, slots past a colour's count masked "
-     "(the blog's last step); none: one kernel over every cell in mesh order, no colouring (neighbours run close "
-     "together, so the x and lhs they share are still in cache); masked and none need update=atomic"},
-    {"matrix", "df-fastest|k-fastest", "df-fastest",
-     "the matrix on the device: Fortran's matrix(df, df2, ik), df fastest (the blog's); or layer fastest, transposed "
-     "at upload (the blog tried it with the collapsed loops' order swapped, k innermost, and saw no gain): lanes over "
-     "k then read consecutive doubles"},
-    {"load", "plain|stream", "plain",
-     "how the paired and collapsed forms read the matrix on a GPU: plain (cached), or stream, evict-first "
-     "(CUDA's ld.global.cs; NVIDIA OpenCL through inline PTX; elsewhere a plain load), so the 269 MB matrix passing "
-     "through L2 does not evict the x and lhs that neighbouring cells reuse"},
+    {.name = "form",
+     .values = "temp|scalar|collapsed|paired",
+     .def = "collapsed",
+     .help =
+         "per-cell work: temp, a lane per layer summing into a temporary lhs_e(df, k) in memory (the blog's original); "
+         "scalar, loops merged with a register accumulator; collapsed, the layer and df loops collapsed into the lanes "
+         "(df fastest: coalesced matrix reads); paired, collapsed with two rows (df, df+1) a lane, read as one 16-byte "
+         "load per df2 (a warp's load: 512 contiguous-in-64-byte bytes)"},
+    {.name = "update",
+     .values = "plain|atomic",
+     .def = "atomic",
+     .help = "how lhs is updated: a plain load and store, or an atomic add (the blog's collapsed version); plain is "
+             "race-free only one colour at a time"},
+    {.name = "colours",
+     .values = "launches|masked|none",
+     .def = "masked",
+     .help =
+         "launches: one kernel per colour (6); masked: one kernel over every colour, slots past a colour's count "
+         "masked "
+         "(the blog's last step); none: one kernel over every cell in mesh order, no colouring (neighbours run close "
+         "together, so the x and lhs they share are still in cache); masked and none need update=atomic"},
+    {.name = "matrix",
+     .values = "df-fastest|k-fastest",
+     .def = "df-fastest",
+     .help = "the matrix on the device: Fortran's matrix(df, df2, ik), df fastest (the blog's); or layer fastest, "
+             "transposed "
+             "at upload (the blog tried it with the collapsed loops' order swapped, k innermost, and saw no gain): "
+             "lanes over "
+             "k then read consecutive doubles"},
+    {.name = "load",
+     .values = "plain|stream",
+     .def = "plain",
+     .help = "how the paired and collapsed forms read the matrix on a GPU: plain (cached), or stream, evict-first "
+             "(CUDA's ld.global.cs; NVIDIA OpenCL through inline PTX; elsewhere a plain load), so the 269 MB matrix "
+             "passing "
+             "through L2 does not evict the x and lhs that neighbouring cells reuse"},
     /* OpenACC's launch (matvec_directive.h). Quiet at their defaults: added
      * after the ladder's results were stored, whose identities stay as they
      * were. */
-    {"params", "clauses|globals", "clauses",
-     "OpenACC: each region names the buffers and integers in clauses (GCC's runtime allocates, copies and frees an "
-     "argument block for every region: about 80 us a waited region on an H100), or reads them from a `declare create` "
-     "global, set only when they change, so that a region maps nothing (colours=none or masked)",
+    {.name = "params",
+     .values = "clauses|globals",
+     .def = "clauses",
+     .help =
+         "OpenACC: each region names the buffers and integers in clauses (GCC's runtime allocates, copies and frees an "
+         "argument block for every region: about 80 us a waited region on an H100), or reads them from a `declare "
+         "create` "
+         "global, set only when they change, so that a region maps nothing (colours=none or masked)",
      .quiet_default = 1},
-    {"async", "off|on", "off",
-     "OpenACC: every region waits for its kernel, or the regions are queued on async(1) and the schedule's "
-     "finish waits for them, so a repetition's products run back to back",
+    {.name = "async",
+     .values = "off|on",
+     .def = "off",
+     .help = "OpenACC: every region waits for its kernel, or the regions are queued on async(1) and the schedule's "
+             "finish waits for them, so a repetition's products run back to back",
      .quiet_default = 1},
-    {"atomics", "pragma|ptx", "pragma",
-     "OpenACC, update=atomic: `acc atomic update` (GCC 12 has no nvptx add for a double and makes it a "
-     "compare-and-swap loop: a load and a CAS a lane, again on a lost race), or PTX's red.global.add.f64, what "
-     "CUDA's atomicAdd compiles to, "
-     "in one line of inline assembly on the device (the host fallback keeps the pragma)",
+    {.name = "atomics",
+     .values = "pragma|ptx",
+     .def = "pragma",
+     .help = "OpenACC, update=atomic: `acc atomic update` (GCC 12 has no nvptx add for a double and makes it a "
+             "compare-and-swap loop: a load and a CAS a lane, again on a lost race), or PTX's red.global.add.f64, what "
+             "CUDA's atomicAdd compiles to, "
+             "in one line of inline assembly on the device (the host fallback keeps the pragma)",
      .quiet_default = 1},
-    {NULL, NULL, NULL, NULL},
+    {0},
 };
 
 /* The most work-groups a launch may have along y: CUDA's grid limit, the

@@ -19,44 +19,65 @@
 
 /* Defaults: the device flag read every iteration, one step per launch. */
 static const struct knob_def sandpile_knobs[] = {
-    {"detect", "none|grid|flag|predict", "flag",
-     "how stability is found: none runs the serial count and never checks (the seed's plain kernel); grid "
-     "reads the whole grid back and scans it on the host (the seed's baseline); flag reads the device's "
-     "per-iteration flags; predict runs to a predicted iteration unchecked, then checks as flag does"},
-    {"every", "int", "1",
-     "iterations between checks (grid, flag; predict after its prediction): the run may go up to every-1 "
-     "iterations past stability, and still reports the exact count from the flags"},
-    {"predict", "seed|int", "seed",
-     "detect=predict: the first iteration checked; seed is the seed's fitted polynomial (default start, "
-     "square grids only)"},
-    {"steps", "int", "1",
-     "iterations per launch: 1 is one kernel per step; T > 1 runs T steps in local memory per launch "
-     "(temporal blocking): each group loads its block of cells (the work-group shape) and a T-cell halo"},
-    {"vote", "group|item|cell", "group",
-     "how a kernel records an unstable step: group has each work-group vote (a barrier or two) and one "
-     "item store the step's flag; item has every unstable item store it, with no barrier; cell has each "
-     "cell store the last step it was unstable in a grid-sized array, which a check reads whole"},
-    {"tile", "single|double", "single",
-     "steps=T > 1: single keeps one copy of the tile in local memory (a barrier before and after each step's "
-     "writes); double keeps two and alternates, one barrier a step, for twice the local memory"},
-    {"cells", "int", "1",
-     "steps=T > 1 on a work-group device: cells per work-item. R > 1 has each item keep a column strip of R cells "
-     "of the tile in registers (north and south from its own, east, west and the strip's ends through local "
-     "memory): the block with its halo is (wx + 2T) x (wy + 2T) cells, a group of (wx + 2T) x (wy + 2T)/R items"},
-    {"launch", "each|resident", "each",
-     "each: one launch per T steps (or per step); resident: one co-resident launch per check interval, its "
-     "groups taking blocks of cells in turn, T steps in local memory between grid-wide barriers, and the "
-     "launch ending by itself at stability (a device whose model promises co-resident groups: CUDA)"},
-    {"rule", "sync|async", "sync",
-     "sync: the seed's synchronous rule; async: in place, tile by tile, on the CPU only (the same stable "
-     "grid by the abelian property; its sweeps are not iterations, so only the grid is verified)"},
-    {"host_tile", "auto|shape", "auto",
-     "a CPU's (OpenMP's) tile shape WxH, used in place of the config's shape, which stays a GPU's: the cells "
-     "each tile writes (steps=T adds a T-cell halo); a device set's CPU member runs these tiles while its GPU "
-     "runs the work-group shape (long rows suit a CPU's caches and vectors, a GPU's 16x16 block does not); "
-     "a width past the grid's is the grid's width; auto is the config's shape"},
+    {.name = "detect",
+     .values = "none|grid|flag|predict",
+     .def = "flag",
+     .help = "how stability is found: none runs the serial count and never checks (the seed's plain kernel); grid "
+             "reads the whole grid back and scans it on the host (the seed's baseline); flag reads the device's "
+             "per-iteration flags; predict runs to a predicted iteration unchecked, then checks as flag does"},
+    {.name = "every",
+     .values = "int",
+     .def = "1",
+     .help = "iterations between checks (grid, flag; predict after its prediction): the run may go up to every-1 "
+             "iterations past stability, and still reports the exact count from the flags"},
+    {.name = "predict",
+     .values = "seed|int",
+     .def = "seed",
+     .help = "detect=predict: the first iteration checked; seed is the seed's fitted polynomial (default start, "
+             "square grids only)"},
+    {.name = "steps",
+     .values = "int",
+     .def = "1",
+     .help = "iterations per launch: 1 is one kernel per step; T > 1 runs T steps in local memory per launch "
+             "(temporal blocking): each group loads its block of cells (the work-group shape) and a T-cell halo"},
+    {.name = "vote",
+     .values = "group|item|cell",
+     .def = "group",
+     .help = "how a kernel records an unstable step: group has each work-group vote (a barrier or two) and one "
+             "item store the step's flag; item has every unstable item store it, with no barrier; cell has each "
+             "cell store the last step it was unstable in a grid-sized array, which a check reads whole"},
+    {.name = "tile",
+     .values = "single|double",
+     .def = "single",
+     .help = "steps=T > 1: single keeps one copy of the tile in local memory (a barrier before and after each step's "
+             "writes); double keeps two and alternates, one barrier a step, for twice the local memory"},
+    {.name = "cells",
+     .values = "int",
+     .def = "1",
+     .help =
+         "steps=T > 1 on a work-group device: cells per work-item. R > 1 has each item keep a column strip of R cells "
+         "of the tile in registers (north and south from its own, east, west and the strip's ends through local "
+         "memory): the block with its halo is (wx + 2T) x (wy + 2T) cells, a group of (wx + 2T) x (wy + 2T)/R items"},
+    {.name = "launch",
+     .values = "each|resident",
+     .def = "each",
+     .help = "each: one launch per T steps (or per step); resident: one co-resident launch per check interval, its "
+             "groups taking blocks of cells in turn, T steps in local memory between grid-wide barriers, and the "
+             "launch ending by itself at stability (a device whose model promises co-resident groups: CUDA)"},
+    {.name = "rule",
+     .values = "sync|async",
+     .def = "sync",
+     .help = "sync: the seed's synchronous rule; async: in place, tile by tile, on the CPU only (the same stable "
+             "grid by the abelian property; its sweeps are not iterations, so only the grid is verified)"},
+    {.name = "host_tile",
+     .values = "auto|shape",
+     .def = "auto",
+     .help = "a CPU's (OpenMP's) tile shape WxH, used in place of the config's shape, which stays a GPU's: the cells "
+             "each tile writes (steps=T adds a T-cell halo); a device set's CPU member runs these tiles while its GPU "
+             "runs the work-group shape (long rows suit a CPU's caches and vectors, a GPU's 16x16 block does not); "
+             "a width past the grid's is the grid's width; auto is the config's shape"},
     ROWSPLIT_KNOBS,
-    {NULL, NULL, NULL, NULL},
+    {0},
 };
 
 static const char *member_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,

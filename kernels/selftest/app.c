@@ -25,8 +25,11 @@ struct app_result {
 };
 
 static const struct knob_def selftest_knobs[] = {
-    {"behaviour", "ok|wrong|crash|hang", "ok", "what the kernel does: the right thing, or a failure on purpose"},
-    {NULL, NULL, NULL, NULL},
+    {.name = "behaviour",
+     .values = "ok|wrong|crash|hang",
+     .def = "ok",
+     .help = "what the kernel does: the right thing, or a failure on purpose"},
+    {0},
 };
 
 static struct app_input *st_input_load(const struct app_opts *o, char *err, size_t errn) {

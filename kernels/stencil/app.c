@@ -15,30 +15,45 @@
 
 /* Defaults are the `fused` variant. */
 static const struct knob_def stencil_knobs[] = {
-    {"setup", "rebuild|hoisted", "hoisted",
-     "rebuild: program, kernel and buffers created and the grid copied in and out every iteration "
-     "(the slides' first version); hoisted: all of that once"},
-    {"range", "host|chunked|coalesced|fused|atomic", "fused",
-     "where max - min is found: on the host after reading the grid back; a range kernel whose "
-     "work-items each reduce a contiguous chunk, partials reduced on the host; the same with the "
-     "work-items of a group striding together; in the update kernel (work-group reduction), "
-     "finished on the device, one 8-byte read; or atomic: in the update kernel, each group's pair "
-     "folded into the iteration's two words by one atomic min and max, read every `check` iterations"},
-    {"partials", "int", "4096", "range=chunked|coalesced: the range kernel's work-items (the slides' 4096 chunks)"},
-    {"rows", "int", "1",
-     "grid points each work-item updates, down its column (1: the slides' one point per item); "
-     "the launch is W x H/rows, and fused pays its group reduction once per rows points"},
-    {"reduce", "tree|atomic|warp", "tree",
-     "range=fused|atomic: how a work-group combines its items' pairs: a local-memory tree (log2 items "
-     "barriers), local atomics on two words (two barriers), or warp shuffles (one barrier; CUDA and "
-     "NVIDIA's OpenCL). OpenMP's tiles are reduced by their own loop, whatever this says"},
-    {"check", "int", "1",
-     "range=atomic: the host reads the ranges once at least this many iterations are unread; the launches "
-     "between queue without waiting, and those past convergence do nothing, so the count stays exact"},
-    {"steps", "int", "1",
-     "range=atomic: iterations per launch; T > 1 keeps the group's tile (its shape, rows high) with a "
-     "T-point halo in local memory for T steps (temporal blocking), each step's range folded apart"},
-    {NULL, NULL, NULL, NULL},
+    {.name = "setup",
+     .values = "rebuild|hoisted",
+     .def = "hoisted",
+     .help = "rebuild: program, kernel and buffers created and the grid copied in and out every iteration "
+             "(the slides' first version); hoisted: all of that once"},
+    {.name = "range",
+     .values = "host|chunked|coalesced|fused|atomic",
+     .def = "fused",
+     .help = "where max - min is found: on the host after reading the grid back; a range kernel whose "
+             "work-items each reduce a contiguous chunk, partials reduced on the host; the same with the "
+             "work-items of a group striding together; in the update kernel (work-group reduction), "
+             "finished on the device, one 8-byte read; or atomic: in the update kernel, each group's pair "
+             "folded into the iteration's two words by one atomic min and max, read every `check` iterations"},
+    {.name = "partials",
+     .values = "int",
+     .def = "4096",
+     .help = "range=chunked|coalesced: the range kernel's work-items (the slides' 4096 chunks)"},
+    {.name = "rows",
+     .values = "int",
+     .def = "1",
+     .help = "grid points each work-item updates, down its column (1: the slides' one point per item); "
+             "the launch is W x H/rows, and fused pays its group reduction once per rows points"},
+    {.name = "reduce",
+     .values = "tree|atomic|warp",
+     .def = "tree",
+     .help = "range=fused|atomic: how a work-group combines its items' pairs: a local-memory tree (log2 items "
+             "barriers), local atomics on two words (two barriers), or warp shuffles (one barrier; CUDA and "
+             "NVIDIA's OpenCL). OpenMP's tiles are reduced by their own loop, whatever this says"},
+    {.name = "check",
+     .values = "int",
+     .def = "1",
+     .help = "range=atomic: the host reads the ranges once at least this many iterations are unread; the launches "
+             "between queue without waiting, and those past convergence do nothing, so the count stays exact"},
+    {.name = "steps",
+     .values = "int",
+     .def = "1",
+     .help = "range=atomic: iterations per launch; T > 1 keeps the group's tile (its shape, rows high) with a "
+             "T-point halo in local memory for T steps (temporal blocking), each step's range folded apart"},
+    {0},
 };
 
 static const char *stencil_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,

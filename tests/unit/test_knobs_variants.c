@@ -21,12 +21,12 @@ static const char *write_tmp(const char *name, const char *text, char *path, siz
 
 /* A small table of our own, so order and defaults are known here. */
 static const struct knob_def defs[] = {
-    {"layout", "aos|soa|soa-3d", "aos", ""},
-    {"kernels", "split|fused|fused-accel", "split", ""},
-    {"chunk", "int", "1792", ""},
-    {"work", "full|empty", "full", ""},
-    {"threads", "all|int", "all", ""},
-    {NULL, NULL, NULL, NULL},
+    {.name = "layout", .values = "aos|soa|soa-3d", .def = "aos", .help = ""},
+    {.name = "kernels", .values = "split|fused|fused-accel", .def = "split", .help = ""},
+    {.name = "chunk", .values = "int", .def = "1792", .help = ""},
+    {.name = "work", .values = "full|empty", .def = "full", .help = ""},
+    {.name = "threads", .values = "all|int", .def = "all", .help = ""},
+    {0},
 };
 
 static void test_knobs(void) {
@@ -134,9 +134,9 @@ static void test_knobs(void) {
 /* The word "shape" (WxH, 1..65536 each) and host_* knobs: read by the host
  * alone, so no define, and absent from the identity at their default. */
 static const struct knob_def shape_defs[] = {
-    {"steps", "int", "1", ""},
-    {"host_tile", "auto|shape", "auto", ""},
-    {NULL, NULL, NULL, NULL},
+    {.name = "steps", .values = "int", .def = "1", .help = ""},
+    {.name = "host_tile", .values = "auto|shape", .def = "auto", .help = ""},
+    {0},
 };
 
 static void test_shape_knobs(void) {
@@ -173,9 +173,9 @@ static void test_shape_knobs(void) {
 /* quiet_default: a knob added after configs were stored is in the identity
  * and among the defines only where it differs from its default. */
 static const struct knob_def quiet_defs[] = {
-    {"form", "a|b", "a", ""},
-    {"params", "clauses|globals", "clauses", "", .quiet_default = 1},
-    {NULL, NULL, NULL, NULL},
+    {.name = "form", .values = "a|b", .def = "a", .help = ""},
+    {.name = "params", .values = "clauses|globals", .def = "clauses", .help = "", .quiet_default = 1},
+    {0},
 };
 
 static void test_quiet_knobs(void) {

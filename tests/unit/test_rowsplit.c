@@ -14,9 +14,9 @@
 #include "rowsplit.h"
 
 static const struct knob_def defs[] = {
-    {"detect", "none|flag", "flag", ""},
+    {.name = "detect", .values = "none|flag", .def = "flag", .help = ""},
     ROWSPLIT_KNOBS,
-    {NULL, NULL, NULL, NULL},
+    {0},
 };
 
 static int knobs(struct knob_set *k, const char *text) {
