@@ -17,7 +17,7 @@ input gen:32x32 gen:64x64
 variant final t02-ported
 device openmp
 wg {1,2,4,8,16,32} x {1,2,4,8,16,32}
-iters 300
+iters 30
 reps 1
 rounds 1
 S

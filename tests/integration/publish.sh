@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `harness publish DIR`: a static site from a database of real runs.
 #  (1) A database: `run` of two variants at three shapes on OpenMP (a shape
-#      sweep), NIGHTS real nights of a small suite (default 10), two change
+#      sweep), NIGHTS real nights of a small suite (default 3), two change
 #      points on one series (one triaged), a report beside the database.
 #  (2) publish: exit 0, the index and a page per device x app x input and per
 #      series, SVG figures, every href and src resolving to a file of the
@@ -26,7 +26,7 @@ unset HARNESS_ROOT HARNESS_BUILDS
 H=bin/harness
 db=$T/db/r.db
 mkdir -p "$T/db"
-NIGHTS=${NIGHTS:-10}
+NIGHTS=${NIGHTS:-3} # first night unchanged, a regression at the middle one, an improvement at the last
 [ "$NIGHTS" -ge 2 ] || NIGHTS=2 # two change points on two different nights
 
 # ---- (1) the database ----

@@ -80,7 +80,10 @@ out=$(bin/harness sweep $t/small.sweep --db $t/r.db 2>&1)
 rows3=$(sqlite3 $t/r.db "select count(*) from measurement")
 [ "$rows3" = 8 ] && echo "$out" | grep -q "0 measured" && ok "a third run measures nothing" || bad "third run: $rows3 rows; $(echo "$out" | tail -1)"
 [ "$(sqlite3 $t/r.db 'pragma integrity_check')" = ok ] && ok "the killed database is intact" || bad "integrity_check failed"
-out=$(bin/harness sweep $t/small.sweep --db $t/r.db --force 2>&1)
+# --force: the same 8 configs (a config's key has no reps or warm-up) measured
+# again, one repetition and no warm-up each: what is checked is the count.
+sed 's/^reps .*/reps 1/; s/^warmup .*/warmup 0/' $t/small.sweep > $t/force.sweep
+out=$(bin/harness sweep $t/force.sweep --db $t/r.db --force 2>&1)
 rows4=$(sqlite3 $t/r.db "select count(*) from measurement")
 [ "$rows4" = 16 ] && ok "--force measures everything again" || bad "--force: $rows4 rows"
 
