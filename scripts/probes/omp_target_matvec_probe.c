@@ -14,7 +14,8 @@
  *      team), the cell's 160 (k, pair) lanes a simd loop;
  *   B  one combined `teams distribute parallel for simd collapse(3)` over
  *      cells x layers x pairs (CUDA's mapping: a lane a (cell, k, pair));
- *   B8 B with thread_limit(8) (256 lanes a team);
+ *   B8, B128, B256 B with thread_limit(8, 128, 256) (GCC counts warps, LLVM
+ *      threads); Bn B without simd (LLVM maps parallel for to the threads);
  *   C  B's loop without atomics (racy: the time of the loads alone);
  *   and copy loops over doubles, one and four elements an iteration.
  * Built and run on the GPU host:
@@ -98,6 +99,35 @@ static void form_b8(const double *m, const double *x, double *lhs, const int *ma
             }
 }
 
+/* Widths (GCC counts thread_limit in warps, LLVM in threads). */
+static void form_b128(const double *m, const double *x, double *lhs, const int *map) {
+#pragma omp target teams distribute parallel for simd collapse(3) thread_limit(128) is_device_ptr(m, x, lhs, map)
+    for (int cell = 0; cell < NCELLS; cell++)
+        for (int k = 0; k < NL; k++)
+            for (int p = 0; p < NDF / 2; p++) {
+                PAIRED_BODY(ATOMIC_ADD);
+            }
+}
+
+static void form_b256(const double *m, const double *x, double *lhs, const int *map) {
+#pragma omp target teams distribute parallel for simd collapse(3) thread_limit(256) is_device_ptr(m, x, lhs, map)
+    for (int cell = 0; cell < NCELLS; cell++)
+        for (int k = 0; k < NL; k++)
+            for (int p = 0; p < NDF / 2; p++) {
+                PAIRED_BODY(ATOMIC_ADD);
+            }
+}
+
+/* B without simd (LLVM maps `parallel for` to a team's threads). */
+static void form_bnosimd(const double *m, const double *x, double *lhs, const int *map) {
+#pragma omp target teams distribute parallel for collapse(3) is_device_ptr(m, x, lhs, map)
+    for (int cell = 0; cell < NCELLS; cell++)
+        for (int k = 0; k < NL; k++)
+            for (int p = 0; p < NDF / 2; p++) {
+                PAIRED_BODY(ATOMIC_ADD);
+            }
+}
+
 static void form_c(const double *m, const double *x, double *lhs, const int *map) {
 #pragma omp target teams distribute parallel for simd collapse(3) is_device_ptr(m, x, lhs, map)
     for (int cell = 0; cell < NCELLS; cell++)
@@ -151,6 +181,9 @@ int main(void) {
     } forms[] = {{"A  teams a cell, simd lanes (the harness's 32x1)", form_a},
                  {"B  teams distribute parallel for simd collapse(3)", form_b},
                  {"B8 B with thread_limit(8)", form_b8},
+                 {"B128 B with thread_limit(128)", form_b128},
+                 {"B256 B with thread_limit(256)", form_b256},
+                 {"Bn B without simd", form_bnosimd},
                  {"C  B without atomics (racy: loads alone)", form_c}};
     const double bytes = 560.0 * NCELLS * NL;
     for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
