@@ -81,61 +81,27 @@ static void form_a(const double *m, const double *x, double *lhs, const int *map
 #define ATOMIC_ADD(dst, v) _Pragma("omp atomic update") dst += (v)
 #define PLAIN_ADD(dst, v) dst += (v)
 
-static void form_b(const double *m, const double *x, double *lhs, const int *map) {
-#pragma omp target teams distribute parallel for simd collapse(3) is_device_ptr(m, x, lhs, map)
-    for (int cell = 0; cell < NCELLS; cell++)
-        for (int k = 0; k < NL; k++)
-            for (int p = 0; p < NDF / 2; p++) {
-                PAIRED_BODY(ATOMIC_ADD);
-            }
-}
-
-static void form_b8(const double *m, const double *x, double *lhs, const int *map) {
-#pragma omp target teams distribute parallel for simd collapse(3) thread_limit(8) is_device_ptr(m, x, lhs, map)
-    for (int cell = 0; cell < NCELLS; cell++)
-        for (int k = 0; k < NL; k++)
-            for (int p = 0; p < NDF / 2; p++) {
-                PAIRED_BODY(ATOMIC_ADD);
-            }
-}
-
+/* One combined construct over cells x layers x pairs: FN's pragma is
+ * `omp target teams distribute parallel for LOOP collapse(3) CLAUSES`. */
+#define P_(x) _Pragma(#x)
+#define P(x) P_(x)
+#define COMBINED_FORM(FN, LOOP, CLAUSES, UPDATE)                                                           \
+    static void FN(const double *m, const double *x, double *lhs, const int *map) {                          \
+        P(omp target teams distribute parallel for LOOP collapse(3) CLAUSES is_device_ptr(m, x, lhs, map))   \
+        for (int cell = 0; cell < NCELLS; cell++)                                                            \
+            for (int k = 0; k < NL; k++)                                                                     \
+                for (int p = 0; p < NDF / 2; p++) {                                                          \
+                    PAIRED_BODY(UPDATE);                                                                     \
+                }                                                                                            \
+    }
+COMBINED_FORM(form_b, simd, , ATOMIC_ADD)
+COMBINED_FORM(form_b8, simd, thread_limit(8), ATOMIC_ADD)
 /* Widths (GCC counts thread_limit in warps, LLVM in threads). */
-static void form_b128(const double *m, const double *x, double *lhs, const int *map) {
-#pragma omp target teams distribute parallel for simd collapse(3) thread_limit(128) is_device_ptr(m, x, lhs, map)
-    for (int cell = 0; cell < NCELLS; cell++)
-        for (int k = 0; k < NL; k++)
-            for (int p = 0; p < NDF / 2; p++) {
-                PAIRED_BODY(ATOMIC_ADD);
-            }
-}
-
-static void form_b256(const double *m, const double *x, double *lhs, const int *map) {
-#pragma omp target teams distribute parallel for simd collapse(3) thread_limit(256) is_device_ptr(m, x, lhs, map)
-    for (int cell = 0; cell < NCELLS; cell++)
-        for (int k = 0; k < NL; k++)
-            for (int p = 0; p < NDF / 2; p++) {
-                PAIRED_BODY(ATOMIC_ADD);
-            }
-}
-
+COMBINED_FORM(form_b128, simd, thread_limit(128), ATOMIC_ADD)
+COMBINED_FORM(form_b256, simd, thread_limit(256), ATOMIC_ADD)
 /* B without simd (LLVM maps `parallel for` to a team's threads). */
-static void form_bnosimd(const double *m, const double *x, double *lhs, const int *map) {
-#pragma omp target teams distribute parallel for collapse(3) is_device_ptr(m, x, lhs, map)
-    for (int cell = 0; cell < NCELLS; cell++)
-        for (int k = 0; k < NL; k++)
-            for (int p = 0; p < NDF / 2; p++) {
-                PAIRED_BODY(ATOMIC_ADD);
-            }
-}
-
-static void form_c(const double *m, const double *x, double *lhs, const int *map) {
-#pragma omp target teams distribute parallel for simd collapse(3) is_device_ptr(m, x, lhs, map)
-    for (int cell = 0; cell < NCELLS; cell++)
-        for (int k = 0; k < NL; k++)
-            for (int p = 0; p < NDF / 2; p++) {
-                PAIRED_BODY(PLAIN_ADD);
-            }
-}
+COMBINED_FORM(form_bnosimd, , , ATOMIC_ADD)
+COMBINED_FORM(form_c, simd, , PLAIN_ADD)
 
 #define NCOPY ((long)NCELLS * NL * NDF * NDF) /* the matrix's doubles */
 static void copy1(double *d, const double *s) {
