@@ -17,8 +17,8 @@ test_dir() {
 }
 
 # matvec_variants: names (the variants of variants/matvec.variants, in file
-# order) and acc[NAME]=1 for OpenACC's own (params=globals or async=on, on
-# the line or its base's), which every other backend refuses.
+# order) and acc[NAME]=1 for OpenACC's own (params=globals, async=on or
+# atomics=ptx, on the line or its base's), which every other backend refuses.
 matvec_variants() {
     names=()
     declare -gA acc=()
@@ -31,8 +31,16 @@ matvec_variants() {
         base=$(echo "$rest" | awk '{print $1}')
         a=0
         [ -n "$base" ] && [[ "$base" != *=* ]] && a=${acc[$base]:-0}
-        [[ "$rest" == *" params=globals "* || "$rest" == *" async=on "* ]] && a=1
+        [[ "$rest" == *" params=globals "* || "$rest" == *" async=on "* || "$rest" == *" atomics=ptx "* ]] && a=1
         acc[$name]=$a
         names+=("$name")
     done <variants/matvec.variants
+}
+
+# first_ptx SO OUT: the first PTX module GCC's offloading embedded in the
+# shared object SO (the program's own; libgomp's and libm's follow it),
+# written to OUT; OUT is empty where SO holds none.
+first_ptx() {
+    python3 -c "import sys; d = open(sys.argv[1], 'rb').read(); i = d.find(b'// BEGIN PREAMBLE')
+open(sys.argv[2], 'wb').write(d[i:d.find(b'\\0', i)] if i >= 0 else b'')" "$1" "$2"
 }

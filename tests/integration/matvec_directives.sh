@@ -124,8 +124,7 @@ HARNESS_CACHE=$pc timeout 300 $H run --app matvec --device openacc:host --varian
     --wg 64x1 --reps 1 --warmup 0 --db "$T/p.db" >"$T/p.out" 2>&1
 summary=""
 for so in "$pc"/*.so; do
-    python3 -c "import sys; d = open(sys.argv[1], 'rb').read(); i = d.find(b'// BEGIN PREAMBLE')
-open(sys.argv[2], 'wb').write(d[i:d.find(b'\\0', i)] if i >= 0 else b'')" "$so" "$T/k.ptx" 2>/dev/null || continue
+    first_ptx "$so" "$T/k.ptx" 2>/dev/null || continue
     grep -q "mv_all_globals" "$T/k.ptx" || continue
     summary="$summary red=$(grep -c 'red.global.add.f64' "$T/k.ptx"),cas=$(grep -c 'atom.cas.b64' "$T/k.ptx")"
 done

@@ -83,8 +83,7 @@ out=$(HARNESS_CACHE=$pc OFFLOAD_CC=$T/cc-log.sh timeout 300 $H run --device open
     --input gen:64x64 --iters 3 --reps 1 --warmup 0 --db $db.p 2>&1)
 so=$(grep -l "lbm_run_globals" $pc/*.so 2>/dev/null | head -1)
 ptx=$T/a09.ptx
-[ -n "$so" ] && python3 -c "import sys; d = open(sys.argv[1], 'rb').read(); i = d.find(b'// BEGIN PREAMBLE')
-open(sys.argv[2], 'wb').write(d[i:d.find(b'\\0', i)] if i >= 0 else b'')" "$so" $ptx
+[ -n "$so" ] && first_ptx "$so" $ptx
 if [ ! -s "$ptx" ]; then
     notok "a09's PTX not found in the cached shared object ($(echo "$out" | grep -v '^note' | head -2))"
 else
