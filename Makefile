@@ -41,7 +41,7 @@ GEN_SRC := build/gen/apps.c build/gen/schema_sql.c
 OBJ := $(patsubst %.c,build/obj/%.o,$(HARNESS_SRC) $(APP_SRC)) build/obj/gen/apps.o build/obj/gen/schema_sql.o
 MAIN_OBJ := build/obj/harness/main.o
 
-.PHONY: all test test-sanitize test-fuzz fuzz san-build fuzz-build run report report-quick deps clean FORCE
+.PHONY: all test test-sanitize test-fuzz fuzz sanitized san-build fuzz-build run report report-quick deps clean FORCE
 all: bin/harness
 
 bin/harness: $(OBJ)
@@ -76,19 +76,19 @@ build/gen/commit.stamp: FORCE
 	@mkdir -p build/gen
 	@echo '$(GIT_COMMIT) $(GIT_DIRTY)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
-build/obj/harness/core/buildinfo.o build/san/obj/harness/core/buildinfo.o build/fuzz/obj/harness/core/buildinfo.o: \
+build/obj/harness/core/buildinfo.o build/san/obj/harness/core/buildinfo.o: \
 	build/gen/commit.stamp
 
 # The LBM reference caches its results on disk; its key carries a hash of its
 # own source (reference.c and lbm.h), so an edited reference never reuses a
 # stale result. tests/unit/test_lbm_reference.c checks the hash is current.
 LBM_REFERENCE_SOURCE = $(shell cat kernels/lbm/reference.c kernels/lbm/lbm.h | cksum | cut -d' ' -f1)
-build/obj/kernels/lbm/reference.o build/san/obj/kernels/lbm/reference.o build/fuzz/obj/kernels/lbm/reference.o: \
+build/obj/kernels/lbm/reference.o build/san/obj/kernels/lbm/reference.o: \
 	CPPFLAGS += -DLBM_REFERENCE_SOURCE='"$(LBM_REFERENCE_SOURCE)"'
 
 # The sandpile reference caches its results on disk the same way.
 SANDPILE_REFERENCE_SOURCE = $(shell cat kernels/sandpile/reference.c kernels/sandpile/sandpile_rule.h | cksum | cut -d' ' -f1)
-build/obj/kernels/sandpile/reference.o build/san/obj/kernels/sandpile/reference.o build/fuzz/obj/kernels/sandpile/reference.o: \
+build/obj/kernels/sandpile/reference.o build/san/obj/kernels/sandpile/reference.o: \
 	CPPFLAGS += -DSANDPILE_REFERENCE_SOURCE='"$(SANDPILE_REFERENCE_SOURCE)"'
 
 # Its serial run of 512x512 (69190 steps, once a cache) is 4x faster at -O3,
@@ -117,31 +117,44 @@ build/tools/%: scripts/%.c build/libharness.a
 	$(CC) $(CPPFLAGS) -Ikernels/lbm $(CFLAGS) -o $@ $< build/libharness.a $(LDLIBS)
 
 # ---- Sanitizers and fuzzing (fuzz/README.md) ----------------------------------
-# The library again, twice: with ASan and UBSan for the unit tests
-# (build/san/), and with clang's fuzzer coverage as well for the fuzz
-# targets (build/fuzz/). Any sanitizer report is an error that stops the
-# program (-fno-sanitize-recover=all). -O1 keeps reports readable and the
-# build short; -Werror stays with the plain build (another compiler's new
-# warning is no sanitizer finding). Where the compiler cannot link a
-# sanitizer or libFuzzer (scripts/can_sanitize.sh), nothing is built and
+# The library again, with ASan and UBSan (build/san/), for the unit tests,
+# the harness (tests/sanitize.sh) and the fuzz targets. Any sanitizer report
+# is an error that stops the program (-fno-sanitize-recover=all). -O1 keeps
+# reports readable and the build short; -Werror stays with the plain build
+# (another compiler's new warning is no sanitizer finding).
+# One sanitized library serves both: where $(FUZZ_CC) links libFuzzer
+# (scripts/can_sanitize.sh fuzz) it compiles the library with the fuzzer's
+# coverage as well (SAN_COV), the fuzz targets link it with libFuzzer, and
+# the unit tests and the harness link it with the sanitizers alone (their
+# runtime has the coverage's hooks). Two libraries (gcc's ASan build and
+# clang's fuzzing build) cost some 80 s of CPU more in every `make test`.
+# Elsewhere $(SAN_CC) builds it without coverage and there are no fuzz
+# targets; where neither compiler links the sanitizers nothing is built and
 # the tests say "skip".
 SAN_CC ?= $(CC)
 FUZZ_CC ?= clang
+SAN_COV ?=
 SAN_BASE = -std=c11 -Wall -Wextra -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer
 SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all
-SAN_CFLAGS = $(SAN_BASE) $(SAN_FLAGS) -DGIT_COMMIT='"$(GIT_COMMIT)"' -DGIT_DIRTY=$(GIT_DIRTY) \
+SAN_CFLAGS = $(SAN_BASE) $(SAN_FLAGS) $(SAN_COV) -DGIT_COMMIT='"$(GIT_COMMIT)"' -DGIT_DIRTY=$(GIT_DIRTY) \
 	-DBUILD_FLAGS='"$(SAN_BASE) $(SAN_FLAGS)"'
 SAN_OBJ := $(patsubst build/obj/%,build/san/obj/%,$(LIB_OBJ))
-FUZZ_OBJ := $(patsubst build/obj/%,build/fuzz/obj/%,$(LIB_OBJ))
 SAN_UNIT_BIN := $(patsubst tests/unit/%.c,build/san/tests/%,$(wildcard tests/unit/*.c))
 FUZZ_BIN := $(patsubst fuzz/%.c,build/fuzz/%,$(wildcard fuzz/fuzz_*.c))
 FUZZ_RUNS ?= 10000
 FUZZ_SECONDS ?= 60
 
-build/san/obj/%.o: %.c $(wildcard harness/*/*.h) $(wildcard kernels/*/*.h) | build/gen/apps.c
+# The objects are rebuilt when the compiler or the coverage changes (a
+# stamp rewritten only when its text differs): a library half gcc's, half
+# clang's would link, or would not, by accident.
+build/san/flags.stamp: FORCE
+	@mkdir -p build/san
+	@echo '$(SAN_CC) $(SAN_COV)' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+build/san/obj/%.o: %.c $(wildcard harness/*/*.h) $(wildcard kernels/*/*.h) build/san/flags.stamp | build/gen/apps.c
 	@mkdir -p $(dir $@)
 	$(SAN_CC) $(CPPFLAGS) $(SAN_CFLAGS) -c -o $@ $<
-build/san/obj/gen/%.o: build/gen/%.c
+build/san/obj/gen/%.o: build/gen/%.c build/san/flags.stamp
 	@mkdir -p $(dir $@)
 	$(SAN_CC) $(CPPFLAGS) $(SAN_CFLAGS) -c -o $@ $<
 build/san/libharness.a: $(SAN_OBJ)
@@ -152,25 +165,21 @@ build/san/harness: build/san/obj/harness/main.o build/san/libharness.a
 build/san/tests/%: tests/unit/%.c build/san/libharness.a tests/unit/check.h tests/unit/test_files.h tests/unit/root_from_exe.h
 	@mkdir -p build/san/tests
 	$(SAN_CC) $(CPPFLAGS) -Ikernels/lbm -Itests/unit $(SAN_CFLAGS) -o $@ $< build/san/libharness.a $(LDLIBS)
+build/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h tests/unit/root_from_exe.h build/san/libharness.a
+	@mkdir -p build/fuzz
+	$(SAN_CC) $(CPPFLAGS) -Ikernels/lbm -Ikernels/stencil -Ikernels/matvec $(SAN_CFLAGS) -fsanitize=fuzzer -o $@ $< \
+		build/san/libharness.a $(LDLIBS)
 
-build/fuzz/obj/%.o: %.c $(wildcard harness/*/*.h) $(wildcard kernels/*/*.h) | build/gen/apps.c
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS) $(SAN_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
-build/fuzz/obj/gen/%.o: build/gen/%.c
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS) $(SAN_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
-build/fuzz/libharness.a: $(FUZZ_OBJ)
-	@rm -f $@
-	ar rcs $@ $(FUZZ_OBJ)
-build/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h tests/unit/root_from_exe.h build/fuzz/libharness.a
-	$(FUZZ_CC) $(CPPFLAGS) -Ikernels/lbm -Ikernels/stencil -Ikernels/matvec $(SAN_CFLAGS) -fsanitize=fuzzer -o $@ $< \
-		build/fuzz/libharness.a $(LDLIBS)
-
-# Build what this machine can; the test scripts skip the rest.
-san-build:
-	@if bash scripts/can_sanitize.sh asan >/dev/null; then $(MAKE) --no-print-directory build/san/harness $(SAN_UNIT_BIN); fi
-fuzz-build:
-	@if bash scripts/can_sanitize.sh fuzz >/dev/null; then $(MAKE) --no-print-directory $(FUZZ_BIN); fi
+# Build what this machine can; the test scripts skip the rest. One recipe
+# for both names, so `make san-build fuzz-build` builds the library once.
+sanitized:
+	@if bash scripts/can_sanitize.sh fuzz >/dev/null; then \
+		$(MAKE) --no-print-directory SAN_CC=$(FUZZ_CC) SAN_COV=-fsanitize=fuzzer-no-link \
+			build/san/harness $(SAN_UNIT_BIN) $(FUZZ_BIN); \
+	elif bash scripts/can_sanitize.sh asan >/dev/null; then \
+		$(MAKE) --no-print-directory build/san/harness $(SAN_UNIT_BIN); \
+	fi
+san-build fuzz-build: sanitized
 test-sanitize: san-build
 	@bash tests/sanitize.sh
 test-fuzz: fuzz-build
@@ -185,7 +194,7 @@ NPROC := $(shell nproc 2>/dev/null || echo 2)
 # test-sanitize's and test-fuzz's scripts too.
 test:
 	@bash scripts/deps.sh check
-	@$(MAKE) --no-print-directory -j$(NPROC) bin/harness $(UNIT_BIN) san-build fuzz-build
+	@$(MAKE) --no-print-directory -j$(NPROC) bin/harness $(UNIT_BIN) sanitized
 	@FUZZ_RUNS=$(FUZZ_RUNS) bash tests/run_all.sh
 
 run:

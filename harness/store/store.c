@@ -710,27 +710,27 @@ struct column {
     int csv_only;  /* too long for the table */
 };
 static const struct column columns[NCOL] = {
-    [C_ID] = {"id", 1, 0},
-    [C_WHEN] = {"when", 0, 0},
-    [C_DEVICE] = {"device", 0, 32},
-    [C_APP] = {"app", 0, 0},
-    [C_INPUT] = {"input", 0, 0},
-    [C_VARIANT] = {"variant", 0, 24},
-    [C_WG] = {"wg", 1, 0},
-    [C_STATUS] = {"status", 0, 0},
-    [C_MEDIAN] = {"median_s", 1, 0},
-    [C_IQR] = {"iqr_s", 1, 0, 0, 1},
+    [C_ID] = {.header = "id", .right = 1},
+    [C_WHEN] = {.header = "when"},
+    [C_DEVICE] = {.header = "device", .table_max = 32},
+    [C_APP] = {.header = "app"},
+    [C_INPUT] = {.header = "input"},
+    [C_VARIANT] = {.header = "variant", .table_max = 24},
+    [C_WG] = {.header = "wg", .right = 1},
+    [C_STATUS] = {.header = "status"},
+    [C_MEDIAN] = {.header = "median_s", .right = 1},
+    [C_IQR] = {.header = "iqr_s", .right = 1, .csv_only = 1},
     /* The spread as people compare it across configs: relative. */
-    [C_CV] = {"cv_pct", 1, 0},
-    [C_MLUPS] = {"mlups", 1, 0},
-    [C_GBS] = {"gbs", 1, 0},
-    [C_RELERR] = {"max_rel_err", 1, 0},
+    [C_CV] = {.header = "cv_pct", .right = 1},
+    [C_MLUPS] = {.header = "mlups", .right = 1},
+    [C_GBS] = {.header = "gbs", .right = 1},
+    [C_RELERR] = {.header = "max_rel_err", .right = 1},
     /* Measured only on GPUs with an energy counter (timed.h): elsewhere two
      * columns of dashes would say nothing. */
-    [C_ENERGY] = {"energy_j", 1, 0, 1},
-    [C_POWER] = {"power_w", 1, 0, 1},
-    [C_REASON] = {"reason", 0, 40},
-    [C_KNOBS] = {"knobs", 0, 0, 0, 1},
+    [C_ENERGY] = {.header = "energy_j", .right = 1, .optional = 1},
+    [C_POWER] = {.header = "power_w", .right = 1, .optional = 1},
+    [C_REASON] = {.header = "reason", .table_max = 40},
+    [C_KNOBS] = {.header = "knobs", .csv_only = 1},
 };
 
 /* One result row as text; cells are malloc'd. */
