@@ -25,6 +25,12 @@ commit=$(git rev-parse --short=12 HEAD 2>/dev/null)
 check "--version names the build's commit ($v)" bash -c "echo '$v' | head -1 | grep -q '^harness $commit'"
 $H --quiet devices >/dev/null 2>"$T/q.err"
 check "--quiet before the command: no notes" bash -c "! grep -q '^note' '$T/q.err'"
+# tune's progress lines are notes too (tune.sh checks them; it runs alone
+# since it judges timings, and this judges none).
+$H --quiet tune --app lbm --input gen:64x64 --iters 200 --reps 1 --device openmp --strategy random --budget 3 \
+    --db "$T/quiet.db" >"$T/quiet.out" 2>"$T/quiet.err"
+check "tune --quiet: no progress and no notes" \
+    bash -c "! grep -q '^tune \[' '$T/quiet.err' && ! grep -q '^note' '$T/quiet.err' && grep -q '^best ' '$T/quiet.out'"
 HARNESS_QUIET=1 $H devices >"$T/q2.out" 2>"$T/q2.err"
 $H devices >"$T/loud.out" 2>/dev/null
 check "HARNESS_QUIET=1: no notes, the same device list" \

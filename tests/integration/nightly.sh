@@ -44,7 +44,7 @@ reps 3
 warmup 1
 timeout 120
 SWEEP
-N="--suite $T/small.sweep --db $db --rounds 3 --burn-in 4 --confirm-rounds 4"
+N="--suite $T/small.sweep --db $db --rounds 3 --burn-in 2 --confirm-rounds 4"
 
 # ---- (1) two nightlies of one build ----
 for n in 1 2; do
@@ -103,7 +103,7 @@ check "results --rounds shows each measurement's 3 round medians" \
 qd=$T/quality.db
 cp "$db" "$qd"
 sqlite3 "$qd" "UPDATE peak SET copy_gbs = copy_gbs * 3 WHERE id IN (SELECT peak_id FROM nightly_peak) AND device_id IN (SELECT id FROM device WHERE spec = 'openmp')"
-$H nightly --suite "$T/small.sweep" --db "$qd" --rounds 2 --burn-in 2 --no-confirm >"$T/quality.out" 2>&1
+$H nightly --suite "$T/small.sweep" --db "$qd" --rounds 2 --burn-in 0 --no-confirm >"$T/quality.out" 2>&1
 q=$(sqlite3 "$qd" "SELECT quality || '|' || COALESCE(disturbed_devices, 'NULL') FROM nightly WHERE id = 3")
 if echo "$q" | grep -q 'host busy'; then # then every device is disturbed, rightly: nothing to tell
     echo "ok - a tripled OpenMP canary history: not judged, the host was busy during the night # skip"

@@ -43,9 +43,6 @@ check "tune --strategy random --budget 6 exits 0 (got $rc)" [ $rc -eq 0 ]
 check "tune reports 6 evaluations" grep -q '^evaluations  6 of ' "$T/tune.out"
 check "tune shows progress after each evaluation: 1..6 of 6, the time left, the best so far" \
     bash -c "[ \$(grep -cE '^tune \[[1-6]/6\] elapsed [0-9.hms]+(, about [0-9.hms]+ left)?, best so far [0-9]+x[0-9]+ ' '$T/tune.err') = 6 ]"
-$H --quiet tune --app lbm --input gen:64x64 --iters 200 --reps 1 --device openmp --strategy random --budget 3 \
-    --db "$T/quiet.db" >"$T/quiet.out" 2>"$T/quiet.err"
-check "tune --quiet: no progress and no notes" bash -c "! grep -q '^tune \[' '$T/quiet.err' && ! grep -q '^note' '$T/quiet.err'"
 check "tune prints a best shape and a runner-up" bash -c "grep -q '^best ' '$T/tune.out' && grep -q '^runner-up ' '$T/tune.out'"
 check "tune gives a verdict on rounds (winner, or TIE: not ahead round for round)" \
     grep -Eq '^verdict +(winner|TIE \(not ahead round for round\))' "$T/tune.out"
