@@ -4,9 +4,9 @@
 fails=0
 ok() { echo "ok - $*"; }
 notok() { echo "not ok - $*"; fails=$((fails + 1)); }
-check() { # NAME COMMAND...: ok when the command succeeds
+check() { # NAME COMMAND...: ok when the command succeeds (status 1 when not)
     local name=$1; shift
-    if "$@"; then ok "$name"; else notok "$name"; fi
+    if "$@"; then ok "$name"; else notok "$name"; return 1; fi
 }
 # test_dir NAME: a fresh folder $T for the test's files (under
 # $HARNESS_TEST_TMP when run_all.sh sets it, so they are cleaned up together).

@@ -161,8 +161,12 @@ for dev in openmp opencl:0.0; do
     check "the gate flags final on $dev and the confirmation confirms it: $(echo "$line" | grep -o 'REGRESSION.*' | cut -c1-90)" \
         bash -c "echo \"\$1\" | grep -q 'REGRESSION (confirmed'" _ "$line"
 done
-check "nothing else is flagged (2 flags, 2 confirmed regressions)" \
-    bash -c "grep -q 'against nightly 2 .*: 6 series, 2 flagged' '$T/nightly3.out' && grep -q 'confirmed: 2 regressions' '$T/nightly3.out'"
+if ! check "nothing else is flagged (2 flags, 2 confirmed regressions)" \
+    bash -c "grep -q 'against nightly 2 .*: 6 series, 2 flagged' '$T/nightly3.out' && grep -q 'confirmed: 2 regressions' '$T/nightly3.out'"; then
+    # What the gate and the confirmation said, for the next reader (a flag
+    # on a series the fixture leaves alone is noise the gate let through).
+    grep -E 'against nightly 2|REGRESSION|improvement|suspect|confirmed:|quality' "$T/nightly3.out" | sed 's/^/#   /'
+fi
 check "the confirmations are stored with both builds and every sample of each round" \
     [ "$(sqlite3 "$db" "SELECT count(*) FROM confirmation WHERE nightly_id = 3 AND verdict = 'confirmed' AND build_a = '$hash' AND build_b = '$hash3'; SELECT count(DISTINCT round) FROM confirmation_sample")" = "$(printf '2\n4')" ]
 # The B side of a confirmation ran the slowed tree: its samples are slower
