@@ -189,8 +189,10 @@ static double eval(void *ctx, int point, double *noise) {
  * with_heldout: also landscape-h200-cuda-heldout.csv (512x512 and
  * 1024x1024), recorded after the forest's constants were chosen on the
  * others. It has since been used in developing the forest too, so it is no
- * longer held out; the name is the file's. make test leaves it out while
- * the forest misses on its 1024x1024 (tests/pending/README.md). */
+ * longer held out; the name is the file's. And landscape-h100-cuda.csv (the
+ * same sweep at four inputs on an H100), recorded after the forest's last
+ * change: held out. make test leaves both out while the forest misses on
+ * their 1024x1024s (tests/pending/README.md). */
 static int load_landscapes(struct landscape *ls, int *shape_only, int with_heldout) {
     int n = 0;
     load_shapes("tests/data/wg-h100-final.csv", ls, &n);
@@ -198,6 +200,7 @@ static int load_landscapes(struct landscape *ls, int *shape_only, int with_heldo
     load_knobs("tests/data/landscape-h200-cuda.csv", "H200 cuda", ls, &n);
     load_knobs("tests/data/landscape-h200-cuda-wide.csv", "H200 cuda (wide)", ls, &n);
     if (with_heldout) load_knobs("tests/data/landscape-h200-cuda-heldout.csv", "H200 cuda (heldout.csv)", ls, &n);
+    if (with_heldout) load_knobs("tests/data/landscape-h100-cuda.csv", "H100 cuda", ls, &n);
     for (int k = 0; k < n; k++) build_space(&ls[k]);
     pair_priors(ls, *shape_only, n);
     return n;
