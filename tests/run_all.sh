@@ -69,7 +69,7 @@ export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 # The rest in a pool, the longest first (their seconds from the last run
 # here, when there was one) so the pool does not end waiting on one of them.
 # A fresh checkout has no last run: tests/seconds.txt holds one (a 2-core
-# machine, 2026-11-26), the order only.
+# machine, a clean clone, 2026-11-27), the order only.
 last=build/test-seconds
 seconds=$last
 [ -f "$seconds" ] || seconds=tests/seconds.txt

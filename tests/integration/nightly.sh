@@ -161,10 +161,17 @@ for dev in openmp opencl:0.0; do
     check "the gate flags final on $dev and the confirmation confirms it: $(echo "$line" | grep -o 'REGRESSION.*' | cut -c1-90)" \
         bash -c "echo \"\$1\" | grep -q 'REGRESSION (confirmed'" _ "$line"
 done
-if ! check "nothing else is flagged (2 flags, 2 confirmed regressions)" \
-    bash -c "grep -q 'against nightly 2 .*: 6 series, 2 flagged' '$T/nightly3.out' && grep -q 'confirmed: 2 regressions' '$T/nightly3.out'"; then
-    # What the gate and the confirmation said, for the next reader (a flag
-    # on a series the fixture leaves alone is noise the gate let through).
+# The gate judges night 3 against night 2 with noise models learnt from two
+# nights, so a series the fixture leaves alone can be flagged by noise (seen
+# once in a full local suite, 1 of 7 runs); the confirmation exists to reject
+# such a flag, and a false alarm is what must never come out. So: final's two
+# flags, at most one more (a gate that flagged everything would fail), and
+# exactly the two regressions confirmed, no improvement.
+flagged=$(sed -n 's/.*against nightly 2 .*: 6 series, \([0-9]*\) flagged.*/\1/p' "$T/nightly3.out")
+if ! check "nothing else is confirmed: 2 confirmed regressions, 0 improvements ($flagged flagged: final's 2, at most 1 more)" \
+    bash -c "[ '${flagged:-0}' -ge 2 ] && [ '${flagged:-0}' -le 3 ] && grep -q 'confirmed: 2 regressions, 0 improvements' '$T/nightly3.out'" ||
+    [ "${flagged:-0}" != 2 ]; then
+    # What the gate and the confirmation said, for the next reader.
     grep -E 'against nightly 2|REGRESSION|improvement|suspect|confirmed:|quality' "$T/nightly3.out" | sed 's/^/#   /'
 fi
 check "the confirmations are stored with both builds and every sample of each round" \
