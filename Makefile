@@ -165,6 +165,11 @@ build/san/harness: build/san/obj/harness/main.o build/san/libharness.a
 build/san/tests/%: tests/unit/%.c build/san/libharness.a tests/unit/check.h tests/unit/test_files.h tests/unit/root_from_exe.h
 	@mkdir -p build/san/tests
 	$(SAN_CC) $(CPPFLAGS) -Ikernels/lbm -Itests/unit $(SAN_CFLAGS) -o $@ $< build/san/libharness.a $(LDLIBS)
+# A fuzz target wants the library with the fuzzer's coverage whatever it was
+# built for last, also when named alone (`make build/fuzz/fuzz_sweep`): its
+# prerequisites see these values too.
+$(FUZZ_BIN): SAN_CC = $(FUZZ_CC)
+$(FUZZ_BIN): SAN_COV = -fsanitize=fuzzer-no-link
 build/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h tests/unit/root_from_exe.h build/san/libharness.a
 	@mkdir -p build/fuzz
 	$(SAN_CC) $(CPPFLAGS) -Ikernels/lbm -Ikernels/stencil -Ikernels/matvec $(SAN_CFLAGS) -fsanitize=fuzzer -o $@ $< \
