@@ -75,11 +75,11 @@ done
 # in-process (--out). Not where an NVIDIA driver is installed: listing
 # devices initialises it, and its allocations under ASan are not ours to
 # judge (nor in tests/lsan.supp).
-# The mat-vec's every variant a CPU runs: not OpenACC's own (params=globals or
-# async=on, on the line or its base's), which run refuses whole there.
-mv_cpu=$(awk -F'#' '$1 ~ /^[a-z0-9-]+:/ { split($1, a, ":"); n = a[1]; gsub(/[ \t]/, "", n); split(a[2], w, " ");
-             acc = ((w[1] !~ /=/) && (w[1] in A)) || (" " a[2] " " ~ / (params=globals|async=on) /);
-             if (acc) A[n] = 1; else print n }' variants/matvec.variants | paste -sd, -)
+# The mat-vec's every variant a CPU runs: not OpenACC's own (tests/lib.sh's
+# matvec_variants says which), which run refuses whole there.
+. tests/lib.sh
+matvec_variants
+mv_cpu=$(for n in "${names[@]}"; do [ "${acc[$n]}" = 1 ] || echo "$n"; done | paste -sd, -)
 runs=("lbm --input gen:32x32 --variant final,t02-ported --rounds 2" "stencil --input 64x32 --rounds 2"
       "selftest --input gen:256 --out $HARNESS_TEST_TMP/san-out" "matvec --input gen:12x8x5 --variant $mv_cpu --rounds 2")
 for r in "${runs[@]}"; do

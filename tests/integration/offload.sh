@@ -77,7 +77,8 @@ out=$($H run --device openmp --variant final --knobs strips=4 --iters 8 --db $db
 # ptxas). The 64-bit index (grids of 9 x cells past 2^32) still builds. Skipped where ptxas is not installed.
 pc=$T/ptx-cache
 log=$T/ptx-cc.log
-printf '#!/bin/sh\necho "$@" >>%s\nexec %s "$@"\n' "$log" "$(command -v gcc-12 || command -v gcc)" >$T/cc-log.sh
+cc12=$(command -v gcc-12 || command -v gcc) # the offloading compiler the backend runs here
+printf '#!/bin/sh\necho "$@" >>%s\nexec %s "$@"\n' "$log" "$cc12" >$T/cc-log.sh
 chmod +x $T/cc-log.sh
 out=$(HARNESS_CACHE=$pc OFFLOAD_CC=$T/cc-log.sh timeout 300 $H run --device openacc:host --variant a09-globals-strips \
     --input gen:64x64 --iters 3 --reps 1 --warmup 0 --db $db.p 2>&1)
@@ -102,7 +103,7 @@ cmd=$(grep -m1 "lbm_acc.c" $log 2>/dev/null)
 if echo "$cmd" | grep -q -- "-DK_INDEX32=1"; then
     wide=$(echo "$cmd" | sed -e 's/ -DK_INDEX32=1//' -e "s| -o [^ ]*| -o $T/wide.so|")
     # shellcheck disable=SC2086 # the logged command line, word for word
-    $(command -v gcc-12 || command -v gcc) $wide >$T/wide.log 2>&1 && ok "a09 builds with the 64-bit index too" ||
+    $cc12 $wide >$T/wide.log 2>&1 && ok "a09 builds with the 64-bit index too" ||
         notok "a09 without K_INDEX32: $(grep -m2 error $T/wide.log)"
 else
     notok "a09 at 64x64 was not built with -DK_INDEX32=1: $(echo "$cmd" | cut -c1-200)"
