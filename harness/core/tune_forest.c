@@ -19,10 +19,12 @@
  * seen, so the model steers away from its neighbourhood without a separate
  * feasibility model.
  *
- * Warm start (space->prior): evaluations from elsewhere (another device or
- * input) become the additive model's prior (strategy_forest says how); the
- * prior's best point is the first one measured, and it replaces the
- * space-filling design.
+ * Cold (an empty database), the additive model's prior mean is a belief
+ * about the work-group's shape, a bowl in log-time (tune_linear.c says why
+ * and what it changed). Warm start (space->prior): evaluations from
+ * elsewhere (another device or input) become the additive model's prior
+ * instead (strategy_forest says how); the prior's best point is the first
+ * one measured, and it replaces the space-filling design.
  *
  * No local polish at the end of the budget (the incumbent's unseen one- or
  * two-parameter neighbours, knob flips or shape moves first, ranked by
@@ -362,7 +364,7 @@ void strategy_forest(struct search *s) {
         double best_y = INFINITY;
         for (int i = 0; i < own; i++) best_y = fmin(best_y, y[i]);
         /* The additive model first; the trees learn what it leaves. */
-        const int linear = linear_fit(&lm, pt, y, own, w_prior);
+        const int linear = linear_fit(&lm, pt, y, own, w_prior ? w_prior : lm.belief);
         for (int i = 0; i < own; i++) resid[i] = y[i] - (linear ? linear_mean(&lm, pt[i]) : 0);
         struct rows r = {own, d, x, resid};
         const int grown = own >= FOREST_ROWS;

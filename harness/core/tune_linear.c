@@ -14,9 +14,10 @@
  * winner in 3 to 4 of 20 seeds with 10 % of the evaluations; with this
  * model under it, in 15.
  *
- * The prior on the weights is N(w0, s2 / LINEAR_RIDGE), w0 zero or a warm
- * start's fit: the features are indicators and standardised numbers, so one
- * scale suits them all. */
+ * The prior on the weights is N(w0, s2 / LINEAR_RIDGE), w0 a warm start's
+ * fit or, for a search that starts cold, the shape belief below (zero for
+ * every other weight): the features are indicators and numbers on [-1, 1],
+ * so one scale suits them all. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,36 @@
 #define LINEAR_RIDGE 0.3
 #define LINEAR_NOISE_FLOOR 1e-4 /* the least residual variance believed: 1 % in time */
 #define LINEAR_MAX_FEATURES 400 /* above this the size interactions are left out */
+
+/* The shape belief: a cold search's prior mean of the size and aspect
+ * weights, a bowl in log-time rather than a flat zero. A work-group too
+ * small leaves a multiprocessor short of threads (it holds a bounded number
+ * of groups) and spends more of its cells on halos; one too large runs out
+ * of registers or local memory, or leaves multiprocessors idle on a small
+ * grid; a thin one loses coalescing in x or halo cells in y. So the mean
+ * puts the optimum at SHAPE_BELIEF_AT of the log-size range (on [-1, 1]:
+ * three quarters of the way up, where temporally blocked kernels were
+ * fastest on every GPU measured) and at the middle of the aspects, rising by
+ * SHAPE_BELIEF_RISE in log-time (x1.35) at the range's edges, where the
+ * measured landscapes are 1.5x to 3x slower: a mild belief, which a few
+ * evaluations override.
+ *
+ * Why: with a zero mean every shape may be the best, and the model is least
+ * certain where its squares are largest, at the space's corners (8x4, 64x4,
+ * 64x16), so expected improvement spent two or three of 8 evaluations
+ * there and seldom came back to the middle of the range, where the
+ * 1024x1024 winners are (32x16). Replayed over tests/data (100 seeds, 10 %
+ * of the evaluations; results/published/nvidia-h200/tuning.md, "Replay",
+ * has the table): the five informative landscapes went from 65, 66, 93,
+ * 16, 15 % of the seeds reaching within 2 % of the best to 66, 75, 81, 65,
+ * 73 %; the knobs x shapes ties at 128x128 from 1 % to 45-47 %, and the
+ * shapes-only ties at 128x128 from 11 and 52 % to 11 and 12 % (their best
+ * groups are small or elongated: 4x8, 2x16, 128x8), which the belief
+ * misjudges. With 25 % of the evaluations all stay at 97-100 %. Rises of
+ * 0.25 to 0.35 with the optimum at 0.4 to 0.6 did within a few points of
+ * these. A warm start's prior replaces the belief: it is measured. */
+#define SHAPE_BELIEF_RISE 0.3
+#define SHAPE_BELIEF_AT 0.5
 
 /* The log2 of each point's size and aspect, scaled to [-1, 1] over the
  * space (the midrange at 0). Why not standardised (mean 0, spread 1): the
@@ -95,12 +126,19 @@ void linear_init(struct linear_model *lm, const struct tune_space *sp) {
     free(aspect);
     lm->w = xcalloc((size_t)p, sizeof *lm->w);
     lm->ainv = xcalloc((size_t)p * (size_t)p, sizeof *lm->ainv);
+    if (sides) { /* the last four columns: size, its square, aspect, its square */
+        lm->belief = xcalloc((size_t)p, sizeof *lm->belief);
+        lm->belief[p - 4] = -2 * SHAPE_BELIEF_RISE * SHAPE_BELIEF_AT; /* the vertex of rise * (s - at)^2 */
+        lm->belief[p - 3] = SHAPE_BELIEF_RISE;
+        lm->belief[p - 1] = SHAPE_BELIEF_RISE;
+    }
 }
 
 void linear_free(struct linear_model *lm) {
     free(lm->phi);
     free(lm->w);
     free(lm->ainv);
+    free(lm->belief);
     memset(lm, 0, sizeof *lm);
 }
 

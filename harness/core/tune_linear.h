@@ -10,6 +10,9 @@ struct linear_model {
     double *w;    /* the posterior mean of the weights */
     double *ainv; /* p * p: (Phi^T Phi + ridge I)^-1 */
     double s2;    /* the residual variance */
+    /* p: the weights' prior mean for a search that starts cold, a belief
+     * about the work-group's shape (tune_linear.c); NULL without sides. */
+    double *belief;
 };
 
 /* The features of every point of sp. */
