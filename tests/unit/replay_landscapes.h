@@ -19,7 +19,7 @@
 #include "util.h"
 
 #define MAX_POINTS 4096
-#define MAX_LANDSCAPES 16
+#define MAX_LANDSCAPES 24
 
 /* A landscape: its points' parameters as text values (knob values, then
  * wg_x and wg_y) and their measured medians. */
@@ -159,23 +159,39 @@ static void build_space(struct landscape *l) {
     tune_space_set_sides(sp, px, len[0], py, len[1]);
 }
 
-/* Pairs the knobs x shapes landscapes [from, n) of one source: each is the
- * other's prior, its points matched by their values. */
+/* The cells of an input "NXxNY" (0 when it is not one). */
+static double input_cells(const char *input) {
+    unsigned nx = 0, ny = 0;
+    return sscanf(input, "%ux%u", &nx, &ny) == 2 ? (double)nx * ny : 0;
+}
+
+/* Gives each knobs x shapes landscape of [from, n) one prior: the same
+ * source's landscape on the input nearest in cells (on a tie the larger),
+ * its points matched by their values. One, not every other input: a source
+ * measured at four inputs would otherwise warm-start from three of them
+ * mixed, under the name of the last. */
 static void pair_priors(struct landscape *ls, int from, int n) {
-    for (int k = from; k < n; k++)
+    for (int k = from; k < n; k++) {
+        struct landscape *l = &ls[k], *o = NULL;
+        double o_far = INFINITY;
         for (int j = from; j < n; j++) {
-            struct landscape *l = &ls[k], *o = &ls[j];
-            if (j == k || strcmp(l->source, o->source) || !strcmp(l->input, o->input) || l->nparams != o->nparams)
+            struct landscape *c = &ls[j];
+            if (j == k || strcmp(l->source, c->source) || !strcmp(l->input, c->input) || l->nparams != c->nparams)
                 continue;
-            str_copy(l->prior_from, sizeof l->prior_from, o->input);
-            for (int q = 0; q < o->n; q++)
-                for (int i = 0; i < l->n; i++) {
-                    int same = 1;
-                    for (int c = 0; c < l->nparams && same; c++)
-                        same = !strcmp(l->value[i][c], o->value[q][param_index(o, l->param[c])]);
-                    if (same) l->prior_point[l->prior_n] = i, l->prior_s[l->prior_n++] = o->median[q];
-                }
+            const double far = fabs(log(input_cells(c->input) / input_cells(l->input)));
+            if (far < o_far - 1e-9 || (far < o_far + 1e-9 && input_cells(c->input) > input_cells(o->input)))
+                o = c, o_far = far;
         }
+        if (!o) continue;
+        str_copy(l->prior_from, sizeof l->prior_from, o->input);
+        for (int q = 0; q < o->n; q++)
+            for (int i = 0; i < l->n; i++) {
+                int same = 1;
+                for (int c = 0; c < l->nparams && same; c++)
+                    same = !strcmp(l->value[i][c], o->value[q][param_index(o, l->param[c])]);
+                if (same) l->prior_point[l->prior_n] = i, l->prior_s[l->prior_n++] = o->median[q];
+            }
+    }
 }
 
 static double eval(void *ctx, int point, double *noise) {
@@ -201,6 +217,7 @@ static int load_landscapes(struct landscape *ls, int *shape_only, int with_heldo
     load_knobs("tests/data/landscape-h200-cuda-wide.csv", "H200 cuda (wide)", ls, &n);
     if (with_heldout) load_knobs("tests/data/landscape-h200-cuda-heldout.csv", "H200 cuda (heldout.csv)", ls, &n);
     if (with_heldout) load_knobs("tests/data/landscape-h100-cuda.csv", "H100 cuda", ls, &n);
+    if (with_heldout) load_knobs("tests/data/landscape-h100-cuda-rect.csv", "H100 cuda (rect)", ls, &n);
     for (int k = 0; k < n; k++) build_space(&ls[k]);
     pair_priors(ls, *shape_only, n);
     return n;
