@@ -159,7 +159,7 @@ int main(void) {
     char verr[256];
     CHECK(variants_load("variants/lbm.variants", lbm->knobs, &vars, verr, sizeof verr) == 0,
           "variants/lbm.variants loads%s%s", vars.n ? "" : ": ", vars.n ? "" : verr);
-    const char *const winners[] = {"g15-fast", "g16-pull", "g17-counted-ocl"};
+    const char *const winners[] = {"g15-fast", "g16-pull", "g17-counted-ocl", "g18-deep"};
     for (size_t w = 0; w < sizeof winners / sizeof winners[0]; w++) {
         const struct variant *v = variant_find(&vars, winners[w]);
         CHECK(v != NULL, "variant %s is defined", winners[w]);
