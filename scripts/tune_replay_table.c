@@ -38,7 +38,7 @@ static int replay(const struct landscape *l, double goal, const char *strategy, 
 int main(void) {
     static struct landscape ls[MAX_LANDSCAPES];
     int shape_only;
-    const int n = load_landscapes(ls, &shape_only, 1);
+    const int n = load_landscapes(ls, &shape_only);
     const struct {
         const char *strategy;
         double share;

@@ -37,7 +37,7 @@ static int reaching(struct landscape *l, double best_s, int budget, int *r20) {
 int main(void) {
     static struct landscape ls[MAX_LANDSCAPES];
     int shape_only;
-    const int n = load_landscapes(ls, &shape_only, 1);
+    const int n = load_landscapes(ls, &shape_only);
     printf("| target | prior | seeds of 1..20 | of 1..100 |\n|---|---|---|---|\n");
     for (int k = shape_only; k < n; k++) {
         struct landscape *l = &ls[k];

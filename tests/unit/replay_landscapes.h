@@ -6,7 +6,7 @@
  *
  * tests/data/wg-h100-final.csv holds exhaustive work-group sweeps of the
  * final LBM variant on an H100 (shapes alone); tests/data/landscape-*.csv
- * hold knobs x shapes spaces measured on an H200 (every valid point of a
+ * hold knobs x shapes spaces measured on an H200 and an H100 (every valid point of a
  * sweep file). */
 #ifndef REPLAY_LANDSCAPES_H
 #define REPLAY_LANDSCAPES_H
@@ -202,22 +202,22 @@ static double eval(void *ctx, int point, double *noise) {
 
 /* Every landscape of tests/data, spaces built and warm-start priors paired;
  * returns how many, *shape_only gets how many of them are shapes alone.
- * with_heldout: also landscape-h200-cuda-heldout.csv (512x512 and
- * 1024x1024), recorded after the forest's constants were chosen on the
- * others. It has since been used in developing the forest too, so it is no
- * longer held out; the name is the file's. And landscape-h100-cuda.csv (the
- * same sweep at four inputs on an H100), recorded after the forest's last
- * change: held out. make test leaves both out while the forest misses on
- * their 1024x1024s (tests/pending/README.md). */
-static int load_landscapes(struct landscape *ls, int *shape_only, int with_heldout) {
+ * Held out, and how far: landscape-h200-cuda-heldout.csv (512x512 and
+ * 1024x1024) was recorded after the forest's constants were chosen on
+ * landscape-h200-cuda.csv, then used to develop the forest, so it no longer
+ * is (the name is the file's); so was landscape-h100-cuda.csv (four inputs
+ * on an H100), used to choose the shape belief (tune_linear.c);
+ * landscape-h100-cuda-rect.csv (three rectangular grids on an H100) was
+ * recorded after the belief was committed (ec824ba) and is held out. */
+static int load_landscapes(struct landscape *ls, int *shape_only) {
     int n = 0;
     load_shapes("tests/data/wg-h100-final.csv", ls, &n);
     *shape_only = n;
     load_knobs("tests/data/landscape-h200-cuda.csv", "H200 cuda", ls, &n);
     load_knobs("tests/data/landscape-h200-cuda-wide.csv", "H200 cuda (wide)", ls, &n);
-    if (with_heldout) load_knobs("tests/data/landscape-h200-cuda-heldout.csv", "H200 cuda (heldout.csv)", ls, &n);
-    if (with_heldout) load_knobs("tests/data/landscape-h100-cuda.csv", "H100 cuda", ls, &n);
-    if (with_heldout) load_knobs("tests/data/landscape-h100-cuda-rect.csv", "H100 cuda (rect)", ls, &n);
+    load_knobs("tests/data/landscape-h200-cuda-heldout.csv", "H200 cuda (heldout.csv)", ls, &n);
+    load_knobs("tests/data/landscape-h100-cuda.csv", "H100 cuda", ls, &n);
+    load_knobs("tests/data/landscape-h100-cuda-rect.csv", "H100 cuda (rect)", ls, &n);
     for (int k = 0; k < n; k++) build_space(&ls[k]);
     pair_priors(ls, *shape_only, n);
     return n;

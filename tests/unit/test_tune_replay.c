@@ -2,7 +2,8 @@
  * through the strategies. tests/data/wg-h100-final.csv holds exhaustive
  * work-group sweeps of the final LBM variant on an H100 (shapes alone);
  * tests/data/landscape-*.csv hold knobs x shapes spaces measured on an H200
- * (every valid point of a sweep file). On each landscape random and anneal
+ * and an H100 (every valid point of a sweep file; replay_landscapes.h says
+ * which were recorded as held out). On each landscape random and anneal
  * with at most 25 % of the evaluations, and forest (the model-based
  * strategy) with at most 10 %, must reach within 2 % of the exhaustive best
  * in the median of 20 seeds.
@@ -58,17 +59,9 @@ static int seeds_reaching(struct landscape *l, const struct tune_prior *prior, d
 int main(void) {
     static struct landscape ls[MAX_LANDSCAPES]; /* value pointers start NULL: freed whether loaded or not */
     int shape_only;
-#ifdef REPLAY_HELDOUT
-    /* landscape-h200-cuda-heldout.csv too: not met yet (forest on its
-     * 1024x1024), so tests/pending/tune_replay_heldout.sh, not make test,
-     * builds this. */
-    const int n = load_landscapes(ls, &shape_only, 1);
-    CHECK(n >= shape_only + 6, "with landscape-h200-cuda-heldout.csv, at least 6: %d", n - shape_only);
-#else
-    const int n = load_landscapes(ls, &shape_only, 0);
-#endif
+    const int n = load_landscapes(ls, &shape_only);
     CHECK(shape_only == 4, "the H100 sweep data has 4 landscapes (2 backends x 2 inputs): %d", shape_only);
-    CHECK(n >= shape_only + 4, "the knobs x shapes data has at least 4 landscapes: %d", n - shape_only);
+    CHECK(n >= shape_only + 13, "the knobs x shapes data has at least 13 landscapes: %d", n - shape_only);
     const struct {
         const char *strategy;
         double share;
