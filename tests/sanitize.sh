@@ -12,6 +12,7 @@
 set -u
 cd "$(dirname "$0")/.."
 root=$PWD
+. tests/lib.sh # matvec_variants (its ok/notok/check go unused: judge below counts)
 progs=$(ls tests/unit/test_*.c | sed 's|tests/unit/\(.*\)\.c|\1|')
 # Built by $SAN_CC, or by clang where it links libFuzzer (the Makefile's
 # one sanitized library for these and the fuzz targets): skipped only where
@@ -65,8 +66,8 @@ for p in $progs; do
     bin=build/san/tests/$p
     if [ ! -x "$bin" ]; then echo "not ok - sanitize $p: $bin was not built"; failed=1; continue; fi
     # The CUDA compile tests' NVRTC compiles (test_lbm_cuda_compile: 25 s
-    # where CUDA is installed) are the plain run's; the host code around them
-    # runs either way (test_matvec_cuda_compile's one compile: its comment).
+    # where CUDA is installed) are the plain run's: without NVRTC each counts
+    # itself skipped (nvrtc_tools.h).
     out=$(CUDA_HOME=/nonexistent "$bin" 2>&1)
     judge "$p" $? "$out"
 done
@@ -77,7 +78,6 @@ done
 # judge (nor in tests/lsan.supp).
 # The mat-vec's every variant a CPU runs: not OpenACC's own (tests/lib.sh's
 # matvec_variants says which), which run refuses whole there.
-. tests/lib.sh
 matvec_variants
 mv_cpu=$(for n in "${names[@]}"; do [ "${acc[$n]}" = 1 ] || echo "$n"; done | paste -sd, -)
 runs=("lbm --input gen:32x32 --variant final,t02-ported --rounds 2" "stencil --input 64x32 --rounds 2"

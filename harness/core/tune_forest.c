@@ -29,11 +29,12 @@
  * No local polish at the end of the budget (the incumbent's unseen one- or
  * two-parameter neighbours, knob flips or shape moves first, ranked by
  * expected improvement or by the predicted time), though many Bayesian
- * optimisers end so: replayed over tests/data (100 seeds, 10 % of the
- * evaluations), spending the last 1 to 3 evaluations that way lifts the
- * H200's 1024x1024 from 16 % of the seeds to at most 39 % and lowers
+ * optimisers end so: replayed over tests/data before the shape belief
+ * (commit e874fc0; 100 seeds, 10 % of the evaluations), spending the last
+ * 1 to 3 evaluations that way lifted the H200's 1024x1024 from 16 % of the
+ * seeds to at most 39 % and lowered
  * 256x256 from 66 % to between 27 % and 58 %, whose winner the global steps
- * reach at the 7th or 8th evaluation from the same first points. Trust
+ * reached at the 7th or 8th evaluation from the same first points. Trust
  * regions, failure counts, locality weights, other shape features and
  * Thompson sampling did no better (results/published/nvidia-h200/
  * tuning.md, "Replay", has the figures). */

@@ -8,7 +8,7 @@
 set -u
 source .gpu-host/setup.sh >$OUT/setup.log 2>&1
 C=$(cat .gpu-host/commit)
-[ -x bin/harness ] || make -j16 GIT_COMMIT=$C GIT_DIRTY=0 >$OUT/build.log 2>&1 || { tail -30 $OUT/build.log; exit 1; }
+make -j16 GIT_COMMIT=$C GIT_DIRTY=0 >$OUT/build.log 2>&1 || { tail -30 $OUT/build.log; exit 1; }
 OCL=$(bin/harness devices 2>/dev/null | grep -i 'opencl' | grep -i nvidia | grep -oE 'opencl:[0-9]+\.[0-9]+' | head -1)
 tune() { # input device budget reps-flag...
     local in=$1 dev=$2 budget=$3 tag=random-$1-${2/:/-}; shift 3

@@ -2,6 +2,8 @@
 # GPU call: the 87-point knobs x shapes landscape (sweeps/landscape-cuda.sweep) at 512x512 and 1024x1024,
 # as tests/data/landscape-h200-cuda-heldout.csv was recorded on the H200, now on whatever card the call gets
 # (an H100 so far): a landscape recorded after the forest's last change, so a held-out replay of it.
+# INPUTS names other grids (powers of two a side: g15-fast's bit-mask neighbours need them), e.g.
+# INPUTS="2048x512 512x2048 1024x256" for tests/data/landscape-h100-cuda-rect.csv.
 set -u
 source .gpu-host/setup.sh >$OUT/setup.log 2>&1
 make -j16 GIT_COMMIT=$(cat .gpu-host/commit) GIT_DIRTY=0 >$OUT/build.log 2>&1 || { tail -30 $OUT/build.log; exit 1; }
