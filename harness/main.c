@@ -55,6 +55,8 @@ static const struct command commands[] = {
      "0 excluded, 1 no database or a database problem, 2 bad usage or no such run."},
     {"merge", cmd_merge, "merge result databases from several hosts into one",
      "0 merged, 1 a source could not be merged, 2 bad usage."},
+    {"probe", cmd_probe, "(internal) one device's ceiling or launch cost in a process of its own",
+     "0 measured, 1 it failed (an \"error\" line says why), 2 bad usage (internal: peak, report, nightly start it)."},
     {"worker", cmd_worker, "(internal) run configs sent by a sweep on standard input",
      "0 done, 2 bad usage (internal: sweeps start it)."},
 };

@@ -428,6 +428,11 @@ static void cuda_close(struct dev *d) {
             for (int i = 0; i < 2; i++)
                 if (s->ev[i]) drv.cuEventDestroy(s->ev[i]);
             if (s->stream) drv.cuStreamDestroy(s->stream);
+            /* No context stays current on the thread: a released primary
+             * context left current is a dangling one, and libgomp's nvptx
+             * plugin adopts whatever is current ("context is destroyed" at
+             * its first allocation). With none current it makes its own. */
+            drv.cuCtxSetCurrent(NULL);
             drv.cuDevicePrimaryCtxRelease(s->dev);
         }
         free(s);

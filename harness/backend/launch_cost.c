@@ -213,3 +213,38 @@ int launch_cost_measure(struct dev *d, const struct launch_cost_opts *o, struct 
     free(pr);
     return rc ? -1 : nprobes;
 }
+
+/* ---- rows as text (a probe process sends them to its parent) ---- */
+
+void launch_cost_row_write(FILE *f, const struct launch_cost_row *r) {
+    fprintf(f, "row %d %d %ld %d", (int)r->kind, r->nargs, r->launches, r->reps);
+    for (int i = 0; i < r->reps; i++) fprintf(f, " %.17g %.17g", r->enqueue_s[i], r->total_s[i]);
+    fprintf(f, " %.17g %.17g %.17g %.17g %.17g %.17g\n", r->enqueue_median_s, r->enqueue_q1_s, r->enqueue_q3_s,
+            r->total_median_s, r->total_q1_s, r->total_q3_s);
+}
+
+int launch_cost_row_read(const char *line, struct launch_cost_row *r) {
+    memset(r, 0, sizeof *r);
+    int kind, used;
+    if (sscanf(line, "row %d %d %ld %d%n", &kind, &r->nargs, &r->launches, &r->reps, &used) != 4) return -1;
+    if ((kind != LAUNCH_COST_BUFFER && kind != LAUNCH_COST_INT) || r->reps < 1 || r->reps > LAUNCH_COST_MAX_REPS)
+        return -1;
+    r->kind = (enum launch_cost_kind)kind;
+    const char *p = line + used;
+    char *end;
+    for (int i = 0; i < r->reps; i++) {
+        r->enqueue_s[i] = strtod(p, &end);
+        if (end == p) return -1;
+        r->total_s[i] = strtod(p = end, &end);
+        if (end == p) return -1;
+        p = end;
+    }
+    double *tail[] = {&r->enqueue_median_s, &r->enqueue_q1_s, &r->enqueue_q3_s,
+                      &r->total_median_s,   &r->total_q1_s,   &r->total_q3_s};
+    for (int i = 0; i < 6; i++) {
+        *tail[i] = strtod(p, &end);
+        if (end == p) return -1;
+        p = end;
+    }
+    return 0;
+}

@@ -29,6 +29,7 @@
 #define HARNESS_LAUNCH_COST_H
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "backend.h"
 
@@ -83,6 +84,12 @@ char *launch_cost_source(const char *backend, enum launch_cost_kind kind, int na
  * buffer kernel whose store did not arrive). maxrows must hold them all. */
 int launch_cost_measure(struct dev *d, const struct launch_cost_opts *o, struct launch_cost_row *rows, int maxrows,
                         char *err, size_t errn);
+
+/* One row as one line of text ("row ..."), and back: what a probe process
+ * (core/probe_isolated.h) sends its parent. read: 0, or -1 for a line that
+ * is not a whole row. */
+void launch_cost_row_write(FILE *f, const struct launch_cost_row *r);
+int launch_cost_row_read(const char *line, struct launch_cost_row *r);
 
 struct store;
 /* Stores rows under a run from store_run_begin (its device is the row's

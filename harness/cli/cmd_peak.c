@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "peak.h"
+#include "probe_isolated.h"
 #include "store.h"
 #include "util.h"
 
@@ -45,23 +46,24 @@ int cmd_peak(int argc, char **argv) {
     int failures = 0;
     for (int i = 0; i < pick.count; i++) {
         const struct device_info *info = &pick.all[pick.idx[i]];
-        struct dev *d = backend_by_name(info->backend)->open(info, err, sizeof err);
-        double gbs = 0, gflops = 0;
-        if (!d || peak_copy_gbs(d, &gbs) != 0) {
-            fprintf(stderr, "harness: %s: %s\n", info->spec, d ? d->err : err);
+        /* Each device in a process of its own (probe_isolated.h): one
+         * runtime's failure costs its own line, never the others'. */
+        struct probe_peak p;
+        if (probe_peak(info, 1, &p, err, sizeof err) != 0) {
+            fprintf(stderr, "harness: %s: %s\n", info->spec, err);
             failures++;
         } else {
             /* The FP32 rate is best effort: a device that cannot build the
              * probe still has its bandwidth. */
-            if (peak_fp32_gflops(d, &gflops) != 0) {
-                fprintf(stderr, "harness: %s: FP32 probe: %.200s\n", info->spec, d->err);
-                gflops = 0;
-            }
+            if (p.fp32_err[0]) fprintf(stderr, "harness: %s: FP32 probe: %.200s\n", info->spec, p.fp32_err);
             printf("%-11s %-40.40s copy %.1f GB/s (%.0f MiB buffers, read+write); FP32 %.0f GFLOP/s\n", info->spec,
-                   info->name, gbs, (double)peak_copy_bytes(info) / 1048576.0, gflops);
-            if (store_peak_put(store, info, gbs, gflops, err, sizeof err) != 0) fprintf(stderr, "harness: %s\n", err);
+                   info->name, p.gbs, (double)peak_copy_bytes(info) / 1048576.0, p.gflops);
+            fflush(stdout);
+            if (store_peak_put(store, info, p.gbs, p.gflops, err, sizeof err) != 0) {
+                fprintf(stderr, "harness: %s\n", err);
+                failures++;
+            }
         }
-        if (d) d->ops->close(d);
     }
     store_close(store);
     cli_devices_free(&pick);

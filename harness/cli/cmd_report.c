@@ -20,6 +20,7 @@
 #include "host_check.h"
 #include "launch_cost.h"
 #include "peak.h"
+#include "probe_isolated.h"
 #include "report.h"
 #include "util.h"
 #include "worker.h"
@@ -188,19 +189,17 @@ static void ceilings(struct report *r) {
             continue;
         if (devset_is(&d->info)) continue; /* a set has no ceiling of its own: its members have theirs */
         char err[1024];
-        struct dev *dv = backend_by_name(d->info.backend)->open(&d->info, err, sizeof err);
-        if (!dv) {
-            fprintf(stderr, "harness report: %s: %s\n", d->info.spec, err);
+        struct probe_peak p; /* in a process of its own: a runtime's failure costs this device's ceiling */
+        if (probe_peak(&d->info, 1, &p, err, sizeof err) != 0) {
+            fprintf(stderr, "harness report: %s: copy: %.300s\n", d->info.spec, err);
             continue;
         }
-        if (peak_copy_gbs(dv, &d->copy_gbs) != 0)
-            fprintf(stderr, "harness report: %s: copy: %.300s\n", d->info.spec, dv->err);
-        if (peak_fp32_gflops(dv, &d->fp32_gflops) != 0)
-            fprintf(stderr, "harness report: %s: FP32: %.300s\n", d->info.spec, dv->err);
+        d->copy_gbs = p.gbs;
+        d->fp32_gflops = p.gflops;
+        if (p.fp32_err[0]) fprintf(stderr, "harness report: %s: FP32: %.300s\n", d->info.spec, p.fp32_err);
         printf("%-11s copy %.1f GB/s, FP32 %.0f GFLOP/s\n", d->info.spec, d->copy_gbs, d->fp32_gflops);
         if (d->copy_gbs > 0 && store_peak_put(r->store, &d->info, d->copy_gbs, d->fp32_gflops, err, sizeof err) != 0)
             fprintf(stderr, "harness report: %s\n", err);
-        dv->ops->close(dv);
     }
 }
 
@@ -216,9 +215,7 @@ static void launch_costs(struct report *r) {
     for (int i = 0; i < r->ndev; i++) {
         struct report_device *d = &r->dev[i];
         if (!d->ladder || devset_is(&d->info)) continue; /* a set launches nothing itself */
-        struct dev *dv = backend_by_name(d->info.backend)->open(&d->info, err, sizeof err);
-        int n = dv ? launch_cost_measure(dv, &o, rows, LAUNCH_COST_MAX_ROWS, err, sizeof err) : -1;
-        if (dv) dv->ops->close(dv);
+        const int n = probe_launch_cost(&d->info, &o, rows, LAUNCH_COST_MAX_ROWS, err, sizeof err);
         if (n < 0) {
             fprintf(stderr, "harness report: %s: launch cost: %.500s\n", d->info.spec, err);
             continue;

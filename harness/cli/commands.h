@@ -9,6 +9,7 @@ int cmd_peak(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_results(int argc, char **argv);
 int cmd_worker(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_plot(int argc, char **argv);

@@ -19,6 +19,7 @@
 #include "backend.h"
 #include "commands.h"
 #include "devset.h"
+#include "probe_isolated.h"
 #include "runner.h"
 #include "util.h"
 
@@ -132,9 +133,21 @@ int measurement_receive(FILE *f, struct measurement *m, int *retire) {
 
 /* ---- the parent side --------------------------------------------------- */
 
-struct worker_pool {
+/* One worker process per device: two runtimes that share a driver (CUDA's
+ * and libgomp's nvptx plugin) must never meet in one process, where one's
+ * context release breaks the other ("context is destroyed", then a fatal
+ * exit that took every later config with it). So a pool keeps a worker for
+ * each device it has been sent, and a device's crash costs its own worker. */
+#define POOL_MAX_WORKERS 16
+struct worker {
     pid_t pid;
-    FILE *to, *from; /* the worker's stdin and its protocol output */
+    FILE *to, *from;   /* the worker's stdin and its protocol output */
+    char device[32];   /* the device spec its jobs name */
+    unsigned long use; /* when it last ran a job: the least recent goes first */
+};
+struct worker_pool {
+    struct worker w[POOL_MAX_WORKERS];
+    unsigned long clock;
     char bin[4096];  /* "" : this binary */
     char root[4096]; /* "" : HARNESS_ROOT as inherited */
 };
@@ -166,31 +179,38 @@ static char **env_with_root(const char *root, char **made) {
     return env;
 }
 
-static void pool_stop(struct worker_pool *p, int sig) {
-    if (!p->pid) return;
-    if (p->to) fclose(p->to);
-    if (sig) kill(p->pid, sig);
+static void worker_stop(struct worker *w, int sig) {
+    if (!w->pid) return;
+    if (w->to) fclose(w->to);
+    if (sig) kill(w->pid, sig);
     int st;
-    waitpid(p->pid, &st, 0);
-    if (p->from) fclose(p->from);
-    p->pid = 0;
-    p->to = p->from = NULL;
+    waitpid(w->pid, &st, 0);
+    if (w->from) fclose(w->from);
+    w->pid = 0;
+    w->to = w->from = NULL;
 }
 
-static int pool_start(struct worker_pool *p, char *err, size_t errn) {
+/* Starts `bin argv...` (bin "": this binary) with its stdin and stdout on
+ * pipes; *to and *from are the parent's ends. 0, or -1 with err. */
+int spawn_piped(const char *bin, const char *root, char *const argv[], pid_t *pid, FILE **to, FILE **from, char *err,
+                size_t errn) {
     int in[2], out[2];
     /* Close-on-exec: a second worker (another device, another build) must not
      * inherit this one's pipes, or closing our end would never end it. */
-    if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) return err_set(err, errn, "pipe: %s", strerror(errno));
+    if (pipe2(in, O_CLOEXEC)) return err_set(err, errn, "pipe: %s", strerror(errno));
+    if (pipe2(out, O_CLOEXEC)) {
+        close(in[0]);
+        close(in[1]);
+        return err_set(err, errn, "pipe: %s", strerror(errno));
+    }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, in[0], 0);
     posix_spawn_file_actions_adddup2(&fa, out[1], 1);
     posix_spawn_file_actions_addclose(&fa, in[1]);
     posix_spawn_file_actions_addclose(&fa, out[0]);
-    char *argv[] = {"harness", "worker", NULL};
-    char *made = NULL, **env = p->root[0] ? env_with_root(p->root, &made) : environ;
-    int rc = posix_spawn(&p->pid, p->bin[0] ? p->bin : "/proc/self/exe", &fa, NULL, argv, env);
+    char *made = NULL, **env = root && root[0] ? env_with_root(root, &made) : environ;
+    int rc = posix_spawn(pid, bin && bin[0] ? bin : "/proc/self/exe", &fa, NULL, argv, env);
     if (env != environ) free(env);
     free(made);
     posix_spawn_file_actions_destroy(&fa);
@@ -199,22 +219,44 @@ static int pool_start(struct worker_pool *p, char *err, size_t errn) {
     if (rc != 0) {
         close(in[1]);
         close(out[0]);
-        p->pid = 0;
+        *pid = 0;
         return err_set(err, errn, "posix_spawn: %s", strerror(rc));
     }
-    p->to = fdopen(in[1], "w");
-    p->from = fdopen(out[0], "r");
+    *to = fdopen(in[1], "w");
+    *from = fdopen(out[0], "r");
     return 0;
 }
 
-/* Waits until the worker has written something or the deadline passes.
+static int worker_start(struct worker_pool *p, struct worker *w, char *err, size_t errn) {
+    char *argv[] = {"harness", "worker", NULL};
+    return spawn_piped(p->bin, p->root, argv, &w->pid, &w->to, &w->from, err, errn);
+}
+
+/* The device's worker slot: its own, else a free one, else the least
+ * recently used (whose worker is ended: a pool of more devices than slots
+ * pays a restart, never a shared process). */
+static struct worker *worker_for(struct worker_pool *p, const char *device) {
+    struct worker *free_slot = NULL, *oldest = &p->w[0];
+    for (int i = 0; i < POOL_MAX_WORKERS; i++) {
+        struct worker *w = &p->w[i];
+        if (w->device[0] && !strcmp(w->device, device)) return w;
+        if (!w->device[0] && !free_slot) free_slot = w;
+        if (w->use < oldest->use) oldest = w;
+    }
+    struct worker *w = free_slot ? free_slot : oldest;
+    worker_stop(w, 0);
+    str_copy(w->device, sizeof w->device, device);
+    return w;
+}
+
+/* Waits until fd is readable or the deadline passes.
  * 1 readable, 0 timed out, -1 interrupted. */
-static int wait_readable(struct worker_pool *p, double deadline) {
+int wait_fd_readable(int fd, double deadline) {
     for (;;) {
         if (harness_interrupted) return -1;
         double left = deadline - clock_now();
         if (left <= 0) return 0;
-        struct pollfd pf = {.fd = fileno(p->from), .events = POLLIN};
+        struct pollfd pf = {.fd = fd, .events = POLLIN};
         int ms = left > 1.0 ? 1000 : (int)(left * 1000) + 1;
         int r = poll(&pf, 1, ms);
         if (r > 0) return 1;
@@ -222,31 +264,35 @@ static int wait_readable(struct worker_pool *p, double deadline) {
     }
 }
 
+void describe_exit(int st, const char *who, char *reason, size_t n) {
+    if (WIFSIGNALED(st))
+        snprintf(reason, n, "%s died of signal %d (%s)", who, WTERMSIG(st), strsignal(WTERMSIG(st)));
+    else
+        snprintf(reason, n, "%s exited with status %d before reporting", who, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
 static void describe_death(pid_t pid, struct measurement *m) {
     int st = 0;
     waitpid(pid, &st, 0);
     m->status = ST_CRASHED;
-    if (WIFSIGNALED(st))
-        snprintf(m->reason, sizeof m->reason, "the worker died of signal %d (%s)", WTERMSIG(st),
-                 strsignal(WTERMSIG(st)));
-    else
-        snprintf(m->reason, sizeof m->reason, "the worker exited with status %d before reporting",
-                 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    describe_exit(st, "the worker", m->reason, sizeof m->reason);
 }
 
 void pool_run(struct worker_pool *p, const struct job *j, double timeout_s, struct measurement *m) {
     char err[256];
-    if (!p->pid && pool_start(p, err, sizeof err) != 0) {
+    struct worker *w = worker_for(p, j->device);
+    w->use = ++p->clock;
+    if (!w->pid && worker_start(p, w, err, sizeof err) != 0) {
         m->status = ST_RUNTIME_ERROR;
         str_copy(m->reason, sizeof m->reason, err);
         return;
     }
     /* A worker that died between jobs shows up as a failed write. */
     signal(SIGPIPE, SIG_IGN);
-    job_write(p->to, j);
-    int ready = wait_readable(p, clock_now() + timeout_s);
+    job_write(w->to, j);
+    int ready = wait_fd_readable(fileno(w->from), clock_now() + timeout_s);
     if (ready <= 0) {
-        pool_stop(p, SIGKILL);
+        worker_stop(w, SIGKILL);
         if (ready < 0) {
             m->status = ST_CRASHED;
             str_copy(m->reason, sizeof m->reason, "interrupted");
@@ -258,21 +304,21 @@ void pool_run(struct worker_pool *p, const struct job *j, double timeout_s, stru
     }
     /* The first bytes are here; the rest of the block follows at once. */
     int retire = 0;
-    if (measurement_receive(p->from, m, &retire) == 0) {
-        if (retire) pool_stop(p, 0);
+    if (measurement_receive(w->from, m, &retire) == 0) {
+        if (retire) worker_stop(w, 0);
     } else {
-        pid_t pid = p->pid;
-        fclose(p->to);
-        fclose(p->from);
-        p->to = p->from = NULL;
-        p->pid = 0;
+        pid_t pid = w->pid;
+        fclose(w->to);
+        fclose(w->from);
+        w->to = w->from = NULL;
+        w->pid = 0;
         describe_death(pid, m);
     }
 }
 
 void pool_close(struct worker_pool *p) {
     if (!p) return;
-    pool_stop(p, 0); /* closing its stdin ends a healthy worker */
+    for (int i = 0; i < POOL_MAX_WORKERS; i++) worker_stop(&p->w[i], 0); /* closing its stdin ends a healthy worker */
     free(p);
 }
 
@@ -303,6 +349,7 @@ static int worker_device(struct worker_state *w, const char *spec, char *err, si
     w->dev = dev_open_measuring(&all[idx], err, errn);
     free(all);
     if (!w->dev) return -1;
+    probe_drill_abort(spec);
     str_copy(w->spec, sizeof w->spec, spec);
     return 0;
 }

@@ -8,6 +8,7 @@
 #define HARNESS_WORKER_H
 #include <signal.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "measurement.h"
 
@@ -50,6 +51,17 @@ struct worker_pool *pool_open_exec(const char *bin, const char *root);
  * outcome: status, reason, errors, samples. The caller summarises. */
 void pool_run(struct worker_pool *p, const struct job *j, double timeout_s, struct measurement *m);
 void pool_close(struct worker_pool *p);
+
+/* Starts `bin argv...` (bin NULL or "": this binary; root as for
+ * pool_open_exec) with its stdin and stdout on pipes: *to and *from are the
+ * parent's ends. 0, or -1 with err. */
+int spawn_piped(const char *bin, const char *root, char *const argv[], pid_t *pid, FILE **to, FILE **from, char *err,
+                size_t errn);
+/* 1 when fd is readable, 0 when the deadline (clock_now) passed first, -1
+ * when interrupted (harness_interrupted). */
+int wait_fd_readable(int fd, double deadline);
+/* How a child ended (a waitpid status), as "WHO died of signal 6 (Aborted)". */
+void describe_exit(int st, const char *who, char *reason, size_t n);
 
 /* The job line protocol, shared by both ends (also used by tests). */
 void job_write(FILE *f, const struct job *j);

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "peak.h"
+#include "probe_isolated.h"
 #include "stats.h"
 #include "util.h"
 
@@ -43,6 +44,25 @@ int burn_in(const struct device_info *dev, double min_s, double max_s, struct bu
     return rc;
 }
 
+/* burn_in in `harness probe burn-in` (probe_isolated.h): a runtime that
+ * aborts costs this device's line, never the night. */
+static int burn_in_isolated(const struct device_info *dev, double min_s, double max_s, struct burn_result *out,
+                            char *err, size_t errn) {
+    memset(out, 0, sizeof *out);
+    char lo[32], hi[32];
+    snprintf(lo, sizeof lo, "%.3f", min_s);
+    snprintf(hi, sizeof hi, "%.3f", max_s);
+    const char *args[] = {lo, hi, NULL};
+    struct strbuf text = {0};
+    int rc = probe_isolated(dev, "burn-in", args, max_s + PROBE_TIMEOUT_S, &text, err, errn);
+    const char *line = rc == 0 && text.s ? strstr(text.s, "burn ") : NULL;
+    if (rc == 0 && (!line || sscanf(line, "burn %d %lg %lg %lg %d", &out->canaries, &out->seconds, &out->gbs,
+                                    &out->spread, &out->stable) != 5))
+        rc = err_set(err, errn, "its probe reported no burn-in");
+    sb_free(&text);
+    return rc;
+}
+
 int burn_in_devices(const char *specs, double min_s, double max_s, FILE *log) {
     struct device_pick pick;
     if (cli_devices(specs, &pick) != 0) return 1;
@@ -53,7 +73,7 @@ int burn_in_devices(const char *specs, double min_s, double max_s, FILE *log) {
         char err[512];
         /* The bound is the whole burn-in's: each device gets its share. */
         double share = max_s / pick.count;
-        if (burn_in(dev, min_s < share ? min_s : share, share, &b, err, sizeof err) != 0) {
+        if (burn_in_isolated(dev, min_s < share ? min_s : share, share, &b, err, sizeof err) != 0) {
             if (log) fprintf(log, "burn-in %s: %s\n", dev->spec, err);
             unsettled++;
             continue;

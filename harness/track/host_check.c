@@ -6,7 +6,7 @@
 
 #include "cli.h"
 #include "hostload.h"
-#include "peak.h"
+#include "probe_isolated.h"
 #include "util.h"
 
 void host_check(struct store *s, const char *specs, int canaries, struct host_check *out) {
@@ -20,13 +20,9 @@ void host_check(struct store *s, const char *specs, int canaries, struct host_ch
         for (int i = 0; i < pick.count && out->ndev < HOST_CHECK_MAX_DEVICES; i++) {
             const struct device_info *info = &pick.all[pick.idx[i]];
             char err[512];
-            struct dev *d = backend_by_name(info->backend)->open(info, err, sizeof err);
-            double gbs = 0;
-            if (!d || peak_copy_gbs(d, &gbs) != 0) {
-                if (d) d->ops->close(d);
-                continue;
-            }
-            d->ops->close(d);
+            struct probe_peak p; /* in a process of its own (probe_isolated.h) */
+            if (probe_peak(info, 0, &p, err, sizeof err) != 0) continue;
+            const double gbs = p.gbs;
             int k = out->ndev++;
             str_copy(out->dev[k].spec, sizeof out->dev[k].spec, info->spec);
             out->dev[k].gbs = gbs;
