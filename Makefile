@@ -198,7 +198,7 @@ NPROC := $(shell nproc 2>/dev/null || echo 2)
 # named) before anything tries to compile against it. tests/run_all.sh runs
 # test-sanitize's and test-fuzz's scripts too.
 test:
-	@bash scripts/deps.sh check
+	@bash scripts/deps.sh test
 	@$(MAKE) --no-print-directory -j$(NPROC) bin/harness $(UNIT_BIN) sanitized
 	@FUZZ_RUNS=$(FUZZ_RUNS) bash tests/run_all.sh
 

@@ -14,8 +14,15 @@
 #                            tests/integration/offload.sh and chromium for the
 #                            headless-browser checks of tests/integration/publish.sh
 #                            (each skipped without them)
+#   scripts/deps.sh test     `make test`'s set-up: as root `install` (a fresh
+#                            machine gets what every test and README example
+#                            uses), otherwise `check` (what cannot be had is
+#                            named, and those tests count as skipped)
 set -u
 mode=${1:-check}
+if [ "$mode" = test ]; then
+    if [ "$(id -u)" -eq 0 ]; then mode=install; else mode=check; fi
+fi
 cc=${CC:-cc}
 missing=()
 

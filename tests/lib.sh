@@ -44,3 +44,14 @@ first_ptx() {
     python3 -c "import sys; d = open(sys.argv[1], 'rb').read(); i = d.find(b'// BEGIN PREAMBLE')
 open(sys.argv[2], 'wb').write(d[i:d.find(b'\\0', i)] if i >= 0 else b'')" "$1" "$2"
 }
+
+# has_python_opencl: true when a Python the harness's Python host would use
+# (HARNESS_PYTHON, else python3 on the PATH, else /usr/bin/python3) imports
+# numpy and pyopencl.
+has_python_opencl() {
+    local py
+    for py in ${HARNESS_PYTHON:-python3 /usr/bin/python3}; do
+        "$py" -c 'import numpy, pyopencl' >/dev/null 2>&1 && return 0
+    done
+    return 1
+}

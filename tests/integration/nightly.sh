@@ -158,19 +158,23 @@ check "the slowed night kept its own build (its tree), beside the database ($has
     bash -c "[ '$hash3' != '$hash' ] && grep -q SLOWDOWN '$T/builds/$hash3/kernels/lbm/lbm_gpu.h'"
 for dev in openmp opencl:0.0; do
     line=$(awk -v d="$dev" '$1 == d && $4 == "final" && /REGRESSION|improvement|same/' "$T/nightly3.out" | head -1)
-    check "the gate flags final on $dev and the confirmation confirms it: $(echo "$line" | grep -o 'REGRESSION.*' | cut -c1-90)" \
+    check "final on $dev is sent to the confirmation (a flag or a suspect) and confirmed: $(echo "$line" | grep -o 'REGRESSION.*' | cut -c1-90)" \
         bash -c "echo \"\$1\" | grep -q 'REGRESSION (confirmed'" _ "$line"
 done
 # The gate judges night 3 against night 2 with noise models learnt from two
-# nights, so a series the fixture leaves alone can be flagged by noise (seen
-# once in a full local suite, 1 of 7 runs); the confirmation exists to reject
-# such a flag, and a false alarm is what must never come out. So: final's two
-# flags, at most one more (a gate that flagged everything would fail), and
-# exactly the two regressions confirmed, no improvement.
-flagged=$(sed -n 's/.*against nightly 2 .*: 6 series, \([0-9]*\) flagged.*/\1/p' "$T/nightly3.out")
-if ! check "nothing else is confirmed: 2 confirmed regressions, 0 improvements ($flagged flagged: final's 2, at most 1 more)" \
-    bash -c "[ '${flagged:-0}' -ge 2 ] && [ '${flagged:-0}' -le 3 ] && grep -q 'confirmed: 2 regressions, 0 improvements' '$T/nightly3.out'" ||
-    [ "${flagged:-0}" != 2 ]; then
+# nights, so which series it flags and which it only sends to the
+# confirmation as suspects can vary with the noise (a clean machine once
+# had final on PoCL as a suspect, not a flag, and the confirmation rightly
+# confirmed it). What a user needs is the outcome: final's two series
+# confirmed (checked above, by whichever route), nothing else confirmed, no
+# improvement; and a gate that sent everything to the confirmation would
+# fail (at most one series beyond final's two flagged or suspect).
+flagged=$(sed -n 's/.*against nightly 2 .*: 6 series, \([0-9]*\) flagged, \([0-9]*\) suspect.*/\1 \2/p' "$T/nightly3.out")
+sent=0
+[ -n "$flagged" ] && sent=$((${flagged% *} + ${flagged#* }))
+if ! check "nothing else is confirmed: 2 confirmed regressions, 0 improvements (flagged, suspects: ${flagged:-?}; at most 3 sent)" \
+    bash -c "[ -n '$flagged' ] && [ $sent -ge 2 ] && [ $sent -le 3 ] && grep -q 'confirmed: 2 regressions, 0 improvements' '$T/nightly3.out'" ||
+    [ "$sent" != 2 ]; then
     # What the gate and the confirmation said, for the next reader.
     grep -E 'against nightly 2|REGRESSION|improvement|suspect|confirmed:|quality' "$T/nightly3.out" | sed 's/^/#   /'
 fi
