@@ -21,6 +21,20 @@
 #include "util.h"
 #include "worker.h"
 
+/* The first result the database refused (a full disk, a read-only file):
+ * the run stops there and says so, exit 1. Before, each was one line on
+ * stderr among the results, which went on being printed as measured while
+ * none was kept ("database or disk is full", then "FOREIGN KEY constraint
+ * failed" for every later one, exit 0). */
+static char not_stored[512];
+
+static int refuse_unstored(const struct device_info *dev, const char *variant, const char *err) {
+    if (!not_stored[0]) str_copy(not_stored, sizeof not_stored, err);
+    fprintf(stderr, "harness: NOT STORED: %s %s: %s; stopping\n", dev->spec, variant, err);
+    harness_interrupted = 1;
+    return 1;
+}
+
 #define MAX_WG 64
 
 struct run_opts {
@@ -336,7 +350,11 @@ static int run_in_process(const struct run_opts *o, const struct app *app, const
             continue;
         }
         int64_t run_id = store_run_begin(store, info, command, err, sizeof err);
-        if (run_id < 0) fprintf(stderr, "harness: %s\n", err);
+        if (run_id < 0) {
+            refuse_unstored(info, "(the run's row)", err);
+            dev_close(d);
+            break;
+        }
         const double peak = runner_peak(store, info);
         for (int i = 0; i < pl->n; i++) {
             const struct planned *x = &pl->p[i];
@@ -347,10 +365,14 @@ static int run_in_process(const struct run_opts *o, const struct app *app, const
             struct app_result *res = NULL;
             c.source = &o->in;
             runner_measure(d, &c, refs, o->warmup, o->reps, &m, &res);
+            if (store_measurement(store, run_id, &m, err, sizeof err) != 0) {
+                refuse_unstored(info, m.variant, err);
+                app->result_free(res);
+                measurement_free(&m);
+                break;
+            }
             runner_print(stdout, info, &m, peak);
             fflush(stdout);
-            if (run_id >= 0 && store_measurement(store, run_id, &m, err, sizeof err) != 0)
-                fprintf(stderr, "harness: %s\n", err);
             if (res) {
                 write_out(o, app, in, res, &m, info->spec, many);
                 app->result_free(res);
@@ -360,6 +382,7 @@ static int run_in_process(const struct run_opts *o, const struct app *app, const
         }
         if (run_id >= 0) store_run_end(store, run_id);
         dev_close(d);
+        if (not_stored[0]) break;
     }
     return failures;
 }
@@ -377,12 +400,14 @@ static void run_result(void *ctx, struct round_job *j, int round, int first_samp
     struct run_ctx *c = ctx;
     (void)round;
     char err[1024];
-    int rc = j->mid > 0       ? store_measurement_more(c->store, j->mid, &j->m, first_sample, err, sizeof err)
-             : j->run_id >= 0 ? store_measurement_id(c->store, j->run_id, &j->m, &j->mid, err, sizeof err)
-                              : 0;
-    if (rc != 0) fprintf(stderr, "harness: %s\n", err);
-    if (!j->done) return;
     const struct device_info *dev = c->dev[j - c->jobs];
+    int rc = j->mid > 0 ? store_measurement_more(c->store, j->mid, &j->m, first_sample, err, sizeof err)
+                        : store_measurement_id(c->store, j->run_id, &j->m, &j->mid, err, sizeof err);
+    if (rc != 0) {
+        refuse_unstored(dev, j->m.variant, err);
+        return;
+    }
+    if (!j->done) return;
     runner_print(stdout, dev, &j->m, runner_peak(c->store, dev));
     fflush(stdout);
     c->failures += j->m.status != ST_OK && j->m.status != ST_UNVERIFIED;
@@ -413,7 +438,14 @@ static int run_in_rounds(const struct run_opts *o, const struct app *app, const 
         runs[di] = -1;
         if (!device_planned(pl, di)) continue; /* every config of it skipped: no empty run row */
         runs[di] = store_run_begin(store, info, command, err, sizeof err);
-        if (runs[di] < 0) fprintf(stderr, "harness: %s\n", err);
+        if (runs[di] < 0) { /* nothing runs whose result could not be kept */
+            refuse_unstored(info, "(the run's row)", err);
+            for (int i = 0; i < k; i++) measurement_free(&jobs[i].m);
+            free(jobs);
+            free(devs);
+            free(runs);
+            return 0;
+        }
         for (int i = 0; i < pl->n; i++) {
             const struct planned *x = &pl->p[i];
             if (x->dev != di) continue;
@@ -518,5 +550,10 @@ int cmd_run(int argc, char **argv) {
     cli_devices_free(&pick);
     app->input_free(in);
     if (!pl.n) return EXIT_USAGE; /* everything asked for was a tuned configuration not stored */
+    if (not_stored[0]) {
+        fprintf(stderr, "harness: the database could not store a result (%s): what is printed above was stored, "
+                        "nothing after it ran\n", not_stored);
+        return EXIT_FOUND;
+    }
     return failures ? EXIT_FOUND : EXIT_OK;
 }
