@@ -464,7 +464,13 @@ static int run_in_rounds(const struct run_opts *o, const struct app *app, const 
             runner_job(&c, info, o->warmup, rounds_reps_each(o->reps, o->rounds), &j->job);
         }
     }
-    if (!refs->ref && verified) refs->ref = app->reference(in, err, sizeof err); /* once, outside every watchdog */
+    /* Once, here, under the watchdog: one that outlives it is left to the
+     * workers, where each config's own watchdog ends it (a timeout row). */
+    struct measurement why = {0};
+    if (!refs->ref && verified && runner_reference_watched(app, in, o->timeout_s, &why) == 0)
+        refs->ref = app->reference(in, err, sizeof err);
+    else if (why.reason[0])
+        fprintf(stderr, "harness: %s\n", why.reason);
     struct run_ctx ctx = {.store = store, .jobs = jobs, .dev = devs, .runs = runs, .nruns = pick->count};
     struct rounds_opts ro = {.seed = (unsigned)(clock_now() * 1e3),
                              .on_result = run_result,

@@ -399,6 +399,14 @@ static void references(struct sweep_run *r, const struct round_job *jobs, int n)
                        (!app->verified || app->verified(&r->parts[pi].variants.v[p->variant].knobs));
             }
             if (!used) continue;
+            /* Under the part's watchdog: a reference that outlives it is left
+             * to the workers (each config then a timeout row). */
+            struct measurement why = {0};
+            if (runner_reference_watched(app, r->parts[pi].inputs[in], r->parts[pi].spec.timeout_s, &why) != 0) {
+                fprintf(stderr, "harness: %s: %s\n", r->parts[pi].inputs[in] ? app->input_name(r->parts[pi].inputs[in]) : "?",
+                        why.reason);
+                continue;
+            }
             struct app_ref *ref = r->parts[pi].app->reference(r->parts[pi].inputs[in], err, sizeof err);
             if (ref) r->parts[pi].app->ref_free(ref);
         }

@@ -54,6 +54,10 @@ struct app {
     double (*flops_per_cell)(const struct knob_set *k);
     /* The serial reference (cached by the app as it sees fit). */
     struct app_ref *(*reference)(const struct app_input *in, char *err, size_t errn);
+    /* 1 when reference() keeps what it computes on disk (build_cache), so a
+     * child process can make it under the config's watchdog and the parent
+     * then loads it (runner.c: reference_watched); 0: made in the parent. */
+    int reference_on_disk;
     /* 0 when a knob setting runs unverified by design (its status is
      * ST_UNVERIFIED: LBM's work=empty), so no reference is made for it
      * ahead of its run; NULL: every setting is verified. */

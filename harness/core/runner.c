@@ -1,6 +1,11 @@
 #include "runner.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +68,43 @@ void runner_job(const struct config *c, const struct device_info *dev, int warmu
     str_copy(j->device, sizeof j->device, dev->spec);
 }
 
+/* The serial reference under the config's watchdog: where the app keeps it
+ * on disk, a child process makes it (the parent then loads it from the
+ * cache), and one that outlives timeout_s is killed and the config is a
+ * timeout. Before, `--iters 300000000 --timeout 3` ran the reference in the
+ * command's own process at 40 s and on, its run row never ended. 0 when the
+ * parent may go on (made, or not the app's kind), -1 with m's status set. */
+int runner_reference_watched(const struct app *app, const struct app_input *in, double timeout_s,
+                             struct measurement *m) {
+    if (!app->reference_on_disk) return 0;
+    fflush(NULL);
+    const pid_t pid = fork();
+    if (pid < 0) return 0; /* no child: the parent makes it as before */
+    if (pid == 0) {
+        char err[512];
+        struct app_ref *r = app->reference(in, err, sizeof err);
+        _exit(r ? 0 : 1);
+    }
+    const double deadline = clock_now() + timeout_s;
+    int st = 0;
+    for (;;) {
+        const pid_t w = waitpid(pid, &st, WNOHANG);
+        if (w == pid) return 0; /* made (or failed: the parent says why) */
+        if (w < 0 && errno != EINTR) return 0;
+        if (harness_interrupted || clock_now() >= deadline) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            m->status = harness_interrupted ? ST_CRASHED : ST_TIMEOUT;
+            if (harness_interrupted) str_copy(m->reason, sizeof m->reason, "interrupted while making the serial reference");
+            else
+                snprintf(m->reason, sizeof m->reason,
+                         "the serial reference did not finish within %.0f s (its process was killed)", timeout_s);
+            return -1;
+        }
+        usleep(20000);
+    }
+}
+
 void runner_measure_isolated(struct worker_pool *pool, const struct device_info *dev, const struct config *c,
                              struct ref_holder *refs, int warmup, int reps, double timeout_s, struct measurement *m) {
     const struct app *app = c->app;
@@ -73,11 +115,12 @@ void runner_measure_isolated(struct worker_pool *pool, const struct device_info 
         str_copy(m->reason, sizeof m->reason, why);
         return;
     }
-    /* Made here, outside the worker's watchdog, and cached for it; not for
-     * a setting that is never verified (LBM's work=empty, whose step count
-     * the report's budget stretches to thousands: a reference no one reads). */
+    /* Made here and cached for the worker; not for a setting that is never
+     * verified (LBM's work=empty, whose step count the report's budget
+     * stretches to thousands: a reference no one reads). */
     if (!refs->ref && (!app->verified || app->verified(&c->knobs))) {
         char err[512] = "";
+        if (runner_reference_watched(app, c->in, timeout_s, m) != 0) return;
         refs->ref = app->reference(c->in, err, sizeof err);
     }
     struct job j;

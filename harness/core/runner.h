@@ -37,6 +37,13 @@ void runner_measure(struct dev *d, const struct config *c, struct ref_holder *re
 /* The same, isolated: the config runs in a worker process under a watchdog
  * of timeout_s (worker.h), so a crash or a hang costs this row only. The
  * reference is computed here first (and cached), outside the watchdog. */
+/* The serial reference under a watchdog (apps that keep it on disk: a child
+ * process makes it, the caller then loads it). 0 when the caller may make
+ * or load it now; -1 when it outlived timeout_s (or was interrupted), with
+ * m's status and reason set; the caller leaves it to the workers, whose
+ * watchdog then costs each config one timeout row. */
+int runner_reference_watched(const struct app *app, const struct app_input *in, double timeout_s,
+                             struct measurement *m);
 void runner_measure_isolated(struct worker_pool *pool, const struct device_info *dev, const struct config *c,
                              struct ref_holder *refs, int warmup, int reps, double timeout_s, struct measurement *m);
 /* The worker's job for a config on a device (reps per worker process). */

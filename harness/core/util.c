@@ -162,6 +162,14 @@ char *xstrdup(const char *s) {
     return d;
 }
 
+int host_memory_check(double bytes, const char *what, char *err, size_t errn) {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    const double have = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+    if (have <= 0 || bytes <= have) return 0;
+    return err_set(err, errn, "%s needs %.1f GB of host memory; this machine has %.1f GB", what, bytes / 1e9,
+                   have / 1e9);
+}
+
 void *xcalloc(size_t n, size_t size) {
     void *p = calloc(n ? n : 1, size ? size : 1);
     if (!p) abort();

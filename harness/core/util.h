@@ -44,6 +44,12 @@ void sb_free(struct strbuf *b);
 
 char *xstrdup(const char *s);
 void *xcalloc(size_t n, size_t size);
+/* An allocation that cannot succeed is refused before it is tried, with
+ * the size: -1 with err ("WHAT needs 618.5 GB of host memory; this machine
+ * has 23.5 GB") when bytes exceed the machine's physical memory, else 0.
+ * Inputs check their whole footprint with it when they are loaded, so a
+ * grid too big for the host is bad input (exit 2), not an abort. */
+int host_memory_check(double bytes, const char *what, char *err, size_t errn);
 void *xrealloc(void *p, size_t size); /* realloc, or abort on exhaustion */
 /* Copies at most n-1 bytes and always terminates. */
 void str_copy(char *dst, size_t n, const char *src);

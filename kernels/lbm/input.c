@@ -214,8 +214,20 @@ struct app_input *lbm_input_load(const struct app_opts *o, char *err, size_t err
         lbm_input_free(in);
         return NULL;
     }
-    count_fluid(in);
     in->iters = o->iters > 0 ? o->iters : in->iters_full;
+    /* What a run holds on the host at once: the serial reference's two
+     * double-precision lattices and its velocities and pressure (168 bytes
+     * a cell), the harness's float lattices (72), the obstacles, and each
+     * step's averages twice. Refused here, with the size, rather than an
+     * abort in the reference's allocation (gen:65536x65536 did, exit 134). */
+    const double cells = (double)in->nx * (double)in->ny;
+    char what[128];
+    snprintf(what, sizeof what, "input '%s' (%d x %d cells, %ld steps)", in->name, in->nx, in->ny, in->iters);
+    if (host_memory_check(cells * (168.0 + 72.0 + 1.0) + 16.0 * (double)in->iters, what, err, errn) != 0) {
+        lbm_input_free(in);
+        return NULL;
+    }
+    count_fluid(in);
     return in;
 }
 

@@ -284,6 +284,7 @@ const struct app app_sandpile = {
     .bytes_per_cell = sandpile_bytes_per_cell,
     .flops_per_cell = sandpile_flops_per_cell,
     .reference = sandpile_reference,
+    .reference_on_disk = 1,
     .ref_free = sandpile_ref_free,
     .execute = sandpile_execute,
     .verify = sandpile_verify,
