@@ -48,11 +48,22 @@ bin/harness: $(OBJ)
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -o $@ $(OBJ) $(LDLIBS)
 
-build/obj/%.o: %.c $(wildcard harness/*/*.h) $(wildcard kernels/*/*.h) | build/gen/apps.c
+# The build follows its configuration: the compiler, the probed features
+# (OpenCL and CUDA headers found or not) and the flags are written to a
+# stamp rewritten only when its text differs, and every object depends on
+# it. Before, installing the OpenCL headers after a first build relinked
+# objects built without them, and the harness kept saying "built without
+# OpenCL headers" until build/ was removed.
+build/flags.stamp: FORCE
+	@mkdir -p build
+	@echo '$(CC) $(CPPFLAGS) $(CFLAGS_BASE)' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+build/obj/%.o: %.c $(wildcard harness/*/*.h) $(wildcard kernels/*/*.h) build/flags.stamp | build/gen/apps.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-build/obj/gen/%.o: build/gen/%.c
+build/obj/gen/%.o: build/gen/%.c build/flags.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
@@ -107,7 +118,7 @@ UNIT_BIN := $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/*.c))
 build/libharness.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $(LIB_OBJ)
-build/tests/%: tests/unit/%.c build/libharness.a tests/unit/check.h tests/unit/test_files.h tests/unit/root_from_exe.h tests/unit/replay_landscapes.h tests/unit/nvrtc_tools.h
+build/tests/%: tests/unit/%.c build/libharness.a build/flags.stamp tests/unit/check.h tests/unit/test_files.h tests/unit/root_from_exe.h tests/unit/replay_landscapes.h tests/unit/nvrtc_tools.h
 	@mkdir -p build/tests
 	$(CC) $(CPPFLAGS) -Ikernels/lbm -Itests/unit $(CFLAGS) -o $@ $< build/libharness.a $(LDLIBS)
 
@@ -149,7 +160,7 @@ FUZZ_SECONDS ?= 60
 # clang's would link, or would not, by accident.
 build/san/flags.stamp: FORCE
 	@mkdir -p build/san
-	@echo '$(SAN_CC) $(SAN_COV)' > $@.tmp
+	@echo '$(SAN_CC) $(SAN_COV) $(CPPFLAGS)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 build/san/obj/%.o: %.c $(wildcard harness/*/*.h) $(wildcard kernels/*/*.h) build/san/flags.stamp | build/gen/apps.c
 	@mkdir -p $(dir $@)
