@@ -74,7 +74,13 @@ CREATE TABLE IF NOT EXISTS run (
     build_id   INTEGER NOT NULL REFERENCES build (id),
     command    TEXT NOT NULL DEFAULT '',
     started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-    ended_at   TEXT
+    ended_at   TEXT,
+    -- The process that wrote it and the machine's boot (kernel boot_id): a
+    -- row still open whose process is gone on this boot was killed, and the
+    -- next harness to open the database closes it as 'interrupted'.
+    pid        INTEGER,
+    boot       TEXT,
+    outcome    TEXT             -- NULL: ended normally; 'interrupted': closed for a killed command
 );
 
 -- What was measured. The canonical knob string is the identity; variant is

@@ -4,7 +4,9 @@
 #include "store.h"
 #include "devset.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdarg.h>
@@ -55,6 +57,9 @@ static const struct migration migrations[] = {
      * (backend "set"), their members in device_member: new, so schema.sql
      * alone creates it. */
     {8, NULL, NULL},
+    /* Issue 34: a killed command's run row is closed as interrupted by the
+     * next harness that opens the file (its pid and the boot it ran in). */
+    {9, NULL, "run pid INTEGER;run boot TEXT;run outcome TEXT"},
 };
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 #define SCHEMA_VERSION (migrations[MIGRATION_COUNT - 1].version)
@@ -107,8 +112,8 @@ static const char *const stmt_sql[Q_COUNT] = {
                     " kernel_compilers) VALUES (?1, ?2, ?3, ?4, ?5)",
     [Q_BUILD_SEL] = "SELECT id FROM build WHERE git_commit = ?1 AND dirty = ?2 AND compiler = ?3"
                     " AND flags = ?4 AND kernel_compilers = ?5",
-    [Q_RUN_INS] = "INSERT INTO run(host_id, device_id, build_id, command, started_at)"
-                  " VALUES (?1, ?2, ?3, ?4, " NOW ")",
+    [Q_RUN_INS] = "INSERT INTO run(host_id, device_id, build_id, command, started_at, pid, boot)"
+                  " VALUES (?1, ?2, ?3, ?4, " NOW ", ?5, ?6)",
     [Q_RUN_END] = "UPDATE run SET ended_at = " NOW " WHERE id = ?1",
     [Q_CONFIG_INS] = "INSERT OR IGNORE INTO config(app, input, knobs, wg_x, wg_y, variant)"
                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -336,6 +341,8 @@ static int store_prepare(struct store *s, int from, int to, char *err, size_t er
     return 0;
 }
 
+static void reap_runs(struct store *s);
+
 struct store *store_open(const char *path, char *err, size_t errn) {
     if (make_parent(path, err, errn) != 0) return NULL;
     struct store *s = xcalloc(1, sizeof *s);
@@ -355,6 +362,7 @@ struct store *store_open(const char *path, char *err, size_t errn) {
         store_close(s);
         return NULL;
     }
+    reap_runs(s);
     return s;
 }
 
@@ -468,10 +476,58 @@ static int build_upsert(struct store *s, int64_t *id, char *err, size_t errn) {
     return step_id(s, sel, id, err, errn);
 }
 
+/* This boot of the machine (the kernel's random boot_id): a pid means the
+ * same process only within one boot. "" where unknown. */
+static const char *boot_id(void) {
+    static char id[64];
+    if (!id[0]) {
+        FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+        if (f) {
+            if (!fgets(id, sizeof id, f)) id[0] = '\0';
+            fclose(f);
+        }
+        id[strcspn(id, "\n")] = '\0';
+        if (!id[0]) str_copy(id, sizeof id, "?");
+    }
+    return id;
+}
+
+/* Closes the run rows of killed commands: still open, written in this boot
+ * by a process that no longer exists (12 killed sweeps used to leave 11
+ * rows that never ended). A row of another boot or machine is left as it
+ * is: its process cannot be asked. Best effort: a database that cannot be
+ * written now is left for the next open. */
+static void reap_runs(struct store *s) {
+    sqlite3_stmt *sel = NULL, *upd = NULL;
+    if (sqlite3_prepare_v2(s->db, "SELECT id, pid FROM run WHERE ended_at IS NULL AND pid IS NOT NULL AND boot = ?1",
+                           -1, &sel, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(s->db, "UPDATE run SET ended_at = " NOW ", outcome = 'interrupted' WHERE id = ?1", -1, &upd,
+                           NULL) != SQLITE_OK) {
+        sqlite3_finalize(sel);
+        sqlite3_finalize(upd);
+        return;
+    }
+    sqlite3_bind_text(sel, 1, boot_id(), -1, SQLITE_STATIC);
+    int64_t dead[256];
+    int n = 0;
+    while (n < 256 && sqlite3_step(sel) == SQLITE_ROW) {
+        const pid_t pid = (pid_t)sqlite3_column_int64(sel, 1);
+        if (pid > 0 && pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH) dead[n++] = sqlite3_column_int64(sel, 0);
+    }
+    sqlite3_finalize(sel);
+    for (int i = 0; i < n; i++) {
+        sqlite3_bind_int64(upd, 1, dead[i]);
+        sqlite3_step(upd);
+        sqlite3_reset(upd);
+    }
+    sqlite3_finalize(upd);
+}
+
 static int run_insert(struct store *s, int64_t host, int64_t device, int64_t build, const char *command, int64_t *id,
                       char *err, size_t errn) {
     sqlite3_stmt *st = s->q[Q_RUN_INS];
-    if (bind_int(st, 1, host) || bind_int(st, 2, device) || bind_int(st, 3, build) || bind_text(st, 4, command))
+    if (bind_int(st, 1, host) || bind_int(st, 2, device) || bind_int(st, 3, build) || bind_text(st, 4, command) ||
+        bind_int(st, 5, (int64_t)getpid()) || bind_text(st, 6, boot_id()))
         return bind_fail(s, st, err, errn);
     if (step_exec(s, st, err, errn) != 0) return -1;
     *id = sqlite3_last_insert_rowid(s->db);

@@ -44,4 +44,24 @@ $H run --input gen:32x32 --iters 20 --reps 1 --device openmp --variant t07-devic
 rc=$?
 check "Table 7's struct program (kernels=fused) still runs and verifies (exit $rc)" \
     bash -c "[ $rc -eq 0 ] && grep -q 't07-device-struct .* ok ' '$T/t07.out'"
+
+# Item 5: a killed command's run row is closed as interrupted by the next
+# harness that opens the database; a live command's row is left open.
+kdb=$T/k.db
+printf 'app lbm\ninput gen:32x32\nvariant final\ndevice openmp\nwg 4x1 8x1 16x1 32x1\niters 4000\nreps 3\n' >"$T/k.sweep"
+$H sweep "$T/k.sweep" --db "$kdb" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do
+    [ "$(sqlite3 "$kdb" 'select count(*) from run' 2>/dev/null)" = 1 ] && break
+    sleep 0.1
+done
+$H run --input gen:16x16 --iters 5 --reps 1 --device openmp --db "$kdb" >/dev/null 2>&1
+check "a live sweep's run row stays open while another command opens the database" \
+    [ "$(sqlite3 "$kdb" "select count(*) from run where ended_at is null and command like '%k.sweep%'")" = 1 ]
+kill -9 $pid
+wait $pid 2>/dev/null
+$H run --input gen:16x16 --iters 5 --reps 1 --device openmp --db "$kdb" >/dev/null 2>&1
+check "after kill -9 the next command closes its row as interrupted" \
+    [ "$(sqlite3 "$kdb" "select count(*) from run where command like '%k.sweep%' and ended_at is not null and outcome = 'interrupted'")" = 1 ]
+check "no run row is left open" [ "$(sqlite3 "$kdb" 'select count(*) from run where ended_at is null')" = 0 ]
 exit $fails
