@@ -199,8 +199,11 @@ int main(void) {
     }
     check(q_int(db, "SELECT count(*) FROM measurement") == 2 && q_int(db, "SELECT count(*) FROM sample") == 5,
           "reopen keeps the counts");
-    check(q_int(db, "PRAGMA user_version") == 8,
-          "user_version is 8 (rounds, tuned_history, energy and tuned configurations, then device sets)");
+    check(q_int(db, "PRAGMA user_version") == 9,
+          "user_version is 9 (rounds, tuned_history, energy and tuned configurations, device sets, then run pid/boot)");
+    check(q_int(db, "SELECT count(*) FROM run WHERE pid IS NOT NULL AND boot IS NOT NULL AND outcome IS NULL") ==
+              q_int(db, "SELECT count(*) FROM run"),
+          "every run row names its process and boot, and none was closed as interrupted");
     check(q_int(db, "SELECT count(*) FROM pragma_table_info('measurement') WHERE name = 'variant'") == 1,
           "measurement has the variant column");
     check(q_int(db, "SELECT count(*) FROM measurement WHERE variant IS NOT NULL") == 2,
