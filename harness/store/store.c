@@ -343,6 +343,46 @@ static int store_prepare(struct store *s, int from, int to, char *err, size_t er
 
 static void reap_runs(struct store *s);
 
+/* The harness's files say so in their header (PRAGMA application_id), so a
+ * foreign SQLite file given as --db is refused unchanged: before, even the
+ * read-only `results` added the harness's tables to it. */
+#define HARNESS_APPLICATION_ID 0x48524e53 /* "HRNS" */
+
+/* 0 when the file is the harness's: its id, or no id and either no tables
+ * (new) or the harness's own (a file from before the id: *adopt set, the
+ * writer stamps it). -1 with err for anything else, nothing written. */
+static int check_identity(sqlite3 *db, const char *path, int *adopt, char *err, size_t errn) {
+    *adopt = 0;
+    sqlite3_stmt *st = NULL;
+    long long id = -1;
+    if (sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (id < 0) return err_set(err, errn, "%s: %s", path, sqlite3_errmsg(db)); /* not SQLite at all, say */
+    if (id == HARNESS_APPLICATION_ID) return 0;
+    struct strbuf names = {0};
+    int tables = 0, ours = 0;
+    if (sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", -1, &st, NULL) ==
+        SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            const char *name = (const char *)sqlite3_column_text(st, 0);
+            tables++;
+            ours += name && (!strcmp(name, "run") || !strcmp(name, "measurement") || !strcmp(name, "device"));
+            if (tables <= 4) sb_printf(&names, "%s%s", tables > 1 ? ", " : "", name ? name : "?");
+        }
+    }
+    sqlite3_finalize(st);
+    if (id == 0 && (tables == 0 || ours == 3)) {
+        *adopt = 1;
+        sb_free(&names);
+        return 0;
+    }
+    err_set(err, errn, "%s: not a harness database (application_id %lld, tables: %s%s): refused, nothing changed", path,
+            id, tables ? names.s : "none", tables > 4 ? ", ..." : "");
+    sb_free(&names);
+    return -1;
+}
+
 struct store *store_open(const char *path, char *err, size_t errn) {
     if (make_parent(path, err, errn) != 0) return NULL;
     struct store *s = xcalloc(1, sizeof *s);
@@ -356,9 +396,12 @@ struct store *store_open(const char *path, char *err, size_t errn) {
     }
     /* The busy timeout goes first: switching to WAL already needs a lock,
      * and another sweep may hold it. */
+    int adopt = 0;
     if ((sqlite3_busy_timeout(s->db, 30000) != SQLITE_OK && store_fail(s, err, errn)) ||
-        store_pragmas(s, err, errn) != 0 || store_prepare(s, 0, Q_TABLES, err, errn) != 0 ||
-        store_migrate(s, err, errn) != 0 || store_prepare(s, Q_TABLES, Q_COUNT, err, errn) != 0) {
+        check_identity(s->db, path, &adopt, err, errn) != 0 || store_pragmas(s, err, errn) != 0 ||
+        store_prepare(s, 0, Q_TABLES, err, errn) != 0 || store_migrate(s, err, errn) != 0 ||
+        store_prepare(s, Q_TABLES, Q_COUNT, err, errn) != 0 ||
+        (adopt && store_exec(s, "PRAGMA application_id = 1213353555", err, errn) != 0)) {
         store_close(s);
         return NULL;
     }
@@ -1002,6 +1045,11 @@ struct store_reader *store_reader_open(const char *path, char *err, size_t errn)
         return NULL;
     }
     sqlite3_busy_timeout(db, 10000);
+    int adopt;
+    if (check_identity(db, path, &adopt, err, errn) != 0) {
+        sqlite3_close(db);
+        return NULL;
+    }
     struct store_reader *rd = xcalloc(1, sizeof *rd);
     rd->db = db;
     return rd;
@@ -1021,6 +1069,11 @@ struct store *store_open_readonly(const char *path, char *err, size_t errn) {
         return NULL;
     }
     sqlite3_busy_timeout(s->db, 10000);
+    int adopt;
+    if (check_identity(s->db, path, &adopt, err, errn) != 0) {
+        store_close(s);
+        return NULL;
+    }
     return s;
 }
 

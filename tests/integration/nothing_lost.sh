@@ -64,4 +64,25 @@ $H run --input gen:16x16 --iters 5 --reps 1 --device openmp --db "$kdb" >/dev/nu
 check "after kill -9 the next command closes its row as interrupted" \
     [ "$(sqlite3 "$kdb" "select count(*) from run where command like '%k.sweep%' and ended_at is not null and outcome = 'interrupted'")" = 1 ]
 check "no run row is left open" [ "$(sqlite3 "$kdb" 'select count(*) from run where ended_at is null')" = 0 ]
+
+# Item 3: a foreign SQLite file given as --db is refused unchanged, by a
+# writing command and a reading one; the harness's own files carry its
+# application_id, and one from before the id is adopted.
+sqlite3 "$T/foreign.db" "create table customers(id, name); insert into customers values (1, 'a')"
+cp "$T/foreign.db" "$T/foreign-copy.db"
+$H run --input gen:16x16 --iters 5 --reps 1 --device openmp --db "$T/foreign.db" >"$T/foreign.out" 2>&1
+rc=$?
+$H results --db "$T/foreign.db" >>"$T/foreign.out" 2>&1
+rc2=$?
+check "a foreign SQLite file is refused by run (exit $rc) and results (exit $rc2), byte for byte unchanged" \
+    bash -c "[ $rc -eq 2 ] && [ $rc2 -ne 0 ] && cmp -s '$T/foreign.db' '$T/foreign-copy.db' &&
+             [ \$(grep -c 'not a harness database (application_id 0, tables: customers)' '$T/foreign.out') -eq 2 ]"
+check "the harness's own file carries its application_id (0x48524e53)" \
+    [ "$(sqlite3 "$db" 'pragma application_id')" = 1213353555 ]
+cp "$db" "$T/old.db"
+sqlite3 "$T/old.db" 'pragma application_id = 0'
+$H run --input gen:16x16 --iters 5 --reps 1 --device openmp --db "$T/old.db" >/dev/null 2>&1
+rc=$?
+check "a harness file from before the id is adopted (exit $rc) and stamped" \
+    [ $rc -eq 0 -a "$(sqlite3 "$T/old.db" 'pragma application_id')" = 1213353555 ]
 exit $fails
