@@ -65,12 +65,25 @@ struct offload_dev {
 
 /* ---- the compiler ---- */
 
+/* 1 when name is an executable file in a folder of PATH. */
+static int program_on_path(const char *name) {
+    const char *path = getenv("PATH");
+    for (const char *p = path ? path : ""; *p;) {
+        const size_t len = strcspn(p, ":");
+        char full[PATH_MAX];
+        str_fmt(full, sizeof full, "%.*s/%s", (int)len, p, name);
+        if (len && access(full, X_OK) == 0) return 1;
+        p += len + (p[len] == ':');
+    }
+    return 0;
+}
+
 static const char *offload_cc(void) {
     static char cc[PATH_MAX];
     if (cc[0]) return cc;
     const char *env = getenv("OFFLOAD_CC");
     if (env && *env) str_copy(cc, sizeof cc, env);
-    else if (system("command -v gcc-12 >/dev/null 2>&1") == 0) str_copy(cc, sizeof cc, "gcc-12");
+    else if (program_on_path("gcc-12")) str_copy(cc, sizeof cc, "gcc-12");
     else str_copy(cc, sizeof cc, "gcc");
     return cc;
 }
@@ -91,14 +104,11 @@ static const char *offload_flags(void) {
 static const char *offload_cc_version(void) {
     static char version[128];
     if (version[0]) return version;
-    char cmd[PATH_MAX + 64];
-    snprintf(cmd, sizeof cmd, "'%s' --version 2>/dev/null", offload_cc());
-    FILE *p = popen(cmd, "r");
-    if (p) {
-        if (!fgets(version, sizeof version, p)) version[0] = '\0';
-        pclose(p);
-    }
-    str_trim(version);
+    struct argv_list a = {0};
+    argv_add(&a, offload_cc());
+    argv_add(&a, "--version");
+    argv_first_line(&a, version, sizeof version);
+    argv_free(&a);
     return version;
 }
 
@@ -142,16 +152,28 @@ static int build_so(const struct offload_model *m, const char *source, const cha
     free(full);
     cache_path(so, son, key, ".so");
     struct stat st;
-    if (stat(so, &st) == 0) return 0;
+    if (stat(so, &st) == 0 && cache_check(so) == 0) return 0; /* else absent or not ours: built afresh */
     char tmp[PATH_MAX + 32], log[PATH_MAX + 48], inc[PATH_MAX];
     str_fmt(tmp, sizeof tmp, "%s.%ld.tmp", so, (long)getpid());
     str_fmt(log, sizeof log, "%s.log", tmp);
     repo_path(inc, sizeof inc, "harness/backend");
-    struct strbuf cmd = {0};
-    sb_printf(&cmd, "'%s' %s %s %s -I'%s' %s -o '%s' '%s' -lm >'%s' 2>&1", offload_cc(), flags, m->model_flag,
-              offload_flags(), inc, options, tmp, source, log);
-    int rc = system(cmd.s);
-    sb_free(&cmd);
+    /* An argument vector, not a shell line: OFFLOAD_CC is one word and
+     * OFFLOAD_FLAGS and the options are words, none of them run as a command. */
+    struct argv_list cmd = {0};
+    argv_add(&cmd, offload_cc());
+    argv_words(&cmd, flags);
+    argv_words(&cmd, m->model_flag);
+    argv_words(&cmd, offload_flags());
+    char incflag[PATH_MAX + 3];
+    str_fmt(incflag, sizeof incflag, "-I%s", inc);
+    argv_add(&cmd, incflag);
+    argv_words(&cmd, options);
+    argv_add(&cmd, "-o");
+    argv_add(&cmd, tmp);
+    argv_add(&cmd, source);
+    argv_add(&cmd, "-lm");
+    int rc = argv_run(&cmd, log);
+    argv_free(&cmd);
     if (rc != 0) {
         char *text = file_read_all(log, NULL, NULL, 0);
         err_set(err, errn, "%s failed:\n%s", offload_cc(), text && *text ? text : "(no log)");
@@ -162,6 +184,7 @@ static int build_so(const struct offload_model *m, const char *source, const cha
     }
     unlink(log);
     rename(tmp, so); /* atomic: concurrent builders agree on one file */
+    cache_seal(so);
     return 0;
 }
 
@@ -224,13 +247,12 @@ static void compiler_libdir(char *out, size_t n) {
         return;
     }
     out[0] = 0;
-    char cmd[PATH_MAX + 64];
-    snprintf(cmd, sizeof cmd, "'%s' -print-file-name=libgomp.so.1 2>/dev/null", offload_cc());
-    FILE *p = popen(cmd, "r");
-    if (!p) return;
+    struct argv_list a = {0};
+    argv_add(&a, offload_cc());
+    argv_add(&a, "-print-file-name=libgomp.so.1");
     char path[PATH_MAX] = "";
-    if (fgets(path, sizeof path, p)) str_trim(path);
-    pclose(p);
+    argv_first_line(&a, path, sizeof path);
+    argv_free(&a);
     char real[PATH_MAX];
     if (path[0] == '/' && realpath(path, real)) {
         char *slash = strrchr(real, '/');

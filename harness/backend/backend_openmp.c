@@ -69,14 +69,11 @@ static const char *omp_cc(void) {
 static const char *omp_cc_version(void) {
     static char version[128];
     if (version[0]) return version;
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "%s --version 2>/dev/null", omp_cc());
-    FILE *p = popen(cmd, "r");
-    if (p) {
-        if (!fgets(version, sizeof version, p)) version[0] = '\0';
-        pclose(p);
-    }
-    str_trim(version);
+    struct argv_list a = {0};
+    argv_words(&a, omp_cc()); /* HARNESS_OMP_CC may be words ("ccache gcc"), never shell text */
+    argv_add(&a, "--version");
+    argv_first_line(&a, version, sizeof version);
+    argv_free(&a);
     return version;
 }
 
@@ -159,16 +156,26 @@ static struct program *omp_build(struct dev *d, const char *source, const char *
     char so[PATH_MAX];
     cache_path(so, sizeof so, key, ".so");
     struct stat st;
-    if (stat(so, &st) != 0) {
+    if (stat(so, &st) != 0 || cache_check(so) != 0) { /* absent, or not the product we built (build_cache.h) */
         char tmp[PATH_MAX + 32], log[PATH_MAX + 32], harness_inc[PATH_MAX];
         str_fmt(tmp, sizeof tmp, "%s.%ld.tmp", so, (long)getpid());
         str_fmt(log, sizeof log, "%s.log", tmp);
         repo_path(harness_inc, sizeof harness_inc, "harness/backend");
-        struct strbuf cmd = {0};
-        sb_printf(&cmd, "%s %s -I'%s' %s -o '%s' '%s' -lm >'%s' 2>&1", omp_cc(), flags, harness_inc, options, tmp,
-                  source, log);
-        int rc = system(cmd.s);
-        sb_free(&cmd);
+        /* An argument vector, not a shell line: HARNESS_OMP_CC and the
+         * options are words, and no value of theirs is run as a command. */
+        struct argv_list cmd = {0};
+        argv_words(&cmd, omp_cc());
+        argv_words(&cmd, flags);
+        char inc[PATH_MAX + 3];
+        str_fmt(inc, sizeof inc, "-I%s", harness_inc);
+        argv_add(&cmd, inc);
+        argv_words(&cmd, options);
+        argv_add(&cmd, "-o");
+        argv_add(&cmd, tmp);
+        argv_add(&cmd, source);
+        argv_add(&cmd, "-lm");
+        int rc = argv_run(&cmd, log);
+        argv_free(&cmd);
         if (rc != 0) {
             char *text = file_read_all(log, NULL, NULL, 0);
             dev_fail(d, "%s failed:\n%s", omp_cc(), text ? text : "(no log)");
@@ -179,6 +186,7 @@ static struct program *omp_build(struct dev *d, const char *source, const char *
         }
         unlink(log);
         rename(tmp, so); /* atomic: concurrent builders agree on one file */
+        cache_seal(so);
     }
     /* NODELETE: the OpenMP runtime this pulls in keeps worker threads alive;
      * unloading it under them would crash the process. */

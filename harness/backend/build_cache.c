@@ -31,6 +31,33 @@ int cache_store(const char *key, const char *ext, const void *data, size_t len) 
     return file_write_all(path, data, len);
 }
 
+/* The FNV-1a hash of a file's bytes, as text; -1 when unreadable. */
+static int file_sum(const char *path, char out[17]) {
+    size_t len = 0;
+    char *data = file_read_all(path, &len, NULL, 0);
+    if (!data) return -1;
+    snprintf(out, 17, "%016llx", (unsigned long long)hash_fnv1a(data, len, 0));
+    free(data);
+    return 0;
+}
+
+int cache_seal(const char *path) {
+    char sum[17], sum_path[PATH_MAX + 8];
+    if (file_sum(path, sum) != 0) return -1;
+    str_fmt(sum_path, sizeof sum_path, "%s.sum", path);
+    return file_write_all(sum_path, sum, 16);
+}
+
+int cache_check(const char *path) {
+    char sum[17], sum_path[PATH_MAX + 8];
+    str_fmt(sum_path, sizeof sum_path, "%s.sum", path);
+    size_t len = 0;
+    char *want = file_read_all(sum_path, &len, NULL, 0);
+    const int ok = want && len == 16 && file_sum(path, sum) == 0 && !memcmp(want, sum, 16);
+    free(want);
+    return ok ? 0 : -1;
+}
+
 /* A file's base name, for #line markers that read the same in every checkout. */
 static const char *base_name(const char *path) {
     const char *slash = strrchr(path, '/');

@@ -13,6 +13,14 @@ void cache_path(char *path, size_t n, const char *key, const char *ext);
 /* Returns a malloc'd copy of the cached product, or NULL when absent. */
 void *cache_load(const char *key, const char *ext, size_t *len);
 int cache_store(const char *key, const char *ext, const void *data, size_t len);
+/* A shared object is code that runs when it is loaded (its constructors),
+ * so one found at a key is loaded only if it is the one the harness built:
+ * cache_seal writes PATH.sum (the hash of PATH's bytes) when the product is
+ * made, and cache_check compares before every load. A file planted or
+ * damaged at the key fails the check and is built afresh (a planted one
+ * once ran its constructor and the run said ok). 0, or -1. */
+int cache_seal(const char *path);
+int cache_check(const char *path);
 /* A kernel source and every file it #includes with quotes from its own
  * folder, and what those include in turn, for the key (source_inlined
  * without further folders). */

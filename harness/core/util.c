@@ -7,7 +7,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -243,4 +246,100 @@ uint64_t splitmix64(uint64_t *state) {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
+}
+
+/* ---- programs run without a shell ---- */
+
+extern char **environ;
+
+void argv_add(struct argv_list *a, const char *word) {
+    if (a->n + 2 > a->cap) {
+        a->cap = a->cap ? 2 * a->cap : 16;
+        a->v = xrealloc(a->v, (size_t)a->cap * sizeof *a->v);
+    }
+    a->v[a->n++] = xstrdup(word);
+    a->v[a->n] = NULL;
+}
+
+void argv_words(struct argv_list *a, const char *text) {
+    for (const char *p = text ? text : ""; *p;) {
+        p += strspn(p, " \t\n");
+        const size_t len = strcspn(p, " \t\n");
+        if (!len) break;
+        char *w = xcalloc(1, len + 1);
+        memcpy(w, p, len);
+        argv_add(a, w);
+        free(w);
+        p += len;
+    }
+}
+
+void argv_free(struct argv_list *a) {
+    for (int i = 0; i < a->n; i++) free(a->v[i]);
+    free(a->v);
+    memset(a, 0, sizeof *a);
+}
+
+/* Spawns a->v with stdout on out_fd (-1: /dev/null) and stderr on err_fd (-1: /dev/null). */
+static pid_t argv_spawn(const struct argv_list *a, int out_fd, int err_fd) {
+    if (!a->n) return -1;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    if (out_fd >= 0) posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+    else posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    if (err_fd >= 0) posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+    else posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    const int rc = posix_spawnp(&pid, a->v[0], &fa, NULL, a->v, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    return rc == 0 ? pid : -1;
+}
+
+static int argv_wait(pid_t pid) {
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) return -1;
+    if (WIFEXITED(st)) return WEXITSTATUS(st);
+    return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
+}
+
+int argv_run(const struct argv_list *a, const char *log_path) {
+    int fd = -1;
+    if (log_path && (fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0) return -1;
+    const pid_t pid = argv_spawn(a, fd, fd);
+    if (fd >= 0) close(fd);
+    if (pid < 0) {
+        if (log_path) {
+            FILE *f = fopen(log_path, "w");
+            if (f) {
+                fprintf(f, "%s: cannot be run (%s)\n", a->n ? a->v[0] : "(nothing)", strerror(errno));
+                fclose(f);
+            }
+        }
+        return -1;
+    }
+    return argv_wait(pid);
+}
+
+int argv_first_line(const struct argv_list *a, char *out, size_t n) {
+    out[0] = '\0';
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0) return -1;
+    const pid_t pid = argv_spawn(a, p[1], -1);
+    close(p[1]);
+    if (pid < 0) {
+        close(p[0]);
+        return -1;
+    }
+    FILE *f = fdopen(p[0], "r");
+    if (f) {
+        if (!fgets(out, (int)n, f)) out[0] = '\0';
+        char sink[4096]; /* the rest, so the program never blocks on a full pipe */
+        while (fgets(sink, sizeof sink, f)) {}
+        fclose(f);
+    } else close(p[0]);
+    argv_wait(pid);
+    str_trim(out);
+    return out[0] ? 0 : -1;
 }

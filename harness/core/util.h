@@ -67,4 +67,27 @@ int parse_whole(const char *text, long lo, long hi, long *out);
 int parse_real(const char *text, double lo, double hi, double *out);
 /* snprintf whose truncation is intended (long names are cut, not errors). */
 void str_fmt(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Programs are run from an argument vector, never through a shell, so no
+ * environment value (HARNESS_OMP_CC, OFFLOAD_CC, OFFLOAD_FLAGS) and no
+ * option string reaches one: each is split into words on blanks and the
+ * words are passed as they are (a ';' or '$(...)' is an argument, not a
+ * command).
+ *     struct argv_list a = {0};
+ *     argv_words(&a, getenv("HARNESS_OMP_CC"));  argv_add(&a, "-O3"); ...
+ *     int rc = argv_run(&a, "build.log");  argv_free(&a); */
+struct argv_list {
+    char **v; /* NULL-terminated */
+    int n, cap;
+};
+void argv_add(struct argv_list *a, const char *word);   /* one word, as it is */
+void argv_words(struct argv_list *a, const char *text); /* each blank-separated word of text */
+void argv_free(struct argv_list *a);
+/* Runs a->v (v[0] looked up in PATH), its stdout and stderr to log_path
+ * (NULL: discarded), and waits: its exit status, 128 + the signal that
+ * ended it, or -1 when it could not be started. */
+int argv_run(const struct argv_list *a, const char *log_path);
+/* The first line of its standard output (stderr discarded) into out,
+ * trimmed: 0, or -1 when it could not run or printed nothing. */
+int argv_first_line(const struct argv_list *a, char *out, size_t n);
 #endif

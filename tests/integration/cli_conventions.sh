@@ -137,4 +137,13 @@ if { [ "$(id -u)" -eq 0 ] && chattr +i "$T/ro" 2>/dev/null; } || { [ "$(id -u)" 
 else
     echo "ok - run with its database in a read-only folder # skip no way to make a folder read-only here"
 fi
+# Every environment variable the harness reads is in the README's table
+# (issue 34: HARNESS_OMP_CC, HARNESS_CACHE, HARNESS_ROOT and HARNESS_BUILDS
+# were documented nowhere).
+read_vars=$(grep -rhoE 'getenv\("[A-Z_]+"\)' harness kernels --include=*.c | sed -E 's/getenv\("([A-Z_]+)"\)/\1/' | sort -u)
+undocumented=$(for v in $read_vars; do
+    awk '/^## Environment variables/ {on = 1; next} /^## / {on = 0} on' README.md | grep -q "\`$v\`" || echo "$v"
+done)
+check "every environment variable read ($(echo $read_vars | wc -w)) is in the README's table${undocumented:+ (missing: $undocumented)}" \
+    [ -z "$undocumented" -a -n "$read_vars" ]
 exit $((fails > 0))

@@ -85,4 +85,28 @@ $H run --input gen:16x16 --iters 5 --reps 1 --device openmp --db "$T/old.db" >/d
 rc=$?
 check "a harness file from before the id is adopted (exit $rc) and stamped" \
     [ $rc -eq 0 -a "$(sqlite3 "$T/old.db" 'pragma application_id')" = 1213353555 ]
+
+# Item 3: no environment value reaches a shell; a cached shared object is
+# loaded only when it is the one the harness built.
+cache=$T/cache
+HARNESS_OMP_CC="cc; touch $T/pwned;" HARNESS_CACHE=$cache $H run --input gen:16x16 --iters 5 --reps 1 --device openmp \
+    --db "$T/sh.db" >/dev/null 2>&1
+check "HARNESS_OMP_CC='cc; touch FILE;' runs no command (FILE absent)" [ ! -e "$T/pwned" ]
+HARNESS_OMP_CC="cc -DWORDS_ARE_ARGUMENTS" HARNESS_CACHE=$cache $H run --input gen:16x16 --iters 5 --reps 1 \
+    --device openmp --db "$T/sh.db" >"$T/words.out" 2>&1
+rc=$?
+check "HARNESS_OMP_CC of two words is a compiler and its argument: the run verifies (exit $rc)" \
+    bash -c "[ $rc -eq 0 ] && grep -q ' ok ' '$T/words.out'"
+so=$(ls "$cache"/*.so 2>/dev/null | head -1)
+check "the product is sealed beside it (.so.sum)" [ -n "$so" -a -f "$so.sum" ]
+printf '#include <stdio.h>\n#include <stdlib.h>\n__attribute__((constructor)) static void planted(void) { fopen(getenv("PLANTED_MARK"), "w"); }\n' \
+    >"$T/planted.c"
+if [ -n "$so" ] && cc -shared -fPIC -o "$T/planted.so" "$T/planted.c" 2>/dev/null; then
+    cp "$T/planted.so" "$so"
+    PLANTED_MARK=$T/planted-ran HARNESS_OMP_CC="cc -DWORDS_ARE_ARGUMENTS" HARNESS_CACHE=$cache $H run --input gen:16x16 \
+        --iters 5 --reps 1 --device openmp --db "$T/sh.db" >"$T/planted.out" 2>&1
+    rc=$?
+    check "a shared object planted at a cache key is never loaded: rebuilt, verified (exit $rc), its constructor never ran" \
+        bash -c "[ $rc -eq 0 ] && [ ! -e '$T/planted-ran' ] && grep -q ' ok ' '$T/planted.out' && ! cmp -s '$so' '$T/planted.so'"
+fi
 exit $fails
