@@ -157,10 +157,14 @@ static int runset_add(sqlite3 *db, const char *spec, const char *table, char *er
             "SELECT r.id FROM run r JOIN build b ON b.id = r.build_id WHERE substr(b.git_commit, 1, length(?1)) = ?1";
     } else if (!strncmp(spec, "nightly:", 8) && parse_int(spec + 8, &n) == 0 && n != 0) {
         kind = 2;
-        /* A negative number counts back from the latest, by start time. */
+        /* A negative number counts back from the latest finished night, by
+         * start time: a killed night (ended_at never set) is skipped, or the
+         * `compare nightly:-2 nightly:-1` nightly suggests failed after one
+         * ("no such nightly"). A positive one is the night of that id. */
         fill = n > 0 ? "SELECT run_id FROM nightly_run WHERE nightly_id = ?2"
                      : "SELECT run_id FROM nightly_run WHERE nightly_id ="
-                       " (SELECT id FROM nightly ORDER BY started_at DESC, id DESC LIMIT 1 OFFSET -?2 - 1)";
+                       " (SELECT id FROM nightly WHERE ended_at IS NOT NULL"
+                       " ORDER BY started_at DESC, id DESC LIMIT 1 OFFSET -?2 - 1)";
     } else if (parse_int(spec, &n) == 0 && n > 0) {
         kind = 0;
         fill = "SELECT id FROM run WHERE id = ?2";

@@ -109,4 +109,27 @@ if [ -n "$so" ] && cc -shared -fPIC -o "$T/planted.so" "$T/planted.c" 2>/dev/nul
     check "a shared object planted at a cache key is never loaded: rebuilt, verified (exit $rc), its constructor never ran" \
         bash -c "[ $rc -eq 0 ] && [ ! -e '$T/planted-ran' ] && grep -q ' ok ' '$T/planted.out' && ! cmp -s '$so' '$T/planted.so'"
 fi
+
+# Item 5: a night killed before it finished is skipped by nightly:-N, so the
+# `compare nightly:-2 nightly:-1` that nightly suggests still compares the
+# last two finished nights (it said "no such nightly").
+ndb=$T/n.db
+printf 'app lbm\ninput gen:32x32\nvariant final\ndevice openmp\nwg 32x1\niters 50\nreps 2\n' >"$T/n.sweep"
+for i in 1 2; do $H nightly --suite "$T/n.sweep" --rounds 2 --burn-in 0 --no-confirm --db "$ndb" >/dev/null 2>&1; done
+sed 's/^iters .*/iters 40000/' "$T/n.sweep" >"$T/long.sweep"
+$H nightly --suite "$T/long.sweep" --rounds 2 --burn-in 0 --no-confirm --db "$ndb" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do
+    [ "$(sqlite3 "$ndb" 'select count(*) from nightly' 2>/dev/null)" = 3 ] && break
+    sleep 0.1
+done
+sleep 1
+kill -9 $pid
+wait $pid 2>/dev/null
+pkill -9 -f "long.sweep" 2>/dev/null
+out=$($H compare nightly:-2 nightly:-1 --db "$ndb" 2>&1)
+rc=$?
+check "after a killed night, compare nightly:-2 nightly:-1 compares the two finished nights (exit $rc)" \
+    bash -c "[ \"\$(sqlite3 '$ndb' 'select count(*) from nightly where ended_at is null')\" = 1 ] && [ $rc -le 1 ] &&
+             ! echo \"\$1\" | grep -q 'no such nightly' && echo \"\$1\" | grep -q 'final'" _ "$out"
 exit $fails
