@@ -109,4 +109,18 @@ for r in "${runs[@]}"; do
     out=$(build/san/harness run --app $r --device cpu --iters 5 --reps 2 --warmup 0 --db "$HARNESS_TEST_TMP/san.db" 2>&1)
     judge "$name" $? "$out"
 done
+# Error paths under the sanitizers (issue 34): an unknown device leaked the
+# device list (LSan); a sweep whose constraints reject every shape passed
+# qsort a NULL array (UBSan). Each must end cleanly, with its exit status.
+if [ -x build/san/harness ] && ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
+    out=$(build/san/harness peak --device nope --db "$HARNESS_TEST_TMP/san-err.db" 2>&1)
+    rc=$?
+    [ $rc -eq 2 ] || out="$out
+(exit $rc, wanted 2)"
+    judge "harness peak --device nope (exit 2)" $((rc != 2)) "$out"
+    printf 'app lbm\ninput gen:32x32\nvariant final\ndevice openmp\nwg 4x4 8x8\nconstraint x > 100\n' \
+        >"$HARNESS_TEST_TMP/san-none.sweep"
+    out=$(build/san/harness sweep "$HARNESS_TEST_TMP/san-none.sweep" --dry-run 2>&1)
+    judge "harness sweep --dry-run whose constraints reject every shape" $? "$out"
+fi
 exit $failed

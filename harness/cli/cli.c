@@ -52,6 +52,9 @@ static int devices_pick(const char *specs, struct device_pick *out, int kinds_op
         fprintf(stderr, "harness: no devices present\n");
         rc = EXIT_USAGE;
     }
+    /* A failed pick owns nothing: callers return at once on rc and never
+     * free it (LSan found the list leaked on `peak --device nope`). */
+    if (rc) cli_devices_free(out);
     return rc;
 }
 

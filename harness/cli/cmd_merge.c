@@ -133,13 +133,21 @@ static int merge_main(int argc, char **argv, const char *sweep, int shards) {
         return EXIT_USAGE;
     }
     char out_real[PATH_MAX] = "", in_real[PATH_MAX];
+    char err[1024];
     for (int i = 2; i < argc && !sweep; i++) {
         if (access(argv[i], R_OK) != 0) {
             fprintf(stderr, "harness merge: cannot read %s\n", argv[i]);
             return EXIT_USAGE;
         }
+        /* An input that is not a harness database is bad input, found
+         * before the output is touched (exit 2, the README's convention). */
+        struct store_reader *rd = store_reader_open(argv[i], err, sizeof err); /* checks what the file is */
+        if (!rd) {
+            fprintf(stderr, "harness merge: %s; nothing merged\n", err);
+            return EXIT_USAGE;
+        }
+        store_reader_close(rd);
     }
-    char err[1024];
     struct store *s = store_open(argv[1], err, sizeof err);
     if (!s || store_nightly_tables(s, err, sizeof err) != 0) {
         fprintf(stderr, "harness merge: %s\n", err);

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "devset.h"
 #include "peak.h"
 #include "probe_isolated.h"
 #include "store.h"
@@ -35,6 +36,15 @@ int cmd_peak(int argc, char **argv) {
     struct device_pick pick;
     int rc = cli_devices(device, &pick);
     if (rc) return rc;
+    /* A device set has no ceiling of its own (its members have theirs):
+     * asking for one is bad usage, refused before anything is measured. */
+    for (int i = 0; i < pick.count; i++)
+        if (devset_is(&pick.all[pick.idx[i]])) {
+            fprintf(stderr, "harness: %s is a device set: peak measures one device (name its members one by one)\n",
+                    pick.all[pick.idx[i]].spec);
+            cli_devices_free(&pick);
+            return EXIT_USAGE;
+        }
     char err[1024];
     struct store *store = store_open(db ? db : store_default_path(), err, sizeof err);
     if (!store) {

@@ -240,7 +240,7 @@ static int point_is_tuned(const struct sweep_run *r, const struct point *p) {
  * the tuned configuration's rows are found as tuned. */
 static void sweep_expand(struct sweep_run *r) {
     for (int i = 0; i < r->nparts; i++) part_expand(r, i);
-    qsort(r->points, (size_t)r->npoints, sizeof *r->points, cmp_points);
+    if (r->npoints > 1) qsort(r->points, (size_t)r->npoints, sizeof *r->points, cmp_points); /* none: no array (UBSan) */
     int kept = 0;
     for (int i = 0; i < r->npoints; i++)
         if (!kept || cmp_points(&r->points[kept - 1], &r->points[i])) r->points[kept++] = r->points[i];

@@ -84,6 +84,7 @@ static int value_allowed(const struct knob_def *d, const char *v) {
 int knobs_apply(struct knob_set *k, const char *text, char *err, size_t errn) {
     char *copy = xstrdup(text);
     int rc = 0;
+    char seen[KNOB_MAX] = {0}; /* a knob named twice in one text is a mistake, not "the last wins" */
     for (char *save = NULL, *tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
         char *eq = strchr(tok, '=');
         if (!eq) {
@@ -107,6 +108,11 @@ int knobs_apply(struct knob_set *k, const char *text, char *err, size_t errn) {
                 strstr(k->defs[i].values, "shape") ? " (shape: WxH, each 1..65536, as 4094x32)" : "");
             break;
         }
+        if (seen[i]) {
+            rc = err_set(err, errn, "knob %s set twice ('%s', then '%s'): say it once", tok, k->value[i], eq + 1);
+            break;
+        }
+        seen[i] = 1;
         str_copy(k->value[i], sizeof k->value[i], eq + 1);
     }
     free(copy);

@@ -61,6 +61,9 @@ static int parse_line(char *line, const struct knob_def *defs, const struct vari
     if (!strcmp(line, TUNED_VARIANT))
         return err_set(msg, msgn, "'%s' is reserved: it names each device's stored configuration (harness tune)",
                        TUNED_VARIANT);
+    if (strlen(line) >= sizeof v->name) /* was cut to 63 characters without a word */
+        return err_set(msg, msgn, "variant name '%.40s...' is %zu characters: at most %zu", line, strlen(line),
+                       sizeof v->name - 1);
     if (variant_find(sofar, line)) return err_set(msg, msgn, "variant '%s' defined twice", line);
     str_copy(v->name, sizeof v->name, line);
     knobs_init(&v->knobs, defs);

@@ -104,8 +104,10 @@ $H merge "$T/m.db" "$T/missing.db" >/dev/null 2>&1; rc=$?
 check "a missing input is bad usage (exit 2, got $rc)" [ $rc -eq 2 ]
 echo "not a database" >"$T/junk.db"
 $H merge "$T/m3.db" "$T/junk.db" >/dev/null 2>&1; rc=$?
-check "a file that is not a results database fails (exit 1, got $rc) and leaves OUT empty" \
-    bash -c "[ $rc -eq 1 ] && [ \"\$(sqlite3 '$T/m3.db' 'SELECT count(*) FROM run')\" = 0 ]"
+# Bad input, as the README's conventions say (exit 2), found before OUT is
+# made (issue 34: it was exit 1, with OUT created).
+check "a file that is not a results database is bad input (exit 2, got $rc) and OUT is not made" \
+    bash -c "[ $rc -eq 2 ] && [ ! -e '$T/m3.db' ]"
 # A run's launch-cost rows (a real `harness launch-cost`) and report notes
 # (made up in SQL, as `harness report` stores them) travel with the run:
 # the rows land on the run's new id with their samples, once.

@@ -132,4 +132,28 @@ rc=$?
 check "after a killed night, compare nightly:-2 nightly:-1 compares the two finished nights (exit $rc)" \
     bash -c "[ \"\$(sqlite3 '$ndb' 'select count(*) from nightly where ended_at is null')\" = 1 ] && [ $rc -le 1 ] &&
              ! echo \"\$1\" | grep -q 'no such nightly' && echo \"\$1\" | grep -q 'final'" _ "$out"
+
+# Item 6, the newcomer's rough edges: each refused with a reason, exit 2.
+$H run --input gen:16x16 --iters 5 --device openmp --knobs layout=soa,layout=aos --db "$T/e.db" >"$T/twice.out" 2>&1
+rc=$?
+check "a knob set twice is refused (exit $rc), not 'the last wins'" \
+    bash -c "[ $rc -eq 2 ] && grep -q 'knob layout set twice' '$T/twice.out'"
+# A variants file's name over 63 characters (a root whose variants/lbm.variants adds one).
+root=$T/root
+mkdir -p "$root/variants"
+for f in *; do [ "$f" = variants ] || ln -s "$PWD/$f" "$root/$f"; done
+cp variants/*.variants "$root/variants/"
+long=$(printf 'v%.0s' $(seq 1 70))
+printf '%s: final layout=soa\n' "$long" >>"$root/variants/lbm.variants"
+HARNESS_ROOT=$root $H run --input gen:16x16 --iters 5 --device openmp --db "$T/e.db" >"$T/long.out" 2>&1
+rc=$?
+check "a variant name over 63 characters is refused with file:line, not cut (exit $rc)" \
+    bash -c "[ $rc -eq 2 ] && grep -q 'lbm.variants:[0-9]*: .*is 70 characters: at most 63' '$T/long.out'"
+other=$($H devices --csv 2>/dev/null | awk -F, 'NR > 1 && $1 != "openmp" {print $1; exit}')
+if [ -n "$other" ]; then
+    $H peak --device "$other+openmp" --db "$T/e.db" >"$T/set.out" 2>&1
+    rc=$?
+    check "peak on a device set is bad usage (exit $rc): its members have the ceilings" \
+        bash -c "[ $rc -eq 2 ] && grep -q 'is a device set: peak measures one device' '$T/set.out'"
+fi
 exit $fails
