@@ -1,6 +1,7 @@
 /* harness run: run, verify and time configs on devices; store every sample.
  * Everything is checked before anything runs: a bad input, variant, device
  * or work-group shape exits 2 and leaves the database untouched. */
+#include <errno.h>
 #include <float.h>
 #include <getopt.h>
 #include <limits.h>
@@ -154,6 +155,10 @@ static int parse_opts(int argc, char **argv, struct run_opts *o) {
     if (o->out && o->rounds > 1)
         return fprintf(stderr, "harness: --out runs in this process: it takes one round, not --rounds %d\n", o->rounds),
                EXIT_USAGE;
+    /* A place the files cannot go is bad usage, found before anything runs:
+     * it was an error line after the run, exit 0, the measurement stored. */
+    if (o->out && (dir_make_p(o->out) != 0 || access(o->out, W_OK) != 0))
+        return fprintf(stderr, "harness: --out %s: cannot write there (%s)\n", o->out, strerror(errno)), EXIT_USAGE;
     return 0;
 }
 
@@ -317,6 +322,8 @@ static void plan_build(struct plan *pl, const struct run_opts *o, const struct a
         }
 }
 
+static int out_failed; /* an --out file could not be written: the run's exit is 1 */
+
 static void write_out(const struct run_opts *o, const struct app *app, const struct app_input *in,
                       const struct app_result *res, const struct measurement *m, const char *spec, int many) {
     char dir[PATH_MAX], err[512];
@@ -324,7 +331,10 @@ static void write_out(const struct run_opts *o, const struct app *app, const str
     else str_copy(dir, sizeof dir, o->out);
     for (char *p = dir + strlen(o->out); *p; p++)
         if (*p == ':') *p = '_';
-    if (app->write_output(in, res, dir, err, sizeof err) != 0) fprintf(stderr, "harness: --out: %s\n", err);
+    if (app->write_output(in, res, dir, err, sizeof err) != 0) {
+        fprintf(stderr, "harness: --out: %s\n", err);
+        out_failed = 1;
+    }
 }
 
 static int device_planned(const struct plan *pl, int d) {
@@ -561,5 +571,5 @@ int cmd_run(int argc, char **argv) {
                         "nothing after it ran\n", not_stored);
         return EXIT_FOUND;
     }
-    return failures ? EXIT_FOUND : EXIT_OK;
+    return failures || out_failed ? EXIT_FOUND : EXIT_OK;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lbm.h"
 #include "util.h"
@@ -14,6 +15,11 @@
 static const char *const param_names[7] = {"nx", "ny", "maxIters", "reynolds_dim", "density", "accel", "omega"};
 
 static int parse_number(const char *text, double *out) {
+    /* Decimal only: strtod also reads hexadecimal ("0x20" was taken as 32)
+     * and "inf"/"nan", which no coursework file means. */
+    const char *p = text + (*text == '+' || *text == '-');
+    if (!isdigit((unsigned char)*p) && *p != '.') return -1;
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) return -1;
     char *end;
     errno = 0;
     double v = strtod(text, &end);
@@ -34,6 +40,7 @@ static const char *param_check(int idx, double v) {
     case 2:
         if (v != floor(v) || v <= 0 || v > 1e9) return "must be a whole number above 0";
         return NULL;
+    case 3: return v > 0 ? NULL : "must be above 0 (the Reynolds number's length scale, in cells)";
     case 4: return v > 0 ? NULL : "must be above 0";
     case 6: return v > 0 && v < 2 ? NULL : "must lie in (0, 2) for a stable BGK relaxation";
     default: return NULL;
@@ -82,6 +89,9 @@ int lbm_params_read(FILE *f, const char *path, struct app_input *in, char *err, 
 }
 
 int lbm_params_parse(const char *path, struct app_input *in, char *err, size_t errn) {
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return err_set(err, errn, "%s:0: not a regular file (a params file has 7 lines of numbers)", path);
     FILE *f = fopen(path, "r");
     if (!f) return err_set(err, errn, "%s:0: cannot open: %s", path, strerror(errno));
     int rc = lbm_params_read(f, path, in, err, errn);
@@ -125,6 +135,11 @@ int lbm_obstacles_read(FILE *f, const char *path, struct app_input *in, char *er
 }
 
 int lbm_obstacles_parse(const char *path, struct app_input *in, char *err, size_t errn) {
+    /* A regular file: a directory opened and read as empty, and /dev/null
+     * did too, and both were taken for a grid with no obstacles. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return err_set(err, errn, "%s:0: not a regular file (an obstacles file lists \"x y 1\" lines)", path);
     FILE *f = fopen(path, "r");
     if (!f) return err_set(err, errn, "%s:0: cannot open: %s", path, strerror(errno));
     int rc = lbm_obstacles_read(f, path, in, err, errn);

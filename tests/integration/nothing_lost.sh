@@ -156,4 +156,27 @@ if [ -n "$other" ]; then
     check "peak on a device set is bad usage (exit $rc): its members have the ceilings" \
         bash -c "[ $rc -eq 2 ] && grep -q 'is a device set: peak measures one device' '$T/set.out'"
 fi
+
+P=kernels/lbm/data/input_128x128.params
+O=kernels/lbm/data/obstacles_128x128.dat
+for o in "$T" /dev/null; do
+    $H run --params $P --obstacles "$o" --iters 5 --device openmp --db "$T/in.db" >"$T/obst.out" 2>&1
+    rc=$?
+    check "obstacles file $o (not a regular file) is refused with file:0, exit $rc" \
+        bash -c "[ $rc -eq 2 ] && grep -q '$o:0: not a regular file' '$T/obst.out'"
+done
+sed 's/^128$/0x80/' $P >"$T/hex.params"
+sed '4s/.*/-10/' $P >"$T/neg.params"
+$H run --params "$T/hex.params" --obstacles $O --iters 5 --device openmp --db "$T/in.db" >"$T/hex.out" 2>&1
+rc=$?
+$H run --params "$T/neg.params" --obstacles $O --iters 5 --device openmp --db "$T/in.db" >"$T/neg.out" 2>&1
+rc2=$?
+check "a hexadecimal nx (0x80) and a negative reynolds_dim are refused with file:line (exit $rc, $rc2)" \
+    bash -c "[ $rc -eq 2 ] && [ $rc2 -eq 2 ] && grep -q 'hex.params:1: nx' '$T/hex.out' &&
+             grep -q 'neg.params:4: reynolds_dim = -10 must be above 0' '$T/neg.out'"
+check "nothing was stored for any of them" [ ! -e "$T/in.db" ]
+$H run --input gen:16x16 --iters 5 --device openmp --out /proc/harness-cannot-write --db "$T/out.db" >"$T/out.out" 2>&1
+rc=$?
+check "--out where nothing can be written is refused before the run (exit $rc), nothing stored" \
+    bash -c "[ $rc -eq 2 ] && grep -q -- '--out /proc/harness-cannot-write: cannot write there' '$T/out.out' && [ ! -e '$T/out.db' ]"
 exit $fails
