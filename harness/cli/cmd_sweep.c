@@ -51,6 +51,7 @@ struct sweep_run {
     int nparts;
     struct point *points;
     int npoints, filtered;
+    char bad_constraint[512]; /* the first constraint that could not be evaluated: the sweep stops, exit 2 */
     struct store *store;              /* where `variant tuned` is looked up; NULL: nothing stored */
     int untuned;                      /* `variant tuned` points with no usable configuration stored */
     int shard, shards, force, rounds; /* rounds: --rounds, 0 for each file's own */
@@ -220,7 +221,9 @@ static void part_expand(struct sweep_run *r, int part) {
                 }
                 for (int s = 0; s < sp->spec.nshapes; s++) {
                     char why[256];
-                    if (!sweep_constraints_ok(&sp->spec, sp->spec.shapes[s], dev, grid, why, sizeof why)) {
+                    const int ok = sweep_constraints_ok(&sp->spec, sp->spec.shapes[s], dev, grid, why, sizeof why);
+                    if (ok < 0 && !r->bad_constraint[0]) str_copy(r->bad_constraint, sizeof r->bad_constraint, why);
+                    if (ok <= 0) {
                         r->filtered++;
                         continue;
                     }
@@ -560,6 +563,12 @@ int cmd_sweep(int argc, char **argv) {
     }
     struct store *store = r.store;
     sweep_expand(&r);
+    if (r.bad_constraint[0]) {
+        fprintf(stderr, "harness: %s\n", r.bad_constraint);
+        store_close(store);
+        sweep_free_all(&r);
+        return EXIT_USAGE;
+    }
     int total = r.npoints;
     sweep_shard(&r);
     char untuned[64] = "";

@@ -100,7 +100,7 @@ int tune_plan_build(struct tune_plan *p, const struct app *app, const struct app
         for (int s = 0; s < nshapes; s++) {
             p->considered++;
             char why[256];
-            if (spec && dev && !sweep_constraints_ok(spec, shapes[s], dev, grid, why, sizeof why)) {
+            if (spec && dev && sweep_constraints_ok(spec, shapes[s], dev, grid, why, sizeof why) <= 0) {
                 p->constrained++;
                 continue;
             }

@@ -250,8 +250,9 @@ int sweep_constraints_ok(const struct sweep_spec *s, const unsigned wg[2], const
         char msg[256];
         long long v;
         if (expr_run(&e, s->constraints[i].expr, vals, &v, msg, sizeof msg) != 0) {
-            str_fmt(why, whyn, "%s: %s", s->constraints[i].expr, msg);
-            return 0;
+            str_fmt(why, whyn, "%s:%d: constraint '%s' at shape %ux%u: %s", s->path, s->constraints[i].line,
+                    s->constraints[i].expr, wg[0], wg[1], msg);
+            return -1;
         }
         if (!v) {
             expr_explain(&e, why, whyn);

@@ -58,7 +58,10 @@ int sweep_parse_text(const char *name, const char *contents, struct sweep_spec *
 void sweep_free(struct sweep_spec *s);
 
 /* 1 when the shape satisfies every constraint on this device and grid; 0 with
- * the first failing constraint in `why` (e.g. "x*y <= max_wg: 2048 > 1024"). */
+ * the first failing constraint in `why` (e.g. "x*y <= max_wg: 2048 > 1024");
+ * -1 when a constraint cannot be evaluated for this shape (a division by
+ * zero, an overflow), with `why` as "file:line: ..." : the file is wrong,
+ * not the shape (it used to count as outside, the sweep exit 0). */
 int sweep_constraints_ok(const struct sweep_spec *s, const unsigned wg[2], const struct device_info *d,
                          const size_t grid[2], char *why, size_t whyn);
 

@@ -179,4 +179,9 @@ $H run --input gen:16x16 --iters 5 --device openmp --out /proc/harness-cannot-wr
 rc=$?
 check "--out where nothing can be written is refused before the run (exit $rc), nothing stored" \
     bash -c "[ $rc -eq 2 ] && grep -q -- '--out /proc/harness-cannot-write: cannot write there' '$T/out.out' && [ ! -e '$T/out.db' ]"
+printf 'app lbm\ninput gen:32x32\nvariant final\ndevice openmp\nwg 4x4 8x4 8x8\nconstraint x / (y - 4) >= 1\n' >"$T/dz.sweep"
+$H sweep "$T/dz.sweep" --dry-run >"$T/dz.out" 2>&1
+rc=$?
+check "a constraint that divides by zero for a shape is the file's mistake: file:line, exit 2 (got $rc), not 'outside'" \
+    bash -c "[ $rc -eq 2 ] && grep -q 'dz.sweep:6: constraint .* at shape 4x4: division by zero' '$T/dz.out'"
 exit $fails
