@@ -330,8 +330,14 @@ int cmd_compare(int argc, char **argv) {
         if (!o.a.bin && !o.b.bin) rc = EXIT_USAGE;
     }
     if (!rc) compare_print(stdout, rows, n, o.csv);
-    int counts[4] = {0}, open = 0, unconfirmed = 0, suspects = 0;
+    int counts[4] = {0}, open = 0, unconfirmed = 0, suspects = 0, rejected = 0;
     for (int i = 0; i < n; i++) {
+        /* A flag the confirmation rejected is noise, counted as such: the
+         * summary said "1 regression" under a row "REGRESSION (rejected ...)". */
+        if ((rows[i].v == V_REGRESSION || rows[i].v == V_IMPROVEMENT) && rows[i].rejected) {
+            rejected++;
+            continue;
+        }
         counts[rows[i].v]++;
         suspects += rows[i].v == V_SAME && rows[i].suspect && !rows[i].rejected;
         open += rows[i].v == V_REGRESSION && !rows[i].rejected;
@@ -341,6 +347,7 @@ int cmd_compare(int argc, char **argv) {
         printf("%d series compared: %d regression%s, %d improvement%s, %d same, %d that cannot be told", n,
                counts[V_REGRESSION], counts[V_REGRESSION] == 1 ? "" : "s", counts[V_IMPROVEMENT],
                counts[V_IMPROVEMENT] == 1 ? "" : "s", counts[V_SAME], counts[V_FEW]);
+        if (rejected) printf(", %d flag%s rejected as noise by the confirmation", rejected, rejected == 1 ? "" : "s");
         if (only_a || only_b) printf("; %d only in A, %d only in B", only_a, only_b);
         printf("\n");
         if (suspects && !o.rerun)
