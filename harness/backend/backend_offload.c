@@ -164,16 +164,7 @@ static int build_so(const struct offload_model *m, const char *source, const cha
     argv_words(&cmd, flags);
     argv_words(&cmd, m->model_flag);
     argv_words(&cmd, offload_flags());
-    char incflag[PATH_MAX + 3];
-    str_fmt(incflag, sizeof incflag, "-I%s", inc);
-    argv_add(&cmd, incflag);
-    argv_words(&cmd, options);
-    argv_add(&cmd, "-o");
-    argv_add(&cmd, tmp);
-    argv_add(&cmd, source);
-    argv_add(&cmd, "-lm");
-    int rc = argv_run(&cmd, log);
-    argv_free(&cmd);
+    int rc = cache_compile(&cmd, options, tmp, source, log);
     if (rc != 0) {
         char *text = file_read_all(log, NULL, NULL, 0);
         err_set(err, errn, "%s failed:\n%s", offload_cc(), text && *text ? text : "(no log)");

@@ -157,25 +157,15 @@ static struct program *omp_build(struct dev *d, const char *source, const char *
     cache_path(so, sizeof so, key, ".so");
     struct stat st;
     if (stat(so, &st) != 0 || cache_check(so) != 0) { /* absent, or not the product we built (build_cache.h) */
-        char tmp[PATH_MAX + 32], log[PATH_MAX + 32], harness_inc[PATH_MAX];
+        char tmp[PATH_MAX + 32], log[PATH_MAX + 32];
         str_fmt(tmp, sizeof tmp, "%s.%ld.tmp", so, (long)getpid());
         str_fmt(log, sizeof log, "%s.log", tmp);
-        repo_path(harness_inc, sizeof harness_inc, "harness/backend");
         /* An argument vector, not a shell line: HARNESS_OMP_CC and the
          * options are words, and no value of theirs is run as a command. */
         struct argv_list cmd = {0};
         argv_words(&cmd, omp_cc());
         argv_words(&cmd, flags);
-        char inc[PATH_MAX + 3];
-        str_fmt(inc, sizeof inc, "-I%s", harness_inc);
-        argv_add(&cmd, inc);
-        argv_words(&cmd, options);
-        argv_add(&cmd, "-o");
-        argv_add(&cmd, tmp);
-        argv_add(&cmd, source);
-        argv_add(&cmd, "-lm");
-        int rc = argv_run(&cmd, log);
-        argv_free(&cmd);
+        int rc = cache_compile(&cmd, options, tmp, source, log);
         if (rc != 0) {
             char *text = file_read_all(log, NULL, NULL, 0);
             dev_fail(d, "%s failed:\n%s", omp_cc(), text ? text : "(no log)");

@@ -48,6 +48,21 @@ int cache_seal(const char *path) {
     return file_write_all(sum_path, sum, 16);
 }
 
+int cache_compile(struct argv_list *cmd, const char *options, const char *out, const char *source, const char *log) {
+    char inc[PATH_MAX], flag[PATH_MAX + 3];
+    repo_path(inc, sizeof inc, "harness/backend"); /* omp_kernel.h, the calling convention */
+    str_fmt(flag, sizeof flag, "-I%s", inc);
+    argv_add(cmd, flag);
+    argv_words(cmd, options);
+    argv_add(cmd, "-o");
+    argv_add(cmd, out);
+    argv_add(cmd, source);
+    argv_add(cmd, "-lm");
+    const int rc = argv_run(cmd, log);
+    argv_free(cmd);
+    return rc;
+}
+
 int cache_check(const char *path) {
     char sum[17], sum_path[PATH_MAX + 8];
     str_fmt(sum_path, sizeof sum_path, "%s.sum", path);

@@ -20,6 +20,13 @@ int cache_store(const char *key, const char *ext, const void *data, size_t len);
  * damaged at the key fails the check and is built afresh (a planted one
  * once ran its constructor and the run said ok). 0, or -1. */
 int cache_seal(const char *path);
+/* A run-time compile of the OpenMP and directive backends: cmd holds the
+ * compiler and its flags; this appends -I<harness/backend>, the kernel's
+ * options (words), -o out, the source and -lm, runs it from the argument
+ * vector (util.h: never a shell) with its output in log, and frees cmd.
+ * The compiler's exit status. */
+struct argv_list;
+int cache_compile(struct argv_list *cmd, const char *options, const char *out, const char *source, const char *log);
 int cache_check(const char *path);
 /* A kernel source and every file it #includes with quotes from its own
  * folder, and what those include in turn, for the key (source_inlined

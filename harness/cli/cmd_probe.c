@@ -30,19 +30,11 @@ static int fail(const char *fmt, const char *a, const char *b) {
 
 /* The one device that spec names, opened; NULL after fail(). */
 static struct dev *open_one(const char *spec, struct device_info *info) {
-    struct device_info *all = NULL;
-    char notes[8][256];
-    int nnotes = 0, idx = -1;
-    int n = devices_all(&all, notes, 8, &nnotes);
-    char why[512] = "";
-    if (devices_resolve(&all, &n, spec, &idx, 1, why, sizeof why) != 1) {
-        fail("no device matches '%s' in the probe: %s", spec, why[0] ? why : "none listed");
-        free(all);
+    char err[1024];
+    if (device_find_one(spec, info, err, sizeof err) != 0) {
+        fail("%s%s", err, "");
         return NULL;
     }
-    *info = all[idx];
-    free(all);
-    char err[1024];
     struct dev *d = backend_by_name(info->backend)->open(info, err, sizeof err);
     if (!d) fail("%s%s", err, "");
     else probe_drill_abort(spec);

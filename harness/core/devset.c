@@ -73,6 +73,19 @@ static int set_members(const struct device_info *all, int n, const char *spec, i
     return rc;
 }
 
+int device_find_one(const char *spec, struct device_info *out, char *err, size_t errn) {
+    struct device_info *all = NULL;
+    char notes[8][256];
+    int nnotes = 0, idx = -1;
+    int n = devices_all(&all, notes, 8, &nnotes);
+    char why[512] = "";
+    const int found = devices_resolve(&all, &n, spec, &idx, 1, why, sizeof why);
+    if (found == 1) *out = all[idx];
+    free(all);
+    if (found != 1) return err_set(err, errn, "no device matches '%s' here%s%s", spec, why[0] ? ": " : "", why);
+    return 0;
+}
+
 int devices_resolve(struct device_info **all, int *n, const char *spec, int *idx, int max, char *err, size_t errn) {
     if (!strchr(spec, '+')) return devices_match(*all, *n, spec, idx, max);
     int mi[DEVSET_MAX];

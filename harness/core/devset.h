@@ -40,6 +40,9 @@ int devset_is(const struct device_info *d);
  * is appended to *all (realloc'd) and its index written to idx[0]. Any other
  * spec is devices_match's. Returns the count of indices (0: nothing matches
  * a plain spec), or -1 with `what is wrong` in err for a malformed set. */
+/* The one device spec names, listed afresh (a child process's view: a
+ * worker's or a probe's). 0, or -1 with err ("no device matches ..."). */
+int device_find_one(const char *spec, struct device_info *out, char *err, size_t errn);
 int devices_resolve(struct device_info **all, int *n, const char *spec, int *idx, int max, char *err, size_t errn);
 /* The members of a set, as this host lists them (the device list is read
  * once per process). 0, or -1 with err. */

@@ -337,17 +337,9 @@ static int worker_device(struct worker_state *w, const char *spec, char *err, si
     if (w->dev && !strcmp(w->spec, spec)) return 0;
     dev_close(w->dev);
     w->dev = NULL;
-    struct device_info *all = NULL;
-    char notes[8][256];
-    int nnotes = 0, idx = -1;
-    int n = devices_all(&all, notes, 8, &nnotes);
-    char why[512] = "";
-    if (devices_resolve(&all, &n, spec, &idx, 1, why, sizeof why) != 1) {
-        free(all);
-        return err_set(err, errn, "no device matches '%s' in the worker%s%s", spec, why[0] ? ": " : "", why);
-    }
-    w->dev = dev_open_measuring(&all[idx], err, errn);
-    free(all);
+    struct device_info info;
+    if (device_find_one(spec, &info, err, errn) != 0) return -1;
+    w->dev = dev_open_measuring(&info, err, errn);
     if (!w->dev) return -1;
     probe_drill_abort(spec);
     str_copy(w->spec, sizeof w->spec, spec);
