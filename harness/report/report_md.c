@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "report.h"
+#include "worker.h"
 #include "round_stats.h"
 #include "variants.h"
 
@@ -454,6 +455,11 @@ static void preamble(struct report *r, struct strbuf *b) {
     const struct report_def *def = r->def;
 
     sb_printf(b, "# %s: the report's tables on this machine%s\n\n", r->app->description, r->quick ? " (--quick)" : "");
+    /* A report cut short says so in the file itself, not only on the
+     * terminal that ran it (issue 34: the partial file read as whole). */
+    if (harness_interrupted)
+        sb_printf(b, "**PARTIAL: this run was interrupted; cells after that point say \"crashed\" (interrupted) or are"
+                     " missing. Run the command again for the whole report.**\n\n");
     sb_printf(b, "- Command: `%s`, %s; commit %.12s%s; built by %s; database `%s`%s.\n", r->command, r->when, r->commit,
               r->dirty ? " (with uncommitted changes)" : "", r->compiler, r->db_path,
               r->from_db ? " (tables and figures drawn again from its rows by `harness report --from-db`)" : "");

@@ -52,5 +52,6 @@ cell() {
 }
 check "table 1: $other has a time ($(cell "$other")), openmp says crashed ($(cell openmp))" \
     bash -c "echo '$(cell "$other")' | grep -qE '^[0-9.]+' && [ '$(cell openmp)' = crashed ]"
+check "a report that ran to its end does not call itself partial" bash -c "! grep -q PARTIAL '$md'"
 check "the report's ceiling line for openmp says its probe died" grep -q 'openmp: copy: its probe process died' "$T/r.out"
 exit $fails

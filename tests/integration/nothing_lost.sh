@@ -184,4 +184,12 @@ $H sweep "$T/dz.sweep" --dry-run >"$T/dz.out" 2>&1
 rc=$?
 check "a constraint that divides by zero for a shape is the file's mistake: file:line, exit 2 (got $rc), not 'outside'" \
     bash -c "[ $rc -eq 2 ] && grep -q 'dz.sweep:6: constraint .* at shape 4x4: division by zero' '$T/dz.out'"
+# A report cut short (Ctrl-C) says so in its file, and the whole one does not.
+timeout -s INT 6 $H report selftest --quick --db "$T/pr.db" --out "$T/pr" >"$T/pr.out" 2>&1
+md=$(ls "$T"/pr/report-*.md 2>/dev/null | head -1)
+if grep -q 'interrupted, cells after that are missing' "$T/pr.out"; then
+    check "an interrupted report's file says PARTIAL at its top" grep -q '^\*\*PARTIAL: this run was interrupted' "$md"
+else
+    echo "ok - an interrupted report's file says PARTIAL # skip the report finished before the signal"
+fi
 exit $fails
