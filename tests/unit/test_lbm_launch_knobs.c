@@ -186,7 +186,10 @@ int main(void) {
         valid("bind=once", all[b], in);
         valid("bind=once,kernels=fused,reduction=binary", all[b], in);
         refused("bind=once,kernels=split", all[b], "kernels=fused|fused-accel", in);
-        refused("bind=once,layout=soa,args=struct", all[b], "args other than struct", in);
+        /* kernels=fused: the one form args=struct runs with (issue 34), so
+         * only bind=once's own rule refuses it here. */
+        refused("bind=once,layout=soa,args=struct,kernels=fused", all[b], "args other than struct", in);
+        refused("layout=soa,args=struct", all[b], "for kernels=fused", in); /* default kernels=fused-accel */
         refused("launch=graph", all[b], "needs bind=once", in);
         refused("batch=8", all[b], "batch only means something with launch=graph", in);
         refused("bind=once,launch=graph,reduction=binary", all[b], "reduction=chunked|deferred", in);
