@@ -1,9 +1,11 @@
 #include "util.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +108,32 @@ const char *repo_path(char *buf, size_t n, const char *rel) {
     return buf;
 }
 
+/* The PID in a temporary name "NAME.PID.tmp" or "NAME.PID.tmp.log", or 0. */
+static long tmp_owner(const char *name) {
+    const char *end = strstr(name, ".tmp");
+    if (!end || (strcmp(end, ".tmp") && strcmp(end, ".tmp.log"))) return 0;
+    const char *dot = end;
+    while (dot > name && isdigit((unsigned char)dot[-1])) dot--;
+    if (dot == end || dot == name || dot[-1] != '.') return 0;
+    return strtol(dot, NULL, 10);
+}
+
+/* A killed command leaves its half-written products ("KEY.so.PID.tmp" and
+ * their logs): the first process to use the cache removes those whose
+ * writer no longer exists (issue 34: they stayed for good). */
+static void reclaim_tmp(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    for (struct dirent *e; (e = readdir(d));) {
+        const long pid = tmp_owner(e->d_name);
+        if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        char path[PATH_MAX];
+        str_fmt(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+}
+
 const char *cache_dir(void) {
     static char dir[PATH_MAX];
     if (dir[0]) return dir;
@@ -113,6 +141,7 @@ const char *cache_dir(void) {
     if (env && *env) str_copy(dir, sizeof dir, env);
     else repo_path(dir, sizeof dir, "build/cache");
     dir_make_p(dir);
+    reclaim_tmp(dir);
     return dir;
 }
 

@@ -192,4 +192,15 @@ if grep -q 'interrupted, cells after that are missing' "$T/pr.out"; then
 else
     echo "ok - an interrupted report's file says PARTIAL # skip the report finished before the signal"
 fi
+# Item 5: half-written products of killed commands are reclaimed by the next
+# process that uses the cache; a living writer's are left alone.
+rc_cache=$T/reclaim
+mkdir -p "$rc_cache"
+sleep 300 &
+alive=$!
+touch "$rc_cache/k.so.999999999.tmp" "$rc_cache/k.so.999999999.tmp.log" "$rc_cache/l.so.$alive.tmp"
+HARNESS_CACHE=$rc_cache $H run --input gen:16x16 --iters 5 --reps 1 --device openmp --db "$T/rc.db" >/dev/null 2>&1
+check "a dead writer's .tmp and .tmp.log are removed, a living one's kept" \
+    bash -c "[ ! -e '$rc_cache/k.so.999999999.tmp' ] && [ ! -e '$rc_cache/k.so.999999999.tmp.log' ] && [ -e '$rc_cache/l.so.$alive.tmp' ]"
+kill $alive 2>/dev/null
 exit $fails
