@@ -7,6 +7,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
@@ -141,6 +142,27 @@ const char *cache_dir(void) {
     if (env && *env) str_copy(dir, sizeof dir, env);
     else repo_path(dir, sizeof dir, "build/cache");
     dir_make_p(dir);
+    /* Loaded code comes from here: a folder another user owns or everyone
+     * may write (the seal beside each product could be planted too) is not
+     * used; a private one of this user's under TMPDIR takes its place, said
+     * once. (Group-writable is allowed: a shared group's umask 002.) */
+    struct stat st;
+    if (stat(dir, &st) == 0 && (st.st_uid != geteuid() || (st.st_mode & S_IWOTH))) {
+        const char *tmp = getenv("TMPDIR");
+        char safe[PATH_MAX];
+        str_fmt(safe, sizeof safe, "%s/harness-cache-%ld", tmp && *tmp ? tmp : "/tmp", (long)geteuid());
+        struct stat ss;
+        if ((mkdir(safe, 0700) == 0 || errno == EEXIST) && lstat(safe, &ss) == 0 && S_ISDIR(ss.st_mode) &&
+            ss.st_uid == geteuid() && !(ss.st_mode & (S_IWGRP | S_IWOTH))) {
+            fprintf(stderr, "note: the kernel cache %s can be written by others: using %s instead\n", dir, safe);
+            str_copy(dir, sizeof dir, safe);
+            setenv("HARNESS_CACHE", safe, 1); /* the workers and probes use it without saying so again */
+        } else {
+            fprintf(stderr, "note: the kernel cache %s can be written by others and %s is not private: "
+                            "compiled kernels are not cached\n", dir, safe);
+            str_copy(dir, sizeof dir, safe); /* the build then fails to write there and says so */
+        }
+    }
     reclaim_tmp(dir);
     return dir;
 }

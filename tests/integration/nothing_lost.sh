@@ -203,4 +203,12 @@ HARNESS_CACHE=$rc_cache $H run --input gen:16x16 --iters 5 --reps 1 --device ope
 check "a dead writer's .tmp and .tmp.log are removed, a living one's kept" \
     bash -c "[ ! -e '$rc_cache/k.so.999999999.tmp' ] && [ ! -e '$rc_cache/k.so.999999999.tmp.log' ] && [ -e '$rc_cache/l.so.$alive.tmp' ]"
 kill $alive 2>/dev/null
+# Item 3: a cache folder everyone may write is not loaded from: a private one
+# takes its place, said once.
+open_cache=$T/open-cache
+mkdir -p "$open_cache" && chmod 777 "$open_cache"
+HARNESS_CACHE=$open_cache $H run --input gen:16x16 --iters 5 --reps 1 --device openmp --db "$T/oc.db" >"$T/oc.out" 2>&1
+rc=$?
+check "a world-writable cache is replaced by a private one, said once (exit $rc), nothing built into it" \
+    bash -c "[ $rc -eq 0 ] && [ \$(grep -c 'can be written by others: using' '$T/oc.out') -eq 1 ] && [ -z \"\$(ls '$open_cache')\" ]"
 exit $fails
