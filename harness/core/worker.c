@@ -20,6 +20,7 @@
 #include "commands.h"
 #include "devset.h"
 #include "probe_isolated.h"
+#include "progress.h"
 #include "runner.h"
 #include "util.h"
 
@@ -278,6 +279,25 @@ static void describe_death(pid_t pid, struct measurement *m) {
     describe_exit(st, "the worker", m->reason, sizeof m->reason);
 }
 
+/* Waits for the worker's answer as wait_fd_readable does, saying on stderr
+ * every POOL_HEARTBEAT_S that the config is still running (unless --quiet):
+ * a long config was silent for its whole length (6 minutes inside the main
+ * job's first config on a 2-core machine, as if hung). */
+#define POOL_HEARTBEAT_S 30.0
+static int wait_with_heartbeat(struct worker *w, const struct job *j, double deadline) {
+    const double start = clock_now();
+    for (double next = start + POOL_HEARTBEAT_S;; next += POOL_HEARTBEAT_S) {
+        const int ready = wait_fd_readable(fileno(w->from), next < deadline ? next : deadline);
+        if (ready != 0 || clock_now() >= deadline) return ready;
+        if (harness_quiet) continue;
+        char so_far[32], limit[32];
+        progress_duration(so_far, sizeof so_far, clock_now() - start);
+        progress_duration(limit, sizeof limit, deadline - start);
+        fprintf(stderr, "  ... %s %s on %s still running: %s so far (its watchdog: %s)\n", j->app, j->variant,
+                j->device, so_far, limit);
+    }
+}
+
 void pool_run(struct worker_pool *p, const struct job *j, double timeout_s, struct measurement *m) {
     char err[256];
     struct worker *w = worker_for(p, j->device);
@@ -290,7 +310,7 @@ void pool_run(struct worker_pool *p, const struct job *j, double timeout_s, stru
     /* A worker that died between jobs shows up as a failed write. */
     signal(SIGPIPE, SIG_IGN);
     job_write(w->to, j);
-    int ready = wait_fd_readable(fileno(w->from), clock_now() + timeout_s);
+    int ready = wait_with_heartbeat(w, j, clock_now() + timeout_s);
     if (ready <= 0) {
         worker_stop(w, SIGKILL);
         if (ready < 0) {

@@ -60,4 +60,18 @@ nv=$(grep -cE '^verify \[[0-9]+/[0-9]+\] elapsed' "$T/v.err")
 check "verify shows a progress line per variant ($nv)" [ "$nv" -ge 5 ]
 HARNESS_QUIET=1 $H verify stencil --device openmp --db "$T/v2.db" >/dev/null 2>"$T/v2.err"
 check "HARNESS_QUIET=1 quiets verify too" bash -c "! grep -qE '^(verify \[|note)' '$T/v2.err'"
+# Inside one long config: a line every 30 s while it runs (issue 34: the
+# main job's first config was silent for 6 minutes). A device set's config
+# held at its first exchange (the test fault pauses, no CPU) under a 32 s
+# watchdog; skipped without a second device to make the set.
+other=$($H devices --csv 2>/dev/null | awk -F, 'NR > 1 && $1 != "openmp" {print $1; exit}')
+if [ -n "$other" ]; then
+    printf 'app sandpile\ninput 40x36\nknobs flag: split=0.5 exchange=7\ndevice %s+openmp\nwg 8x8\nreps 1\nwarmup 0\nrounds 1\ntimeout 32\n' \
+        "$other" >"$T/long.sweep"
+    HARNESS_TEST_SPLIT_FAULT=hang:7 $H sweep "$T/long.sweep" --db "$T/long.db" >"$T/long.out" 2>"$T/long.err"
+    check "a config running past 30 s says so while it runs: '... still running: 30s so far (its watchdog: 32s)'" \
+        grep -q 'sandpile flag{split=0.5,exchange=7} on .* still running: 30s so far (its watchdog: 32s)' "$T/long.err"
+else
+    echo "ok - a long config's still-running lines # skip needs a second device for a set"
+fi
 exit $((fails > 0))
