@@ -61,6 +61,17 @@ static void print_table(const struct device_info *info, const struct launch_cost
                us(r->total_median_s, r->launches), iqr_pct(r->total_q1_s, r->total_q3_s, r->total_median_s));
     }
     fflush(stdout);
+    /* A spread past 50 % of the median is not a figure to read (an IQR of
+     * 4033 % was printed without a word): say so under the table. */
+    double worst = 0;
+    for (int i = 0; i < n; i++) {
+        const double e = iqr_pct(rows[i].enqueue_q1_s, rows[i].enqueue_q3_s, rows[i].enqueue_median_s);
+        if (e > worst) worst = e;
+    }
+    if (worst > 50)
+        printf("  warning: an IQR up to %.0f%% of its median: these launches were disturbed (a busy host, a clock too"
+               " coarse for --launches); measure again when the host is quiet, or with more --launches\n",
+               worst);
 }
 
 static void print_csv_header(void) {

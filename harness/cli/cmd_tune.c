@@ -816,6 +816,12 @@ static void report(const struct tune_opts *o, const struct search_def *d, const 
         printf("noise        %.2f%% (the sd of their round-for-round differences over %d rounds)\n", 100 * oc->r.noise,
                o->rounds);
     else printf("noise        %.2f%% (the larger relative IQR of the two; never below 0.5%%)\n", 100 * oc->r.noise);
+    /* A noise past 50 % is not a measurement to decide by (a 54051 % noise
+     * once called a +3252 % margin a tie without a word). */
+    if (oc->r.noise > 0.5)
+        printf("warning      a noise of %.0f%% says these timings cannot decide anything (a busy host, or runs too short"
+               " for the clock): tune again when the host is quiet, or with more steps (--iters)\n",
+               100 * oc->r.noise);
     if (oc->r.tie)
         printf("verdict      TIE (%s): %ux%u%s%s and %ux%u%s%s cannot be told apart; either will do\n",
                oc->by_rounds ? "not ahead round for round" : "within noise", oc->best.cfg.wg[0], oc->best.cfg.wg[1],
