@@ -11,6 +11,7 @@
 #include "progress.h"
 #include "store.h"
 #include "util.h"
+#include "worker.h"
 
 static int devices_pick(const char *specs, struct device_pick *out, int kinds_optional) {
     memset(out, 0, sizeof *out);
@@ -216,4 +217,10 @@ int cli_store_to_look(const char *cmd, const char *db, struct store **out) {
     char err[1024];
     if (!(*out = store_open(db, err, sizeof err))) return fprintf(stderr, "harness %s: %s\n", cmd, err), EXIT_FOUND;
     return EXIT_OK;
+}
+
+void cli_unstored(struct cli_unstored *u, const char *spec, const char *variant, const char *err) {
+    if (!u->count++) str_copy(u->first, sizeof u->first, err);
+    fprintf(stderr, "harness: NOT STORED: %s %s: %s; stopping\n", spec, variant, err);
+    harness_interrupted = 1;
 }

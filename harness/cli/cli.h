@@ -51,5 +51,16 @@ struct store;
  * Looking must not create: a missing file says "no results yet" and leaves
  * *out NULL. EXIT_OK (with *out open, or NULL), or EXIT_FOUND after a
  * message naming the command. */
+/* A result the database refused (a full disk, a read-only file) is a lost
+ * measurement, never one printed as stored: run and sweep say so and stop
+ * there (the rounds end as on Ctrl-C), exit 1. Before, a full disk ate
+ * every later result while the command reported success ("60 measured (0
+ * failed)", exit 0, 0 stored, then "FOREIGN KEY constraint failed" each). */
+struct cli_unstored {
+    int count;       /* results refused; the command stopped at the first */
+    char first[512]; /* what the database said the first time */
+};
+void cli_unstored(struct cli_unstored *u, const char *spec, const char *variant, const char *err);
+
 int cli_store_to_look(const char *cmd, const char *db, struct store **out);
 #endif

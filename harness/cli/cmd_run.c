@@ -22,19 +22,7 @@
 #include "util.h"
 #include "worker.h"
 
-/* The first result the database refused (a full disk, a read-only file):
- * the run stops there and says so, exit 1. Before, each was one line on
- * stderr among the results, which went on being printed as measured while
- * none was kept ("database or disk is full", then "FOREIGN KEY constraint
- * failed" for every later one, exit 0). */
-static char not_stored[512];
-
-static int refuse_unstored(const struct device_info *dev, const char *variant, const char *err) {
-    if (!not_stored[0]) str_copy(not_stored, sizeof not_stored, err);
-    fprintf(stderr, "harness: NOT STORED: %s %s: %s; stopping\n", dev->spec, variant, err);
-    harness_interrupted = 1;
-    return 1;
-}
+static struct cli_unstored unstored; /* the first refused result stops the run (cli.h) */
 
 #define MAX_WG 64
 
@@ -361,7 +349,7 @@ static int run_in_process(const struct run_opts *o, const struct app *app, const
         }
         int64_t run_id = store_run_begin(store, info, command, err, sizeof err);
         if (run_id < 0) {
-            refuse_unstored(info, "(the run's row)", err);
+            cli_unstored(&unstored, info->spec, "(the run's row)", err);
             dev_close(d);
             break;
         }
@@ -376,7 +364,7 @@ static int run_in_process(const struct run_opts *o, const struct app *app, const
             c.source = &o->in;
             runner_measure(d, &c, refs, o->warmup, o->reps, &m, &res);
             if (store_measurement(store, run_id, &m, err, sizeof err) != 0) {
-                refuse_unstored(info, m.variant, err);
+                cli_unstored(&unstored, info->spec, m.variant, err);
                 app->result_free(res);
                 measurement_free(&m);
                 break;
@@ -392,7 +380,7 @@ static int run_in_process(const struct run_opts *o, const struct app *app, const
         }
         if (run_id >= 0) store_run_end(store, run_id);
         dev_close(d);
-        if (not_stored[0]) break;
+        if (unstored.count) break;
     }
     return failures;
 }
@@ -414,7 +402,7 @@ static void run_result(void *ctx, struct round_job *j, int round, int first_samp
     int rc = j->mid > 0 ? store_measurement_more(c->store, j->mid, &j->m, first_sample, err, sizeof err)
                         : store_measurement_id(c->store, j->run_id, &j->m, &j->mid, err, sizeof err);
     if (rc != 0) {
-        refuse_unstored(dev, j->m.variant, err);
+        cli_unstored(&unstored, dev->spec, j->m.variant, err);
         return;
     }
     if (!j->done) return;
@@ -449,7 +437,7 @@ static int run_in_rounds(const struct run_opts *o, const struct app *app, const 
         if (!device_planned(pl, di)) continue; /* every config of it skipped: no empty run row */
         runs[di] = store_run_begin(store, info, command, err, sizeof err);
         if (runs[di] < 0) { /* nothing runs whose result could not be kept */
-            refuse_unstored(info, "(the run's row)", err);
+            cli_unstored(&unstored, info->spec, "(the run's row)", err);
             for (int i = 0; i < k; i++) measurement_free(&jobs[i].m);
             free(jobs);
             free(devs);
@@ -566,9 +554,9 @@ int cmd_run(int argc, char **argv) {
     cli_devices_free(&pick);
     app->input_free(in);
     if (!pl.n) return EXIT_USAGE; /* everything asked for was a tuned configuration not stored */
-    if (not_stored[0]) {
+    if (unstored.count) {
         fprintf(stderr, "harness: the database could not store a result (%s): what is printed above was stored, "
-                        "nothing after it ran\n", not_stored);
+                        "nothing after it ran\n", unstored.first);
         return EXIT_FOUND;
     }
     return failures || out_failed ? EXIT_FOUND : EXIT_OK;

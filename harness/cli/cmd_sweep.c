@@ -67,20 +67,8 @@ struct run_ids {
 
 struct tally {
     int measured, skipped, invalid, failed, resumed;
-    int not_stored;         /* results the database refused (a full disk): the sweep stops at the first */
-    char store_error[512];  /* what the database said */
+    struct cli_unstored unstored; /* results the database refused: the sweep stops at the first (cli.h) */
 };
-
-/* A result the database refused is a lost measurement, never one printed as
- * stored: the sweep says so and stops (its rounds end as on Ctrl-C), so a
- * full disk cannot eat every later result while the sweep reports success
- * (it did: 60 printed, "60 measured (0 failed)", exit 0, 0 stored). */
-static void store_failed(struct tally *t, const struct device_info *dev, const struct measurement *m, const char *err) {
-    if (!t->not_stored) str_copy(t->store_error, sizeof t->store_error, err);
-    t->not_stored++;
-    fprintf(stderr, "harness: NOT STORED: %s %s: %s; stopping\n", dev->spec, m->variant, err);
-    harness_interrupted = 1;
-}
 
 /* What the rounds callbacks need. */
 struct sweep_ctx {
@@ -302,7 +290,7 @@ static void on_result(void *ctx, struct round_job *j, int round, int first_sampl
     int rc = j->mid > 0 ? store_measurement_more(c->store, j->mid, &j->m, first_sample, err, sizeof err)
                         : store_measurement_id(c->store, j->run_id, &j->m, &j->mid, err, sizeof err);
     if (rc != 0) {
-        store_failed(c->t, dev, &j->m, err);
+        cli_unstored(&c->t->unstored, dev->spec, j->m.variant, err);
         return;
     }
     touch(c, j->run_id);
@@ -370,7 +358,7 @@ static int plan_jobs(struct sweep_run *r, struct store *store, const char *comma
             j->m.status = ST_INVALID;
             str_copy(j->m.reason, sizeof j->m.reason, p->invalid);
             if (store_measurement(store, j->run_id, &j->m, err, sizeof err) != 0) {
-                store_failed(t, dev, &j->m, err);
+                cli_unstored(&t->unstored, dev->spec, j->m.variant, err);
                 measurement_free(&j->m);
                 break;
             }
@@ -592,12 +580,12 @@ int cmd_sweep(int argc, char **argv) {
             t.invalid, t.skipped);
     if (r.untuned) fprintf(stderr, ", %d skipped without a tuned configuration", r.untuned);
     if (t.resumed) fprintf(stderr, ", %d resumed (rounds a killed sweep left)", t.resumed);
-    fprintf(stderr, "%s\n", t.not_stored ? "; STOPPED: the database refused a result" : harness_interrupted ? "; interrupted" : "");
+    fprintf(stderr, "%s\n", t.unstored.count ? "; STOPPED: the database refused a result" : harness_interrupted ? "; interrupted" : "");
     sweep_free_all(&r);
-    if (t.not_stored) {
+    if (t.unstored.count) {
         fprintf(stderr, "harness: the database %s could not store a result (%s): what is printed above was stored; "
                         "the rest of the sweep did not run (free space and run it again: it resumes)\n",
-                path, t.store_error);
+                path, t.unstored.first);
         return EXIT_FOUND;
     }
     if (harness_interrupted) return 130;
