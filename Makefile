@@ -11,7 +11,7 @@ OPT ?= -O2 -g
 CFLAGS_BASE = -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE $(OPT)
 # harness/ is one folder per concern (harness/README.md); each is on the
 # include path, so a header is named by its file alone.
-HARNESS_DIRS := cli core backend store stats track report
+HARNESS_DIRS := cli core backend store stats track report tune
 CPPFLAGS += -Iharness $(addprefix -Iharness/,$(HARNESS_DIRS)) -Ibuild/gen
 LDLIBS = -lsqlite3 -ldl -lm -lpthread
 
