@@ -191,6 +191,12 @@ static struct offload_runtime *runtime(struct offload_model *m, char *why, size_
     if (build_so(m, src, m->rt_define, so, sizeof so, err, sizeof err)) {
         char line[300];
         first_error(err + strcspn(err, "\n") + (err[strcspn(err, "\n")] ? 1 : 0), line, sizeof line);
+        /* One short note per absent backend (issue 34): GCC without its
+         * offloading package says so with a 300-character search path. */
+        if (strstr(line, "mkoffload"))
+            str_copy(line, sizeof line, "no nvptx offloading installed (gcc-N-offload-nvptx: README, Directive backends)");
+        else if (strlen(line) > 120)
+            strcpy(line + 117, "...");
         err_set(fail, sizeof m->failure, "%s cannot build %s offload code: %s", offload_cc(), m->title, line);
         return err_set(why, whyn, "%s", fail), NULL;
     }

@@ -215,9 +215,12 @@ int cli_store_to_look(const char *cmd, const char *db, struct store **out) {
         return EXIT_FOUND; /* nothing to show: exit 1, as every command that reads a database */
     }
     char err[1024];
-    if (!(*out = store_open(db, err, sizeof err))) return fprintf(stderr, "harness %s: %s\n", cmd, err), EXIT_FOUND;
+    /* The file is there but is not ours (or not a database): bad input, 2. */
+    if (!(*out = store_open(db, err, sizeof err))) return fprintf(stderr, "harness %s: %s\n", cmd, err), EXIT_USAGE;
     return EXIT_OK;
 }
+
+int cli_reader_failed(const char *db) { return db && access(db, F_OK) == 0 ? EXIT_USAGE : EXIT_FOUND; }
 
 void cli_unstored(struct cli_unstored *u, const char *spec, const char *variant, const char *err) {
     if (!u->count++) str_copy(u->first, sizeof u->first, err);

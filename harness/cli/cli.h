@@ -63,4 +63,8 @@ struct cli_unstored {
 void cli_unstored(struct cli_unstored *u, const char *spec, const char *variant, const char *err);
 
 int cli_store_to_look(const char *cmd, const char *db, struct store **out);
+/* The exit status of a read-only command whose store_reader_open_cmd(db)
+ * failed: EXIT_FOUND (1) when there is no file, EXIT_USAGE (2) when the file
+ * is there but is not a harness database (a foreign file is bad input). */
+int cli_reader_failed(const char *db);
 #endif

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "store.h"
 #include "store_export.h"
 #include "util.h"
@@ -426,7 +427,7 @@ int cmd_export(int argc, char **argv) {
     if (!db_path) db_path = store_default_path();
     /* Exporting must not create or migrate anything. */
     struct store_reader *x = store_reader_open_cmd("export", db_path);
-    if (!x) return EXIT_FOUND;
+    if (!x) return cli_reader_failed(db_path);
     FILE *out = out_path ? fopen(out_path, "w") : stdout;
     if (!out) {
         perror(out_path);

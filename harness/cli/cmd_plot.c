@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "gnuplot.h"
 #include "store.h"
@@ -146,7 +147,7 @@ static int draw(const struct figure *f, const char *tmpdir, const char *script, 
 int plot_wg_figures(const char *db_path, const char *const filt[4], const char *out_dir,
                     void (*drawn)(const struct wg_drawn *f, void *ctx), void *ctx) {
     struct store_reader *src = store_reader_open_cmd("plot", db_path);
-    if (!src) return EXIT_FOUND;
+    if (!src) return cli_reader_failed(db_path);
     char script[4096];
     repo_path(script, sizeof script, "plots/wg.gp");
     if (access(script, R_OK) != 0) {

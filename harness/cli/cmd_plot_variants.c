@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "gnuplot.h"
 #include "progress.h"
@@ -42,7 +43,7 @@ static void usage(FILE *out) {
             "                plots/out/variants-<app>-<input>.png in the repository\n"
             "\n"
             "Prints the PNG's and SVG's paths. Exit status: 0 drawn; 1 nothing to draw, no\n"
-            "database or no gnuplot; 2 usage.\n",
+            "database or no gnuplot; 2 usage or a file that is not a harness database.\n",
             store_default_path());
 }
 
@@ -147,7 +148,7 @@ int plot_variants_chart(const char *db, const char *app, const char *input, long
         return EXIT_FOUND;
     }
     struct store_reader *src = store_reader_open_cmd("plot", db);
-    if (!src) return EXIT_FOUND;
+    if (!src) return cli_reader_failed(db);
     int rc;
     struct chart *ch = xcalloc(1, sizeof *ch);
     char err[1024];

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "buildinfo.h"
 #include "commands.h"
 #include "gnuplot.h"
@@ -217,7 +218,7 @@ int cmd_publish(int argc, char **argv) {
     for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/'; n--) dir[n - 1] = 0;
     struct publish p = {.db = db ? db : store_default_path(), .dir = dir};
     struct store_reader *rd = store_reader_open_cmd("publish", p.db);
-    if (!rd) return EXIT_FOUND;
+    if (!rd) return cli_reader_failed(p.db);
     p.charts = gnuplot_present();
     if (!p.charts) note("publish: gnuplot not found: the pages are written without figures\n");
     char from[PATH_MAX];

@@ -77,6 +77,15 @@ rc2=$?
 check "a foreign SQLite file is refused by run (exit $rc) and results (exit $rc2), byte for byte unchanged" \
     bash -c "[ $rc -eq 2 ] && [ $rc2 -ne 0 ] && cmp -s '$T/foreign.db' '$T/foreign-copy.db' &&
              [ \$(grep -c 'not a harness database (application_id 0, tables: customers)' '$T/foreign.out') -eq 2 ]"
+# Every reading command: a foreign file is bad input (exit 2, as the README
+# says of malformed files), no file at all is "no results" (exit 1).
+bad=""
+for cmd in "results" "best" "export --format csv" "plot wg" "plot variants --input 128x128" "publish $T/site"; do
+    $H $cmd --db "$T/foreign.db" >/dev/null 2>&1; r=$?
+    $H $cmd --db "$T/absent.db" >/dev/null 2>&1; r1=$?
+    [ $r -eq 2 ] && [ $r1 -eq 1 ] || bad="$bad $cmd:$r/$r1"
+done
+check "reading commands exit 2 on a foreign file and 1 on no file (failed:${bad:- none})" [ -z "$bad" ]
 check "the harness's own file carries its application_id (0x48524e53)" \
     [ "$(sqlite3 "$db" 'pragma application_id')" = 1213353555 ]
 cp "$db" "$T/old.db"
