@@ -131,15 +131,25 @@ static int build(struct lbm_exec *e) {
     e->prog = d->ops->build(d, src, opts.s);
     sb_free(&opts);
     if (!e->prog) return -1;
+    /* The kernels this schedule launches, and only those: lbm_gpu.h compiles
+     * no others (kernels=partial: accelerate_flow and propagate; split: the
+     * five; fused, fused-accel: accelerate_flow and the fused step). */
+    const int fused = !e->split && !e->partial;
     struct {
         struct kernel **slot;
         const char *name;
-    } want[] = {{&e->accel, "accelerate_flow"},   {&e->propagate, "propagate"},
-                {&e->rebound, "rebound"},         {&e->collision, "collision"},
-                {&e->av_velocity, "av_velocity"}, {&e->fused, e->temporal > 1 ? "fused_temporal" : "fused_step"},
-                {&e->reduce, "reduce_steps"}};
+        int used;
+    } want[] = {{&e->accel, "accelerate_flow", 1},
+                {&e->propagate, "propagate", !fused},
+                {&e->rebound, "rebound", e->split},
+                {&e->collision, "collision", e->split},
+                {&e->av_velocity, "av_velocity", e->split},
+                {&e->fused, e->temporal > 1 ? "fused_temporal" : "fused_step", fused},
+                {&e->reduce, "reduce_steps", 1}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
-        if (!(*want[i].slot = d->ops->kernel(d, e->prog, want[i].name))) return -1;
+        if (want[i].used && !(*want[i].slot = d->ops->kernel(d, e->prog, want[i].name))) return -1;
+    if ((e->overlap || e->halo_cluster > 1) && !e->fused)
+        return dev_fail(d, "overlap and halo=cluster act on the fused step: kernels=fused or fused-accel");
     if (e->persistent && !(e->persist = d->ops->kernel(d, e->prog, e->cluster ? "fused_cluster" : "fused_persistent")))
         return -1;
     if (e->overlap && (!d->ops->overlap || d->ops->overlap(d, e->fused, 1) != 0))
