@@ -112,18 +112,21 @@ static int build(struct st_exec *e) {
     e->prog = d->ops->build(d, e->src, e->opts.s);
     if (!e->prog) return -1;
     if (e->setup == SETUP_REBUILD) return (e->update = d->ops->kernel(d, e->prog, "update")) ? 0 : -1;
+    /* The kernels this range mode launches, the only ones stencil_gpu.h compiles. */
+    const int atomic = e->range == RANGE_ATOMIC, fused = e->range == RANGE_FUSED;
     struct {
         struct kernel **slot;
         const char *name;
-    } want[] = {{&e->update, "update"},
-                {&e->update_range, "update_range"},
-                {&e->range_chunked, "range_chunked"},
-                {&e->range_coalesced, "range_coalesced"},
-                {&e->range_finish, "range_finish"},
-                {&e->update_atomic, "update_atomic"},
-                {&e->update_blocked, "update_blocked"}};
+        int used;
+    } want[] = {{&e->update, "update", !atomic && !fused},
+                {&e->update_range, "update_range", fused},
+                {&e->range_chunked, "range_chunked", e->range == RANGE_CHUNKED},
+                {&e->range_coalesced, "range_coalesced", e->range == RANGE_COALESCED},
+                {&e->range_finish, "range_finish", fused},
+                {&e->update_atomic, "update_atomic", atomic && e->steps == 1},
+                {&e->update_blocked, "update_blocked", atomic && e->steps > 1}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
-        if (!(*want[i].slot = d->ops->kernel(d, e->prog, want[i].name))) return -1;
+        if (want[i].used && !(*want[i].slot = d->ops->kernel(d, e->prog, want[i].name))) return -1;
     return 0;
 }
 

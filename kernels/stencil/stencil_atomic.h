@@ -93,6 +93,7 @@ ST_FN void fold_pair(GLOBAL ST_UINT *slots, int j, float lo, float hi, int lid) 
  * are issued before the first store, so they are in flight together, and
  * each row of the grid is read from memory once per column (the window
  * slides in registers) instead of three times. */
+#if defined(K_RANGE_ATOMIC) && K_STEPS == 1
 KERNEL update_atomic(GLOBAL const float *RESTRICT in, GLOBAL float *RESTRICT out, GLOBAL ST_UINT *slots, int w,
                      int h, int it LOCAL_PARAM(scratch)) {
     LOCAL_DECL(scratch)
@@ -126,6 +127,7 @@ KERNEL update_atomic(GLOBAL const float *RESTRICT in, GLOBAL float *RESTRICT out
     group_pair(scratch, &lo, &hi, lid, lsize);
     fold_pair(slots, it, lo, hi, lid);
 }
+#endif
 
 /* Temporal blocking: `nsteps` (<= K_STEPS) iterations in one launch. The
  * group's tile is LSIZE_X x LSIZE_Y*K_ROWS points; it loads the tile with
@@ -137,6 +139,7 @@ KERNEL update_atomic(GLOBAL const float *RESTRICT in, GLOBAL float *RESTRICT out
  * 2*lsize floats, then two (LSIZE_X+2T) x (LSIZE_Y*K_ROWS+2T) buffers.
  * The host relaunches from the untouched `in` with fewer steps when the
  * range falls within a launch (schedule.c). */
+#if defined(K_RANGE_ATOMIC) && K_STEPS > 1
 KERNEL update_blocked(GLOBAL const float *RESTRICT in, GLOBAL float *RESTRICT out, GLOBAL ST_UINT *slots, int w,
                       int h, int it, int nsteps LOCAL_PARAM(scratch)) {
     LOCAL_DECL(scratch)
@@ -181,3 +184,4 @@ KERNEL update_blocked(GLOBAL const float *RESTRICT in, GLOBAL float *RESTRICT ou
             if (gx > 0 && gx < w - 1 && gy > 0 && gy < h - 1) out[gy * w + gx] = src[ly * ex + lx];
         }
 }
+#endif

@@ -22,6 +22,10 @@
 #include "stencil_point.h"
 
 /* The slides' update kernel (with rows=1). */
+#if defined(K_RANGE_HOST) || defined(K_RANGE_CHUNKED) || defined(K_RANGE_COALESCED) || !defined(K_RANGE_FUSED) && !defined(K_RANGE_ATOMIC)
+/* Each program holds the kernels its range mode launches, no others
+ * (schedule.c asks for the same set): PoCL compiles every kernel of a
+ * program, so the unused ones were most of a cold build (issue 40). */
 KERNEL update(GLOBAL const float *in, GLOBAL float *out, int w, int h) {
     const int x = (int)GID_X, y0 = (int)GID_Y * K_ROWS;
     if (x == 0 || x >= w - 1) return;
@@ -32,6 +36,7 @@ KERNEL update(GLOBAL const float *in, GLOBAL float *out, int w, int h) {
         out[i] = stencil_point(in[i - w], in[i - 1], in[i + w], in[i + 1], in[i]);
     }
 }
+#endif
 
 /* Min and max of a work-group: a tree in local memory (lo_s and hi_s hold
  * lsize floats each), any group size; item 0 ends with the pair in *lo,
@@ -70,6 +75,7 @@ ST_FN void group_range(LOCAL float *lo_s, LOCAL float *hi_s, float lo, float hi,
  * The group's tree costs barriers while the group holds its slot; with
  * rows > 1 it is paid once per K_ROWS points (on an H100 at 4096x4096,
  * 32x8 groups: update alone 69 us, update_range with rows=1 179 us). */
+#if defined(K_RANGE_FUSED)
 KERNEL update_range(GLOBAL const float *in, GLOBAL float *out, GLOBAL float *partials, int w,
                     int h LOCAL_PARAM(scratch)) {
     LOCAL_DECL(scratch)
@@ -94,6 +100,7 @@ KERNEL update_range(GLOBAL const float *in, GLOBAL float *out, GLOBAL float *par
         partials[2 * group + 1] = hi;
     }
 }
+#endif
 
 /* The fused variant's second step: the npairs group pairs reduced to one
  * per launched group (group g takes a contiguous share, its items striding
@@ -103,6 +110,7 @@ KERNEL update_range(GLOBAL const float *in, GLOBAL float *out, GLOBAL float *par
  * loads one after another): on an H100 at 4096x4096 with 32x8 groups the
  * fused loop took 6.8 ms that way and 5.95 ms with the two launches (about
  * 5 us each under ncu). */
+#if defined(K_RANGE_FUSED)
 KERNEL range_finish(GLOBAL const float *partials, GLOBAL float *result, int npairs LOCAL_PARAM(scratch)) {
     LOCAL_DECL(scratch)
     const int lid = (int)LID_X, lsize = (int)LSIZE_X, group = (int)GROUP_X, ngroups = (int)NGROUPS_X;
@@ -115,11 +123,13 @@ KERNEL range_finish(GLOBAL const float *partials, GLOBAL float *result, int npai
     }
     group_range(scratch, scratch + lsize, lo, hi, lid, lsize, result + 2 * group);
 }
+#endif
 
 /* The slides' range kernel: each work-item reduces a contiguous chunk of
  * the grid (neighbouring items read addresses a chunk apart: uncoalesced).
  * The chunk is rounded up and the last ones clipped, where the slides'
  * divided evenly (4096x4096 by 4096 items). One-dimensional launch. */
+#if defined(K_RANGE_CHUNKED)
 KERNEL range_chunked(GLOBAL const float *data, int total, GLOBAL float *range) {
     const int nitems = (int)GSIZE_X, gid = (int)GID_X;
     const int per = (total + nitems - 1) / nitems;
@@ -133,6 +143,7 @@ KERNEL range_chunked(GLOBAL const float *data, int total, GLOBAL float *range) {
     range[2 * gid] = lo;
     range[2 * gid + 1] = hi;
 }
+#endif
 
 /* The slides' range_coalesced: each group owns a contiguous chunk, and its
  * items stride through it together (item j reads start+j, start+j+lsize,
@@ -140,6 +151,7 @@ KERNEL range_chunked(GLOBAL const float *data, int total, GLOBAL float *range) {
  * loop ran each item to start+j+chunk, past its group's chunk (harmless
  * for min/max, but off the end of the data for the last group); here every
  * item stops at the chunk's end. */
+#if defined(K_RANGE_COALESCED)
 KERNEL range_coalesced(GLOBAL const float *data, int total, GLOBAL float *range) {
     const int ngroups = (int)NGROUPS_X, group = (int)GROUP_X, lid = (int)LID_X, lsize = (int)LSIZE_X;
     const int per = (total + ngroups - 1) / ngroups;
@@ -154,3 +166,4 @@ KERNEL range_coalesced(GLOBAL const float *data, int total, GLOBAL float *range)
     range[2 * gid] = lo;
     range[2 * gid + 1] = hi;
 }
+#endif
