@@ -34,6 +34,7 @@
 /* One synchronous step: one work-item per cell, x from 1, y from row0; the
  * launch is rounded up to whole groups and the items past the rows or the
  * interior columns only take part in the group's flag. */
+#if K_STEPS == 1
 KERNEL topple(GLOBAL const unsigned *RESTRICT in, GLOBAL unsigned *RESTRICT out, GLOBAL int *flags, int it, int w,
               int h, int row0, int row1 LOCAL_PARAM(scratch)) {
     LOCAL_DECL(scratch)
@@ -67,6 +68,7 @@ KERNEL topple(GLOBAL const unsigned *RESTRICT in, GLOBAL unsigned *RESTRICT out,
     (void)it;
 #endif
 }
+#endif
 
 /* Temporal blocking (steps=T > 1): a group loads a tile of LSIZE_X x
  * LSIZE_Y cells into local memory and runs `nsteps` <= T steps there, then
@@ -156,12 +158,16 @@ KERNEL topple(GLOBAL const unsigned *RESTRICT in, GLOBAL unsigned *RESTRICT out,
     if (l == 0 && *best >= 0) flags[it + *best] = it + *best;
 #endif
 
+/* A program holds the kernels its steps can launch (schedule.c picks one):
+ * PoCL compiles every kernel of a program (issue 40). */
+#if K_STEPS > 1
 KERNEL topple_tiled(GLOBAL const unsigned *RESTRICT in, GLOBAL unsigned *RESTRICT out, GLOBAL int *flags, int it,
                     int nsteps, int w, int h, int row0, int row1 LOCAL_PARAM(scratch)) {
     LOCAL_DECL(scratch)
     const int gx = (int)GROUP_X, gy = (int)GROUP_Y;
     TILE_STEPS_BODY(in, out)
 }
+#endif
 
 #ifdef GRID_SYNC
 /* launch=resident (CUDA): one co-resident launch runs `count` steps from
