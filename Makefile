@@ -13,7 +13,7 @@ CFLAGS_BASE = -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE $(OPT)
 # include path, so a header is named by its file alone.
 HARNESS_DIRS := cli core backend store stats track report tune
 CPPFLAGS += -Iharness $(addprefix -Iharness/,$(HARNESS_DIRS)) -Ibuild/gen
-LDLIBS = -lsqlite3 -ldl -lm -lpthread
+LDLIBS = -lsqlite3 -lz -ldl -lm -lpthread
 
 # Backends compile against headers only and load their drivers with dlopen at
 # run time, so a missing driver means "no devices", never a failed build.

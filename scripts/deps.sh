@@ -33,6 +33,8 @@ need() { missing+=("$1"); }
 command -v "$cc" >/dev/null 2>&1 || need gcc
 command -v make >/dev/null 2>&1 || need make
 compiles sqlite3.h -lsqlite3 || need libsqlite3-dev
+# zlib: `harness tune --replay` reads gzipped landscapes (Kernel Tuner's .json.gz).
+compiles zlib.h -lz || need zlib1g-dev
 compiles CL/cl.h -DCL_TARGET_OPENCL_VERSION=120 || need opencl-headers
 if [ "$mode" != build ]; then
     ldconfig -p 2>/dev/null | grep -q 'libOpenCL.so.1' || need ocl-icd-libopencl1

@@ -11,8 +11,9 @@
  * run` row, so a search leaves its evidence in the database. With --screen
  * the search measures shortened runs and only the finalists are measured at
  * full length. With --replay the strategy runs over measurements already
- * stored. Everything is checked before the database is opened: bad input
- * exits 2 and touches nothing. */
+ * stored; with --replay FILE over a recorded landscape of any kernel
+ * (cmd_tune_file.c: no database at all). Everything is checked before the
+ * database is opened: bad input exits 2 and touches nothing. */
 #include <float.h>
 #include <getopt.h>
 #include <math.h>
@@ -102,12 +103,15 @@ static void usage(FILE *out) {
             "  --replay    run the strategy over the latest ok measurements already in the\n"
             "              database (nothing runs; --device may be a fingerprint), all at one step\n"
             "              count: --iters, else the newest row's; stored only with --store\n"
+            "  --replay FILE  (or --replay=FILE) search a recorded landscape of any kernel instead,\n"
+            "              with no device, database or input: below\n"
             "  Prints progress after each evaluation, the best and the runner-up and whether the\n"
             "  best is a winner or a TIE, the evaluations and the device time the search took;\n"
             "  the host is checked before and after the search (load, copy canary).\n"
             "Exit status: 0 done, 1 nothing succeeded or a database problem, 2 bad input\n"
-            "(an empty space, a budget of 0, an unknown strategy: nothing stored).\n",
+            "(an empty space, a budget of 0, an unknown strategy: nothing stored).\n\n",
             VERDICT_SHAPES);
+    tune_replay_file_usage(out);
 }
 
 static int parse_int(const char *opt, const char *text, long lo, long hi, long *v) {
@@ -1053,6 +1057,8 @@ static void call_free(struct call *c) {
 }
 
 int cmd_tune(int argc, char **argv) {
+    /* --replay FILE searches a recorded landscape: another command in all but name. */
+    if (tune_replay_file_named(argc, argv)) return cmd_tune_replay_file(argc, argv);
     static struct call c; /* large (the searches' inputs and plans); one per process */
     memset(&c, 0, sizeof c);
     int rc = parse_opts(argc, argv, &c.o);

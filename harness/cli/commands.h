@@ -2,6 +2,7 @@
  * argv with argv[0] = the command name and returns the exit status. */
 #ifndef HARNESS_COMMANDS_H
 #define HARNESS_COMMANDS_H
+#include <stdio.h>
 int cmd_devices(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
@@ -14,6 +15,11 @@ int cmd_sweep(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
+/* `tune --replay FILE` (a recorded landscape, no database), from cmd_tune:
+ * whether argv asks for it, the command itself, and its part of tune's help. */
+int tune_replay_file_named(int argc, char **argv);
+int cmd_tune_replay_file(int argc, char **argv);
+void tune_replay_file_usage(FILE *out);
 int cmd_best(int argc, char **argv);
 /* nightly tracking */
 int cmd_nightly(int argc, char **argv);
