@@ -3,7 +3,8 @@
  * model-based search. A space is a list of valid points, each a level per
  * parameter (a knob's value, a work-group side); a strategy only sees an
  * evaluation function over points, so the same code searches a live device
- * or replays measurements already in the database. */
+ * or replays measurements already in the database. harness/tune/README.md
+ * says which file holds what, and why the strategies are as they are. */
 #ifndef HARNESS_TUNE_H
 #define HARNESS_TUNE_H
 #include <stddef.h>
