@@ -19,25 +19,31 @@
  * seen, so the model steers away from its neighbourhood without a separate
  * feasibility model.
  *
- * Cold (an empty database), the additive model's prior mean is a belief
- * about the work-group's shape, a bowl in log-time (tune_linear.c says why
- * and what it changed). Warm start (space->prior): evaluations from
- * elsewhere (another device or input) become the additive model's prior
- * instead (strategy_forest says how); the prior's best point is the first
- * one measured, and it replaces the space-filling design.
+ * Cold (an empty database), the additive model's prior mean is zero or a
+ * belief about the work-group's shape, whichever the evaluations favour
+ * (tune_linear.c says why and how). Warm start (space->prior): evaluations
+ * from elsewhere (another device or input) become the additive model's
+ * prior instead (strategy_forest says how); the prior's best point is the
+ * first one measured, and it replaces the space-filling design.
  *
- * No local polish at the end of the budget (the incumbent's unseen one- or
- * two-parameter neighbours, knob flips or shape moves first, ranked by
- * expected improvement or by the predicted time), though many Bayesian
- * optimisers end so: replayed over tests/data before the shape belief
- * (commit e874fc0; 100 seeds, 10 % of the evaluations), spending the last
- * 1 to 3 evaluations that way lifted the H200's 1024x1024 from 16 % of the
- * seeds to at most 39 % and lowered
- * 256x256 from 66 % to between 27 % and 58 %, whose winner the global steps
- * reached at the 7th or 8th evaluation from the same first points. Trust
- * regions, failure counts, locality weights, other shape features and
- * Thompson sampling did no better (results/published/nvidia-h200/
- * tuning.md, "Replay", has the figures). */
+ * Once the trees have joined, one step in FOREST_CYCLE polishes (an unseen
+ * neighbour of one of the best three points) and one draws uniformly
+ * (strategy_forest says why: issue 35's generated landscapes of several
+ * basins). An end-of-budget polish alone did worse on tests/data (commit
+ * e874fc0; 100 seeds, 10 %: the H200's 256x256 from 66 % of the seeds to
+ * between 27 and 58 %), and so did trust regions, failure counts, locality
+ * weights, other shape features and Thompson sampling (results/published/
+ * nvidia-h200/tuning.md, "Replay"); the interleaving starts only after
+ * FOREST_ROWS evaluations, so searches of a few evaluations are as before.
+ *
+ * Cost per choice, bounded whatever the space's size: the rows learnt from
+ * (at most FOREST_MAX_ROWS: the best half and a random half beyond), the
+ * additive model's fit (rows x features^2, features^3), the trees (grown
+ * again when the rows have grown by a sixteenth), and the scoring of
+ * FOREST_CANDIDATES random unseen points plus the unseen neighbours of the
+ * FOREST_TOP best (a bounded set, where every unseen point was scored
+ * before). Measured (tests/unit/test_tune_scale.c): about 1 ms a choice on
+ * a space of 10^6 points, 8 ms at worst. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -58,8 +64,11 @@
 #define FOREST_DEPTH 14
 #define FOREST_INIT_SHARE 0.3  /* the design's share of the budget... */
 #define FOREST_INIT_MIN 2      /* ... but never fewer points than this */
-#define FOREST_CANDIDATES 4000 /* unseen points scored per step; more are sampled */
-#define FOREST_XI 0.005        /* the improvement sought beyond the best, in log-time */
+#define FOREST_CANDIDATES 256  /* unseen points drawn at random and scored per step (all when fewer) */
+#define FOREST_TOP 8           /* ... and the unseen neighbours of this many best points */
+#define FOREST_MAX_ROWS 1024   /* rows the models learn from: beyond, the best half and a random half */
+#define FOREST_CYCLE 3  /* steps of one interleaving cycle: expected improvement, polish, uniform */
+#define FOREST_XI 0.02        /* the improvement sought beyond the best, in log-time */
 #define FAILED_PENALTY M_LN2   /* a failure reads as twice the slowest time seen */
 /* A warm start measures the prior's best point first and learns from the
  * rest. Measuring more of the prior's best points cost evaluations for
@@ -71,9 +80,9 @@
 
 struct node {
     int param;   /* -1: a leaf */
-    int ordinal; /* split: level <= cut goes left; categorical: level in mask goes left */
+    int ordinal; /* split: level <= cut goes left; categorical: a random half of the levels goes left */
     int cut;
-    uint64_t mask;
+    uint64_t salt; /* categorical: level l goes left when bit 0 of mix(salt + l) is set */
     int left, right;
     double value; /* a leaf's mean */
 };
@@ -92,16 +101,20 @@ struct rows {
 static int tree_push(struct tree *t) {
     if (t->n == t->cap) {
         t->cap = t->cap ? 2 * t->cap : 64;
-        t->node = realloc(t->node, sizeof *t->node * (size_t)t->cap);
-        if (!t->node) abort();
+        t->node = xrealloc(t->node, sizeof *t->node * (size_t)t->cap);
     }
     memset(&t->node[t->n], 0, sizeof t->node[t->n]);
     t->node[t->n].param = -1;
     return t->n++;
 }
 
+/* A categorical split sends each level to one side at random, by a hash of
+ * the level (no order, and no cap on the levels, where a 64-bit mask capped
+ * them at 64). */
 static int goes_left(const struct node *nd, int level) {
-    return nd->ordinal ? level <= nd->cut : (int)((nd->mask >> level) & 1u);
+    if (nd->ordinal) return level <= nd->cut;
+    uint64_t h = nd->salt + (uint64_t)(unsigned)level;
+    return (int)(splitmix64(&h) & 1u);
 }
 
 /* The sum of squared deviations of idx's y split by a candidate rule. */
@@ -119,8 +132,8 @@ static double split_sse(const struct rows *r, const int *idx, int m, const struc
 
 /* Grows a node over idx[0..m): of a few random candidate rules (a random
  * parameter that varies here; an ordinal cut between two levels present, or
- * a random subset of the categorical levels present) the one leaving the
- * least squared error; a leaf when none splits or the node is small. */
+ * a random partition of the categorical levels) the one leaving the least
+ * squared error; a leaf when none splits or the node is small. */
 static int grow(struct tree *t, const struct rows *r, const struct tune_param *params, int *idx, int m, int depth,
                 struct rng *g) {
     const int me = tree_push(t);
@@ -135,21 +148,17 @@ static int grow(struct tree *t, const struct rows *r, const struct tune_param *p
     for (int k = 0; k < tries; k++) {
         const int p = rng_below(g, r->d);
         int lo = INT32_MAX, hi = -1;
-        uint64_t present = 0;
         for (int i = 0; i < m; i++) {
             const int v = r->x[(size_t)idx[i] * r->d + p];
             lo = v < lo ? v : lo, hi = v > hi ? v : hi;
-            present |= 1ull << (v & 63);
         }
         if (lo == hi) continue;
         struct node rule = {.param = p, .ordinal = params[p].ordinal};
-        if (rule.ordinal) {
-            rule.cut = lo + rng_below(g, hi - lo); /* lo..hi-1: both sides keep a level */
-        } else {
-            do rule.mask = present & rng_next(g);
-            while (!rule.mask || rule.mask == present);
-        }
-        const double sse = split_sse(r, idx, m, &rule);
+        if (rule.ordinal) rule.cut = lo + rng_below(g, hi - lo); /* lo..hi-1: both sides keep a level */
+        else rule.salt = rng_next(g);
+        double sse = split_sse(r, idx, m, &rule);
+        for (int again = 0; !rule.ordinal && again < 3 && !isfinite(sse); again++) /* all on one side */
+            rule.salt = rng_next(g), sse = split_sse(r, idx, m, &rule);
         if (sse < best_sse) best_sse = sse, best = rule;
     }
     if (best.param < 0) return me;
@@ -209,22 +218,49 @@ static double median_of(const double *v, int n) {
     return m;
 }
 
+static const struct search *cmp_search; /* qsort has no context argument */
+static int cmp_time(const void *a, const void *b) {
+    const double x = cmp_search->time[*(const int *)a], y = cmp_search->time[*(const int *)b];
+    return (x > y) - (x < y);
+}
+
+/* The evaluated points the models learn from: all of them up to
+ * FOREST_MAX_ROWS, else the fastest half of that and a random draw of the
+ * rest (the model must know the good region well and the rest roughly; a
+ * bound keeps a step's cost bounded on a long search). */
+static int learn_from(struct search *s, int *pts) {
+    const int m = s->evaluations;
+    memcpy(pts, s->seen, sizeof *pts * (size_t)m);
+    if (m <= FOREST_MAX_ROWS) return m;
+    cmp_search = s;
+    qsort(pts, (size_t)m, sizeof *pts, cmp_time);
+    const int keep = FOREST_MAX_ROWS / 2;
+    for (int k = keep; k < FOREST_MAX_ROWS; k++) { /* a partial shuffle of the rest */
+        const int r = k + rng_below(&s->rng, m - k), t = pts[k];
+        pts[k] = pts[r], pts[r] = t;
+    }
+    return FOREST_MAX_ROWS;
+}
+
 /* The training rows: this search's evaluations (log-time; failures at the
  * penalty) centred on their median, then the prior's centred on theirs. */
-static int training_rows(const struct search *s, int *x, double *y, int *pt, int *own_rows) {
+static int training_rows(struct search *s, int *x, double *y, int *pt, int *own_rows) {
     const struct tune_space *sp = s->sp;
     const int d = sp->nparams;
     int n = 0;
     double worst = -INFINITY;
-    for (int i = 0; i < sp->n; i++)
-        if (isfinite(s->time[i]) && log(s->time[i]) > worst) worst = log(s->time[i]);
-    for (int i = 0; i < sp->n; i++) {
-        if (isnan(s->time[i])) continue;
+    for (int e = 0; e < s->evaluations; e++)
+        if (isfinite(s->time[s->seen[e]]) && log(s->time[s->seen[e]]) > worst) worst = log(s->time[s->seen[e]]);
+    int *from = xcalloc((size_t)s->evaluations + 1, sizeof *from);
+    const int m = learn_from(s, from);
+    for (int e = 0; e < m; e++) {
+        const int i = from[e];
         if (!isfinite(s->time[i]) && !isfinite(worst)) continue; /* failures alone teach nothing yet */
-        memcpy(x + (size_t)n * d, sp->coord + (size_t)i * d, sizeof *x * (size_t)d);
+        memcpy(x + (size_t)n * d, search_coords(s, i), sizeof *x * (size_t)d);
         pt[n] = i;
         y[n++] = isfinite(s->time[i]) ? log(s->time[i]) : worst + FAILED_PENALTY;
     }
+    free(from);
     const int own = n;
     *own_rows = own;
     if (own) {
@@ -248,51 +284,34 @@ static int training_rows(const struct search *s, int *x, double *y, int *pt, int
     return n;
 }
 
-/* The unseen points to score: all of them when few, else a random sample
- * and every unseen neighbour of the best few points (where a good
- * landscape's optimum usually is). */
-static int candidates(struct search *s, int *cand) {
-    const int n = s->sp->n;
-    int left = 0;
-    for (int i = 0; i < n; i++) left += isnan(s->time[i]);
+/* The unseen points to score: all of them when few, else FOREST_CANDIDATES
+ * drawn at random and every unseen neighbour of the FOREST_TOP best points
+ * (where a good landscape's optimum usually is). mark[] (per point, the
+ * step that last took it) keeps the list free of repeats without clearing
+ * an array of the space's size per step. */
+static int candidates(struct search *s, int *cand, int cap, int *mark, int step) {
+    const int n = s->sp->n, left = n - s->evaluations;
     int m = 0;
-    if (left <= FOREST_CANDIDATES) {
+    if (left <= FOREST_CANDIDATES && n <= 4 * FOREST_CANDIDATES) { /* a scan bounded by 4 x the set */
         for (int i = 0; i < n; i++)
             if (isnan(s->time[i])) cand[m++] = i;
         return m;
     }
-    char *in = xcalloc((size_t)n, 1);
     /* Drawn with rejection: most points are unseen, so this is quick. */
     for (int k = 0; k < 4 * FOREST_CANDIDATES && m < FOREST_CANDIDATES; k++) {
         const int i = rng_below(&s->rng, n);
-        if (isnan(s->time[i]) && !in[i]) in[i] = 1, cand[m++] = i;
+        if (isnan(s->time[i]) && mark[i] != step) mark[i] = step, cand[m++] = i;
     }
-    /* The best 8 evaluated points' unseen neighbours. */
-    double cut = INFINITY;
-    {
-        double t[8];
-        int nt = 0;
-        for (int i = 0; i < n; i++) {
-            if (!isfinite(s->time[i])) continue;
-            if (nt < 8) t[nt++] = s->time[i];
-            else {
-                int w = 0;
-                for (int k = 1; k < 8; k++)
-                    if (t[k] > t[w]) w = k;
-                if (s->time[i] < t[w]) t[w] = s->time[i];
-            }
-        }
-        for (int k = 0; k < nt; k++) cut = k ? fmax(cut, t[k]) : t[k];
-        if (!nt) cut = -INFINITY;
-    }
-    for (int i = 0; i < n; i++) {
-        if (!(s->time[i] <= cut)) continue;
-        for (int k = s->nb_at[i]; k < s->nb_at[i + 1]; k++) {
-            const int j = s->nb[k];
-            if (isnan(s->time[j]) && !in[j]) in[j] = 1, cand[m++] = j;
+    int top[FOREST_TOP];
+    const int nt = search_top(s, FOREST_TOP, top);
+    for (int k = 0; k < nt; k++) {
+        int count, single;
+        const int *nb = search_neighbours(s, top[k], &count, &single);
+        for (int q = 0; q < count; q++) {
+            const int j = nb[q];
+            if (isnan(s->time[j]) && mark[j] != step && m < cap) mark[j] = step, cand[m++] = j;
         }
     }
-    free(in);
     return m;
 }
 
@@ -315,16 +334,20 @@ static void warm_start(struct search *s, int m) {
 void strategy_forest(struct search *s) {
     const struct tune_space *sp = s->sp;
     const int n = sp->n, d = sp->nparams, nprior = sp->prior ? sp->prior->n : 0;
+    const int rows_max = (s->budget < FOREST_MAX_ROWS ? s->budget : FOREST_MAX_ROWS) + nprior + 1;
     int init = (int)ceil(FOREST_INIT_SHARE * s->budget);
     if (init < FOREST_INIT_MIN) init = FOREST_INIT_MIN;
     if (nprior) warm_start(s, WARM_POINTS);
-    int *x = xcalloc(((size_t)n + (size_t)nprior) * (size_t)d, sizeof *x);
-    double *y = xcalloc((size_t)n + (size_t)nprior, sizeof *y);
-    int *cand = xcalloc((size_t)n, sizeof *cand), *pt = xcalloc((size_t)n + (size_t)nprior, sizeof *pt);
-    double *resid = xcalloc((size_t)n + (size_t)nprior, sizeof *resid);
+    int *x = xcalloc((size_t)rows_max * (size_t)d, sizeof *x);
+    double *y = xcalloc((size_t)rows_max, sizeof *y);
+    int *pt = xcalloc((size_t)rows_max, sizeof *pt);
+    double *resid = xcalloc((size_t)rows_max, sizeof *resid);
+    const int cand_max = 4 * FOREST_CANDIDATES + FOREST_TOP * 4096;
+    int *cand = xcalloc((size_t)cand_max, sizeof *cand), *mark = xcalloc((size_t)n, sizeof *mark);
     struct tree trees[FOREST_TREES] = {{0}};
     struct linear_model lm;
     linear_init(&lm, sp);
+    double *f = xcalloc((size_t)lm.p + 1, sizeof *f);
     /* A warm start's prior: the additive model fitted to the other
      * source's rows is the prior mean of this one's weights, so its
      * evaluations read as "what the knobs did there" and this search's own
@@ -352,8 +375,40 @@ void strategy_forest(struct search *s) {
      * 1024x1024 from 512x512 66 % (51 %); from a source 4x or 8x smaller it
      * did worse (tuning.md, "Warm starts"). Without a prior model (none, or
      * it could not be fitted) the search starts cold, design and all. */
-    if (!w_prior) search_design(s, init);
-    while (search_more(s) && s->evaluations < n) {
+    if (!w_prior) search_design_for(s, init, 1);
+    int fitted = 0; /* the rows the trees were last grown on */
+    int cycle = 0;
+    for (int step = 1; search_more(s) && s->evaluations < n; step++) {
+        /* Interleaving (SMAC's random interleaving, Hutter et al. 2011, plus
+         * a polish): once the trees have joined the model (FOREST_ROWS
+         * evaluations), one step in FOREST_CYCLE takes an unseen neighbour
+         * of one of the three best points and one a uniform draw, the rest
+         * follow expected improvement. Why: a forest is confidently wrong
+         * about regions it has not sampled, and on the generated landscapes
+         * of several basins (tune_synth.c, development seeds 1 to 8) expected
+         * improvement alone spent whole budgets in the basin its design
+         * found first (stencil3d #1: the best 51 % off the optimum in half
+         * the seeds with a quarter of the evaluations); the uniform draws
+         * bound how long a wrong belief can last, the polish finishes the
+         * basin the model points at. Before FOREST_ROWS evaluations the
+         * model alone picks: with 8 evaluations (the LBM replays at 10 %)
+         * every interleaved step cost a third of the seeds. */
+        const int mixing = s->evaluations >= FOREST_ROWS;
+        if (mixing) cycle++;
+        if (mixing && cycle % FOREST_CYCLE == 1) {
+            const int j = search_polish(s, 3);
+            if (j >= 0) {
+                search_visit(s, j);
+                continue;
+            }
+        }
+        if (mixing && cycle % FOREST_CYCLE == 2) {
+            const int j = search_unvisited(s);
+            if (j >= 0) {
+                search_visit(s, j);
+                continue;
+            }
+        }
         int own;
         training_rows(s, x, y, pt, &own);
         if (own < 2 || search_best(s) < 0) { /* nothing to learn from yet */
@@ -365,17 +420,29 @@ void strategy_forest(struct search *s) {
         double best_y = INFINITY;
         for (int i = 0; i < own; i++) best_y = fmin(best_y, y[i]);
         /* The additive model first; the trees learn what it leaves. */
-        const int linear = linear_fit(&lm, pt, y, own, w_prior ? w_prior : lm.belief);
-        for (int i = 0; i < own; i++) resid[i] = y[i] - (linear ? linear_mean(&lm, pt[i]) : 0);
+        const int linear = w_prior ? linear_fit(&lm, pt, y, own, w_prior) : linear_fit_cold(&lm, pt, y, own);
+        for (int i = 0; i < own; i++) {
+            if (linear) linear_features(&lm, pt[i], f);
+            resid[i] = y[i] - (linear ? linear_mean_f(&lm, f) : 0);
+        }
         struct rows r = {own, d, x, resid};
         const int grown = own >= FOREST_ROWS;
-        if (grown) forest_fit(trees, &r, sp->params, &s->rng);
-        const int m = candidates(s, cand);
-        if (!m) break;
+        /* The trees are grown again once the rows have grown by a sixteenth
+         * (every step while they are few): a step's cost stays near the
+         * scoring's, and trees a few rows old still rank the candidates. */
+        if (grown && own - fitted >= 1 + fitted / 16) {
+            forest_fit(trees, &r, sp->params, &s->rng);
+            fitted = own;
+        }
+        const int m = candidates(s, cand, cand_max, mark, step);
+        if (!m) {
+            search_design(s, 1); /* the random draws all hit seen points: a dense corner of a huge space */
+            continue;
+        }
         int pick = -1;
         double pick_ei = -1, pick_mu = INFINITY;
         for (int k = 0; k < m; k++) {
-            const int *c = sp->coord + (size_t)cand[k] * d;
+            const int *c = search_coords(s, cand[k]);
             double sum = 0, sq = 0;
             for (int t = 0; grown && t < FOREST_TREES; t++) {
                 const double v = tree_predict(&trees[t], c);
@@ -383,7 +450,10 @@ void strategy_forest(struct search *s) {
             }
             double mu = sum / FOREST_TREES, var = sq / FOREST_TREES - mu * mu;
             if (var < 0) var = 0;
-            if (linear) mu += linear_mean(&lm, cand[k]), var += linear_var(&lm, cand[k]);
+            if (linear) {
+                linear_features(&lm, cand[k], f);
+                mu += linear_mean_f(&lm, f), var += linear_var_f(&lm, f);
+            }
             const double ei = expected_improvement(mu, var > 0 ? sqrt(var) : 0, best_y);
             /* The largest improvement; among equals (none expected at all)
              * the lowest predicted time. */
@@ -396,8 +466,10 @@ void strategy_forest(struct search *s) {
     free(x);
     free(y);
     free(cand);
+    free(mark);
     free(pt);
     free(resid);
+    free(f);
     linear_free(&lm);
     free(w_prior);
 }

@@ -1,9 +1,13 @@
 /* The additive part of the model-based search (tune_linear.h): Bayesian
- * linear regression of the log-time on each knob's levels (one indicator
- * per level but the first), the work-group's size and aspect (log2, each
- * with its square: time has an optimum in both), and each indicator times
- * the size (a knob's best group size is its own: a temporally blocked
- * kernel wants larger groups than a plain one).
+ * linear regression of the log-time on every parameter alike: each
+ * parameter's levels (one indicator per level but the first: no order, so a
+ * categorical knob or a boolean switch is a set of alternatives), and for an
+ * ordered one also its position and the square of it (so a level never
+ * measured is predicted from its neighbours' trend); where the space has a
+ * work-group shape, the group's size and aspects (log2, each with its
+ * square: time has an optimum in both), and each knob's indicators times the
+ * size (a knob's best group size is its own: a temporally blocked kernel
+ * wants larger groups than a plain one).
  *
  * Why a linear model first: a search with 8 evaluations of 87 points sees
  * too little for a forest to split on anything, while an additive model
@@ -15,9 +19,12 @@
  * model under it, in 15.
  *
  * The prior on the weights is N(w0, s2 / LINEAR_RIDGE), w0 a warm start's
- * fit or, for a search that starts cold, the shape belief below (zero for
- * every other weight): the features are indicators and numbers on [-1, 1],
- * so one scale suits them all. */
+ * fit, or for a search that starts cold either zero or the shape belief
+ * below, whichever the evaluations favour (linear_fit_cold): the features
+ * are indicators and numbers on [-1, 1], so one scale suits them all.
+ *
+ * Features are computed per point when asked for, never stored per point:
+ * a space of 10^6 points would need gigabytes for them. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,117 +34,155 @@
 
 #define LINEAR_RIDGE 0.3
 #define LINEAR_NOISE_FLOOR 1e-4 /* the least residual variance believed: 1 % in time */
-#define LINEAR_MAX_FEATURES 400 /* above this the size interactions are left out */
+#define LINEAR_MAX_FEATURES 400 /* above this the size interactions are left out, then the widest indicators */
+#define LINEAR_MAX_LEVELS 256 /* a parameter with more levels gets no indicators (the trees still split it) */
+/* Where the space has a shape, its sides enter the model through the
+ * group's size and aspects only, not each side's levels as well: replayed
+ * over tests/data (20 seeds, 10 %), the sides' indicators and trends on top
+ * lowered the forest on every informative LBM landscape (13, 12, 17, 13, 14,
+ * 13, 13 of 20 seeds without them; 12, 12, 8, 9, 5, 6, 6 with): with a
+ * handful of evaluations, a dozen more weights only widen the uncertainty
+ * that expected improvement chases. A space without a shape (or with the
+ * sides declared as plain knobs) gets them like any parameter. */
+#define SIDE_LEVELS 0
+#define ORD_TREND 1
 
-/* The shape belief: a cold search's prior mean of the size and aspect
- * weights, a bowl in log-time rather than a flat zero. A work-group too
- * small leaves a multiprocessor short of threads (it holds a bounded number
- * of groups) and spends more of its cells on halos; one too large runs out
- * of registers or local memory, or leaves multiprocessors idle on a small
- * grid; a thin one loses coalescing in x or halo cells in y. So the mean
- * puts the optimum at SHAPE_BELIEF_AT of the log-size range (on [-1, 1]:
- * three quarters of the way up, where temporally blocked kernels were
- * fastest on every GPU measured) and at the middle of the aspects, rising by
- * SHAPE_BELIEF_RISE in log-time (x1.35) at the range's edges, where the
- * measured landscapes are 1.5x to 3x slower: a mild belief, which a few
+/* The shape belief: a proposed prior mean of the size and aspect weights, a
+ * bowl in log-time rather than a flat zero. A work-group too small leaves a
+ * multiprocessor short of threads (it holds a bounded number of groups) and
+ * spends more of its cells on halos; one too large runs out of registers or
+ * local memory, or leaves multiprocessors idle on a small grid; a thin one
+ * loses coalescing in x or halo cells in y. So the mean puts the optimum at
+ * SHAPE_BELIEF_AT of the log-size range (on [-1, 1]: three quarters of the
+ * way up) and at the middle of the aspects, rising by SHAPE_BELIEF_RISE in
+ * log-time (x1.35) at the range's edges: a mild belief, which a few
  * evaluations override.
  *
- * Why: with a zero mean every shape may be the best, and the model is least
- * certain where its squares are largest, at the space's corners (8x4, 64x4,
- * 64x16), so expected improvement spent two or three of 8 evaluations
- * there and seldom came back to the middle of the range, where the
- * 1024x1024 winners are (32x16). Replayed over tests/data (100 seeds, 10 %
- * of the evaluations; results/published/nvidia-h200/tuning.md, "Replay",
- * has the table): the five informative landscapes it was chosen on went
- * from 65, 66, 93, 16, 15 % of the seeds reaching within 2 % of the best to
- * 66, 75, 81, 65, 73 %, and two recorded after it was committed (H100,
- * 2048x512 and 512x2048) from 12 and 16 % to 73 and 75 %; the knobs x
- * shapes ties at 128x128 from 1 % to 45-47 %, and the shapes-only ties at
- * 128x128 from 11 and 52 % to 11 and 12 % (their best groups are small or
- * elongated: 64x4, 4x8, 128x8), which the belief misjudges. With 25 % of
- * the evaluations all stay at 98-100 %. Rises of 0.25 to 0.35 with the
- * optimum at 0.4 to 0.6 did within a few points of these. A warm start's
- * prior replaces the belief: it is measured. */
+ * It is a guess fitted on the LBM (issue 35: on a convolution whose best
+ * group is a small 32x4 it misled the search into doing worse than random),
+ * so it is not imposed: every fit of a cold search weighs it against a zero
+ * prior mean by the evidence of the evaluations so far (the marginal
+ * likelihood of the two Bayesian models, which differ only in the prior
+ * mean; linear_fit_cold) and keeps the belief only while the data favour
+ * it. On the LBM landscapes the data agree and it stays (with a zero mean
+ * every shape may be the best, and the model is least certain at the
+ * space's corners, so expected improvement spent two or three of 8
+ * evaluations there: tuning.md, "Replay", has the figures of the belief);
+ * where small or thin groups measure fast, the evidence drops it within the
+ * design's evaluations. */
 #define SHAPE_BELIEF_RISE 0.3
 #define SHAPE_BELIEF_AT 0.5
 
-/* The log2 of each point's size and aspect, scaled to [-1, 1] over the
- * space (the midrange at 0). Why not standardised (mean 0, spread 1): the
- * weights share one prior scale, and an indicator is 0 or 1, while a
- * standardised column reaches 2 to 3 at the edges of the space and its
- * square 5 to 9, so the shape terms' prior outweighed the knobs' several
- * times at the smallest and most elongated groups. On [-1, 1] no feature's
- * prior weighs more than an indicator's. Replayed (tests/data, 100 seeds,
- * forest at 10 %): 512x512 reached within 2 % of the best in 65 % of the
- * seeds before, 93 % now; the other informative landscapes within a few
- * points of before. It does not stop expected improvement from measuring
- * the extreme shapes (about as many of them as before in the traced
- * seeds); tuning.md, "Replay", has the figures. */
-static void side_columns(const struct tune_space *sp, double *size, double *aspect) {
-    const int n = sp->n, d = sp->nparams, px = sp->side_param[0], py = sp->side_param[1];
-    for (int i = 0; i < n; i++) {
-        const double x = sp->side_len[0][sp->coord[(size_t)i * d + px]];
-        const double y = sp->side_len[1][sp->coord[(size_t)i * d + py]];
-        size[i] = log2(x * y > 0 ? x * y : 1);
-        aspect[i] = log2(x > 0 && y > 0 ? x / y : 1);
+static int is_side(const struct tune_space *sp, int k) {
+    for (int j = 0; j < sp->sides; j++)
+        if (sp->side_param[j] == k) return 1;
+    return 0;
+}
+
+/* The log2 size (v[0]) and aspects (v[1..]) of point i's group, raw. */
+static void shape_raw(const struct tune_space *sp, int i, double *v) {
+    const int *c = sp->coord + (size_t)i * sp->nparams;
+    double len[TUNE_MAX_SIDES];
+    for (int k = 0; k < sp->sides; k++) {
+        const double x = sp->side_len[k][c[sp->side_param[k]]];
+        len[k] = log2(x > 0 ? x : 1);
     }
-    double *v[2] = {size, aspect};
-    for (int k = 0; k < 2; k++) {
-        double lo = INFINITY, hi = -INFINITY;
-        for (int i = 0; i < n; i++) lo = fmin(lo, v[k][i]), hi = fmax(hi, v[k][i]);
-        const double mid = 0.5 * (lo + hi), half = 0.5 * (hi - lo) + 1e-9; /* one value only: all 0 */
-        for (int i = 0; i < n; i++) v[k][i] = (v[k][i] - mid) / half;
-    }
+    v[0] = 0;
+    for (int k = 0; k < sp->sides; k++) v[0] += len[k];
+    for (int k = 0; k + 1 < sp->sides; k++) v[1 + k] = len[k] - len[k + 1];
 }
 
 void linear_init(struct linear_model *lm, const struct tune_space *sp) {
     memset(lm, 0, sizeof *lm);
-    const int n = sp->n, d = sp->nparams;
-    const int sides = sp->side_param[0] >= 0 && sp->side_param[1] >= 0 && sp->side_len[0] && sp->side_len[1];
-    int ind = 0; /* indicator columns: the knobs' levels but the first */
-    for (int k = 0; k < d; k++)
-        if (!sides || (k != sp->side_param[0] && k != sp->side_param[1])) ind += sp->params[k].levels - 1;
-    int inter = sides;
-    int p = 1 + ind + 4 * sides + ind * inter;
-    if (p > LINEAR_MAX_FEATURES) inter = 0, p = 1 + ind + 4 * sides;
-    if (p > LINEAR_MAX_FEATURES || !n) return; /* lm->p stays 0: no linear model */
-    lm->p = p;
-    lm->n = n;
-    lm->phi = xcalloc((size_t)(n ? n : 1) * (size_t)p, sizeof *lm->phi);
-    double *size = xcalloc((size_t)n + 1, sizeof *size), *aspect = xcalloc((size_t)n + 1, sizeof *aspect);
-    if (sides) side_columns(sp, size, aspect);
-    for (int i = 0; i < n; i++) {
-        double *f = lm->phi + (size_t)i * p;
-        int c = 0;
-        f[c++] = 1;
+    lm->sp = sp;
+    lm->inter = lm->shape = -1;
+    const int d = sp->nparams, shaped = sp->sides >= 1 && sp->n > 0;
+    for (int k = 0; k < d; k++) lm->ind[k] = lm->trend[k] = -1;
+    /* Widest parameters lose their indicators first when there are too many. */
+    int limit = LINEAR_MAX_LEVELS;
+    for (;;) {
+        int c = 1, nind = 0;
         for (int k = 0; k < d; k++) {
-            if (sides && (k == sp->side_param[0] || k == sp->side_param[1])) continue;
-            const int level = sp->coord[(size_t)i * d + k];
-            for (int l = 1; l < sp->params[k].levels; l++, c++) {
-                f[c] = level == l;
-                if (inter) f[c + ind] = (level == l) * size[i];
-            }
+            const int L = sp->params[k].levels;
+            if (!SIDE_LEVELS && shaped && is_side(sp, k)) continue;
+            if (L >= 2 && L - 1 <= limit) c += L - 1, nind += is_side(sp, k) ? 0 : L - 1;
+            if (ORD_TREND && sp->params[k].ordinal && L >= 3) c += 2;
         }
-        if (inter) c += ind;
-        if (sides) {
-            f[c++] = size[i], f[c++] = size[i] * size[i];
-            f[c++] = aspect[i], f[c++] = aspect[i] * aspect[i];
+        if (shaped) c += 2 + 2 * (sp->sides - 1);
+        if (c <= LINEAR_MAX_FEATURES || limit <= 1) break;
+        limit /= 2;
+    }
+    int c = 1;
+    for (int k = 0; k < d; k++) {
+        const int L = sp->params[k].levels;
+        if (!SIDE_LEVELS && shaped && is_side(sp, k)) continue;
+        if (L >= 2 && L - 1 <= limit) {
+            lm->ind[k] = c, c += L - 1;
+            if (!is_side(sp, k)) lm->nind += L - 1;
+        }
+        if (ORD_TREND && sp->params[k].ordinal && L >= 3) lm->trend[k] = c, c += 2;
+    }
+    if (shaped) {
+        lm->shape = c, lm->naspect = sp->sides - 1;
+        c += 2 + 2 * lm->naspect;
+        if (lm->nind && c + lm->nind <= LINEAR_MAX_FEATURES) lm->inter = c, c += lm->nind;
+        /* The ranges over the points (once: the constraints decide which
+         * sizes occur, e.g. x*y <= 1024), so the belief's optimum sits at the
+         * same share of the sizes a search can meet. */
+        for (int k = 0; k <= lm->naspect; k++) lm->lo[k] = INFINITY, lm->hi[k] = -INFINITY;
+        for (int i = 0; i < sp->n; i++) {
+            double v[TUNE_MAX_SIDES];
+            shape_raw(sp, i, v);
+            for (int k = 0; k <= lm->naspect; k++) lm->lo[k] = fmin(lm->lo[k], v[k]), lm->hi[k] = fmax(lm->hi[k], v[k]);
         }
     }
-    free(size);
-    free(aspect);
-    lm->w = xcalloc((size_t)p, sizeof *lm->w);
-    lm->ainv = xcalloc((size_t)p * (size_t)p, sizeof *lm->ainv);
-    if (sides) { /* the last four columns: size, its square, aspect, its square */
-        lm->belief = xcalloc((size_t)p, sizeof *lm->belief);
-        lm->belief[p - 4] = -2 * SHAPE_BELIEF_RISE * SHAPE_BELIEF_AT; /* the vertex of rise * (s - at)^2 */
-        lm->belief[p - 3] = SHAPE_BELIEF_RISE;
-        lm->belief[p - 1] = SHAPE_BELIEF_RISE;
+    if (c > LINEAR_MAX_FEATURES || !sp->n) {
+        lm->p = 0; /* no linear model */
+        return;
+    }
+    lm->p = c;
+    lm->w = xcalloc((size_t)c, sizeof *lm->w);
+    lm->ainv = xcalloc((size_t)c * (size_t)c, sizeof *lm->ainv);
+    if (shaped) { /* rise * (s - at)^2 over the size, rise * a^2 over each aspect */
+        lm->belief = xcalloc((size_t)c, sizeof *lm->belief);
+        lm->belief[lm->shape] = -2 * SHAPE_BELIEF_RISE * SHAPE_BELIEF_AT;
+        lm->belief[lm->shape + 1] = SHAPE_BELIEF_RISE;
+        for (int k = 0; k < lm->naspect; k++) lm->belief[lm->shape + 3 + 2 * k] = SHAPE_BELIEF_RISE;
+    }
+}
+
+void linear_features(const struct linear_model *lm, int point, double *f) {
+    const struct tune_space *sp = lm->sp;
+    const int *c = sp->coord + (size_t)point * sp->nparams;
+    memset(f, 0, sizeof *f * (size_t)lm->p);
+    f[0] = 1;
+    double size = 0;
+    if (lm->shape >= 0) {
+        double v[TUNE_MAX_SIDES];
+        shape_raw(sp, point, v);
+        for (int k = 0; k <= lm->naspect; k++) {
+            const double mid = 0.5 * (lm->lo[k] + lm->hi[k]), half = 0.5 * (lm->hi[k] - lm->lo[k]) + 1e-9;
+            const double x = (v[k] - mid) / half; /* one value only: all 0 */
+            f[lm->shape + 2 * k] = x, f[lm->shape + 2 * k + 1] = x * x;
+        }
+        size = f[lm->shape];
+    }
+    int knob = 0;
+    for (int k = 0; k < sp->nparams; k++) {
+        const int L = sp->params[k].levels;
+        if (lm->trend[k] >= 0) {
+            const double x = 2.0 * c[k] / (L - 1) - 1;
+            f[lm->trend[k]] = x, f[lm->trend[k] + 1] = x * x;
+        }
+        if (lm->ind[k] < 0) continue;
+        if (c[k] >= 1) f[lm->ind[k] + c[k] - 1] = 1;
+        if (is_side(sp, k)) continue;
+        if (lm->inter >= 0 && c[k] >= 1) f[lm->inter + knob + c[k] - 1] = size;
+        knob += L - 1;
     }
 }
 
 void linear_free(struct linear_model *lm) {
-    free(lm->phi);
     free(lm->w);
     free(lm->ainv);
     free(lm->belief);
@@ -177,49 +222,105 @@ static int spd_inverse(double *a, int p) {
     return 1;
 }
 
-int linear_fit(struct linear_model *lm, const int *point, const double *y, int m, const double *w0) {
+/* Phi^T Phi + ridge I into a and Phi^T y into b (b without the prior's
+ * share); the features of the rows into phi (m * p). */
+static void normal_equations(const struct linear_model *lm, const int *point, const double *y, int m, double *phi,
+                             double *a, double *b) {
     const int p = lm->p;
-    if (!p || m < 1) return 0;
-    double *a = lm->ainv, *b = xcalloc((size_t)p, sizeof *b);
     memset(a, 0, sizeof *a * (size_t)p * (size_t)p);
-    for (int j = 0; j < p; j++) a[j * p + j] = LINEAR_RIDGE, b[j] = w0 ? LINEAR_RIDGE * w0[j] : 0;
+    memset(b, 0, sizeof *b * (size_t)p);
+    for (int j = 0; j < p; j++) a[j * p + j] = LINEAR_RIDGE;
     for (int r = 0; r < m; r++) {
-        const double *f = lm->phi + (size_t)point[r] * p;
+        double *f = phi + (size_t)r * p;
+        linear_features(lm, point[r], f);
         for (int i = 0; i < p; i++) {
             if (f[i] == 0) continue;
             b[i] += f[i] * y[r];
             for (int j = 0; j < p; j++) a[i * p + j] += f[i] * f[j];
         }
     }
-    if (!spd_inverse(a, p)) {
-        free(b);
-        return 0;
-    }
+}
+
+/* The posterior for prior mean w0, given ainv and Phi^T y already. */
+static void posterior(struct linear_model *lm, const double *phi, const double *y, int m, const double *phiy,
+                      const double *w0) {
+    const int p = lm->p;
     double ww = 0, rr = 0;
     for (int i = 0; i < p; i++) {
         double t = 0;
-        for (int j = 0; j < p; j++) t += a[i * p + j] * b[j];
+        for (int j = 0; j < p; j++) t += lm->ainv[i * p + j] * (phiy[j] + (w0 ? LINEAR_RIDGE * w0[j] : 0));
         lm->w[i] = t, ww += (t - (w0 ? w0[i] : 0)) * (t - (w0 ? w0[i] : 0));
     }
     for (int r = 0; r < m; r++) {
-        const double e = y[r] - linear_mean(lm, point[r]);
+        const double e = y[r] - linear_mean_f(lm, phi + (size_t)r * p);
         rr += e * e;
     }
     lm->s2 = fmax((rr + LINEAR_RIDGE * ww) / m, LINEAR_NOISE_FLOOR);
-    free(b);
+}
+
+static int fit(struct linear_model *lm, const int *point, const double *y, int m, const double *w0, double **phi_out,
+               double **phiy_out) {
+    const int p = lm->p;
+    if (!p || m < 1) return 0;
+    double *phi = xcalloc((size_t)m * (size_t)p, sizeof *phi), *b = xcalloc((size_t)p, sizeof *b);
+    normal_equations(lm, point, y, m, phi, lm->ainv, b);
+    if (!spd_inverse(lm->ainv, p)) {
+        free(phi), free(b);
+        return 0;
+    }
+    posterior(lm, phi, y, m, b, w0);
+    if (phi_out) *phi_out = phi, *phiy_out = b;
+    else free(phi), free(b);
     return 1;
 }
 
-double linear_mean(const struct linear_model *lm, int point) {
-    const double *f = lm->phi + (size_t)point * lm->p;
+int linear_fit(struct linear_model *lm, const int *point, const double *y, int m, const double *w0) {
+    return fit(lm, point, y, m, w0, NULL, NULL);
+}
+
+/* How badly prior mean w0 explains the rows: (y - Phi w0)^T (I + Phi Phi^T
+ * / ridge)^-1 (y - Phi w0), the only term of the log marginal likelihood
+ * that differs between two prior means (the determinant and the noise scale
+ * are the same for both); by Woodbury, r^T r - (Phi^T r)^T ainv (Phi^T r). */
+static double misfit(const struct linear_model *lm, const double *phi, const double *y, int m, const double *w0) {
+    const int p = lm->p;
+    double *pr = xcalloc((size_t)p, sizeof *pr), rr = 0, q = 0;
+    for (int r = 0; r < m; r++) {
+        const double *f = phi + (size_t)r * p;
+        double e = y[r];
+        for (int i = 0; w0 && i < p; i++) e -= f[i] * w0[i];
+        rr += e * e;
+        for (int i = 0; i < p; i++) pr[i] += f[i] * e;
+    }
+    for (int i = 0; i < p; i++) {
+        double t = 0;
+        for (int j = 0; j < p; j++) t += lm->ainv[i * p + j] * pr[j];
+        q += pr[i] * t;
+    }
+    free(pr);
+    return rr - q;
+}
+
+int linear_fit_cold(struct linear_model *lm, const int *point, const double *y, int m) {
+    double *phi, *phiy;
+    lm->belief_used = 0;
+    if (!fit(lm, point, y, m, NULL, &phi, &phiy)) return 0;
+    if (lm->belief && misfit(lm, phi, y, m, lm->belief) <= misfit(lm, phi, y, m, NULL)) {
+        lm->belief_used = 1;
+        posterior(lm, phi, y, m, phiy, lm->belief);
+    }
+    free(phi), free(phiy);
+    return 1;
+}
+
+double linear_mean_f(const struct linear_model *lm, const double *f) {
     double t = 0;
     for (int i = 0; i < lm->p; i++) t += f[i] * lm->w[i];
     return t;
 }
 
-double linear_var(const struct linear_model *lm, int point) {
+double linear_var_f(const struct linear_model *lm, const double *f) {
     const int p = lm->p;
-    const double *f = lm->phi + (size_t)point * p;
     double q = 0;
     for (int i = 0; i < p; i++) {
         if (f[i] == 0) continue;

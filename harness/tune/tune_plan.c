@@ -7,12 +7,16 @@
 #include "devset.h"
 #include "util.h"
 
-/* A knob's distinct values among the variants, as levels: in numeric order
- * when all are numbers (an ordinal parameter: temporal=3 is between 2 and
- * 4), else in order of first appearance (categorical). */
+/* A knob's distinct values among the variants, as levels (as many as there
+ * are: no cap): in numeric order when all are numbers (an ordinal
+ * parameter: temporal=3 is between 2 and 4), else in order of first
+ * appearance (categorical). A knob of two values 0 and 1 is a switch, not a
+ * scale: categorical too, so the model gives each setting its own weight
+ * and a move flips it (the same in effect for two levels, but the model's
+ * trend columns and the design treat it as the boolean it is). */
 struct levels {
-    int n, ordinal;
-    char value[TUNE_MAX_LEVELS][40];
+    int n, cap, ordinal;
+    char (*value)[40];
 };
 
 static int is_number(const char *s) {
@@ -59,12 +63,11 @@ int tune_plan_build(struct tune_plan *p, const struct app *app, const struct app
         for (int v = 0; v < p->vars.n && !rc; v++) {
             const char *val = p->vars.v[v].knobs.value[k];
             if (level_find(l, val) >= 0) continue;
-            if (l->n == TUNE_MAX_LEVELS)
-                rc = err_set(err, errn, "knob %s takes more than %d values in one search",
-                             p->vars.v[0].knobs.defs[k].name, TUNE_MAX_LEVELS);
-            else str_copy(l->value[l->n++], sizeof l->value[0], val), l->ordinal &= is_number(val);
+            if (l->n == l->cap) l->value = xrealloc(l->value, sizeof *l->value * (size_t)(l->cap = l->cap ? 2 * l->cap : 8));
+            str_copy(l->value[l->n++], sizeof l->value[0], val), l->ordinal &= is_number(val);
         }
         if (l->ordinal) qsort(l->value, (size_t)l->n, sizeof l->value[0], cmp_numeric);
+        if (l->ordinal && l->n == 2 && !strcmp(l->value[0], "0") && !strcmp(l->value[1], "1")) l->ordinal = 0;
         if (l->n < 2) continue;
         if (np == TUNE_MAX_PARAMS - 2) {
             rc = err_set(err, errn, "more than %d knobs vary in one search", TUNE_MAX_PARAMS - 2);
@@ -74,8 +77,6 @@ int tune_plan_build(struct tune_plan *p, const struct app *app, const struct app
     }
     unsigned *vx = xcalloc((size_t)nshapes + 1, sizeof *vx), *vy = xcalloc((size_t)nshapes + 1, sizeof *vy);
     const int nx = tune_sides(shapes, nshapes, 0, vx), ny = tune_sides(shapes, nshapes, 1, vy);
-    if (!rc && (nx > TUNE_MAX_LEVELS * 16 || ny > TUNE_MAX_LEVELS * 16))
-        rc = err_set(err, errn, "too many distinct work-group sides (%d x %d)", nx, ny);
     if (rc) goto done;
     tune_space_init(&p->space, np + 2);
     for (int q = 0; q < np; q++) {
@@ -121,6 +122,7 @@ int tune_plan_build(struct tune_plan *p, const struct app *app, const struct app
     }
     p->first[p->vars.n] = p->n;
 done:
+    for (int k = 0; k < nk; k++) free(lv[k].value);
     free(lv);
     free(vx);
     free(vy);

@@ -32,8 +32,9 @@ typedef int (*tune_keep_fn)(void *ctx, int variant, const char *knobs, const uns
 
 /* Builds the plan: every variant of vars x every shape, less those a
  * constraint of spec (when non-NULL) or the app (when dev is non-NULL)
- * rejects, less those keep (when non-NULL) rejects. 0, or -1 with err when a
- * knob has more values than a parameter can hold. n may be 0. */
+ * rejects, less those keep (when non-NULL) rejects. 0, or -1 with err when
+ * more knobs vary than a space holds (TUNE_MAX_PARAMS - 2; a knob takes any
+ * number of values). n may be 0. */
 int tune_plan_build(struct tune_plan *p, const struct app *app, const struct app_input *in,
                     const struct device_info *dev, const struct variant_list *vars, const unsigned (*shapes)[2],
                     int nshapes, const struct sweep_spec *spec, tune_keep_fn keep, void *keep_ctx, char *err,

@@ -25,21 +25,43 @@ static void slot_put(struct tune_space *sp, int i) {
     sp->slot[s] = i + 1;
 }
 
+static void shape_clear(struct tune_space *sp) {
+    for (int k = 0; k < TUNE_MAX_SIDES; k++) {
+        free(sp->side_len[k]);
+        sp->side_len[k] = NULL;
+        sp->side_param[k] = -1;
+    }
+    sp->sides = 0;
+}
+
 void tune_space_init(struct tune_space *sp, int nparams) {
     memset(sp, 0, sizeof *sp);
     sp->nparams = nparams;
-    sp->side_param[0] = sp->side_param[1] = -1;
+    for (int k = 0; k < TUNE_MAX_SIDES; k++) sp->side_param[k] = -1;
+}
+
+int tune_space_set_shape(struct tune_space *sp, int nd, const int *param, const unsigned *const *len) {
+    shape_clear(sp);
+    if (nd < 0 || nd > TUNE_MAX_SIDES) return -1;
+    for (int k = 0; k < nd; k++) {
+        if (param[k] < 0 || param[k] >= sp->nparams || !len[k]) return -1;
+        for (int j = 0; j < k; j++)
+            if (param[j] == param[k]) return -1; /* one parameter cannot be two sides */
+    }
+    for (int k = 0; k < nd; k++) {
+        const size_t levels = (size_t)(sp->params[param[k]].levels > 0 ? sp->params[param[k]].levels : 1);
+        sp->side_param[k] = param[k];
+        sp->side_len[k] = xcalloc(levels, sizeof *sp->side_len[k]);
+        memcpy(sp->side_len[k], len[k], sizeof *len[k] * (size_t)sp->params[param[k]].levels);
+    }
+    sp->sides = nd;
+    return 0;
 }
 
 void tune_space_set_sides(struct tune_space *sp, int px, const unsigned *vx, int py, const unsigned *vy) {
     const int p[2] = {px, py};
-    const unsigned *v[2] = {vx, vy};
-    for (int k = 0; k < 2; k++) {
-        free(sp->side_len[k]);
-        sp->side_param[k] = p[k];
-        sp->side_len[k] = xcalloc((size_t)sp->params[p[k]].levels, sizeof *sp->side_len[k]);
-        memcpy(sp->side_len[k], v[k], sizeof *v[k] * (size_t)sp->params[p[k]].levels);
-    }
+    const unsigned *const v[2] = {vx, vy};
+    tune_space_set_shape(sp, 2, p, v);
 }
 
 int tune_space_add(struct tune_space *sp, const int *coord) {
@@ -65,10 +87,9 @@ int tune_space_add(struct tune_space *sp, const int *coord) {
 void tune_space_free(struct tune_space *sp) {
     free(sp->coord);
     free(sp->slot);
-    free(sp->side_len[0]);
-    free(sp->side_len[1]);
+    shape_clear(sp);
     memset(sp, 0, sizeof *sp);
-    sp->side_param[0] = sp->side_param[1] = -1;
+    for (int k = 0; k < TUNE_MAX_SIDES; k++) sp->side_param[k] = -1;
 }
 
 int tune_space_find(const struct tune_space *sp, const int *coord) {

@@ -18,7 +18,8 @@
 #include "tune.h"
 #include "util.h"
 
-#define MAX_POINTS 4096
+/* No cap on points or levels (arrays grow); the landscapes and parameters a
+ * file may hold are capped, and a file beyond them is refused by name. */
 #define MAX_LANDSCAPES 24
 
 /* A landscape: its points' parameters as text values (knob values, then
@@ -28,30 +29,37 @@ struct landscape {
     int n, nparams;
     char param[TUNE_MAX_PARAMS][32];
     char (*value)[TUNE_MAX_PARAMS][24]; /* per point */
-    double median[MAX_POINTS], noise[MAX_POINTS];
+    double *median, *noise;
+    int cap; /* points the arrays hold */
     struct tune_space space;
     char source[96], input[16]; /* the device and variant measured; the input */
     /* A warm start's prior: the same source's landscape on another input,
      * as points of this space (prior_from names it; "" when none). */
     char prior_from[16];
-    int prior_n, prior_point[MAX_POINTS];
-    double prior_s[MAX_POINTS];
+    int prior_n, *prior_point;
+    double *prior_s;
 };
+
+/* Refuses what the loader cannot hold, saying what and where. */
+static void refuse(const char *what, const char *name, int limit) {
+    fprintf(stderr, "replay_landscapes: %s has more than %d %s; raise the limit\n", name, limit, what);
+    exit(2);
+}
 
 static struct landscape *find_or_add(struct landscape *ls, int *count, const char *name) {
     for (int k = 0; k < *count; k++)
         if (!strcmp(ls[k].name, name)) return &ls[k];
-    if (*count == MAX_LANDSCAPES) return NULL;
+    if (*count == MAX_LANDSCAPES) refuse("landscapes", "tests/data", MAX_LANDSCAPES);
     struct landscape *l = &ls[(*count)++];
     memset(l, 0, sizeof *l);
     snprintf(l->name, sizeof l->name, "%s", name);
-    l->value = calloc(MAX_POINTS, sizeof *l->value);
     return l;
 }
 
 static int param_index(struct landscape *l, const char *name) {
     for (int k = 0; k < l->nparams; k++)
         if (!strcmp(l->param[k], name)) return k;
+    if (l->nparams == TUNE_MAX_PARAMS) refuse("parameters", l->name, TUNE_MAX_PARAMS);
     snprintf(l->param[l->nparams], sizeof l->param[0], "%s", name);
     return l->nparams++;
 }
@@ -59,7 +67,14 @@ static int param_index(struct landscape *l, const char *name) {
 /* One point: "k=v,k=v" knobs (may be empty), the shape, the figures. */
 static void add_point(struct landscape *l, const char *knobs, unsigned x, unsigned y, double med, double q1,
                       double q3) {
-    if (l->n == MAX_POINTS || !(med > 0)) return;
+    if (!(med > 0)) return;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 256;
+        l->value = xrealloc(l->value, sizeof *l->value * (size_t)l->cap);
+        l->median = xrealloc(l->median, sizeof *l->median * (size_t)l->cap);
+        l->noise = xrealloc(l->noise, sizeof *l->noise * (size_t)l->cap);
+        memset(l->value + l->n, 0, sizeof *l->value * (size_t)(l->cap - l->n));
+    }
     const int i = l->n++;
     char copy[512];
     snprintf(copy, sizeof copy, "%s", knobs);
@@ -127,14 +142,16 @@ static int cmp_value(const void *a, const void *b) {
 static void build_space(struct landscape *l) {
     struct tune_space *sp = &l->space;
     tune_space_init(sp, l->nparams);
-    static char vals[TUNE_MAX_PARAMS][TUNE_MAX_LEVELS][24];
+    /* Each parameter's distinct values, as many as the points have. */
+    char(*vals[TUNE_MAX_PARAMS])[24];
     int nv[TUNE_MAX_PARAMS] = {0};
     for (int k = 0; k < l->nparams; k++) {
+        vals[k] = xcalloc((size_t)l->n + 1, sizeof *vals[k]);
         int numeric = 1;
         for (int i = 0; i < l->n; i++) {
             int seen = 0;
-            for (int v = 0; v < nv[k]; v++) seen |= !strcmp(vals[k][v], l->value[i][k]);
-            if (!seen && nv[k] < TUNE_MAX_LEVELS) snprintf(vals[k][nv[k]++], 24, "%s", l->value[i][k]);
+            for (int v = 0; v < nv[k] && !seen; v++) seen = !strcmp(vals[k][v], l->value[i][k]);
+            if (!seen) snprintf(vals[k][nv[k]++], 24, "%s", l->value[i][k]);
             char *end;
             strtod(l->value[i][k], &end);
             numeric &= *l->value[i][k] && !*end;
@@ -146,17 +163,24 @@ static void build_space(struct landscape *l) {
     }
     for (int i = 0; i < l->n; i++) {
         int c[TUNE_MAX_PARAMS];
-        for (int k = 0; k < l->nparams; k++)
-            for (c[k] = 0; c[k] < nv[k] && strcmp(vals[k][c[k]], l->value[i][k]); c[k]++) {
-            }
+        for (int k = 0; k < l->nparams; k++) {
+            /* bsearch by the same order the values were sorted in */
+            const char(*hit)[24] = bsearch(l->value[i][k], vals[k], (size_t)nv[k], sizeof vals[k][0], cmp_value);
+            c[k] = hit ? (int)(hit - vals[k]) : 0;
+            if (strcmp(vals[k][c[k]], l->value[i][k])) /* mixed kinds have no total order: a scan */
+                for (c[k] = 0; c[k] + 1 < nv[k] && strcmp(vals[k][c[k]], l->value[i][k]); c[k]++) {
+                }
+        }
         tune_space_add(sp, c);
     }
     /* The work-group sides, for the model's group size and aspect. */
     const int px = param_index(l, "wg_x"), py = param_index(l, "wg_y");
-    unsigned len[2][TUNE_MAX_LEVELS];
+    unsigned *len[2] = {xcalloc((size_t)nv[px] + 1, sizeof *len[0]), xcalloc((size_t)nv[py] + 1, sizeof *len[1])};
     for (int v = 0; v < nv[px]; v++) len[0][v] = (unsigned)atoi(vals[px][v]);
     for (int v = 0; v < nv[py]; v++) len[1][v] = (unsigned)atoi(vals[py][v]);
     tune_space_set_sides(sp, px, len[0], py, len[1]);
+    free(len[0]), free(len[1]);
+    for (int k = 0; k < l->nparams; k++) free(vals[k]);
 }
 
 /* The cells of an input "NXxNY" (0 when it is not one). */
@@ -184,6 +208,8 @@ static void pair_priors(struct landscape *ls, int from, int n) {
         }
         if (!o) continue;
         str_copy(l->prior_from, sizeof l->prior_from, o->input);
+        l->prior_point = xcalloc((size_t)o->n + 1, sizeof *l->prior_point);
+        l->prior_s = xcalloc((size_t)o->n + 1, sizeof *l->prior_s);
         for (int q = 0; q < o->n; q++)
             for (int i = 0; i < l->n; i++) {
                 int same = 1;
@@ -224,7 +250,9 @@ static int load_landscapes(struct landscape *ls, int *shape_only) {
 }
 
 static void free_landscapes(struct landscape *ls, int n) {
-    for (int k = 0; k < n; k++) tune_space_free(&ls[k].space);
-    for (int k = 0; k < MAX_LANDSCAPES; k++) free(ls[k].value);
+    for (int k = 0; k < n; k++) {
+        tune_space_free(&ls[k].space);
+        free(ls[k].value), free(ls[k].median), free(ls[k].noise), free(ls[k].prior_point), free(ls[k].prior_s);
+    }
 }
 #endif

@@ -5,6 +5,7 @@
  * quarter of the evaluations, and ties are called ties. forest (the
  * model-based strategy) is held to the same rules. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +86,58 @@ static double two_shapes(void *ctx, const unsigned wg[2], double *noise) {
 static double all_fail(void *ctx, const unsigned wg[2], double *noise) {
     (void)ctx, (void)wg, (void)noise;
     return -1;
+}
+
+/* A space of three shape sides and a categorical parameter of 200 levels
+ * (more than TUNE_MAX_LEVELS, which no longer caps anything), minus a
+ * constraint: every strategy keeps its budget and visits distinct points,
+ * and the searches find the one fast level of the categorical. */
+static const unsigned side_x[4] = {8, 16, 32, 64}, side_y[4] = {1, 2, 4, 8}, side_z[3] = {1, 2, 4};
+static int wide_calls;
+static double wide_eval(void *ctx, int point, double *noise) {
+    const struct tune_space *sp = ctx;
+    const int *c = sp->coord + (size_t)point * sp->nparams;
+    wide_calls++;
+    *noise = 0.01;
+    const double lx = c[0] - 2, ly = c[1] - 1, lz = c[2];
+    return (1 + 0.1 * (lx * lx + ly * ly + lz * lz)) * (c[3] == 137 ? 0.5 : 1.0 + 0.001 * (c[3] % 17));
+}
+
+static void wide_spaces(void) {
+    struct tune_space sp;
+    tune_space_init(&sp, 4);
+    const int levels[4] = {4, 4, 3, 200};
+    for (int k = 0; k < 4; k++) {
+        snprintf(sp.params[k].name, sizeof sp.params[k].name, "p%d", k);
+        sp.params[k].levels = levels[k], sp.params[k].ordinal = k < 3;
+    }
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++)
+            for (int z = 0; z < 3; z++)
+                for (int m = 0; m < 200; m++) {
+                    const int c[4] = {a, b, z, m};
+                    if (side_x[a] * side_y[b] * side_z[z] <= 256) tune_space_add(&sp, c);
+                }
+    const int param[3] = {0, 1, 2}, bad[3] = {0, 0, 2};
+    const unsigned *const len[3] = {side_x, side_y, side_z};
+    CHECK(tune_space_set_shape(&sp, 3, bad, len) == -1 && sp.sides == 0,
+          "one parameter cannot be two sides of the shape");
+    CHECK(tune_space_set_shape(&sp, 4, param, len) == -1, "a shape has at most 3 sides");
+    CHECK(tune_space_set_shape(&sp, 3, param, len) == 0 && sp.sides == 3 && sp.side_len[2][2] == 4,
+          "three parameters map to x, y and z");
+    for (size_t s = 1; s < NSTRAT; s++) {
+        int over = 0, found = 0;
+        for (unsigned seed = 1; seed <= 5; seed++) {
+            struct tune_result r;
+            wide_calls = 0;
+            tune_search(strategies[s], &sp, sp.n / 20, seed, wide_eval, &sp, &r);
+            over |= wide_calls != sp.n / 20 || r.evaluations != sp.n / 20;
+            found += r.best >= 0 && sp.coord[(size_t)r.best * 4 + 3] == 137;
+        }
+        CHECK(!over, "%s spends exactly its budget on a 3-D shape x 200-level space of %d points", strategies[s], sp.n);
+        CHECK(found >= 3, "%s finds the fast level of a 200-level categorical in %d of 5 seeds", strategies[s], found);
+    }
+    tune_space_free(&sp);
 }
 
 int main(void) {
@@ -252,5 +305,6 @@ int main(void) {
     CHECK(shape_search("genetic", &single, 10, 1, smooth, &sl, &r) == 0 && r.evaluations == 1 && !r.tie &&
               isnan(r.margin),
           "a space of one shape: one evaluation, no runner-up, no tie");
+    wide_spaces();
     CHECK_DONE();
 }
