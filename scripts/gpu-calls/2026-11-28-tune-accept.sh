@@ -25,6 +25,22 @@ search() {
     echo "$tag: exhaustive exit $ex_rc in $((t1 - t0)) s; forest exit $tune_rc in $((t2 - t1)) s (budget $budget)"
     grep -E '^(evaluations|best|pick|verdict|decision|stored|host)' $OUT/tune-$tag.log | cut -c1-220
 }
-search sweeps/accept-stencil.sweep 2048x2048 15 stencil
-search sweeps/landscape-cuda.sweep gen:2048x1024 9 lbm2048x1024
-search sweeps/landscape-cuda.sweep gen:256x1024 9 lbm256x1024
+# ONLY=TAG runs that search alone; LBM_BUDGET replaces the LBM searches' 9.
+want() { [ -z "${ONLY:-}" ] || [ "$ONLY" = "$1" ]; }
+want stencil && search sweeps/accept-stencil.sweep 2048x2048 15 stencil
+want lbm2048x1024 && search sweeps/landscape-cuda.sweep gen:2048x1024 ${LBM_BUDGET:-9} lbm2048x1024
+want lbm256x1024 && search sweeps/landscape-cuda.sweep gen:256x1024 ${LBM_BUDGET:-9} lbm256x1024
+# The exhaustive best against the forest's pick, as measured in the exhaustive sweep.
+for f in $OUT/ex-*.csv; do
+    tag=$(basename $f .csv); tag=${tag#ex-}
+    pick=$(grep -E '^best ' $OUT/tune-$tag.log | awk '{print $2, $NF}')
+    python3 - "$f" $pick <<'PY'
+import csv, sys
+f, wg, variant = sys.argv[1], sys.argv[2], sys.argv[3]
+rows = [r for r in csv.DictReader(open(f)) if r['status'] == 'ok']
+best = min(rows, key=lambda r: float(r['median_s']))
+mine = [r for r in rows if r['variant'] == variant and r['wg_x'] + 'x' + r['wg_y'] == wg]
+gap = float(mine[0]['median_s']) / float(best['median_s']) - 1 if mine else float('nan')
+print(f"{f}: exhaustive best {best['variant']} {best['wg_x']}x{best['wg_y']} {float(best['median_s'])*1e3:.4g} ms over {len(rows)} points; forest's pick {variant} {wg}: {gap*100:+.2f} %")
+PY
+done
