@@ -513,19 +513,25 @@ static struct program *cuda_build(struct dev *d, const char *source, const char 
 
     size_t len = 0;
     void *image = cache_load(key, ext, &len);
+    int lock = -1;
+    if (!image || !len) { /* another process may be compiling it: wait, then look again */
+        free(image);
+        lock = cache_lock(key);
+        image = cache_load(key, ext, &len);
+    }
     if (image && len) {
         struct program *p = cuda_module(d, image);
         free(image);
-        if (p) return p; /* else a damaged entry: compile afresh below */
+        if (p) return cache_unlock(lock), p; /* else a damaged entry: compile afresh below */
     } else {
         free(image);
     }
     char *text = file_read_all(source, NULL, d->err, sizeof d->err);
-    if (!text) return NULL;
-    image = nvrtc_compile(text, source, options, &s->target, &len, d->err, sizeof d->err);
+    image = text ? nvrtc_compile(text, source, options, &s->target, &len, d->err, sizeof d->err) : NULL;
     free(text);
+    if (image) cache_store(key, ext, image, len); /* a failed store costs only a recompile */
+    cache_unlock(lock);
     if (!image) return NULL;
-    cache_store(key, ext, image, len); /* a failed store costs only a recompile */
     struct program *p = cuda_module(d, image);
     free(image);
     return p;

@@ -316,6 +316,11 @@ static struct program *ocl_build(struct dev *d, const char *source, const char *
     snprintf(device_id, sizeof device_id, "%s|%s", d->info.name, d->info.fingerprint);
     cache_key(key, text, options, d->info.driver, device_id);
     cl_program prog = from_cache(d, key, options);
+    int lock = -1;
+    if (!prog) { /* another process may be building it: wait, then look again */
+        lock = cache_lock(key);
+        prog = from_cache(d, key, options);
+    }
     if (!prog) {
         cl_int rc;
         const char *srcs[1] = {text};
@@ -331,6 +336,7 @@ static struct program *ocl_build(struct dev *d, const char *source, const char *
             to_cache(d, prog, key);
         }
     }
+    cache_unlock(lock);
     free(text);
     free(options);
     if (!prog) return NULL;

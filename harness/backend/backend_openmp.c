@@ -156,6 +156,8 @@ static struct program *omp_build(struct dev *d, const char *source, const char *
     char so[PATH_MAX];
     cache_path(so, sizeof so, key, ".so");
     struct stat st;
+    int lock = -1;
+    if (stat(so, &st) != 0 || cache_check(so) != 0) lock = cache_lock(key); /* one builder; the rest wait */
     if (stat(so, &st) != 0 || cache_check(so) != 0) { /* absent, or not the product we built (build_cache.h) */
         char tmp[PATH_MAX + 32], log[PATH_MAX + 32];
         str_fmt(tmp, sizeof tmp, "%s.%ld.tmp", so, (long)getpid());
@@ -172,12 +174,14 @@ static struct program *omp_build(struct dev *d, const char *source, const char *
             free(text);
             unlink(log);
             unlink(tmp);
+            cache_unlock(lock);
             return NULL;
         }
         unlink(log);
         rename(tmp, so); /* atomic: concurrent builders agree on one file */
         cache_seal(so);
     }
+    cache_unlock(lock);
     /* NODELETE: the OpenMP runtime this pulls in keeps worker threads alive;
      * unloading it under them would crash the process. */
     void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);

@@ -1,9 +1,13 @@
 #include "build_cache.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -17,6 +21,23 @@ void cache_key(char key[17], const char *source_text, const char *options, const
 
 void cache_path(char *path, size_t n, const char *key, const char *ext) {
     snprintf(path, n, "%s/%s%s", cache_dir(), key, ext);
+}
+
+int cache_lock(const char *key) {
+    char path[PATH_MAX];
+    cache_path(path, sizeof path, key, ".lock");
+    const int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return -1;
+    while (flock(fd, LOCK_EX) != 0)
+        if (errno != EINTR) {
+            close(fd);
+            return -1;
+        }
+    return fd;
+}
+
+void cache_unlock(int fd) {
+    if (fd >= 0) close(fd); /* closing releases the flock */
 }
 
 void *cache_load(const char *key, const char *ext, size_t *len) {

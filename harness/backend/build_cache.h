@@ -10,6 +10,14 @@
 void cache_key(char key[17], const char *source_text, const char *options, const char *compiler, const char *device);
 /* cache_dir()/key.ext into path. */
 void cache_path(char *path, size_t n, const char *key, const char *ext);
+/* A build of this key by one process at a time: concurrent processes that
+ * need the same product (a sweep's workers, tests side by side) wait for
+ * the first compile and then load what it cached, instead of each compiling
+ * it (issue 40: the suite's PoCL programs were built in parallel twice and
+ * three times). Blocks until the key's lock file (KEY.lock) is ours; returns
+ * its descriptor for cache_unlock, or -1 (then build unlocked, as before). */
+int cache_lock(const char *key);
+void cache_unlock(int fd);
 /* Returns a malloc'd copy of the cached product, or NULL when absent. */
 void *cache_load(const char *key, const char *ext, size_t *len);
 int cache_store(const char *key, const char *ext, const void *data, size_t len);

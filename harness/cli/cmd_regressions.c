@@ -195,13 +195,15 @@ static int print_point(struct store *s, const struct history_list *hl, const str
     return open;
 }
 
-static int list_points(struct store *s, const struct history_list *hl, int csv, int *untriaged) {
+static int list_points(struct store *s, const struct history_list *hl, int csv, const char *candidate_rows,
+                       int *untriaged) {
     struct change_point_row *rows;
     int n = store_change_points(s, &rows);
     if (n < 0) return -1;
     *untriaged = 0;
     if (csv) printf("id,series,label,night,nightly,run_id,magnitude,p_value,direction,triage,confirmation,note\n");
     for (int i = 0; i < n; i++) *untriaged += print_point(s, hl, &rows[i], csv, i == 0);
+    if (csv && candidate_rows) fputs(candidate_rows, stdout);
     store_change_points_free(rows, n);
     if (!csv && !n) printf("no change points\n");
     return 0;
@@ -267,7 +269,7 @@ struct pending {
  * store_change_points_begin opened); collects new, unconfirmed change points
  * whose builds are kept. */
 static void detect_all(struct store *store, const struct history_list *hl, const struct reg_opts *o, int csv,
-                       struct pending **todo, int *ntodo) {
+                       struct pending **todo, int *ntodo, struct strbuf *candidate_rows) {
     struct veto *v = NULL;
     int nv = canary_vetoes(store, hl, &v, csv ? NULL : stdout), series = 0, found = 0, candidates = 0;
     struct noise_set ns;
@@ -306,7 +308,18 @@ static void detect_all(struct store *store, const struct history_list *hl, const
             }
         }
         struct cp_candidate c;
-        if (!csv && cp_candidate(x, n, cps, k, &p, &c)) {
+        if (csv && cp_candidate(x, n, cps, k, &p, &c)) {
+            /* The table's candidates in the CSV (and so --json) too: no id
+             * (nothing is stored), direction "candidate", the nights still
+             * needed in the confirmation column (issue 34). */
+            char label[256], more[96];
+            series_label(&h->id, label, sizeof label);
+            if (c.more >= 0) str_fmt(more, sizeof more, "%d more nights at this level would call it", c.more);
+            else str_fmt(more, sizeof more, "more than 60 more nights at this level would be needed");
+            sb_printf(candidate_rows, ",\"%s\",\"%s\",%s,%lld,%lld,%.6f,%.3g,candidate,not called,\"%s\",\"\"\n",
+                      h->id.key, label, pts[c.index].when, (long long)pts[c.index].nightly_id,
+                      (long long)pts[c.index].run_id, c.ratio - 1, c.p, more);
+        } else if (!csv && cp_candidate(x, n, cps, k, &p, &c)) {
             char label[256], name[96];
             series_label(&h->id, label, sizeof label);
             night_name(store, pts[c.index].nightly_id, pts[c.index].when, name, sizeof name);
@@ -376,18 +389,19 @@ int cmd_regressions(int argc, char **argv) {
     /* One transaction: a reader never sees half the refreshed points. */
     int untriaged = 0, ntodo = 0;
     struct pending *todo = NULL;
+    struct strbuf candidate_rows = {0};
     if (store_change_points_begin(store, err, sizeof err) != 0) {
         fprintf(stderr, "harness regressions: %s\n", err[0] ? err : store_errmsg(store));
         rc = EXIT_FOUND;
     } else {
-        detect_all(store, &hl, &o, o.csv, &todo, &ntodo);
+        detect_all(store, &hl, &o, o.csv, &todo, &ntodo, &candidate_rows);
         int64_t gone = store_change_points_withdraw(store);
         if (gone && !o.csv)
             printf("%lld untriaged change point%s no longer found, withdrawn\n", (long long)gone, gone == 1 ? "" : "s");
         int committed = store_change_points_commit(store, err, sizeof err) == 0;
         /* Outside the transaction: a confirmation measures for minutes. */
         if (committed && o.confirm && ntodo) confirm_new(store, todo, ntodo);
-        if (!committed || list_points(store, &hl, o.csv, &untriaged) != 0) {
+        if (!committed || list_points(store, &hl, o.csv, candidate_rows.s, &untriaged) != 0) {
             fprintf(stderr, "harness regressions: %s\n", err[0] ? err : store_errmsg(store));
             rc = EXIT_FOUND;
         } else {
@@ -398,6 +412,7 @@ int cmd_regressions(int argc, char **argv) {
         }
     }
     store_change_points_abandon(store);
+    sb_free(&candidate_rows);
     free(todo);
     history_list_free(&hl);
     store_close(store);

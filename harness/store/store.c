@@ -149,7 +149,8 @@ static const char *const stmt_sql[Q_COUNT] = {
                  " m.reason, m.energy_j, m.power_w, c.knobs,"
                  " (SELECT COUNT(*) FROM sample WHERE measurement_id = m.id),"
                  " (SELECT AVG(seconds) FROM sample WHERE measurement_id = m.id),"
-                 " (SELECT AVG(seconds * seconds) FROM sample WHERE measurement_id = m.id)"
+                 " (SELECT AVG(seconds * seconds) FROM sample WHERE measurement_id = m.id),"
+                 " m.iters, m.iters_full"
                  " FROM (SELECT * FROM measurement ORDER BY id DESC LIMIT ?1) m"
                  " JOIN config c ON c.id = m.config_id"
                  " JOIN run r ON r.id = m.run_id"
@@ -785,6 +786,7 @@ enum {
     C_DEVICE,
     C_APP,
     C_INPUT,
+    C_STEPS, /* steps a repetition ran: rows of 20, 50 and 200 steps are not comparable */
     C_VARIANT,
     C_WG,
     C_STATUS,
@@ -814,6 +816,7 @@ static const struct column columns[NCOL] = {
     [C_DEVICE] = {.header = "device", .table_max = 32},
     [C_APP] = {.header = "app"},
     [C_INPUT] = {.header = "input"},
+    [C_STEPS] = {.header = "steps", .right = 1},
     [C_VARIANT] = {.header = "variant", .table_max = 24},
     [C_WG] = {.header = "wg", .right = 1},
     [C_STATUS] = {.header = "status"},
@@ -882,6 +885,13 @@ static void row_fill(sqlite3_stmt *st, int csv, struct row *r) {
     r->cell[C_DEVICE] = fmt_str("%s %s", store_text(st, 2), store_text(st, 3));
     r->cell[C_APP] = xstrdup(store_text(st, 4));
     r->cell[C_INPUT] = xstrdup(store_text(st, 5));
+    /* The steps run; in the table "run/input's own" when a run was shortened. */
+    if (sqlite3_column_type(st, 22) == SQLITE_NULL) r->cell[C_STEPS] = xstrdup(csv ? "" : "-");
+    else if (!csv && sqlite3_column_type(st, 23) != SQLITE_NULL &&
+             sqlite3_column_int64(st, 23) != sqlite3_column_int64(st, 22))
+        r->cell[C_STEPS] =
+            fmt_str("%lld/%lld", (long long)sqlite3_column_int64(st, 22), (long long)sqlite3_column_int64(st, 23));
+    else r->cell[C_STEPS] = fmt_str("%lld", (long long)sqlite3_column_int64(st, 22));
     r->cell[C_VARIANT] = xstrdup(store_text(st, 6));
     r->cell[C_WG] =
         fmt_str("%lldx%lld", (long long)sqlite3_column_int64(st, 7), (long long)sqlite3_column_int64(st, 8));
@@ -1142,7 +1152,7 @@ int store_print_rounds(struct store *s, int limit, int csv, FILE *out) {
                           store_text(st, 3), store_text(st, 4), wg, store_text(st, 7), sqlite3_column_int(st, 8),
                           sqlite3_column_int(st, 9));
             else
-                fprintf(out, "%6lld  %-11.11s %-10.10s %-22.22s %-9s %-8s %3d/%-3d ", (long long)id, store_text(st, 1),
+                fprintf(out, "%6lld  %-11s %-10s %-22s %-9s %-8s %3d/%-3d ", (long long)id, store_text(st, 1),
                         store_text(st, 3), store_text(st, 4), wg, store_text(st, 7), sqlite3_column_int(st, 8),
                         sqlite3_column_int(st, 9));
             round = r;

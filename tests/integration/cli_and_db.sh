@@ -103,6 +103,12 @@ check "results --csv: a header and 2 rows ($(wc -l <"$T/results.csv") lines)" [ 
 check "results --csv: header starts id,when," bash -c "head -1 '$T/results.csv' | grep -q '^id,when,'"
 check "results --csv: rows for t02-ported and final, status ok" \
     bash -c "grep -q ',t02-ported,32x1,ok,' '$T/results.csv' && grep -q ',final,32x1,ok,' '$T/results.csv'"
+# Rows of different step counts side by side are not comparable: the steps
+# each ran are a column (issue 34), "run/input's own" in the table.
+check "results --csv: a steps column with the steps each row ran" \
+    python3 -c "import csv,sys; r=list(csv.DictReader(open('$T/results.csv'))); sys.exit(0 if r and all(x['steps'] == '$(q "SELECT min(iters) FROM measurement")' for x in r) else 1)"
+check "results: the table says a shortened run's steps of the input's own" \
+    bash -c "$H results --db '$DB' | grep -q ' $(q "SELECT min(iters) FROM measurement")/$(q "SELECT min(iters_full) FROM measurement") '"
 
 # One config with --out writes into the folder itself.
 $H run --input gen:32x32 --iters 20 --device openmp --variant final --reps 1 --db "$T/one.db" --out "$T/one" \

@@ -78,7 +78,7 @@ nprod=()
 for f in default on; do
     HARNESS_CACHE=$fcache bin/harness run --device "$both" --input gen:32x32 --iters 20 --reps 1 --warmup 0 \
         --knobs fma=$f --db "$db" > /dev/null 2>&1
-    nprod+=("$(find "$fcache" -type f ! -name '*.ref' ! -name '*.sum' | wc -l)")
+    nprod+=("$(find "$fcache" -type f ! -name '*.ref' ! -name '*.sum' ! -name '*.lock' | wc -l)")
 done
 added=$((nprod[1] - nprod[0]))
 if [ "$added" = 2 ] && [ "${nprod[0]}" -ge 2 ]; then

@@ -315,6 +315,12 @@ sqlite3 "$recent" "DELETE FROM change_point;
 $H regressions --db "$recent" --no-confirm >"$T/reg4.out" 2>&1
 check "a +25 % step over the last 2 nights is a candidate not called, with its p and the nights it needs" \
     [ "$(grep -c 'candidate, not called: .* from night 11 (.*): +2[0-9]\.[0-9] % over 2 nights, p .*; [0-9]* more nights\? at this level would call it' "$T/reg4.out")" = 6 ]
+# The same candidates in --json (it printed [] where the table had them).
+$H regressions --db "$recent" --no-confirm --json >"$T/reg4.json" 2>/dev/null
+check "regressions --json lists the 6 candidates, each with its nights still needed" python3 -c "
+import json, sys
+rows = [r for r in json.load(open('$T/reg4.json')) if r['direction'] == 'candidate']
+sys.exit(0 if len(rows) == 6 and all('more night' in r['confirmation'] and r['id'] is None for r in rows) else 1)"
 # A disturbed night is left out for the devices its disturbance touched
 # (nightly.disturbed_devices), not for every device: night 8 (the step's
 # first) disturbed on one device moves that device's 3 change points to
