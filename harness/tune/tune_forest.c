@@ -387,7 +387,7 @@ void strategy_forest(struct search *s) {
          * about regions it has not sampled, and on the generated landscapes
          * of several basins (tune_synth.c, development seeds 1 to 8) expected
          * improvement alone spent whole budgets in the basin its design
-         * found first (stencil3d #1: the best 51 % off the optimum in half
+         * found first (diffusion3d #1: the best 51 % off the optimum in half
          * the seeds with a quarter of the evaluations); the uniform draws
          * bound how long a wrong belief can last, the polish finishes the
          * basin the model points at. Before FOREST_ROWS evaluations the

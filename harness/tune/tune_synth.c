@@ -57,7 +57,7 @@ struct family {
     int sides; /* the first `sides` parameters are the work-group's x, y, z */
 };
 
-/* Kernel Tuner's example spaces, roughly (convolution, stencil, dedispersion, pnpoly). */
+/* Kernel Tuner's example spaces, roughly (convolution, 3-D diffusion, dedispersion, pnpoly). */
 static const struct family families[] = {
     {"convolution",
      6,
@@ -68,7 +68,7 @@ static const struct family families[] = {
       {"use_padding", R_PAD, 0, 2, {0, 1}},
       {"read_only", R_RO, 0, 2, {0, 1}}},
      2},
-    {"stencil3d",
+    {"diffusion3d",
      9,
      {{"block_size_x", R_BX, 1, 10, {4, 8, 16, 24, 32, 48, 64, 96, 128, 256}},
       {"block_size_y", R_BY, 1, 7, {1, 2, 4, 8, 16, 32, 64}},

@@ -1,7 +1,7 @@
 /* Generated GPU tuning landscapes (tune_synth.c): spaces unlike the LBM's,
  * deterministic from a seed, for judging the strategies on landscapes they
  * were not fitted on (tests/unit/test_tune_replay.c, test_tune_scale.c).
- * Each is a family of kernel (a 2-D convolution, a 3-D stencil, a
+ * Each is a family of kernel (a 2-D convolution, a 3-D diffusion kernel, a
  * dedispersion, a point-in-polygon test) with its parameters (work-group
  * sides, tiles, unroll factors, booleans, categorical methods), a constraint
  * that prunes the space, a time per point from a simple performance model
