@@ -522,7 +522,10 @@ static struct program *cuda_build(struct dev *d, const char *source, const char 
     if (image && len) {
         struct program *p = cuda_module(d, image);
         free(image);
-        if (p) return cache_unlock(lock), p; /* else a damaged entry: compile afresh below */
+        if (p) {
+            cache_unlock(lock);
+            return p;
+        } /* else a damaged entry: compile afresh below */
     } else {
         free(image);
     }

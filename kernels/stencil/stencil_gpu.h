@@ -21,11 +21,12 @@
 #endif
 #include "stencil_point.h"
 
-/* The slides' update kernel (with rows=1). */
-#if defined(K_RANGE_HOST) || defined(K_RANGE_CHUNKED) || defined(K_RANGE_COALESCED) || !defined(K_RANGE_FUSED) && !defined(K_RANGE_ATOMIC)
 /* Each program holds the kernels its range mode launches, no others
  * (schedule.c asks for the same set): PoCL compiles every kernel of a
  * program, so the unused ones were most of a cold build (issue 40). */
+
+/* The slides' update kernel (with rows=1): range=host, chunked, coalesced. */
+#if !defined(K_RANGE_FUSED) && !defined(K_RANGE_ATOMIC)
 KERNEL update(GLOBAL const float *in, GLOBAL float *out, int w, int h) {
     const int x = (int)GID_X, y0 = (int)GID_Y * K_ROWS;
     if (x == 0 || x >= w - 1) return;
