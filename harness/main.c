@@ -5,6 +5,7 @@
 
 #include "buildinfo.h"
 #include "commands.h"
+#include "cpu_counters.h"
 #include "json_out.h"
 #include "progress.h"
 #include "util.h"
@@ -115,6 +116,9 @@ static int asks_help(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+    /* Before any runtime starts a thread: the counters follow the threads
+     * started after them (a worker's OpenMP or PoCL pool). */
+    cpu_counters_open();
     argc = take_quiet(argc, argv);
     if (argc < 2) {
         usage(stderr);

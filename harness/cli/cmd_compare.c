@@ -26,6 +26,7 @@
 #include "host_check.h"
 #include "kept_build.h"
 #include "noise.h"
+#include "steadiest.h"
 #include "store.h"
 #include "store_compare.h"
 #include "store_nightly.h"
@@ -44,14 +45,16 @@ struct compare_opts {
     struct compare_params p;
     const char *db;
     int csv, rerun, rounds, burn;
+    double max_time_s;
     struct side a, b;
 };
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: harness compare A B [--db PATH] [--alpha P] [--min-effect F] [--csv]\n"
-            "                       [--rerun [--rounds N] [--a-bin PATH] [--b-bin PATH]\n"
-            "                                [--a-root DIR] [--b-root DIR] [--burn-in SECONDS]]\n"
+            "usage: harness compare A B [--db PATH] [--alpha P] [--min-effect F] [--target PCT] [--csv]\n"
+            "                       [--rerun [--rounds N] [--max-time SECONDS] [--a-bin PATH]\n"
+            "                                [--b-bin PATH] [--a-root DIR] [--b-root DIR]\n"
+            "                                [--burn-in SECONDS]]\n"
             "\n"
             "Per series (device fingerprint, app, input, knobs, work-group, steps) in both A\n"
             "and B. Each run is one night; its value comes from its rounds (the medians of its\n"
@@ -60,13 +63,18 @@ static void usage(FILE *out) {
             "from nights of one build: `harness noise`) and of the rounds. A series changed when\n"
             "p <= alpha and B differs by at least max(min effect, one night's spread).\n"
             "A flag on stored runs is unconfirmed until a confirmation measured both builds\n"
-            "again, interleaved (nightly does it at once; --rerun does it here).\n"
+            "again, interleaved (nightly does it at once; --rerun does it here). A series whose\n"
+            "comparison could not have shown a change of the target (the \"sees\" column) is\n"
+            "inconclusive, never \"same\". CPU series are judged by the steadiest of wall time,\n"
+            "CPU time and cycles where they were recorded.\n"
             "\n"
             "  A, B          a run id; build:COMMIT-PREFIX (all runs of that build);\n"
             "                nightly:N (all runs of nightly N; -1 the latest, -2 the one before);\n"
             "                or a comma-separated list of these (their union: 3,5,7)\n"
             "  --alpha P     significance (default 0.002)\n"
             "  --min-effect F  smallest relative change that counts (default 0.03)\n"
+            "  --target PCT  the change a comparison must be able to show to call a series the\n"
+            "                same (default %.0f; 0: never inconclusive)\n"
             "  --csv         CSV instead of the table\n"
             "  --pooled      the statistic used before rounds, to see what it says of the same runs:\n"
             "                every repetition pooled as if independent, Mann-Whitney U, a change at\n"
@@ -79,11 +87,14 @@ static void usage(FILE *out) {
             "                binary when a side was measured by it; --a-bin/--b-bin name another\n"
             "                binary, --a-root/--b-root another kernel tree (as HARNESS_ROOT).\n"
             "                The host is checked before and after; a burn-in (--burn-in, default\n"
-            "                30 s at most) brings the devices to a steady state first\n"
+            "                30 s at most) brings the devices to a steady state first; rounds are\n"
+            "                added to a series that still cannot show the target, for at most\n"
+            "                --max-time seconds (default 300; 0: none)\n"
             "\n"
-            "Exit status: 0 no regression (or every one rejected by a confirmation), 1 a\n"
-            "regression or no database, 2 bad usage, no such runs, or a build --rerun cannot find.\n",
-            CONFIRM_ROUNDS, CONFIRM_ALPHA);
+            "Exit status: 0 no regression (or every one rejected by a confirmation), every\n"
+            "series judged; 1 a regression or no database; 2 bad usage, no such runs, or a build\n"
+            "--rerun cannot find; 3 no regression, but some series inconclusive.\n",
+            100 * COMPARE_TARGET, CONFIRM_ROUNDS, CONFIRM_ALPHA);
 }
 
 static int parse_args(int argc, char **argv, struct compare_opts *o) {
@@ -100,12 +111,15 @@ static int parse_args(int argc, char **argv, struct compare_opts *o) {
                                              {"b-root", required_argument, 0, 'Y'},
                                              {"burn-in", required_argument, 0, 'u'},
                                              {"pooled", no_argument, 0, 'P'},
+                                             {"target", required_argument, 0, 'T'},
+                                             {"max-time", required_argument, 0, 'M'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->p = COMPARE_DEFAULTS;
     o->rounds = CONFIRM_ROUNDS;
     o->burn = 30;
+    o->max_time_s = 300;
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -119,6 +133,24 @@ static int parse_args(int argc, char **argv, struct compare_opts *o) {
             break;
         case 'c': o->csv = 1; break;
         case 'P': o->p.pooled = 1; break;
+        case 'T': {
+            double v;
+            if (parse_real(optarg, 0, 100, &v) || (v > 0 && v < 1))
+                return fprintf(stderr,
+                               "harness compare: --target %s: want a percentage in 1..100 (or 0: never"
+                               " inconclusive)\n",
+                               optarg),
+                       EXIT_USAGE;
+            o->p.target = v / 100;
+            break;
+        }
+        case 'M': {
+            double v;
+            if (parse_real(optarg, 0, 1e6, &v))
+                return fprintf(stderr, "harness compare: --max-time %s: want seconds >= 0\n", optarg), EXIT_USAGE;
+            o->max_time_s = v;
+            break;
+        }
         case 'r': o->rerun = 1; break;
         case 'n':
         case 'R': /* --reps: the nights' own repetitions per round are used; kept for old scripts */
@@ -218,7 +250,7 @@ static void attach_confirmations(struct store *store, const struct compare_opts 
         char line[200];
         if (!c.has_ratio) str_fmt(line, sizeof line, "%s: %s", c.verdict, c.reason);
         else str_fmt(line, sizeof line, "%s: B/A %.3f over %d pairs, p %.2g", c.verdict, c.ratio, c.rounds, c.p);
-        compare_row_confirmation(r, line);
+        compare_row_confirmation(r, line, c.has_ratio ? c.ratio : NAN, c.has_ratio ? c.detectable : NAN);
     }
 }
 
@@ -231,7 +263,7 @@ static int rerun(struct store *store, struct compare_opts *o, struct compare_row
     struct strbuf devs = {0};
     const int k = confirm_from_rows(rows, n, 0, cs, &devs);
     if (!k) {
-        printf("rerun: nothing flagged or suspect, nothing to confirm\n");
+        printf("rerun: nothing flagged, suspect or inconclusive, nothing to confirm\n");
         free(cs);
         return EXIT_OK;
     }
@@ -251,7 +283,9 @@ static int rerun(struct store *store, struct compare_opts *o, struct compare_row
                               .rounds = o->rounds,
                               .min_effect = o->p.min_effect,
                               .source = "compare",
-                              .seed = (unsigned)(clock_now() * 1e3)};
+                              .seed = (unsigned)(clock_now() * 1e3),
+                              .target = o->p.target,
+                              .max_time_s = o->max_time_s};
     int confirmed = confirm_run(store, cs, k, &co), regressions = 0;
     host_check(store, devs.s, 1, &after);
     host_check_print(stdout, "after", &after);
@@ -260,11 +294,17 @@ static int rerun(struct store *store, struct compare_opts *o, struct compare_row
         if (!compare_wants_confirmation(&rows[i])) continue;
         char line[200];
         confirm_describe(&cs[j], line, sizeof line);
-        compare_row_confirmation(&rows[i], line);
+        compare_row_confirmation(&rows[i], line, cs[j].r.ratio, cs[j].r.n ? cs[j].detectable : NAN);
         regressions += rows[i].v == V_REGRESSION && !strcmp(cs[j].verdict, "confirmed");
         j++;
     }
     compare_print(stdout, rows, n, 0);
+    int inconclusive = 0;
+    for (int i = 0; i < n; i++) inconclusive += rows[i].v == V_INCONCLUSIVE;
+    if (co.added_rounds)
+        printf("rerun: %d pairs of rounds added in %.0f s (--max-time %.0f s) where a series could not yet show"
+               " %.0f %%\n",
+               co.added_rounds, co.added_s, o->max_time_s, 100 * o->p.target);
     if (confirmed < 0) printf("rerun: interrupted\n");
     else
         printf("rerun: %d of %d flags and suspects confirmed (%d regression%s)%s\n", confirmed, k, regressions,
@@ -273,7 +313,7 @@ static int rerun(struct store *store, struct compare_opts *o, struct compare_row
                                                    : "");
     sb_free(&devs);
     free(cs);
-    return confirmed < 0 ? EXIT_FOUND : regressions ? EXIT_FOUND : EXIT_OK;
+    return confirmed < 0 ? EXIT_FOUND : regressions ? EXIT_FOUND : inconclusive ? EXIT_INCONCLUSIVE : EXIT_OK;
 }
 
 /* ---- the command ------------------------------------------------------------ */
@@ -312,6 +352,8 @@ int cmd_compare(int argc, char **argv) {
     o.p.noise = &ns;
     struct compare_row *rows = NULL;
     int only_a, only_b, n = compare_lists(&o.a.list, &o.b.list, &o.p, &rows, &only_a, &only_b);
+    if (compare_steadiest(store, o.a.table, o.b.table, before, &o.p, rows, n, err, sizeof err) != 0)
+        fprintf(stderr, "harness compare: the CPU counters: %s (wall time alone judges)\n", err);
     attach_confirmations(store, &o, rows, n);
     if (!o.csv && o.p.pooled)
         printf("A = %s, B = %s: THE OLD STATISTIC (every repetition pooled, Mann-Whitney U; the nights/rnds column"
@@ -330,7 +372,7 @@ int cmd_compare(int argc, char **argv) {
         if (!o.a.bin && !o.b.bin) rc = EXIT_USAGE;
     }
     if (!rc) compare_print(stdout, rows, n, o.csv);
-    int counts[4] = {0}, open = 0, unconfirmed = 0, suspects = 0, rejected = 0;
+    int counts[5] = {0}, open = 0, unconfirmed = 0, suspects = 0, rejected = 0;
     for (int i = 0; i < n; i++) {
         /* A flag the confirmation rejected is noise, counted as such: the
          * summary said "1 regression" under a row "REGRESSION (rejected ...)". */
@@ -344,9 +386,11 @@ int cmd_compare(int argc, char **argv) {
         unconfirmed += (rows[i].v == V_REGRESSION || rows[i].v == V_IMPROVEMENT) && !rows[i].confirmation[0];
     }
     if (!o.csv) {
-        printf("%d series compared: %d regression%s, %d improvement%s, %d same, %d that cannot be told", n,
-               counts[V_REGRESSION], counts[V_REGRESSION] == 1 ? "" : "s", counts[V_IMPROVEMENT],
-               counts[V_IMPROVEMENT] == 1 ? "" : "s", counts[V_SAME], counts[V_FEW]);
+        printf("%d series compared: %d regression%s, %d improvement%s, %d same, %d inconclusive (cannot show %.0f"
+               " %%), %d that cannot be told",
+               n, counts[V_REGRESSION], counts[V_REGRESSION] == 1 ? "" : "s", counts[V_IMPROVEMENT],
+               counts[V_IMPROVEMENT] == 1 ? "" : "s", counts[V_SAME], counts[V_INCONCLUSIVE], 100 * o.p.target,
+               counts[V_FEW]);
         if (rejected) printf(", %d flag%s rejected as noise by the confirmation", rejected, rejected == 1 ? "" : "s");
         if (only_a || only_b) printf("; %d only in A, %d only in B", only_a, only_b);
         printf("\n");
@@ -360,8 +404,8 @@ int cmd_compare(int argc, char **argv) {
                    unconfirmed, unconfirmed == 1 ? " is" : "s are", o.a.spec, o.b.spec);
         if (n == 0) printf("no series in common: A and B measured different devices, configs or step counts\n");
     }
-    if (!rc) rc = open ? EXIT_FOUND : EXIT_OK;
-    if (!rc || rc == EXIT_FOUND) {
+    if (!rc) rc = open ? EXIT_FOUND : counts[V_INCONCLUSIVE] ? EXIT_INCONCLUSIVE : EXIT_OK;
+    if (!rc || rc == EXIT_FOUND || rc == EXIT_INCONCLUSIVE) {
         if (o.rerun) rc = rerun(store, &o, rows, n);
     }
     free(rows);

@@ -28,6 +28,7 @@
 #include "backend.h"
 #include "burn_in.h"
 #include "commands.h"
+#include "compare.h"
 #include "confirm.h"
 #include "kept_build.h"
 #include "night_quality.h"
@@ -35,6 +36,7 @@
 #include "store.h"
 #include "store_nightly.h"
 #include "store_nightly_run.h"
+#include "store_quality.h"
 #include "store_tuned.h"
 #include "sweep_file.h"
 #include "telemetry.h"
@@ -51,12 +53,14 @@ struct nightly_opts {
     int nsuites, rounds, confirm, confirm_rounds;
     double burn_in_s, keep_days;
     long long seed;
+    double target, max_time_s; /* max_time_s < 0: as long as the night's measuring took */
 };
 
 static void usage(FILE *out) {
     fprintf(out,
             "usage: harness nightly [--suite FILE]... [--db PATH] [--rounds R] [--burn-in SECONDS]\n"
             "                       [--no-confirm] [--confirm-rounds N] [--keep-days D] [--seed S]\n"
+            "                       [--target PCT] [--max-time SECONDS]\n"
             "\n"
             "Runs the nightly suite on every device it names and gates it against the night\n"
             "before. The build is kept (beside the database, in builds/); the devices are\n"
@@ -69,7 +73,11 @@ static void usage(FILE *out) {
             "judged (canary, GPU throttling, load); then every series is compared with the\n"
             "previous night of this host and suite on its rounds and noise model, and each flag\n"
             "is confirmed at once: last night's kept build and tonight's measured again,\n"
-            "interleaved, on the device.\n"
+            "interleaved, on the device. A series whose comparison could not have shown a\n"
+            "change of the target is inconclusive, never \"same\": it is measured again the\n"
+            "same way, rounds added until it can or --max-time is spent. CPU series are judged\n"
+            "by the steadiest of wall time, CPU time and cycles (hardware counters where the\n"
+            "host allows perf_event_open).\n"
             "\n"
             "  --suite FILE        a sweep file (default sweeps/nightly.sweep and\n"
             "                      sweeps/nightly-gpu.sweep); may repeat\n"
@@ -81,13 +89,18 @@ static void usage(FILE *out) {
             "  --confirm-rounds N  pairs of rounds a confirmation runs (default %d)\n"
             "  --keep-days D       prune kept builds unused for D days (default 30)\n"
             "  --seed S            the shuffles' seed (default: from the clock)\n"
+            "  --target PCT        the change every series must be able to show (default %.0f;\n"
+            "                      0: never inconclusive, the old rule)\n"
+            "  --max-time SECONDS  for rounds added to inconclusive series (default: as long\n"
+            "                      as the night's own measuring took; 0: none)\n"
             "\n"
             "Then: harness compare nightly:-2 nightly:-1    (the last two nights, again)\n"
             "      harness regressions                      (change points over all nights)\n"
             "      harness noise                            (the per-series noise model)\n"
-            "Exit status: 0 no confirmed regression; 1 a confirmed regression, or a step failed\n"
-            "(its runs are kept); 2 bad usage or a bad suite file (nothing run).\n",
-            store_default_path(), NIGHTLY_DEFAULT_ROUNDS, CONFIRM_ROUNDS);
+            "Exit status: 0 no confirmed regression, every series judged; 1 a confirmed\n"
+            "regression, or a step failed (its runs are kept); 2 bad usage or a bad suite file\n"
+            "(nothing run); 3 no confirmed regression, but some series inconclusive.\n",
+            store_default_path(), NIGHTLY_DEFAULT_ROUNDS, CONFIRM_ROUNDS, 100 * COMPARE_TARGET);
 }
 
 /* Runs this binary with args (NULL-terminated, args[0] the command) and waits. */
@@ -235,6 +248,8 @@ static int parse_opts(int argc, char **argv, struct nightly_opts *o) {
                                              {"confirm-rounds", required_argument, 0, 'c'},
                                              {"keep-days", required_argument, 0, 'k'},
                                              {"seed", required_argument, 0, 'S'},
+                                             {"target", required_argument, 0, 'T'},
+                                             {"max-time", required_argument, 0, 'M'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
@@ -244,6 +259,8 @@ static int parse_opts(int argc, char **argv, struct nightly_opts *o) {
     o->burn_in_s = 40;
     o->keep_days = 30;
     o->seed = -1;
+    o->target = COMPARE_TARGET;
+    o->max_time_s = -1;
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -277,6 +294,24 @@ static int parse_opts(int argc, char **argv, struct nightly_opts *o) {
             break;
         }
         case 'N': o->confirm = 0; break;
+        case 'T': {
+            double v;
+            if (parse_real(optarg, 0, 100, &v) || (v > 0 && v < 1))
+                return fprintf(stderr,
+                               "harness nightly: --target %s: want a percentage in 1..100 (or 0: never"
+                               " inconclusive)\n",
+                               optarg),
+                       EXIT_USAGE;
+            o->target = v / 100;
+            break;
+        }
+        case 'M': {
+            double v;
+            if (parse_real(optarg, 0, 1e6, &v))
+                return fprintf(stderr, "harness nightly: --max-time %s: want seconds >= 0\n", optarg), EXIT_USAGE;
+            o->max_time_s = v;
+            break;
+        }
         case 'S': {
             long seed;
             if (parse_whole(optarg, 0, 0xffffffffL, &seed))
@@ -395,7 +430,10 @@ int cmd_nightly(int argc, char **argv) {
     if (mkdtemp(tmp))
         for (int i = 0; i < o.nsuites; i++)
             nfiles += tuned_sweeps(store, &specs[i], tmp, files + nfiles, MAX_TUNED - nfiles);
+    const double t_measure = clock_now();
     failed += run_sweeps(&o, files, nfiles) != 0;
+    /* The added rounds' default budget: as long again as the suite took. */
+    if (o.max_time_s < 0) o.max_time_s = clock_now() - t_measure;
     for (int i = 0; i < nfiles; i++) unlink(files[i]);
     rmdir(tmp);
 
@@ -416,11 +454,15 @@ int cmd_nightly(int argc, char **argv) {
         struct gate_opts go = {.confirm = o.confirm,
                                .confirm_rounds = o.confirm_rounds,
                                .burn_in_s = o.burn_in_s > 30 ? 30 : o.burn_in_s,
-                               .disturbed_devices = disturbed};
+                               .disturbed_devices = disturbed,
+                               .target = o.target,
+                               .max_time_s = o.max_time_s};
         fflush(stdout);
         if (nightly_gate(store, prev, id, &go, &g, stdout, err, sizeof err) != 0) {
             fprintf(stderr, "harness nightly: the gate: %s\n", err);
             failed++;
+        } else if (store_nightly_inconclusive(store, id, g.inconclusive, err, sizeof err) != 0) {
+            fprintf(stderr, "harness nightly: %s\n", err);
         }
     } else {
         printf("nightly %lld: the first night of this host and suite: nothing to compare with yet\n", (long long)id);
@@ -437,5 +479,6 @@ int cmd_nightly(int argc, char **argv) {
     sb_free(&names);
     store_close(store);
     for (int j = 0; j < o.nsuites; j++) sweep_free(&specs[j]);
-    return failed || rc || g.confirmed_regressions ? EXIT_FOUND : EXIT_OK;
+    if (failed || rc || g.confirmed_regressions) return EXIT_FOUND;
+    return g.inconclusive ? EXIT_INCONCLUSIVE : EXIT_OK;
 }

@@ -352,7 +352,8 @@ static void confirm_new(struct store *store, struct pending *t, int n) {
                                    .flagged_ratio = t[i].ratio,
                                    .reps = t[i].reps,
                                    .warmup = t[i].warmup,
-                                   .change_point_id = t[i].cp_id};
+                                   .change_point_id = t[i].cp_id,
+                                   .evidence = 1}; /* a step over many nights */
         struct confirm_opts co = {.a = {ba, da},
                                   .b = {bb, dbd},
                                   .build_a = t[i].build_a,

@@ -14,6 +14,16 @@ const char *status_name(enum status s) {
     return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "?";
 }
 
+const char *measure_name(enum measure k) {
+    static const char *names[] = {"wall", "cpu", "cycles", "instructions"};
+    return (unsigned)k < MEASURE_N ? names[k] : "?";
+}
+
+const char *measure_column(enum measure k) {
+    static const char *columns[] = {"seconds", "cpu_seconds", "cycles", "instructions"};
+    return (unsigned)k < MEASURE_N ? columns[k] : "seconds";
+}
+
 void measurement_summarise(struct measurement *m, double bytes_per_cell) {
     size_t n = (size_t)m->nsamples;
     m->median = n ? stats_median(m->samples, n) : NAN;
@@ -39,6 +49,7 @@ void measurement_free(struct measurement *m) {
     free(m->samples);
     free(m->device_samples);
     free(m->sample_round);
+    for (int c = 0; c < MEASURE_COUNTERS; c++) free(m->counters[c]), m->counters[c] = NULL;
     m->samples = m->device_samples = NULL;
     m->sample_round = NULL;
     m->nsamples = 0;
@@ -72,6 +83,13 @@ void measurement_add_round(struct measurement *acc, const struct measurement *r,
     acc->samples = xrealloc(acc->samples, (size_t)(n ? n : 1) * sizeof *acc->samples);
     acc->device_samples = xrealloc(acc->device_samples, (size_t)(n ? n : 1) * sizeof *acc->device_samples);
     acc->sample_round = xrealloc(acc->sample_round, (size_t)(n ? n : 1) * sizeof *acc->sample_round);
+    for (int c = 0; c < MEASURE_COUNTERS; c++) {
+        if (!r->counters[c] && !acc->counters[c]) continue;
+        int had = acc->counters[c] != NULL;
+        acc->counters[c] = xrealloc(acc->counters[c], (size_t)(n ? n : 1) * sizeof *acc->counters[c]);
+        for (int i = had ? acc->nsamples : 0; i < n; i++)
+            acc->counters[c][i] = i >= acc->nsamples && r->counters[c] ? r->counters[c][i - acc->nsamples] : NAN;
+    }
     for (int i = 0; i < r->nsamples; i++) {
         acc->samples[acc->nsamples + i] = r->samples ? r->samples[i] : NAN;
         acc->device_samples[acc->nsamples + i] = r->device_samples ? r->device_samples[i] : NAN;

@@ -14,6 +14,14 @@ enum status {
 };
 const char *status_name(enum status s);
 
+/* What a repetition is measured by: its wall time, and on CPUs the counters
+ * a busy host moves less (cpu_counters.h). Beyond the wall time they are
+ * m->counters[measure - 1]. */
+enum measure { MEASURE_WALL, MEASURE_CPU, MEASURE_CYCLES, MEASURE_INSTRUCTIONS, MEASURE_N };
+#define MEASURE_COUNTERS (MEASURE_N - 1)
+const char *measure_name(enum measure k);   /* wall, cpu, cycles, instructions */
+const char *measure_column(enum measure k); /* the sample table's column */
+
 struct measurement {
     char app[32], input[64], variant[64], knobs[1024];
     unsigned wg[2];
@@ -27,6 +35,9 @@ struct measurement {
     double *samples;        /* end-to-end seconds per repetition (host clock after finish) */
     double *device_samples; /* device-event seconds per repetition */
     int *sample_round;      /* the round each sample came from; NULL: all from round 0 */
+    /* CPU seconds, cycles, instructions per repetition (NAN unknown; NULL:
+     * none taken), on the host thread and the threads it started. */
+    double *counters[MEASURE_COUNTERS];
     int rounds;             /* rounds planned (each a fresh worker process); 0 counts as 1 */
     int rounds_done;        /* rounds whose samples are in; 0 counts as 1 */
     double median, q1, q3, device_median;

@@ -2,6 +2,7 @@
 
 #include <math.h>
 
+#include "cpu_counters.h"
 #include "energy.h"
 #include "util.h"
 
@@ -18,6 +19,7 @@ void timed_energy(struct measurement *m, unsigned long long before_mj, unsigned 
 int timed_reps(struct dev *d, int warmup, int reps, struct measurement *m, timed_rep_fn rep, void *ctx) {
     m->samples = xcalloc((size_t)(reps > 0 ? reps : 1), sizeof(double));
     m->device_samples = xcalloc((size_t)(reps > 0 ? reps : 1), sizeof(double));
+    for (int c = 0; c < MEASURE_COUNTERS; c++) m->counters[c] = xcalloc((size_t)(reps > 0 ? reps : 1), sizeof(double));
     /* The window: from the counter read before the first timed repetition
      * to the one after the last has finished. Each read takes milliseconds
      * (about 4 on an H100), so the clock starts after the first returns and
@@ -31,10 +33,17 @@ int timed_reps(struct dev *d, int warmup, int reps, struct measurement *m, timed
             t0 = clock_now();
         }
         double wall = 0, dev_s = 0;
+        struct cpu_reading c0, c1;
+        cpu_counters_read(&c0);
         if (rep(ctx, &wall, &dev_s)) return -1;
+        cpu_counters_read(&c1);
         if (r >= warmup) {
-            m->samples[m->nsamples] = wall;
-            m->device_samples[m->nsamples++] = dev_s;
+            const int i = m->nsamples++;
+            m->samples[i] = wall;
+            m->device_samples[i] = dev_s;
+            m->counters[MEASURE_CPU - 1][i] = c1.cpu_s - c0.cpu_s;
+            m->counters[MEASURE_CYCLES - 1][i] = c1.cycles - c0.cycles;
+            m->counters[MEASURE_INSTRUCTIONS - 1][i] = c1.instructions - c0.instructions;
         }
     }
     if (metered) {

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 /* Exit statuses shared by every command (architecture.md). */
-enum { EXIT_OK = 0, EXIT_FOUND = 1, EXIT_USAGE = 2 };
+enum { EXIT_OK = 0, EXIT_FOUND = 1, EXIT_USAGE = 2, EXIT_INCONCLUSIVE = 3 };
 
 /* Formats into a caller-owned error buffer; always returns -1 so callers can
  * write `return err_set(err, n, "...")`. */

@@ -95,6 +95,8 @@ void measurement_send(FILE *f, const struct measurement *m) {
     fprintf(f, "nsamples %d\n", m->nsamples);
     write_doubles(f, "samples", m->samples, m->nsamples);
     write_doubles(f, "device_samples", m->device_samples, m->nsamples);
+    for (int c = 0; c < MEASURE_COUNTERS; c++)
+        if (m->counters[c]) write_doubles(f, measure_name((enum measure)(c + 1)), m->counters[c], m->nsamples);
     /* A parent from before energy ignores the line; a worker from before
      * it sends none, and the parent's values stay unknown. */
     fprintf(f, "energy %.17g %.17g %d\n", m->energy_j, m->power_w, m->energy_reps);
@@ -127,6 +129,12 @@ int measurement_receive(FILE *f, struct measurement *m, int *retire) {
             m->device_samples = xcalloc((size_t)m->nsamples, sizeof(double));
         } else if (!strcmp(line, "samples") && m->samples) read_doubles(v, m->samples, m->nsamples);
         else if (!strcmp(line, "device_samples") && m->device_samples) read_doubles(v, m->device_samples, m->nsamples);
+        else
+            for (int c = 0; c < MEASURE_COUNTERS; c++)
+                if (!strcmp(line, measure_name((enum measure)(c + 1))) && m->nsamples > 0 && !m->counters[c]) {
+                    m->counters[c] = xcalloc((size_t)m->nsamples, sizeof(double));
+                    read_doubles(v, m->counters[c], m->nsamples);
+                }
     }
     free(line);
     return done ? 0 : -1;

@@ -54,6 +54,20 @@ double student_t_two_sided(double t, double df) {
     return beta_inc(df / 2.0, 0.5, df / (df + t * t));
 }
 
+double student_t_critical(double p, double df) {
+    if (!(p > 0 && p <= 1) || !(df > 0)) return NAN;
+    /* The tail falls as t grows: bisect on it (60 halvings: far below any
+     * precision a decision here needs). */
+    double lo = 0, hi = 1;
+    while (student_t_two_sided(hi, df) > p && hi < 1e12) hi *= 2;
+    for (int i = 0; i < 60; i++) {
+        double mid = (lo + hi) / 2;
+        if (student_t_two_sided(mid, df) > p) lo = mid;
+        else hi = mid;
+    }
+    return (lo + hi) / 2;
+}
+
 static double mean_ss(const double *x, size_t n, double *mean) {
     double m = 0, ss = 0;
     for (size_t i = 0; i < n; i++) m += x[i];

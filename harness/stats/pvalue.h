@@ -11,6 +11,9 @@ double normal_sf(double z);
 /* P(|T| >= |t|) for Student's t with df degrees of freedom (df > 0, may be
  * fractional, as Welch's test gives). */
 double student_t_two_sided(double t, double df);
+/* The t >= 0 with P(|T| >= t) = p for Student's t with df degrees of
+ * freedom (0 < p <= 1): the two-sided critical value. NAN on bad input. */
+double student_t_critical(double p, double df);
 
 struct t_test {
     double mean_a, mean_b;

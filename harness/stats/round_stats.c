@@ -204,6 +204,14 @@ int rc_compare(const struct night_value *a, int ka, const struct night_value *b,
     return 0;
 }
 
+double rc_detectable(double se, double df, double alpha, double power) {
+    if (!(df > 0) || isnan(se)) return INFINITY;
+    if (se <= 0) return 0;
+    /* One-sided for the power: P(T > t_power) = 1 - power. */
+    double k = student_t_critical(alpha, df) + student_t_critical(2 * (1 - power), df);
+    return expm1(k * se);
+}
+
 int rc_paired(const double *log_a, const double *log_b, int n, struct paired_result *out) {
     if (n < 2) return -1;
     double m = 0, ss = 0;

@@ -96,6 +96,15 @@ struct rc_result {
 int rc_compare(const struct night_value *a, int ka, const struct night_value *b, int kb,
                const struct noise_model *model, double min_effect, struct rc_result *out);
 
+/* The smallest relative change a test of standard error `se` (log scale)
+ * and `df` degrees of freedom would find at two-sided level `alpha` with
+ * probability `power` (0.8 is the usual): expm1((t_{alpha} + t_{power}) se).
+ * A comparison that could not have seen the change a user cares about says
+ * so (compare.h: inconclusive) rather than "same". INFINITY without
+ * degrees of freedom. */
+double rc_detectable(double se, double df, double alpha, double power);
+#define DETECT_POWER 0.8
+
 /* An interleaved A B session (a confirmation, tune's final rounds): the log
  * round medians of A and B round by round; the test is on their
  * differences, so whatever the session shares cancels. */

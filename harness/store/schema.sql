@@ -145,7 +145,13 @@ CREATE TABLE IF NOT EXISTS sample (
     rep            INTEGER NOT NULL,
     seconds        REAL,  -- end-to-end, host clock after a full finish
     device_seconds REAL,  -- from device events; NULL when unavailable
-    round          INTEGER NOT NULL DEFAULT 0  -- the round (worker process) it ran in
+    round          INTEGER NOT NULL DEFAULT 0, -- the round (worker process) it ran in
+    -- What the repetition cost the host process (every thread it started),
+    -- NULL where not taken: CPU seconds (user + system), and user-space
+    -- cycles and instructions where perf_event_open allows (core/cpu_counters.h).
+    cpu_seconds    REAL,
+    cycles         REAL,
+    instructions   REAL
 );
 CREATE INDEX IF NOT EXISTS sample_measurement ON sample (measurement_id);
 

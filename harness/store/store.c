@@ -60,6 +60,10 @@ static const struct migration migrations[] = {
     /* Issue 34: a killed command's run row is closed as interrupted by the
      * next harness that opens the file (its pid and the boot it ran in). */
     {9, NULL, "run pid INTEGER;run boot TEXT;run outcome TEXT"},
+    /* Issue 41: what each repetition cost the host process beside its wall
+     * time (CPU seconds, cycles, instructions), for the nightly gate's
+     * steadier measures on CPUs. */
+    {10, NULL, "sample cpu_seconds REAL;sample cycles REAL;sample instructions REAL"},
 };
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 #define SCHEMA_VERSION (migrations[MIGRATION_COUNT - 1].version)
@@ -133,9 +137,11 @@ static const char *const stmt_sql[Q_COUNT] = {
                    " mlups = ?18, gbs = ?19, result = ?20, variant = ?21, rounds = ?22, rounds_done = ?23,"
                    " energy_j = ?24, power_w = ?25"
                    " WHERE id = ?1 AND ?2 IS NOT NULL",
-    [Q_SAMPLE_INS] = "INSERT INTO sample(measurement_id, rep, seconds, device_seconds, round)"
-                     " VALUES (?1, ?2, ?3, ?4, ?5)",
-    [Q_SAMPLE_SEL] = "SELECT seconds, device_seconds, round FROM sample WHERE measurement_id = ?1 ORDER BY rep",
+    [Q_SAMPLE_INS] = "INSERT INTO sample(measurement_id, rep, seconds, device_seconds, round, cpu_seconds, cycles,"
+                     " instructions)"
+                     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [Q_SAMPLE_SEL] = "SELECT seconds, device_seconds, round, cpu_seconds, cycles, instructions FROM sample"
+                     " WHERE measurement_id = ?1 ORDER BY rep",
     [Q_ROUND_INS] = "INSERT OR REPLACE INTO round_state(run_id, round, started_at, wall_s, foreign_cores, disturbed,"
                     " steal_cores) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     [Q_PEAK_INS] = "INSERT INTO peak(device_id, copy_gbs, fp32_gflops, measured_at)"
@@ -652,6 +658,8 @@ static int samples_insert(struct store *s, int64_t mid, const struct measurement
             store_bind_real(st, 4, m->device_samples ? m->device_samples[i] : NAN) ||
             bind_int(st, 5, m->sample_round ? m->sample_round[i] : 0))
             return bind_fail(s, st, err, errn);
+        for (int c = 0; c < MEASURE_COUNTERS; c++)
+            if (store_bind_real(st, 6 + c, m->counters[c] ? m->counters[c][i] : NAN)) return bind_fail(s, st, err, errn);
         if (step_exec(s, st, err, errn) != 0) return -1;
     }
     return 0;
@@ -708,11 +716,14 @@ int store_measurement_samples(struct store *s, int64_t mid, struct measurement *
             m->samples = xrealloc(m->samples, (size_t)cap * sizeof *m->samples);
             m->device_samples = xrealloc(m->device_samples, (size_t)cap * sizeof *m->device_samples);
             m->sample_round = xrealloc(m->sample_round, (size_t)cap * sizeof *m->sample_round);
+            for (int c = 0; c < MEASURE_COUNTERS; c++)
+                m->counters[c] = xrealloc(m->counters[c], (size_t)cap * sizeof *m->counters[c]);
         }
         int i = m->nsamples++;
         m->samples[i] = store_real(st, 0);
         m->device_samples[i] = store_real(st, 1);
         m->sample_round[i] = sqlite3_column_int(st, 2);
+        for (int c = 0; c < MEASURE_COUNTERS; c++) m->counters[c][i] = store_real(st, 3 + c);
     }
     int ret = rc == SQLITE_DONE ? 0 : store_fail(s, err, errn);
     stmt_done(st);

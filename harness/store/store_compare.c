@@ -1,6 +1,7 @@
 /* compare's queries on its sets of runs (store_compare.h). */
 #include "store_compare.h"
 
+#include <math.h>
 #include <sqlite3.h>
 
 #include "util.h"
@@ -41,7 +42,7 @@ void store_runset_first_night(struct store *s, const char *table, char *buf, siz
 int store_confirmation_latest(struct store *s, const char *series, const char *build_a, const char *build_b,
                               struct confirmation_seen *c) {
     sqlite3_stmt *st = NULL;
-    const char *sql = "SELECT verdict, ratio, rounds, p, COALESCE(reason, '') FROM confirmation"
+    const char *sql = "SELECT verdict, ratio, rounds, p, COALESCE(reason, ''), detectable FROM confirmation"
                       " WHERE series = ?1 AND build_a = ?2 AND build_b = ?3 ORDER BY id DESC LIMIT 1";
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return 0;
     sqlite3_bind_text(st, 1, series, -1, SQLITE_STATIC);
@@ -55,6 +56,7 @@ int store_confirmation_latest(struct store *s, const char *series, const char *b
         c->rounds = sqlite3_column_int(st, 2);
         c->p = sqlite3_column_double(st, 3);
         str_copy(c->reason, sizeof c->reason, (const char *)sqlite3_column_text(st, 4));
+        c->detectable = sqlite3_column_type(st, 5) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 5);
     }
     sqlite3_finalize(st);
     return found;

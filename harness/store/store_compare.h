@@ -22,6 +22,7 @@ struct confirmation_seen {
     int has_ratio;   /* 0: it measured nothing (failed); reason says why */
     double ratio, p; /* B/A and the paired test's p */
     int rounds;      /* pairs of rounds */
+    double detectable; /* the smallest change its rounds saw (NAN: not recorded) */
     char reason[256];
 };
 /* 1 and *c when one was made, else 0 (also on a database error). */

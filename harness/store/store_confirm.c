@@ -6,8 +6,8 @@
 static int64_t insert_verdict(sqlite3 *db, const struct store_confirmation *c) {
     sqlite3_stmt *st = NULL;
     const char *sql = "INSERT INTO confirmation(series, nightly_id, change_point_id, source, build_a, build_b,"
-                      " flagged_ratio, rounds, ratio, p, sd, verdict, reason)"
-                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
+                      " flagged_ratio, rounds, ratio, p, sd, verdict, reason, measure, detectable)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
     sqlite3_bind_text(st, 1, c->series, -1, SQLITE_STATIC);
     if (c->nightly_id > 0) sqlite3_bind_int64(st, 2, c->nightly_id);
@@ -24,6 +24,8 @@ static int64_t insert_verdict(sqlite3 *db, const struct store_confirmation *c) {
     }
     sqlite3_bind_text(st, 12, c->verdict, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 13, c->reason, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 14, c->measure ? c->measure : "wall", -1, SQLITE_STATIC);
+    if (c->rounds > 0 && c->detectable > 0) sqlite3_bind_double(st, 15, c->detectable);
     int ok = sqlite3_step(st) == SQLITE_DONE;
     sqlite3_finalize(st);
     return ok ? sqlite3_last_insert_rowid(db) : -1;

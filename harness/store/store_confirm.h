@@ -15,6 +15,8 @@ struct store_confirmation {
     int rounds; /* pairs of rounds; with 0, ratio, p and sd are stored NULL */
     double ratio, p, sd;
     const char *verdict, *reason;
+    const char *measure; /* what the rounds were compared on (NULL: wall) */
+    double detectable;   /* the smallest change the rerun saw (NAN: unknown) */
 };
 
 /* Stores a verdict and every sample of both sides (a: build A, b: build B)

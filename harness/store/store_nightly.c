@@ -92,6 +92,12 @@ static const struct {
     {"nightly", "build_hash", "TEXT"},         /* results/builds/<hash> (kept_build.h) */
     {"nightly", "rounds", "INTEGER"},
     {"nightly", "quality", "TEXT"}, /* 'ok', or 'disturbed: why' */
+    /* issue 41: the measure a confirmation compared (wall, cpu, cycles) and
+     * the smallest change its rounds could see */
+    {"confirmation", "measure", "TEXT"},
+    {"confirmation", "detectable", "REAL"},
+    /* how many series the gate could not judge at the target */
+    {"nightly", "inconclusive", "INTEGER"},
     /* the devices the disturbance touched: specs, comma-separated; '*' every
      * device; NULL on a night judged before quality was per device (every) */
     {"nightly", "disturbed_devices", "TEXT"},

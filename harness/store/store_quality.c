@@ -83,3 +83,15 @@ int store_nightly_quality(struct store *s, int64_t id, const char *quality, cons
     sqlite3_finalize(st);
     return rc;
 }
+
+int store_nightly_inconclusive(struct store *s, int64_t id, int count, char *err, size_t errn) {
+    sqlite3 *db = store_db(s);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "UPDATE nightly SET inconclusive = ?1 WHERE id = ?2", -1, &st, NULL) != SQLITE_OK)
+        return err_set(err, errn, "%s", sqlite3_errmsg(db));
+    sqlite3_bind_int(st, 1, count);
+    sqlite3_bind_int64(st, 2, id);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : err_set(err, errn, "%s", sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return rc;
+}

@@ -4,6 +4,7 @@
  * touched: nightly.disturbed_devices). */
 #ifndef HARNESS_STORE_QUALITY_H
 #define HARNESS_STORE_QUALITY_H
+#include <stddef.h>
 #include <stdint.h>
 
 struct store;
@@ -41,4 +42,7 @@ int store_nightly_round_load(struct store *s, int64_t id, struct store_round_loa
 /* Stores nightly id's verdict ("ok" or "disturbed: why") and the devices it
  * touched (specs, comma-separated; "*" all; NULL or "" none). 0, or -1. */
 int store_nightly_quality(struct store *s, int64_t id, const char *quality, const char *devices);
+/* How many of nightly id's series the gate could not judge at its target
+ * (nightly.inconclusive). 0, or -1 with err. */
+int store_nightly_inconclusive(struct store *s, int64_t id, int count, char *err, size_t errn);
 #endif

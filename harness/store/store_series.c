@@ -13,12 +13,12 @@
     "d.fingerprint || '|' || c.app || '|' || c.input || '|' || c.knobs || '|' || c.wg_x || 'x' || c.wg_y"              \
     " || '|' || COALESCE(m.iters, 0)"
 
-/* Columns 0..11 of both sample queries: key, fingerprint, spec, device name,
- * app, input, variant, knobs, wg_x, wg_y, iters, warmup. */
+/* Columns 0..12 of both sample queries: key, fingerprint, spec, device name,
+ * app, input, variant, knobs, wg_x, wg_y, iters, warmup, device kind. */
 #define ID_COLUMNS                                                                                                     \
     KEY_SQL ", d.fingerprint, d.spec, d.name, c.app, c.input, COALESCE(m.variant, c.variant),"                         \
-            " c.knobs, c.wg_x, c.wg_y, m.iters, m.warmup"
-#define ID_NCOL 12
+            " c.knobs, c.wg_x, c.wg_y, m.iters, m.warmup, d.kind"
+#define ID_NCOL 13
 
 static void key_fill(sqlite3_stmt *st, struct store_series_key *id) {
     id->key = store_text(st, 0);
@@ -33,20 +33,23 @@ static void key_fill(sqlite3_stmt *st, struct store_series_key *id) {
     id->wg[1] = (unsigned)sqlite3_column_int(st, 9);
     id->iters = (long)sqlite3_column_int64(st, 10);
     id->warmup = sqlite3_column_int(st, 11);
+    id->kind = store_text(st, 12);
 }
 
-int store_run_samples(struct store *s, const char *table, store_run_sample_fn fn, void *ctx, char *err, size_t errn) {
+int store_run_samples(struct store *s, const char *table, enum measure measure, store_run_sample_fn fn, void *ctx,
+                      char *err, size_t errn) {
     sqlite3 *db = store_db(s);
     char sql[2048];
+    const char *col = measure_column(measure); /* a name of ours, never the user's */
     str_fmt(sql, sizeof sql,
-            "SELECT " ID_COLUMNS ", s.seconds, m.run_id, m.id, s.round, COALESCE(rs.disturbed, 0)"
+            "SELECT " ID_COLUMNS ", s.%s, m.run_id, m.id, s.round, COALESCE(rs.disturbed, 0)"
             " FROM measurement m JOIN config c ON c.id = m.config_id"
             " JOIN run r ON r.id = m.run_id JOIN device d ON d.id = r.device_id"
             " JOIN sample s ON s.measurement_id = m.id"
             " LEFT JOIN round_state rs ON rs.run_id = m.run_id AND rs.round = s.round"
-            " WHERE m.status = 'ok' AND s.seconds > 0 AND m.run_id IN (SELECT run_id FROM temp.%s)"
+            " WHERE m.status = 'ok' AND s.%s > 0 AND m.run_id IN (SELECT run_id FROM temp.%s)"
             " ORDER BY 1, m.run_id, m.id, s.round, s.rep",
-            table);
+            col, col, table);
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return err_set(err, errn, "%s", sqlite3_errmsg(db));
     int rc;
@@ -66,10 +69,13 @@ int store_run_samples(struct store *s, const char *table, store_run_sample_fn fn
 
 /* A night's build is its kept build's content hash (nightly.build_hash) when
  * it has one, else the commit with "+dirty" for a dirty tree. */
-int store_nightly_samples(struct store *s, store_night_sample_fn fn, void *ctx, char *err, size_t errn) {
+int store_nightly_samples(struct store *s, enum measure measure, store_night_sample_fn fn, void *ctx, char *err,
+                          size_t errn) {
     sqlite3 *db = store_db(s);
-    static const char sql[] =
-        "SELECT " ID_COLUMNS ", n.id, n.started_at, r.id, b.git_commit, b.dirty, s.seconds,"
+    const char *col = measure_column(measure); /* a name of ours, never the user's */
+    char sql[2048];
+    str_fmt(sql, sizeof sql,
+        "SELECT " ID_COLUMNS ", n.id, n.started_at, r.id, b.git_commit, b.dirty, s.%s,"
         " COALESCE(n.build_hash, b.git_commit || CASE WHEN b.dirty THEN '+dirty' ELSE '' END),"
         /* bad: the night's disturbance touched this series' device */
         " COALESCE(n.quality, 'ok') != 'ok' AND (n.disturbed_devices IS NULL OR n.disturbed_devices = '*'"
@@ -80,9 +86,9 @@ int store_nightly_samples(struct store *s, store_night_sample_fn fn, void *ctx, 
         " JOIN measurement m ON m.run_id = r.id JOIN config c ON c.id = m.config_id"
         " JOIN sample s ON s.measurement_id = m.id"
         " LEFT JOIN round_state rs ON rs.run_id = m.run_id AND rs.round = s.round"
-        " WHERE m.status = 'ok' AND s.seconds > 0"
+        " WHERE m.status = 'ok' AND s.%s > 0"
         " AND r.id NOT IN (SELECT run_id FROM run_exclusion)"
-        " ORDER BY 1, n.started_at, n.id, r.id, m.id, s.round, s.rep";
+        " ORDER BY 1, n.started_at, n.id, r.id, m.id, s.round, s.rep", col, col);
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return err_set(err, errn, "%s", sqlite3_errmsg(db));
     int rc;

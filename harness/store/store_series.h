@@ -8,18 +8,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "measurement.h"
+
 struct store;
 
 /* What names a series: key is fingerprint|app|input|knobs|WxH|iters. */
 struct store_series_key {
     const char *key, *fp, *spec, *device, *app, *input, *variant, *knobs;
+    const char *kind; /* the device's: cpu, gpu, ... */
     unsigned wg[2];
     long iters;
     int warmup;
 };
 
 /* One sample of an 'ok' measurement, with its run, measurement and round, and
- * whether the round was disturbed. */
+ * whether the round was disturbed. `seconds` is the value of the measure
+ * asked for (measurement.h): wall seconds, CPU seconds, cycles or
+ * instructions; samples without it are left out. */
 struct store_run_sample {
     struct store_series_key id;
     double seconds;
@@ -30,7 +35,8 @@ typedef void (*store_run_sample_fn)(const struct store_run_sample *r, void *ctx)
 
 /* The samples of the runs in temp.<table>(run_id), by key, run, measurement,
  * round and repetition. 0, or -1 with err. */
-int store_run_samples(struct store *s, const char *table, store_run_sample_fn fn, void *ctx, char *err, size_t errn);
+int store_run_samples(struct store *s, const char *table, enum measure measure, store_run_sample_fn fn, void *ctx,
+                      char *err, size_t errn);
 
 /* One sample of a nightly's run, with the night: its start, the run's commit,
  * its build (the kept build's hash, else commit(+dirty)) and whether the night
@@ -46,7 +52,8 @@ typedef void (*store_night_sample_fn)(const struct store_night_sample *r, void *
 
 /* Every nightly's samples, runs in run_exclusion left out, by key, start,
  * nightly, run, measurement, round and repetition. 0, or -1 with err. */
-int store_nightly_samples(struct store *s, store_night_sample_fn fn, void *ctx, char *err, size_t errn);
+int store_nightly_samples(struct store *s, enum measure measure, store_night_sample_fn fn, void *ctx, char *err,
+                          size_t errn);
 
 /* One canary of a nightly: a device's copy bandwidth, with the commit of the
  * nightly's first run. */

@@ -14,6 +14,7 @@ const char *verdict_name(enum verdict v) {
     case V_REGRESSION: return "REGRESSION";
     case V_IMPROVEMENT: return "improvement";
     case V_FEW: return "cannot tell";
+    case V_INCONCLUSIVE: return "inconclusive";
     default: return "same";
     }
 }
@@ -68,6 +69,9 @@ void compare_series(const struct series_samples *a, const struct series_samples 
         r->med_a = exp(ma);
         r->med_b = exp(mb);
         r->v = compare_verdict(&r->r, p, a->id.higher_better, &r->suspect);
+        r->detectable = compare_detectable(r->r.se, r->r.df, p);
+        r->target = p->target;
+        if (r->v == V_SAME && !r->suspect && p->target > 0 && r->detectable > p->target) r->v = V_INCONCLUSIVE;
     }
     free(na);
     free(nb);
@@ -82,15 +86,39 @@ enum verdict compare_verdict(const struct rc_result *r, const struct compare_par
     return V_SAME;
 }
 
-int compare_wants_confirmation(const struct compare_row *r) {
-    return r->v == V_REGRESSION || r->v == V_IMPROVEMENT || (r->v == V_SAME && r->suspect);
+double compare_detectable(double se, double df, const struct compare_params *p) {
+    const double level = p->screen_alpha > 0 ? p->screen_alpha : p->alpha;
+    return fmax(p->min_effect, rc_detectable(se, df, level, DETECT_POWER));
 }
 
-void compare_row_confirmation(struct compare_row *r, const char *line) {
+int compare_wants_confirmation(const struct compare_row *r) {
+    return r->v == V_REGRESSION || r->v == V_IMPROVEMENT || r->v == V_INCONCLUSIVE || (r->v == V_SAME && r->suspect);
+}
+
+void compare_row_confirmation(struct compare_row *r, const char *line, double rerun_ratio, double rerun_detectable) {
     str_copy(r->confirmation, sizeof r->confirmation, line);
     r->rejected = !strncmp(line, "rejected", 8);
-    if (r->suspect && r->v == V_SAME && !strncmp(line, "confirmed", 9))
-        r->v = direction(r->r.ratio, r->a->id.higher_better);
+    const int was_open = r->v == V_INCONCLUSIVE || (r->suspect && r->v == V_SAME);
+    if (was_open && !strncmp(line, "confirmed", 9)) {
+        r->v = direction(rerun_ratio, r->a->id.higher_better);
+        r->suspect = 0;
+    } else if (r->rejected && r->target > 0 && !(rerun_detectable <= r->target)) {
+        r->v = V_INCONCLUSIVE; /* noise it may be, but the rerun could not have seen the target either */
+        r->suspect = 0;
+    } else if (r->rejected && r->v == V_INCONCLUSIVE) {
+        r->v = V_SAME;
+    }
+    if (!isnan(rerun_detectable) && r->rejected) r->detectable = rerun_detectable;
+}
+
+void compare_row_steadiest(struct compare_row *row, const struct compare_row *alt) {
+    if (row->v == V_REGRESSION || row->v == V_IMPROVEMENT) return; /* the wall time's flag stands */
+    if (alt->v == V_FEW || !(alt->detectable < row->detectable)) return;
+    const struct compare_row wall = *row;
+    *row = *alt;
+    row->a = wall.a, row->b = wall.b; /* the series as measured, for its name and confirmation */
+    row->wall_ratio = wall.r.ratio;
+    row->med_a = wall.med_a, row->med_b = wall.med_b; /* shown as times */
 }
 
 int compare_lists(const struct series_list *a, const struct series_list *b, const struct compare_params *p,
@@ -124,6 +152,21 @@ static void fmt_time(char *buf, size_t n, double s) {
  * "same (suspect, rejected: ...)": a suspect the confirmation called noise. */
 static void verdict_text(const struct compare_row *r, char *buf, size_t n) {
     const char *v = verdict_name(r->v);
+    char by[48] = "";
+    if (r->measure != MEASURE_WALL) str_fmt(by, sizeof by, " [by %s]", measure_name(r->measure));
+    if (r->v == V_INCONCLUSIVE) {
+        str_fmt(buf, n, "inconclusive (sees %.0f %%, target %.0f %%)%s%s%s", 100 * r->detectable, 100 * r->target, by,
+                r->confirmation[0] ? "; " : "", r->confirmation);
+        return;
+    }
+    if (by[0]) {
+        char rest[sizeof r->confirmation + 64];
+        struct compare_row plain = *r;
+        plain.measure = MEASURE_WALL;
+        verdict_text(&plain, rest, sizeof rest);
+        str_fmt(buf, n, "%s%s", rest, by);
+        return;
+    }
     if (r->v == V_SAME && r->suspect && r->confirmation[0]) str_fmt(buf, n, "%s (suspect, %s)", v, r->confirmation);
     else if (r->v == V_SAME && r->suspect) str_fmt(buf, n, "%s (suspect, unconfirmed)", v);
     else if (r->v != V_REGRESSION && r->v != V_IMPROVEMENT) str_copy(buf, n, v);
@@ -135,7 +178,8 @@ void compare_print(FILE *out, const struct compare_row *rows, int n, int csv) {
     char verdict[256];
     if (csv) {
         fprintf(out, "device,fingerprint,app,input,variant,knobs,wg,iters,nights_a,rounds_a,nights_b,rounds_b,"
-                     "median_a_s,median_b_s,ratio,p,df,sigma_night,noise,threshold,model_df_night,verdict\n");
+                     "median_a_s,median_b_s,ratio,p,df,sigma_night,noise,threshold,model_df_night,measure,detectable,target,"
+                     "verdict\n");
         for (int i = 0; i < n; i++) {
             const struct compare_row *r = &rows[i];
             const struct series_id *id = &r->a->id;
@@ -144,13 +188,14 @@ void compare_print(FILE *out, const struct compare_row *rows, int n, int csv) {
                     id->spec, id->fp, id->app, id->input, id->variant, id->knobs, id->wg[0], id->wg[1], id->iters,
                     r->r.nights_a, r->r.rounds_a, r->r.nights_b, r->r.rounds_b, r->med_a, r->med_b, r->r.ratio, r->r.p,
                     r->r.df, r->r.sigma_night, r->r.noise, r->r.threshold, r->model.df_night);
+            fprintf(out, "%s,%.4f,%.4f,", measure_name(r->measure), r->detectable, r->target);
             csv_field(out, verdict);
             fputc('\n', out);
         }
         return;
     }
-    fprintf(out, "%-11s %-6s %-10s %-22s %-7s %-13s %11s %11s %7s %8s %7s  %s\n", "device", "app", "input", "variant",
-            "wg", "nights/rnds", "A", "B", "B/A", "p", "min eff", "verdict");
+    fprintf(out, "%-11s %-6s %-10s %-22s %-7s %-13s %11s %11s %7s %8s %7s %7s  %s\n", "device", "app", "input",
+            "variant", "wg", "nights/rnds", "A", "B", "B/A", "p", "min eff", "sees", "verdict");
     for (int i = 0; i < n; i++) {
         const struct compare_row *r = &rows[i];
         const struct series_id *id = &r->a->id;
@@ -160,7 +205,8 @@ void compare_print(FILE *out, const struct compare_row *rows, int n, int csv) {
         str_fmt(wg, sizeof wg, "%ux%u", id->wg[0], id->wg[1]);
         str_fmt(nn, sizeof nn, "%d/%d %d/%d", r->r.nights_a, r->r.rounds_a, r->r.nights_b, r->r.rounds_b);
         verdict_text(r, verdict, sizeof verdict);
-        fprintf(out, "%-11.11s %-6.6s %-10.10s %-22.22s %-7s %-13s %11s %11s %7.3f %8.2g %6.1f%%  %s\n", id->spec,
-                id->app, id->input, id->variant, wg, nn, ma, mb, r->r.ratio, r->r.p, 100 * r->r.threshold, verdict);
+        fprintf(out, "%-11.11s %-6.6s %-10.10s %-22.22s %-7s %-13s %11s %11s %7.3f %8.2g %6.1f%% %6.1f%%  %s\n", id->spec,
+                id->app, id->input, id->variant, wg, nn, ma, mb, r->r.ratio, r->r.p, 100 * r->r.threshold,
+                100 * r->detectable, verdict);
     }
 }

@@ -9,6 +9,7 @@
 #include "app.h"
 #include "backend.h"
 #include "compare.h"
+#include "confirm_judge.h"
 #include "stats.h"
 #include "store_confirm.h"
 #include "util.h"
@@ -53,14 +54,17 @@ static const char *job_for(const struct confirm_series *c, const struct device_i
     return NULL;
 }
 
-/* The log median of each round of a job's samples, by round number. */
-static void round_logs(const struct measurement *m, double *out, int rounds) {
+/* The log median of each round of a job's samples by the measure, by round
+ * number (NAN where the round has none). */
+static void round_logs(const struct measurement *m, enum measure measure, double *out, int rounds) {
     for (int r = 0; r < rounds; r++) out[r] = NAN;
+    const double *v = measure == MEASURE_WALL ? m->samples : m->counters[measure - 1];
+    if (!v || !m->sample_round) return;
     double *tmp = xcalloc((size_t)m->nsamples + 1, sizeof *tmp);
     for (int r = 0; r < rounds; r++) {
         int k = 0;
         for (int i = 0; i < m->nsamples; i++)
-            if (m->sample_round[i] == r && m->samples[i] > 0) tmp[k++] = m->samples[i];
+            if (m->sample_round[i] == r && v[i] > 0) tmp[k++] = v[i];
         if (k) out[r] = log(stats_median(tmp, (size_t)k));
     }
     free(tmp);
@@ -75,28 +79,15 @@ static void judge(struct confirm_series *c, const struct round_job *a, const str
                 bad->m.reason);
         return;
     }
-    double *la = xcalloc((size_t)o->rounds, sizeof *la), *lb = xcalloc((size_t)o->rounds, sizeof *lb);
-    double *pa = xcalloc((size_t)o->rounds, sizeof *pa), *pb = xcalloc((size_t)o->rounds, sizeof *pb);
-    round_logs(&a->m, la, o->rounds);
-    round_logs(&b->m, lb, o->rounds);
+    const int rounds = a->m.rounds > b->m.rounds ? a->m.rounds : b->m.rounds;
+    double *la = xcalloc((size_t)rounds + 1, sizeof *la), *lb = xcalloc((size_t)rounds + 1, sizeof *lb);
+    double *pa = xcalloc((size_t)rounds + 1, sizeof *pa), *pb = xcalloc((size_t)rounds + 1, sizeof *pb);
+    round_logs(&a->m, c->measure, la, rounds);
+    round_logs(&b->m, c->measure, lb, rounds);
     int n = 0;
-    for (int r = 0; r < o->rounds; r++)
+    for (int r = 0; r < rounds; r++)
         if (!isnan(la[r]) && !isnan(lb[r])) pa[n] = la[r], pb[n++] = lb[r];
-    if (rc_paired(pa, pb, n, &c->r) != 0) {
-        str_copy(c->verdict, sizeof c->verdict, "failed");
-        str_fmt(c->reason, sizeof c->reason, "only %d complete pair%s of rounds", n, n == 1 ? "" : "s");
-    } else {
-        int same_way = (c->r.ratio > 1) == (c->flagged_ratio > 1);
-        int big = fabs(log(c->r.ratio)) >= log1p(o->min_effect);
-        int sure = c->r.p <= o->alpha;
-        str_copy(c->verdict, sizeof c->verdict, same_way && big && sure ? "confirmed" : "rejected");
-        if (!sure) str_fmt(c->reason, sizeof c->reason, "p %.2g > %.2g", c->r.p, o->alpha);
-        else if (!big)
-            str_fmt(c->reason, sizeof c->reason, "%+.1f %% is under the %.0f %% that counts", 100 * (c->r.ratio - 1),
-                    100 * o->min_effect);
-        else if (!same_way) str_copy(c->reason, sizeof c->reason, "the rerun moved the other way");
-        else c->reason[0] = '\0';
-    }
+    confirm_judge_pairs(c, pa, pb, n, o->alpha, o->min_effect);
     free(la);
     free(lb);
     free(pa);
@@ -119,11 +110,13 @@ static int64_t record(struct store *store, const struct confirm_series *c, const
         .sd = c->r.sd,
         .verdict = c->verdict,
         .reason = c->reason,
+        .measure = measure_name(c->measure),
+        .detectable = c->detectable,
     };
     return store_confirmation_put(store, &row, &a->m, &b->m);
 }
 
-int confirm_run(struct store *store, struct confirm_series *s, int n, const struct confirm_opts *opts) {
+int confirm_run(struct store *store, struct confirm_series *s, int n, struct confirm_opts *opts) {
     struct confirm_opts o = *opts;
     if (o.rounds < 2) o.rounds = CONFIRM_ROUNDS;
     if (!(o.alpha > 0)) o.alpha = CONFIRM_ALPHA;
@@ -147,13 +140,42 @@ int confirm_run(struct store *store, struct confirm_series *s, int n, const stru
     free(all);
     struct round_exec execs[2] = {o.a, o.b};
     struct rounds_opts ro = {.seed = o.seed, .execs = execs, .nexecs = 2, .what = "confirm"};
+    double t0 = clock_now();
     int rc = rounds_run(jobs, 2 * n, &ro), confirmed = 0;
     for (int i = 0; i < n && rc >= 0; i++) {
-        if (jobs[2 * i].skip || jobs[2 * i + 1].skip) {
-            s[i].r = (struct paired_result){0};
-        } else {
-            judge(&s[i], &jobs[2 * i], &jobs[2 * i + 1], &o);
-        }
+        if (jobs[2 * i].skip || jobs[2 * i + 1].skip) s[i].r = (struct paired_result){0};
+        else judge(&s[i], &jobs[2 * i], &jobs[2 * i + 1], &o);
+    }
+    /* Rounds added, in batches of every series still open, the builds
+     * interleaved as before, while the budget lasts: a batch begins only
+     * when its estimated time fits in what is left. */
+    double per_pair = (clock_now() - t0) / (o.rounds * (n > 0 ? n : 1)), t_added = clock_now();
+    while (rc >= 0 && o.target > 0 && o.max_time_s > 0) {
+        int open = 0;
+        const int batch = confirm_batch(s, n, o.target, per_pair, o.max_time_s - (clock_now() - t_added), &open);
+        if (!batch) break;
+        for (int i = 0; i < n; i++)
+            for (int side = 0; side < 2; side++) {
+                struct round_job *j = &jobs[2 * i + side];
+                if (!confirm_wants_more(&s[i], o.target) || j->skip) {
+                    j->skip = 1; /* settled (or failed): its rounds are done */
+                    continue;
+                }
+                j->first = j->m.rounds;
+                j->m.rounds += batch;
+                j->done = 0;
+            }
+        const double tb = clock_now();
+        rc = rounds_run(jobs, 2 * n, &ro);
+        per_pair = (clock_now() - tb) / (batch * open);
+        o.added_rounds += batch;
+        for (int i = 0; i < n && rc >= 0; i++)
+            if (!jobs[2 * i].skip && !jobs[2 * i + 1].skip) judge(&s[i], &jobs[2 * i], &jobs[2 * i + 1], &o);
+    }
+    o.added_s = clock_now() - t_added;
+    opts->added_rounds = o.added_rounds;
+    opts->added_s = o.added_rounds ? o.added_s : 0;
+    for (int i = 0; i < n && rc >= 0; i++) {
         confirmed += !strcmp(s[i].verdict, "confirmed");
         if (record(store, &s[i], &o, &jobs[2 * i], &jobs[2 * i + 1]) < 0)
             fprintf(stderr, "harness: storing the confirmation: %s\n", store_errmsg(store));
@@ -168,8 +190,8 @@ void confirm_describe(const struct confirm_series *c, char *buf, size_t n) {
         str_fmt(buf, n, "%s: %s", c->verdict, c->reason);
         return;
     }
-    str_fmt(buf, n, "%s: B/A %.3f over %d pairs of rounds, p %.2g%s%s", c->verdict, c->r.ratio, c->r.n, c->r.p,
-            c->reason[0] ? "; " : "", c->reason);
+    str_fmt(buf, n, "%s: B/A %.3f over %d pairs of rounds, p %.2g, sees %.1f %%%s%s", c->verdict, c->r.ratio, c->r.n,
+            c->r.p, 100 * c->detectable, c->reason[0] ? "; " : "", c->reason);
 }
 
 int confirm_from_rows(const struct compare_row *rows, int n, int64_t nightly_id, struct confirm_series *out,
@@ -181,7 +203,10 @@ int confirm_from_rows(const struct compare_row *rows, int n, int64_t nightly_id,
         struct confirm_series *c = &out[k++];
         memset(c, 0, sizeof *c);
         c->id = r->b->id;
-        c->flagged_ratio = r->r.ratio;
+        /* An inconclusive series may have moved either way: either counts. */
+        c->flagged_ratio = r->v == V_INCONCLUSIVE ? NAN : r->r.ratio;
+        c->evidence = r->v == V_REGRESSION || r->v == V_IMPROVEMENT;
+        c->measure = r->measure;
         c->warmup = r->b->id.warmup;
         /* The nights' own repetitions per round: the confirmation measures what they measured. */
         c->reps = r->r.rounds_b > 0 ? (int)lround((double)r->b->n / r->r.rounds_b) : 1;

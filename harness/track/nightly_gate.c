@@ -10,6 +10,7 @@
 #include "confirm.h"
 #include "kept_build.h"
 #include "noise.h"
+#include "steadiest.h"
 #include "store_nightly.h"
 #include "util.h"
 
@@ -37,7 +38,8 @@ static int touched(const char *devices, const char *spec) {
  * night-to-night noise of one night against one night; the confirmation's
  * paired rounds decide it. */
 static void confirm_flags(struct store *store, int64_t id, const char *hash_a, const char *hash_b,
-                          struct compare_row *rows, int n, const struct gate_opts *o, FILE *out) {
+                          struct compare_row *rows, int n, const struct gate_opts *o, struct gate_result *res,
+                          FILE *out) {
     char dir_a[4096], bin_a[4096], dir_b[4096], bin_b[4096], err[512];
     if (kept_build_find(hash_a, dir_a, sizeof dir_a, bin_a, sizeof bin_a, err, sizeof err) != 0 ||
         kept_build_find(hash_b, dir_b, sizeof dir_b, bin_b, sizeof bin_b, err, sizeof err) != 0) {
@@ -51,9 +53,10 @@ static void confirm_flags(struct store *store, int64_t id, const char *hash_a, c
     const int k = confirm_from_rows(rows, n, id, cs, &devs);
     if (o->burn_in_s > 0) burn_in_devices(devs.s, 2, o->burn_in_s, out);
     fprintf(out,
-            "nightly: confirming %d flag%s and suspect%s: build %s (last night) and %s (tonight), %d pairs of"
-            " rounds\n",
-            k, k == 1 ? "" : "s", k == 1 ? "" : "s", hash_a, hash_b, o->confirm_rounds);
+            "nightly: confirming %d flag%s, suspect%s and inconclusive series: build %s (last night) and %s"
+            " (tonight), %d pairs of rounds%s\n",
+            k, k == 1 ? "" : "s", k == 1 ? "" : "s", hash_a, hash_b, o->confirm_rounds,
+            o->target > 0 && o->max_time_s > 0 ? ", more where a series cannot yet show the target" : "");
     fflush(out);
     struct confirm_opts co = {.a = {bin_a, dir_a},
                               .b = {bin_b, dir_b},
@@ -61,13 +64,20 @@ static void confirm_flags(struct store *store, int64_t id, const char *hash_a, c
                               .build_b = hash_b,
                               .rounds = o->confirm_rounds,
                               .source = "nightly",
-                              .seed = (unsigned)(clock_now() * 1e3) ^ (unsigned)id};
+                              .seed = (unsigned)(clock_now() * 1e3) ^ (unsigned)id,
+                              .target = o->target,
+                              .max_time_s = o->max_time_s};
     confirm_run(store, cs, k, &co);
+    res->added_rounds = co.added_rounds;
+    res->added_s = co.added_s;
     for (int i = 0, j = 0; i < n; i++) {
         if (!compare_wants_confirmation(&rows[i])) continue;
         char line[200];
-        confirm_describe(&cs[j++], line, sizeof line);
-        compare_row_confirmation(&rows[i], line);
+        const int was_inconclusive = rows[i].v == V_INCONCLUSIVE;
+        confirm_describe(&cs[j], line, sizeof line);
+        compare_row_confirmation(&rows[i], line, cs[j].r.ratio, cs[j].r.n ? cs[j].detectable : NAN);
+        res->settled += was_inconclusive && rows[i].v != V_INCONCLUSIVE;
+        j++;
     }
     sb_free(&devs);
     free(cs);
@@ -93,19 +103,31 @@ int nightly_gate(struct store *store, int64_t prev, int64_t id, const struct gat
     }
     struct compare_params p = COMPARE_DEFAULTS;
     p.noise = &ns;
+    p.target = o->target;
     struct compare_row *rows = NULL;
     int oa, ob, n = compare_lists(&la, &lb, &p, &rows, &oa, &ob);
+    if (compare_steadiest(store, "gate_a", "gate_b", start_b, &p, rows, n, err, errn) != 0) {
+        free(rows);
+        noise_set_free(&ns);
+        series_list_free(&la);
+        series_list_free(&lb);
+        return -1;
+    }
     res->series = n;
+    int open = 0;
     for (int i = 0; i < n; i++) {
         res->flagged += is_flag(&rows[i]);
         res->suspects += rows[i].v == V_SAME && rows[i].suspect;
+        open += rows[i].v == V_INCONCLUSIVE;
     }
-    fprintf(out, "\nnightly %lld against nightly %lld (builds %s and %s): %d series, %d flagged, %d suspect%s\n",
+    fprintf(out,
+            "\nnightly %lld against nightly %lld (builds %s and %s): %d series, %d flagged, %d suspect%s, %d"
+            " inconclusive (cannot show %.0f %%)\n",
             (long long)id, (long long)prev, hash_a[0] ? hash_a : "?", hash_b[0] ? hash_b : "?", n, res->flagged,
-            res->suspects, res->suspects == 1 ? "" : "s");
-    if (res->flagged + res->suspects && o->confirm && hash_a[0] && hash_b[0])
-        confirm_flags(store, id, hash_a, hash_b, rows, n, o, out);
-    else if (res->flagged + res->suspects)
+            res->suspects, res->suspects == 1 ? "" : "s", open, 100 * o->target);
+    if (res->flagged + res->suspects + open && o->confirm && hash_a[0] && hash_b[0])
+        confirm_flags(store, id, hash_a, hash_b, rows, n, o, res, out);
+    else if (res->flagged + res->suspects + open)
         for (int i = 0; i < n; i++)
             if (compare_wants_confirmation(&rows[i]))
                 str_fmt(rows[i].confirmation, sizeof rows[i].confirmation, "unconfirmed: %s",
@@ -113,7 +135,10 @@ int nightly_gate(struct store *store, int64_t prev, int64_t id, const struct gat
     compare_print(out, rows, n, 0);
     /* A suspect the confirmation called noise is listed with the noise; one it
      * confirmed is a change from here on (its verdict was set). */
-    for (int i = 0; i < n; i++) res->suspects_rejected += rows[i].v == V_SAME && rows[i].suspect && rows[i].rejected;
+    for (int i = 0; i < n; i++) {
+        res->suspects_rejected += rows[i].v == V_SAME && rows[i].suspect && rows[i].rejected;
+        res->inconclusive += rows[i].v == V_INCONCLUSIVE;
+    }
     int on_disturbed = 0; /* unconfirmed flags on devices tonight was disturbed on */
     for (int i = 0; i < n; i++) {
         if (!is_flag(&rows[i])) continue;
@@ -140,6 +165,14 @@ int nightly_gate(struct store *store, int64_t prev, int64_t id, const struct gat
                     ? "; tonight was disturbed on their devices, so they are the host's, not the code's"
                 : on_disturbed ? "; some on devices tonight was disturbed on: those are the host's"
                                : "");
+    if (res->added_rounds)
+        fprintf(out, "added rounds: %d pairs in %.0f s (budget %.0f s); %d inconclusive series settled\n",
+                res->added_rounds, res->added_s, o->max_time_s, res->settled);
+    if (res->inconclusive)
+        fprintf(out,
+                "inconclusive: %d series could not show a change of %.0f %% (the \"sees\" column): neither a"
+                " regression nor the same; more rounds (--rounds, --max-time) or a quieter host would tell\n",
+                res->inconclusive, 100 * o->target);
     fprintf(out, "confirmed: %d regression%s, %d improvement%s\n", res->confirmed_regressions,
             res->confirmed_regressions == 1 ? "" : "s", res->confirmed_improvements,
             res->confirmed_improvements == 1 ? "" : "s");

@@ -5,7 +5,13 @@
  * both nights' kept builds interleaved on the device (confirm.h). Only a
  * confirmed change is the code's; a rejected one is listed as noise with its
  * figures; an unconfirmed flag on a device tonight's disturbance touched
- * (night_quality.h) is the host's. */
+ * (night_quality.h) is the host's.
+ *
+ * A series whose comparison could not see a change of the target
+ * (compare.h) is inconclusive: it is measured again the same way, rounds
+ * added until it can or the time budget is spent (confirm.h), and counted
+ * as inconclusive when it still cannot. CPU series are judged by their
+ * steadiest measure (steadiest.h). */
 #ifndef HARNESS_NIGHTLY_GATE_H
 #define HARNESS_NIGHTLY_GATE_H
 #include <stdint.h>
@@ -18,11 +24,17 @@ struct gate_opts {
     int confirm_rounds;            /* pairs of rounds */
     double burn_in_s;              /* before a confirmation, at most this per device */
     const char *disturbed_devices; /* the devices tonight's disturbance touched: specs, "*" all; NULL or "" none */
+    double target;                 /* the change every series must be able to show (COMPARE_TARGET; <= 0 none) */
+    double max_time_s;             /* for rounds added to inconclusive series (0: none) */
 };
 
 struct gate_result {
     int series, flagged, confirmed_regressions, confirmed_improvements, rejected, unconfirmed;
     int suspects, suspects_rejected; /* suspects: not flags; confirmed ones count as confirmed changes */
+    int inconclusive;                /* series that could not show a change of the target, rounds added or not */
+    int settled;                     /* inconclusive series the added rounds settled */
+    int added_rounds;                /* pairs of rounds added, and their seconds */
+    double added_s;
 };
 
 /* Runs the gate; 0, or -1 with err. */

@@ -41,8 +41,14 @@ void noise_set_learn(const struct history_list *hl, const char *before, struct n
 }
 
 int noise_set_load(struct store *s, const char *before, struct noise_set *out, char *err, size_t errn) {
+    return noise_set_load_by(s, MEASURE_WALL, before, out, err, errn);
+}
+
+int noise_set_load_by(struct store *s, enum measure measure, const char *before, struct noise_set *out, char *err,
+                      size_t errn) {
     struct history_list hl;
-    if (history_load(s, &hl, err, errn) != 0) return -1;
+    if ((measure == MEASURE_WALL ? history_load(s, &hl, err, errn) : history_load_by(s, measure, &hl, err, errn)) != 0)
+        return -1;
     noise_set_learn(&hl, before, out);
     history_list_free(&hl);
     return 0;

@@ -29,6 +29,9 @@ struct noise_set {
 void noise_set_learn(const struct history_list *hl, const char *before, struct noise_set *out);
 /* The same from the database. 0, or -1 with err. */
 int noise_set_load(struct store *s, const char *before, struct noise_set *out, char *err, size_t errn);
+/* The same for another measure than wall time (measurement.h). */
+int noise_set_load_by(struct store *s, enum measure measure, const char *before, struct noise_set *out, char *err,
+                      size_t errn);
 /* A series' own model (zeros when it has no history); the tests add the
  * priors. */
 void noise_set_find(const struct noise_set *s, const char *key, struct noise_model *out);

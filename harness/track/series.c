@@ -24,6 +24,7 @@ static void id_fill(const struct store_series_key *k, struct series_id *id) {
     str_copy(id->fp, sizeof id->fp, k->fp);
     str_copy(id->spec, sizeof id->spec, k->spec);
     str_copy(id->device, sizeof id->device, k->device);
+    str_copy(id->kind, sizeof id->kind, k->kind ? k->kind : "");
     str_copy(id->app, sizeof id->app, k->app);
     str_copy(id->input, sizeof id->input, k->input);
     str_copy(id->variant, sizeof id->variant, k->variant);
@@ -59,13 +60,18 @@ static void run_sample_add(const struct store_run_sample *r, void *ctx) {
     cur->disturbed[cur->n++] = r->disturbed;
 }
 
-int series_load_runs(struct store *s, const char *table, struct series_list *out, char *err, size_t errn) {
+int series_load_runs_by(struct store *s, const char *table, enum measure measure, struct series_list *out, char *err,
+                        size_t errn) {
     memset(out, 0, sizeof *out);
-    if (store_run_samples(s, table, run_sample_add, out, err, errn) != 0) {
+    if (store_run_samples(s, table, measure, run_sample_add, out, err, errn) != 0) {
         series_list_free(out);
         return -1;
     }
     return 0;
+}
+
+int series_load_runs(struct store *s, const char *table, struct series_list *out, char *err, size_t errn) {
+    return series_load_runs_by(s, table, MEASURE_WALL, out, err, errn);
 }
 
 void series_list_free(struct series_list *l) {
@@ -207,9 +213,9 @@ static void night_sample_add(const struct store_night_sample *r, void *ctx) {
     gather_add(&t->g, r->seconds, r->measurement_id, r->round, r->disturbed);
 }
 
-static int load_timings(struct store *s, struct history_list *out, char *err, size_t errn) {
+static int load_timings(struct store *s, enum measure measure, struct history_list *out, char *err, size_t errn) {
     struct timings t = {.out = out};
-    int rc = store_nightly_samples(s, night_sample_add, &t, err, errn);
+    int rc = store_nightly_samples(s, measure, night_sample_add, &t, err, errn);
     if (t.p) night_close(t.p, &t.g);
     gather_free(&t.g);
     return rc;
@@ -245,9 +251,19 @@ static int cmp_history(const void *a, const void *b) {
     return strcmp(((const struct history *)a)->id.key, ((const struct history *)b)->id.key);
 }
 
+int history_load_by(struct store *s, enum measure measure, struct history_list *out, char *err, size_t errn) {
+    memset(out, 0, sizeof *out);
+    if (load_timings(s, measure, out, err, errn) != 0) {
+        history_list_free(out);
+        return -1;
+    }
+    qsort(out->h, (size_t)out->n, sizeof *out->h, cmp_history);
+    return 0;
+}
+
 int history_load(struct store *s, struct history_list *out, char *err, size_t errn) {
     memset(out, 0, sizeof *out);
-    if (load_timings(s, out, err, errn) != 0 || store_canary_history(s, canary_add, out, err, errn) != 0) {
+    if (load_timings(s, MEASURE_WALL, out, err, errn) != 0 || store_canary_history(s, canary_add, out, err, errn) != 0) {
         history_list_free(out);
         return -1;
     }

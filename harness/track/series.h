@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "measurement.h"
 #include "round_stats.h"
 
 struct store;
@@ -23,6 +24,7 @@ struct series_id {
     long iters; /* steps per repetition, and warm-ups, as measured */
     int warmup;
     int higher_better; /* the canary: a drop is the regression */
+    char kind[16];     /* the device's kind (cpu, gpu, ...) */
 };
 
 /* A series' samples within one set of runs (compare), with the run and the
@@ -50,6 +52,10 @@ struct series_list {
 
 /* Every series of the runs in temp.<table>(run_id), sorted by key. 0 or -1 + err. */
 int series_load_runs(struct store *s, const char *table, struct series_list *out, char *err, size_t errn);
+/* The same by another measure than wall time (measurement.h): its values in
+ * place of the seconds; series with none are absent. */
+int series_load_runs_by(struct store *s, const char *table, enum measure measure, struct series_list *out, char *err,
+                        size_t errn);
 void series_list_free(struct series_list *l);
 
 /* One night of a series: its value from the rounds (round_stats.h), and for
@@ -80,6 +86,8 @@ struct history_list {
 /* Every series over every nightly, runs in run_exclusion left out; the
  * canary series from nightly_peak. Sorted by key. 0 or -1 + err. */
 int history_load(struct store *s, struct history_list *out, char *err, size_t errn);
+/* The same by another measure than wall time, without the canaries. */
+int history_load_by(struct store *s, enum measure measure, struct history_list *out, char *err, size_t errn);
 void history_list_free(struct history_list *l);
 
 /* "openmp final 32x1 128x128" for tables and plot titles. */

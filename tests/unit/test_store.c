@@ -101,9 +101,13 @@ static void fake_measurement(struct measurement *m, const char *variant, enum st
     if (n) {
         m->samples = calloc((size_t)n, sizeof *m->samples);
         m->device_samples = calloc((size_t)n, sizeof *m->device_samples);
+        m->counters[MEASURE_CPU - 1] = calloc((size_t)n, sizeof(double));
+        m->counters[MEASURE_CYCLES - 1] = calloc((size_t)n, sizeof(double));
         for (int i = 0; i < n; i++) {
             m->samples[i] = 0.010 + 0.001 * i;
             m->device_samples[i] = i == 2 ? NAN : 0.009 + 0.001 * i;
+            m->counters[MEASURE_CPU - 1][i] = 0.020 + 0.001 * i;
+            m->counters[MEASURE_CYCLES - 1][i] = i == 1 ? NAN : 3e7 + i;
         }
     }
     measurement_summarise(m, 72.0);
@@ -174,6 +178,11 @@ int main(void) {
     check(q_int(db, "SELECT count(*) FROM sample") == 5, "5 sample rows");
     check(q_int(db, "SELECT count(*) FROM sample WHERE device_seconds IS NULL") == 1,
           "NaN device sample stored as NULL");
+    check(q_real(db, "SELECT sum(cpu_seconds) FROM sample") > 0.1099 &&
+              q_real(db, "SELECT sum(cpu_seconds) FROM sample") < 0.1101 &&
+              q_int(db, "SELECT count(*) FROM sample WHERE cycles IS NULL") == 1 &&
+              q_int(db, "SELECT count(*) FROM sample WHERE instructions IS NULL") == 5,
+          "the CPU counters are stored per repetition (NaN and counters not taken as NULL)");
     snprintf(sql, sizeof sql, "SELECT median_s FROM measurement WHERE status = 'ok'");
     check(q_real(db, sql) == ok.median, "median_s round-trips");
     check(q_int(db, "SELECT count(*) FROM measurement WHERE status = 'invalid' AND median_s IS NULL"
@@ -199,8 +208,9 @@ int main(void) {
     }
     check(q_int(db, "SELECT count(*) FROM measurement") == 2 && q_int(db, "SELECT count(*) FROM sample") == 5,
           "reopen keeps the counts");
-    check(q_int(db, "PRAGMA user_version") == 9,
-          "user_version is 9 (rounds, tuned_history, energy and tuned configurations, device sets, then run pid/boot)");
+    check(q_int(db, "PRAGMA user_version") == 10,
+          "user_version is 10 (rounds, tuned_history, energy and tuned configurations, device sets, run pid/boot,"
+          " then the samples' CPU counters)");
     check(q_int(db, "SELECT count(*) FROM run WHERE pid IS NOT NULL AND boot IS NOT NULL AND outcome IS NULL") ==
               q_int(db, "SELECT count(*) FROM run"),
           "every run row names its process and boot, and none was closed as interrupted");
