@@ -36,6 +36,7 @@
 #include "series.h"
 #include "stats.h"
 #include "store.h"
+#include "store_quality.h"
 #include "store_changepoint.h"
 #include "store_nightly.h"
 #include "util.h"
@@ -372,6 +373,28 @@ static void confirm_new(struct store *store, struct pending *t, int n) {
     }
 }
 
+/* One inconclusive series of the latest night, as a line. */
+static void inconclusive_line(int64_t night, const struct store_night_verdict *v, void *ctx) {
+    (void)night;
+    int *n = ctx;
+    printf("  %s: sees %.0f %% (target %.0f %%)\n", v->series, 100 * v->detectable, 100 * v->target);
+    ++*n;
+}
+
+/* The gate could not judge every series of the latest night: a step there
+ * may be hidden, and regressions says so beside what it found. */
+static void list_inconclusive(struct store *store) {
+    int n = 0;
+    printf("the latest night's inconclusive series (neither a regression nor the same):\n");
+    fflush(stdout);
+    int64_t night = store_latest_inconclusive(store, inconclusive_line, &n);
+    if (night > 0)
+        printf("nightly %lld: %d series inconclusive; more rounds or a quieter host would tell (harness nightly"
+               " --max-time)\n",
+               (long long)night, n);
+    else printf("  none\n");
+}
+
 int cmd_regressions(int argc, char **argv) {
     struct reg_opts o;
     int rc = parse_args(argc, argv, &o);
@@ -407,6 +430,7 @@ int cmd_regressions(int argc, char **argv) {
             rc = EXIT_FOUND;
         } else {
             rc = untriaged ? EXIT_FOUND : EXIT_OK;
+            if (!o.csv) list_inconclusive(store);
             if (untriaged && !o.csv)
                 printf("%d untriaged regression%s: harness triage ID acknowledged|fixed|false-positive\n", untriaged,
                        untriaged == 1 ? "" : "s");

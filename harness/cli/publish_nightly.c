@@ -18,15 +18,49 @@
 #include "store.h"
 #include "store_plot.h"
 #include "store_publish.h"
+#include "store_quality.h"
 #include "util.h"
 
 #define MAX_CP 64
 
-static void nights_table(struct strbuf *b, const struct history *h) {
+/* The gate's verdicts on this series, by night (store_quality.h). */
+struct verdicts {
+    int n;
+    struct {
+        int64_t night;
+        char text[96];
+    } v[512];
+};
+
+static void verdict_add(int64_t night, const struct store_night_verdict *v, void *ctx) {
+    struct verdicts *vs = ctx;
+    if (vs->n == (int)(sizeof vs->v / sizeof vs->v[0])) return;
+    vs->v[vs->n].night = night;
+    if (!strcmp(v->verdict, "inconclusive"))
+        str_fmt(vs->v[vs->n].text, sizeof vs->v[vs->n].text, "inconclusive (sees %.0f %%, target %.0f %%)",
+                100 * v->detectable, 100 * v->target);
+    else if (v->detectable == v->detectable)
+        str_fmt(vs->v[vs->n].text, sizeof vs->v[vs->n].text, "%s (B/A %.3f, sees %.0f %%%s%s)", v->verdict, v->ratio,
+                100 * v->detectable, strcmp(v->measure, "wall") ? ", by " : "",
+                strcmp(v->measure, "wall") ? v->measure : "");
+    else str_copy(vs->v[vs->n].text, sizeof vs->v[vs->n].text, v->verdict);
+    vs->n++;
+}
+
+static const char *verdict_of(const struct verdicts *vs, int64_t night) {
+    for (int i = 0; i < vs->n; i++)
+        if (vs->v[i].night == night) return vs->v[i].text;
+    return "";
+}
+
+static void nights_table(struct strbuf *b, const struct history *h, struct store *s) {
     const char *unit = h->id.higher_better ? "GB/s" : "s";
+    static struct verdicts vs;
+    vs.n = 0;
+    if (!h->id.higher_better) store_nightly_verdicts(s, h->id.key, verdict_add, &vs);
     sb_printf(b,
               "<table id=\"nights\">\n<tr><th>#</th><th>night (UTC)</th><th>commit</th><th>median (%s)</th>"
-              "<th>q1</th><th>q3</th><th>samples</th><th>quality</th></tr>\n",
+              "<th>q1</th><th>q3</th><th>samples</th><th>quality</th><th>against the night before</th></tr>\n",
               unit);
     for (int i = 0; i < h->n; i++) {
         const struct night_point *n = &h->p[i];
@@ -36,8 +70,10 @@ static void nights_table(struct strbuf *b, const struct history *h) {
         html_escf(b, "%.12s%s", n->commit, n->dirty ? "+" : "");
         sb_printf(b,
                   "</code></td><td class=\"num\">%.6g</td><td class=\"num\">%.6g</td><td class=\"num\">%.6g</td>"
-                  "<td class=\"num\">%d</td><td>%s</td></tr>\n",
+                  "<td class=\"num\">%d</td><td>%s</td><td>",
                   n->median, n->q1, n->q3, n->n, n->bad ? "disturbed (left out)" : "ok");
+        html_esc(b, verdict_of(&vs, n->nightly_id));
+        sb_printf(b, "</td></tr>\n");
     }
     sb_printf(b, "</table>\n");
 }
@@ -108,7 +144,7 @@ static void series_page(struct publish *p, struct store *s, const struct history
     sb_printf(&b, "<h2>Change points</h2>\n");
     cp_table(&b, cps, ncp);
     sb_printf(&b, "<h2>Nights</h2>\n");
-    nights_table(&b, h);
+    nights_table(&b, h, s);
     html_end(&b);
     publish_write(p, page, &b);
     sb_free(&b);

@@ -64,6 +64,16 @@ static const char nightly_sql[] =
     " side TEXT NOT NULL," /* A or B */
     " round INTEGER NOT NULL,"
     " seconds REAL);"
+    /* The gate's last word on each series of a night (track/nightly_gate.h):
+     * same, REGRESSION, improvement, inconclusive, cannot tell; what it
+     * could see and the target it had to (issue 41), by which measure. */
+    "CREATE TABLE IF NOT EXISTS nightly_verdict ("
+    " nightly_id INTEGER NOT NULL REFERENCES nightly (id),"
+    " series TEXT NOT NULL,"
+    " verdict TEXT NOT NULL,"
+    " ratio REAL, detectable REAL, target REAL, measure TEXT,"
+    " confirmation TEXT,"
+    " PRIMARY KEY (nightly_id, series));"
     /* Each series' noise model (round_stats.h) as `harness noise` last
      * learned it: its own estimate and the one used after shrinking towards
      * the device's. */

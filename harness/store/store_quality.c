@@ -1,6 +1,7 @@
 /* store_quality.h. */
 #include "store_quality.h"
 
+#include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 
@@ -94,4 +95,84 @@ int store_nightly_inconclusive(struct store *s, int64_t id, int count, char *err
     int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : err_set(err, errn, "%s", sqlite3_errmsg(db));
     sqlite3_finalize(st);
     return rc;
+}
+
+static void bind_real_or_null(sqlite3_stmt *st, int i, double v) {
+    if (v == v) sqlite3_bind_double(st, i, v); /* NaN stays NULL */
+    else sqlite3_bind_null(st, i);
+}
+
+int store_nightly_verdict_put(struct store *s, int64_t nightly_id, const struct store_night_verdict *v, char *err,
+                              size_t errn) {
+    sqlite3 *db = store_db(s);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "INSERT OR REPLACE INTO nightly_verdict(nightly_id, series, verdict, ratio, detectable,"
+                           " target, measure, confirmation) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return err_set(err, errn, "%s", sqlite3_errmsg(db));
+    sqlite3_bind_int64(st, 1, nightly_id);
+    sqlite3_bind_text(st, 2, v->series, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, v->verdict, -1, SQLITE_STATIC);
+    bind_real_or_null(st, 4, v->ratio);
+    bind_real_or_null(st, 5, v->detectable);
+    bind_real_or_null(st, 6, v->target);
+    sqlite3_bind_text(st, 7, v->measure ? v->measure : "wall", -1, SQLITE_STATIC);
+    if (v->confirmation && *v->confirmation) sqlite3_bind_text(st, 8, v->confirmation, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : err_set(err, errn, "%s", sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static double real_or_nan(sqlite3_stmt *st, int i) {
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? (double)NAN : sqlite3_column_double(st, i);
+}
+
+int store_nightly_verdicts(struct store *s, const char *series, store_night_verdict_fn fn, void *ctx) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(store_db(s),
+                           "SELECT nightly_id, verdict, ratio, detectable, target, COALESCE(measure, 'wall'),"
+                           " COALESCE(confirmation, '') FROM nightly_verdict WHERE series = ?1 ORDER BY nightly_id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1; /* a database from before the table: nothing to show */
+    sqlite3_bind_text(st, 1, series, -1, SQLITE_STATIC);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct store_night_verdict v = {.series = series,
+                                        .verdict = (const char *)sqlite3_column_text(st, 1),
+                                        .ratio = real_or_nan(st, 2),
+                                        .detectable = real_or_nan(st, 3),
+                                        .target = real_or_nan(st, 4),
+                                        .measure = (const char *)sqlite3_column_text(st, 5),
+                                        .confirmation = (const char *)sqlite3_column_text(st, 6)};
+        fn(sqlite3_column_int64(st, 0), &v, ctx);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int64_t store_latest_inconclusive(struct store *s, store_night_verdict_fn fn, void *ctx) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(store_db(s),
+                           "SELECT nightly_id, series, verdict, ratio, detectable, target, COALESCE(measure, 'wall'),"
+                           " COALESCE(confirmation, '') FROM nightly_verdict"
+                           " WHERE nightly_id = (SELECT max(nightly_id) FROM nightly_verdict)"
+                           " AND verdict = 'inconclusive' ORDER BY series",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0; /* a database from before the table */
+    int64_t night = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        night = sqlite3_column_int64(st, 0);
+        struct store_night_verdict v = {.series = (const char *)sqlite3_column_text(st, 1),
+                                        .verdict = (const char *)sqlite3_column_text(st, 2),
+                                        .ratio = real_or_nan(st, 3),
+                                        .detectable = real_or_nan(st, 4),
+                                        .target = real_or_nan(st, 5),
+                                        .measure = (const char *)sqlite3_column_text(st, 6),
+                                        .confirmation = (const char *)sqlite3_column_text(st, 7)};
+        fn(night, &v, ctx);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? night : -1;
 }

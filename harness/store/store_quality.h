@@ -45,4 +45,21 @@ int store_nightly_quality(struct store *s, int64_t id, const char *quality, cons
 /* How many of nightly id's series the gate could not judge at its target
  * (nightly.inconclusive). 0, or -1 with err. */
 int store_nightly_inconclusive(struct store *s, int64_t id, int count, char *err, size_t errn);
+
+/* The gate's verdict on one series of a night (nightly_verdict). */
+struct store_night_verdict {
+    const char *series, *verdict, *measure, *confirmation;
+    double ratio, detectable, target; /* NAN: unknown */
+};
+/* Stores (or replaces) one. 0, or -1 with err. */
+int store_nightly_verdict_put(struct store *s, int64_t nightly_id, const struct store_night_verdict *v, char *err,
+                              size_t errn);
+/* Every stored verdict of a series, by night: fn gets the nightly id and the
+ * row (strings live during the call). 0, or -1 on a database error. */
+typedef void (*store_night_verdict_fn)(int64_t nightly_id, const struct store_night_verdict *v, void *ctx);
+int store_nightly_verdicts(struct store *s, const char *series, store_night_verdict_fn fn, void *ctx);
+/* The inconclusive verdicts of the latest night that has verdicts (fn as
+ * above, series set). Returns that night's id, 0 when none has, -1 on a
+ * database error. */
+int64_t store_latest_inconclusive(struct store *s, store_night_verdict_fn fn, void *ctx);
 #endif

@@ -12,6 +12,7 @@
 #include "noise.h"
 #include "steadiest.h"
 #include "store_nightly.h"
+#include "store_quality.h"
 #include "util.h"
 
 static int load_night(struct store *s, int64_t id, const char *table, struct series_list *l, char *err, size_t errn) {
@@ -138,6 +139,16 @@ int nightly_gate(struct store *store, int64_t prev, int64_t id, const struct gat
     for (int i = 0; i < n; i++) {
         res->suspects_rejected += rows[i].v == V_SAME && rows[i].suspect && rows[i].rejected;
         res->inconclusive += rows[i].v == V_INCONCLUSIVE;
+        const struct store_night_verdict v = {.series = rows[i].b->id.key,
+                                              .verdict = verdict_name(rows[i].v),
+                                              .measure = measure_name(rows[i].measure),
+                                              .confirmation = rows[i].confirmation,
+                                              .ratio = rows[i].r.ratio,
+                                              .detectable = rows[i].detectable,
+                                              .target = rows[i].target};
+        char verr[256];
+        if (store_nightly_verdict_put(store, id, &v, verr, sizeof verr) != 0)
+            fprintf(out, "note: the verdict of %s was not stored: %s\n", rows[i].b->id.key, verr);
     }
     int on_disturbed = 0; /* unconfirmed flags on devices tonight was disturbed on */
     for (int i = 0; i < n; i++) {

@@ -44,7 +44,10 @@ reps 3
 warmup 1
 timeout 120
 SWEEP
-N="--suite $T/small.sweep --db $db --rounds 3 --burn-in 2 --confirm-rounds 4"
+# --target 0: the gate's structure, flags and confirmations as before the
+# target; what the target adds (inconclusive, added rounds, exit 3) is
+# nightly_inconclusive.sh's, on nights of its own.
+N="--suite $T/small.sweep --db $db --rounds 3 --burn-in 2 --confirm-rounds 4 --target 0"
 
 # ---- (1) two nightlies of one build ----
 for n in 1 2; do
@@ -78,13 +81,13 @@ check "nightly: the quality of the night is judged and stored" \
     bash -c "grep -q 'quality: ' '$T/nightly2.out' && [ -n \"\$(sqlite3 '$db' 'SELECT quality FROM nightly WHERE id = 2')\" ]"
 check "nightly 2 is gated against nightly 1 (6 series, nothing confirmed)" \
     bash -c "grep -q 'nightly 2 against nightly 1' '$T/nightly2.out' && grep -q 'confirmed: 0 regressions' '$T/nightly2.out'"
-out=$($H compare nightly:-2 nightly:-1 --db "$db" 2>&1); rc=$?
+out=$($H compare nightly:-2 nightly:-1 --db "$db" --target 0 2>&1); rc=$?
 echo "$out" >"$T/compare12.out"
 check "compare nightly:-2 nightly:-1 (one build) exits 0 (got $rc)" [ $rc -eq 0 ]
 check "compare judges each series on one night a side of 3 rounds (1/3 1/3), not on pooled repetitions" \
     [ "$(echo "$out" | grep -c ' 1/3 1/3 ')" = 6 ]
 runs=$(sqlite3 "$db" "SELECT id FROM run ORDER BY id" | tail -2 | xargs)
-$H compare $runs --db "$db" >/dev/null 2>&1; rc=$?
+$H compare $runs --db "$db" --target 0 >/dev/null 2>&1; rc=$?
 check "compare of the last two run ids (the nightly-compare check) exits 0 (got $rc)" [ $rc -eq 0 ]
 $H compare 1 999 --db "$db" >/dev/null 2>&1; rc=$?
 check "compare with a run that does not exist exits 2 (got $rc)" [ $rc -eq 2 ]
@@ -103,7 +106,7 @@ check "results --rounds shows each measurement's 3 round medians" \
 qd=$T/quality.db
 cp "$db" "$qd"
 sqlite3 "$qd" "UPDATE peak SET copy_gbs = copy_gbs * 3 WHERE id IN (SELECT peak_id FROM nightly_peak) AND device_id IN (SELECT id FROM device WHERE spec = 'openmp')"
-$H nightly --suite "$T/small.sweep" --db "$qd" --rounds 2 --burn-in 0 --no-confirm >"$T/quality.out" 2>&1
+$H nightly --suite "$T/small.sweep" --db "$qd" --rounds 2 --burn-in 0 --no-confirm --target 0 >"$T/quality.out" 2>&1
 q=$(sqlite3 "$qd" "SELECT quality || '|' || COALESCE(disturbed_devices, 'NULL') FROM nightly WHERE id = 3")
 if echo "$q" | grep -q 'host busy'; then # then every device is disturbed, rightly: nothing to tell
     echo "ok - a tripled OpenMP canary history: not judged, the host was busy during the night # skip"
@@ -185,14 +188,14 @@ check "the confirmations are stored with both builds and every sample of each ro
 # gate sent one, measured the same on both sides and was rejected).
 check "the confirmation's B side measured the slowed build (B's median over A's > 1.5)" \
     bash -c "[ \"\$(sqlite3 '$db' \"SELECT count(*) > 0 AND min(b.m / a.m) > 1.5 FROM (SELECT confirmation_id c, avg(seconds) m FROM confirmation_sample WHERE side = 'A' GROUP BY 1) a JOIN (SELECT confirmation_id c, avg(seconds) m FROM confirmation_sample WHERE side = 'B' GROUP BY 1) b ON a.c = b.c JOIN confirmation f ON f.id = a.c WHERE f.verdict = 'confirmed'\")\" = 1 ]"
-out=$($H compare nightly:2 nightly:3 --db "$db" 2>&1); rc=$?
+out=$($H compare nightly:2 nightly:3 --db "$db" --target 0 2>&1); rc=$?
 check "compare of the stored nights shows the confirmation (exit $rc)" \
     bash -c "[ $rc -eq 1 ] && [ \$(echo \"\$1\" | grep -c 'REGRESSION (confirmed') -eq 2 ]" _ "$out"
-out=$($H compare nightly:2 nightly:3 --db "$db" --rerun --rounds 4 --burn-in 0 2>&1); rc=$?
+out=$($H compare nightly:2 nightly:3 --db "$db" --rerun --rounds 4 --burn-in 0 --target 0 2>&1); rc=$?
 echo "$out" >"$T/rerun.out"
 check "compare --rerun from the kept builds confirms both again, exit 1 (got $rc)" \
     bash -c "[ $rc -eq 1 ] && echo \"\$1\" | grep -q 'rerun: 2 of [0-9]* flags and suspects confirmed (2 regressions)' && echo \"\$1\" | grep -q '^host before: '" _ "$out"
-out=$($H compare nightly:1 nightly:2 --db "$db" --rerun --rounds 4 --burn-in 0 2>&1); rc=$?
+out=$($H compare nightly:1 nightly:2 --db "$db" --rerun --rounds 4 --burn-in 0 --target 0 2>&1); rc=$?
 check "compare --rerun of one build twice: nothing confirmed (no flag, any suspect rejected), exit 0 (got $rc)" \
     bash -c "[ $rc -eq 0 ] && echo \"\$1\" | grep -q 'nothing flagged or suspect\|rerun: 0 of [0-9]* flags and suspects confirmed'" _ "$out"
 
@@ -204,7 +207,7 @@ $H sweep "$T/small.sweep" --rounds 0 --db "$db" >"$T/bad2.out" 2>&1; rc=$?
 check "sweep --rounds 0: exit 2 (got $rc)" [ $rc -eq 2 ]
 mv "$T/builds/$hash" "$T/builds/gone"
 before=$(sqlite3 "$db" "SELECT count(*) FROM confirmation")
-out=$($H compare nightly:2 nightly:3 --db "$db" --rerun --rounds 4 --burn-in 0 2>&1); rc=$?
+out=$($H compare nightly:2 nightly:3 --db "$db" --rerun --rounds 4 --burn-in 0 --target 0 2>&1); rc=$?
 check "compare --rerun when A's kept build is gone: exit 2 naming it, nothing measured (got $rc)" \
     bash -c "[ $rc -eq 2 ] && echo \"\$1\" | grep -q 'build $hash is not kept' && [ \"\$(sqlite3 '$db' 'SELECT count(*) FROM confirmation')\" = $before ]" _ "$out"
 mv "$T/builds/gone" "$T/builds/$hash"
@@ -228,9 +231,9 @@ INSERT INTO sample VALUES (1, 0, 1.0, NULL), (1, 1, 1.01, NULL), (1, 2, 0.99, NU
 PRAGMA user_version = 4;
 SQL
 cp "$old" "$T/old-copy.db"
-out=$($H compare 1 2 --db "$old" 2>&1); rc=$?
-check "a database from before rounds is migrated (version 6, samples round 0) and keeps every row" \
-    [ "$(sqlite3 "$old" "PRAGMA user_version; SELECT count(*), count(DISTINCT round), min(round) FROM sample; SELECT min(rounds), min(rounds_done) FROM measurement")" = "$(printf '9\n8|1|0\n1|1')" ]
+out=$($H compare 1 2 --db "$old" --target 0 2>&1); rc=$?
+check "a database from before rounds is migrated (to version 10, samples round 0) and keeps every row" \
+    [ "$(sqlite3 "$old" "PRAGMA user_version; SELECT count(*), count(DISTINCT round), min(round) FROM sample; SELECT min(rounds), min(rounds_done) FROM measurement")" = "$(printf '10\n8|1|0\n1|1')" ]
 check "the migrated database has the tables added since (tuned_history, nightly.disturbed_devices)" \
     [ "$(sqlite3 "$old" "SELECT count(*) FROM tuned_history; SELECT count(disturbed_devices) FROM nightly")" = "$(printf '0\n0')" ]
 check "its old runs count as one round each: one night of one round a side, judged on the default prior, not on the 4 repetitions pooled (exit $rc)" \
