@@ -23,7 +23,8 @@
 #        unless SKIP_POWER, then hog if HOG), FIRST (the first clean night's
 #        number, to go on in OUTDIR where an earlier call stopped: a device
 #        call has a time limit), SKIP_RERUN=1 (power: no 1 % confirmation of
-#        the 2 % night)
+#        the 2 % night), NIGHTLY_OPTS (more words for every `harness nightly`,
+#        e.g. "--max-time 20": the budget of rounds added to inconclusive series)
 # Writes OUTDIR/n.db (with builds/ beside it), night-K.log, pairs.txt,
 # pairs-pooled.txt, calibration.txt, noise.txt, summary.txt.
 set -u
@@ -56,11 +57,12 @@ night() { # LABEL [ROOT]: one nightly; its log; echoes nothing
     local label=$1 root=${2:-}
     local t0=$(date +%s.%N)
     # $suites unquoted on purpose: empty, or "--suite FILE"
-    if [ -n "$root" ]; then HARNESS_ROOT=$root $H nightly $suites --db "$db" --rounds "$rounds" --burn-in "$burn" >"$out/night-$label.log" 2>&1
-    else $H nightly $suites --db "$db" --rounds "$rounds" --burn-in "$burn" >"$out/night-$label.log" 2>&1; fi
+    # shellcheck disable=SC2086 # NIGHTLY_OPTS is words
+    if [ -n "$root" ]; then HARNESS_ROOT=$root $H nightly $suites --db "$db" --rounds "$rounds" --burn-in "$burn" ${NIGHTLY_OPTS:-} >"$out/night-$label.log" 2>&1
+    else $H nightly $suites --db "$db" --rounds "$rounds" --burn-in "$burn" ${NIGHTLY_OPTS:-} >"$out/night-$label.log" 2>&1; fi
     local rc=$?
     printf 'night %-8s exit %d  %5.0f s  %s\n' "$label" $rc "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {print b - a}')" \
-        "$(grep -h '^confirmed:\|quality:\|flagged' "$out/night-$label.log" | tr '\n' ' ' | cut -c1-200)" | tee -a "$out/summary.txt"
+        "$(grep -h '^confirmed:\|quality:\|flagged\|^added rounds:\|^inconclusive:' "$out/night-$label.log" | tr '\n' ' ' | cut -c1-400)" | tee -a "$out/summary.txt"
 }
 # A copy of the tree whose `final` kernel on BACKEND does N more dependent
 # multiply-adds a cell after the masked rebound (every cell runs it), folded
@@ -124,8 +126,9 @@ rows() { grep -E '^[a-z][a-z0-9:.]* +lbm ' "$1"; }
 series=$(rows "$out/pairs.txt" | wc -l)
 flags=$(rows "$out/pairs.txt" | grep -c 'REGRESSION\|improvement')
 confirmed=$(rows "$out/pairs.txt" | grep -c '(confirmed')
+inconclusive=$(rows "$out/pairs.txt" | grep -c 'inconclusive')
 old=$(rows "$out/pairs-pooled.txt" | grep -c 'REGRESSION\|improvement')
-echo "clean pairs: $series series comparisons; flagged $flags (confirmed $confirmed); the old statistic flagged $old" | tee -a "$out/summary.txt"
+echo "clean pairs: $series series comparisons; flagged $flags (confirmed $confirmed), inconclusive $inconclusive (stored nights, no rounds added); the old statistic flagged $old" | tee -a "$out/summary.txt"
 $H noise --db "$db" >"$out/noise.txt" 2>&1
 fi
 

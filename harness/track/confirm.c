@@ -126,6 +126,7 @@ int confirm_run(struct store *store, struct confirm_series *s, int n, struct con
     char notes[8][256];
     int nnotes = 0, nall = devices_all(&all, notes, 8, &nnotes);
     struct round_job *jobs = xcalloc((size_t)(2 * n) + 1, sizeof *jobs);
+    int any_open = 0;
     for (int i = 0; i < n; i++)
         for (int side = 0; side < 2; side++) {
             struct round_job *j = &jobs[2 * i + side];
@@ -135,6 +136,13 @@ int confirm_run(struct store *store, struct confirm_series *s, int n, struct con
                 j->skip = 1;
                 str_copy(s[i].verdict, sizeof s[i].verdict, "failed");
                 str_fmt(s[i].reason, sizeof s[i].reason, "cannot measure it again here: %s", why);
+            } else if (s[i].open && !(o.target > 0 && o.max_time_s > 0)) {
+                j->skip = 1; /* inconclusive, and no time to add: it stays so */
+                str_copy(s[i].verdict, sizeof s[i].verdict, "failed");
+                str_copy(s[i].reason, sizeof s[i].reason, "not measured again: no time for added rounds (--max-time)");
+            } else if (s[i].open) {
+                any_open = 1;
+                if (j->m.rounds > CONFIRM_OPEN_FIRST) j->m.rounds = CONFIRM_OPEN_FIRST;
             }
         }
     free(all);
@@ -149,7 +157,10 @@ int confirm_run(struct store *store, struct confirm_series *s, int n, struct con
     /* Rounds added, in batches of every series still open, the builds
      * interleaved as before, while the budget lasts: a batch begins only
      * when its estimated time fits in what is left. */
-    double per_pair = (clock_now() - t0) / (o.rounds * (n > 0 ? n : 1)), t_added = clock_now();
+    int pairs_run = 0;
+    for (int i = 0; i < n; i++) pairs_run += jobs[2 * i].skip ? 0 : jobs[2 * i].m.rounds;
+    /* An inconclusive series' first look is already the budget's. */
+    double per_pair = pairs_run ? (clock_now() - t0) / pairs_run : 0, t_added = any_open ? t0 : clock_now();
     while (rc >= 0 && o.target > 0 && o.max_time_s > 0) {
         int open = 0;
         const int batch = confirm_batch(s, n, o.target, per_pair, o.max_time_s - (clock_now() - t_added), &open);
@@ -203,9 +214,13 @@ int confirm_from_rows(const struct compare_row *rows, int n, int64_t nightly_id,
         struct confirm_series *c = &out[k++];
         memset(c, 0, sizeof *c);
         c->id = r->b->id;
-        /* An inconclusive series may have moved either way: either counts. */
-        c->flagged_ratio = r->v == V_INCONCLUSIVE ? NAN : r->r.ratio;
+        /* A flag claims a direction; a suspect's or an inconclusive series'
+         * night difference may have the night's sign, not the change's (a
+         * 25 % night effect can turn a 40 % slowdown into a speed-up), so
+         * either way counts there. */
         c->evidence = r->v == V_REGRESSION || r->v == V_IMPROVEMENT;
+        c->flagged_ratio = c->evidence ? r->r.ratio : NAN;
+        c->open = r->v == V_INCONCLUSIVE;
         c->measure = r->measure;
         c->warmup = r->b->id.warmup;
         /* The nights' own repetitions per round: the confirmation measures what they measured. */

@@ -27,16 +27,21 @@
  * noisy host every series is inconclusive and measured again), and added
  * rounds are more looks at the same question: there the rerun alone must
  * carry the evidence, at CONFIRM_ALPHA_OPEN over at most CONFIRM_LOOKS
- * looks (each at the share, Bonferroni), so 1000 clean series confirm
+ * looks (each at the share, Bonferroni): 1000 clean series must confirm
  * nothing (tests/unit/test_inconclusive.c). */
-#define CONFIRM_ALPHA_OPEN 1e-4
+#define CONFIRM_ALPHA_OPEN 1e-5
 #define CONFIRM_LOOKS 4
+/* An inconclusive series (no flag, no suspect) is measured again only within
+ * the added rounds' budget, which its first look counts against: a short
+ * one (this many pairs) to learn its spread, the rest as the spread says. */
+#define CONFIRM_OPEN_FIRST 4
 
 struct confirm_series {
     struct series_id id;                 /* what to measure again (device, app, input, knobs, shape, steps) */
-    double flagged_ratio;                /* B/A as the flag saw it: the direction to confirm (NAN: either) */
+    double flagged_ratio;                /* B/A as a flag saw it: the direction to confirm (NAN: either) */
     enum measure measure;                /* what the flag judged: rounds compared on it (measurement.h) */
     int evidence;                        /* 1: a flag (p <= alpha over nights); 0: a suspect or inconclusive */
+    int open;                            /* inconclusive: measured within the added rounds' budget only */
     int looks;                           /* verdicts taken so far (confirm_judge_pairs counts them) */
     int reps, warmup;                    /* per round, as the compared nights ran it */
     int64_t nightly_id, change_point_id; /* what it judges, for the record (0: none) */

@@ -35,18 +35,19 @@ int confirm_wants_more(const struct confirm_series *c, double target) {
 }
 
 /* The pairs a series needs in all for its rounds to see the target at the
- * later looks' level: the detectable change shrinks as 1/sqrt(pairs), and
- * grows by the later looks' stricter critical value (when this one was a
- * flag's first). */
+ * later looks' level, from the spread of its pairs so far: the smallest n
+ * with (t_crit(n - 1) + t_power(n - 1)) sd / sqrt(n) <= log(1 + target).
+ * Solved, not scaled: with few pairs the critical value of a strict level
+ * (about 45 at 3 degrees of freedom) dwarfs the spread's share. */
 static int pairs_needed(const struct confirm_series *c, double target) {
-    double now = log1p(c->detectable);
-    const double want = log1p(target), df = c->r.n - 1;
-    if (!(now > 0) || !(want > 0) || isinf(now) || !(df > 0)) return 2 * c->r.n;
-    const double later = CONFIRM_ALPHA_OPEN / CONFIRM_LOOKS, this_alpha = c->looks == 1 && c->evidence ? -1 : later;
-    if (this_alpha < 0) /* a flag's first look was at CONFIRM_ALPHA */
-        now *= (student_t_critical(later, df) + student_t_critical(2 * (1 - DETECT_POWER), df)) /
-               (student_t_critical(CONFIRM_ALPHA, df) + student_t_critical(2 * (1 - DETECT_POWER), df));
-    return (int)ceil(c->r.n * (now / want) * (now / want));
+    const double want = log1p(target), sd = c->r.sd, alpha = CONFIRM_ALPHA_OPEN / CONFIRM_LOOKS;
+    if (!(want > 0) || isnan(sd)) return 2 * c->r.n;
+    if (sd <= 0) return c->r.n + 2;
+    for (int n = c->r.n + 2; n <= 4096; n += n < 64 ? 1 : n / 16) {
+        const double k = student_t_critical(alpha, n - 1) + student_t_critical(2 * (1 - DETECT_POWER), n - 1);
+        if (k * sd / sqrt((double)n) <= want) return n;
+    }
+    return 4096;
 }
 
 int confirm_batch(const struct confirm_series *c, int n, double target, double per_pair_s, double left_s, int *open) {
