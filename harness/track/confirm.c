@@ -161,28 +161,32 @@ int confirm_run(struct store *store, struct confirm_series *s, int n, struct con
     for (int i = 0; i < n; i++) pairs_run += jobs[2 * i].skip ? 0 : jobs[2 * i].m.rounds;
     /* An inconclusive series' first look is already the budget's. */
     double per_pair = pairs_run ? (clock_now() - t0) / pairs_run : 0, t_added = any_open ? t0 : clock_now();
+    int *more = xcalloc((size_t)n + 1, sizeof *more);
     while (rc >= 0 && o.target > 0 && o.max_time_s > 0) {
-        int open = 0;
-        const int batch = confirm_batch(s, n, o.target, per_pair, o.max_time_s - (clock_now() - t_added), &open);
-        if (!batch) break;
+        if (!confirm_plan(s, n, o.target, per_pair, o.max_time_s - (clock_now() - t_added), more)) break;
+        int batch_pairs = 0;
         for (int i = 0; i < n; i++)
             for (int side = 0; side < 2; side++) {
                 struct round_job *j = &jobs[2 * i + side];
-                if (!confirm_wants_more(&s[i], o.target) || j->skip) {
-                    j->skip = 1; /* settled (or failed): its rounds are done */
+                if (!more[i] || j->skip) {
+                    j->done = 1; /* nothing to add this time */
+                    if (!confirm_wants_more(&s[i], o.target)) j->skip = 1; /* settled (or failed) */
                     continue;
                 }
+                j->skip = 0;
                 j->first = j->m.rounds;
-                j->m.rounds += batch;
+                j->m.rounds += more[i];
                 j->done = 0;
+                batch_pairs += side == 0 ? more[i] : 0;
             }
         const double tb = clock_now();
         rc = rounds_run(jobs, 2 * n, &ro);
-        per_pair = (clock_now() - tb) / (batch * open);
-        o.added_rounds += batch;
+        per_pair = (clock_now() - tb) / batch_pairs;
+        o.added_rounds += batch_pairs;
         for (int i = 0; i < n && rc >= 0; i++)
-            if (!jobs[2 * i].skip && !jobs[2 * i + 1].skip) judge(&s[i], &jobs[2 * i], &jobs[2 * i + 1], &o);
+            if (more[i] && !jobs[2 * i].skip && !jobs[2 * i + 1].skip) judge(&s[i], &jobs[2 * i], &jobs[2 * i + 1], &o);
     }
+    free(more);
     o.added_s = clock_now() - t_added;
     opts->added_rounds = o.added_rounds;
     opts->added_s = o.added_rounds ? o.added_s : 0;

@@ -6,9 +6,10 @@
 # scripts/nightly_noise.sh on every device present, the added rounds' budget
 # --max-time 20 a night (NIGHTLY_OPTS; the default, as long as the night's
 # suite took, would double a night of 50-80 s), a burn-in of 10 s.
-# Two calls on one warm host, both writing under /tmp/n:
+# Three calls on one warm host, all writing under /tmp/n:
 #   PART=A: set-up, build, clean nights 1..A_NIGHTS (default 5);
-#   PART=B: the clean nights left (up to 8), the calibration, the power nights.
+#   PART=B: the clean nights left (up to 8), the calibration;
+#   PART=C: the power nights (5 % and 2 % slower CUDA final, a clean night between).
 # Everything the report needs is copied to $OUT (summary, pairs, calibration).
 set -u
 part=${PART:-A}
@@ -21,8 +22,15 @@ if [ "$part" = A ]; then
     PHASES=clean FIRST=1 timeout -k 5 ${CAP:-540} bash scripts/nightly_noise.sh /tmp/n "${A_NIGHTS:-5}"
 else
     done_nights=$(sqlite3 /tmp/n/n.db "SELECT count(*) FROM nightly" 2>/dev/null || echo 0)
-    PHASES=clean FIRST=$((done_nights + 1)) timeout -k 5 ${CAP_CLEAN:-300} bash scripts/nightly_noise.sh /tmp/n 8
-    PHASES="cal power" SKIP_RERUN=1 timeout -k 5 ${CAP_POWER:-260} bash scripts/nightly_noise.sh /tmp/n 8
+    if [ "$part" = B ]; then
+        PHASES=clean FIRST=$((done_nights + 1)) timeout -k 5 ${CAP_CLEAN:-380} bash scripts/nightly_noise.sh /tmp/n 8
+        PHASES=cal timeout -k 5 ${CAP_CAL:-150} bash scripts/nightly_noise.sh /tmp/n 8
+    else
+        # The published run's entries (N/K: only every K-th work-group slowed),
+        # calibrated again here; then the power nights on the picks.
+        SLOW_LIST=${SLOW_LIST:-0 300/2 600/4 600/8} PHASES=cal timeout -k 5 ${CAP_CAL:-120} bash scripts/nightly_noise.sh /tmp/n 8
+        PHASES=power SKIP_RERUN=1 timeout -k 5 ${CAP_POWER:-440} bash scripts/nightly_noise.sh /tmp/n 8
+    fi
 fi
 tar -C /tmp/n -czf $OUT/logs-$part.tgz summary.txt pairs.txt calibration.txt noise.txt regressions.txt \
     $(cd /tmp/n && ls night-*.log 2>/dev/null) 2>/dev/null

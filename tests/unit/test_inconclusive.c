@@ -4,7 +4,7 @@
  * rounds (the builds interleaved, so the night cancels) settle what they can.
  * Every verdict here comes from the harness's own code on generated nights
  * (nightly_gen.h): compare_series on the nights' samples, confirm_from_rows,
- * confirm_judge_pairs and confirm_batch on the rerun's rounds,
+ * confirm_judge_pairs and confirm_plan on the rerun's rounds,
  * compare_row_confirmation for the row's final word. Checked:
  *   - 1000 clean series on the noisy host: no confirmed change;
  *   - a planted 40 % step on the noisy host: confirmed or inconclusive,
@@ -126,15 +126,23 @@ static enum outcome one_series(struct gen_rng *r, const struct host *h, double s
         struct strbuf devs = {0};
         confirm_from_rows(&row, 1, 0, &c, &devs);
         sb_free(&devs);
-        double la[CONFIRM_ROUNDS + BUDGET_PAIRS], lb[CONFIRM_ROUNDS + BUDGET_PAIRS];
+        double la[CONFIRM_ROUNDS + BUDGET_PAIRS + 8], lb[CONFIRM_ROUNDS + BUDGET_PAIRS + 8];
         const double shared = h->night * gen_rng_normal(r);
         session(r, h, 1.0 + step, shared, la, lb, 0, CONFIRM_ROUNDS);
-        int n = CONFIRM_ROUNDS, open;
-        confirm_judge_pairs(&c, la, lb, n, CONFIRM_ALPHA, p.min_effect);
-        for (int batch; target > 0 && (batch = confirm_batch(&c, 1, target, 1.0,
-                                                              CONFIRM_ROUNDS + budget_pairs - n, &open)) > 0;) {
-            session(r, h, 1.0 + step, shared, la, lb, n, batch);
-            n += batch;
+        /* As confirm_run: an inconclusive series' pilot counts against the budget. */
+        int n = c.open ? CONFIRM_OPEN_FIRST : CONFIRM_ROUNDS, more, spent = c.open ? n : 0;
+        if (c.open && !(target > 0 && budget_pairs > 0)) n = 0;
+        if (n) {
+            session(r, h, 1.0 + step, shared, la, lb, 0, n);
+            confirm_judge_pairs(&c, la, lb, n, CONFIRM_ALPHA, p.min_effect);
+        } else {
+            str_copy(c.verdict, sizeof c.verdict, "failed");
+            str_copy(c.reason, sizeof c.reason, "not measured again");
+        }
+        while (target > 0 && confirm_plan(&c, 1, target, 1.0, budget_pairs - spent, &more) && more > 0) {
+            session(r, h, 1.0 + step, shared, la, lb, n, more);
+            n += more;
+            spent += more;
             confirm_judge_pairs(&c, la, lb, n, CONFIRM_ALPHA, p.min_effect);
         }
         char line[200];
