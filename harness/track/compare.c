@@ -98,6 +98,10 @@ int compare_wants_confirmation(const struct compare_row *r) {
 void compare_row_confirmation(struct compare_row *r, const char *line, double rerun_ratio, double rerun_detectable) {
     str_copy(r->confirmation, sizeof r->confirmation, line);
     r->rejected = !strncmp(line, "rejected", 8);
+    /* What the row could see: the better of the nights' comparison and the
+     * rerun (a short pilot sees less than the nights did). */
+    if (r->rejected && rerun_detectable < r->detectable) r->detectable = rerun_detectable;
+    rerun_detectable = r->detectable;
     const int was_open = r->v == V_INCONCLUSIVE || (r->suspect && r->v == V_SAME);
     if (was_open && !strncmp(line, "confirmed", 9)) {
         r->v = direction(rerun_ratio, r->a->id.higher_better);
@@ -108,7 +112,6 @@ void compare_row_confirmation(struct compare_row *r, const char *line, double re
     } else if (r->rejected && r->v == V_INCONCLUSIVE) {
         r->v = V_SAME;
     }
-    if (!isnan(rerun_detectable) && r->rejected) r->detectable = rerun_detectable;
 }
 
 void compare_row_steadiest(struct compare_row *row, const struct compare_row *alt) {

@@ -82,9 +82,9 @@ int compare_wants_confirmation(const struct compare_row *r);
 /* Records a confirmation's line (confirm_describe) and what it could see
  * (its detectable change; NAN unknown) on a row: a confirmed suspect or
  * inconclusive series becomes the change it is (by the rerun's ratio); a
- * rejection that could see the row's target settles it as noise (an
- * inconclusive series becomes "same"), one that could not leaves the row
- * inconclusive. */
+ * rejection settles it as noise (an inconclusive series becomes "same")
+ * when the better of the nights' comparison and the rerun could see the
+ * row's target, else the row is inconclusive. */
 void compare_row_confirmation(struct compare_row *r, const char *line, double rerun_ratio, double rerun_detectable);
 /* Judges `row` (wall time) by `alt`, the same series by a steadier measure,
  * when alt sees a smaller change: alt's statistics and verdict, but a
