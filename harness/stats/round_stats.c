@@ -186,7 +186,8 @@ int rc_compare(const struct night_value *a, int ka, const struct night_value *b,
     double c_r = var_r * (inv_a / ((double)ka * ka) + inv_b / ((double)kb * kb));
     double var_d = c_n + c_r, d = mb - ma;
     *out = (struct rc_result){
-        .nights_a = ka, .nights_b = kb, .rounds_a = ra, .rounds_b = rb, .ratio = exp(d), .sigma_night = sqrt(var_n)};
+        .nights_a = ka, .nights_b = kb, .rounds_a = ra, .rounds_b = rb, .ratio = exp(d), .sigma_night = sqrt(var_n),
+        .sigma_round = sqrt(var_r)};
     out->se = sqrt(var_d);
     /* Welch-Satterthwaite: each part brings its own degrees of freedom. */
     double den = (c_n > 0 ? sq(c_n) / df_n : 0) + (c_r > 0 ? sq(c_r) / df_r : 0);

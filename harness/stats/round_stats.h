@@ -88,6 +88,7 @@ struct rc_result {
     double ratio; /* exp(mean B - mean A): > 1 slower for times */
     double se, df, t, p;
     double sigma_night; /* the night sd the test used */
+    double sigma_round; /* and a round's (a process's) */
     double noise;       /* one night's spread (noise_night_spread) */
     double threshold;   /* max(min_effect, noise): the smallest change that counts */
 };

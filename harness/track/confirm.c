@@ -126,7 +126,6 @@ int confirm_run(struct store *store, struct confirm_series *s, int n, struct con
     char notes[8][256];
     int nnotes = 0, nall = devices_all(&all, notes, 8, &nnotes);
     struct round_job *jobs = xcalloc((size_t)(2 * n) + 1, sizeof *jobs);
-    int any_open = 0;
     for (int i = 0; i < n; i++)
         for (int side = 0; side < 2; side++) {
             struct round_job *j = &jobs[2 * i + side];
@@ -141,8 +140,9 @@ int confirm_run(struct store *store, struct confirm_series *s, int n, struct con
                 str_copy(s[i].verdict, sizeof s[i].verdict, "failed");
                 str_copy(s[i].reason, sizeof s[i].reason, "not measured again: no time for added rounds (--max-time)");
             } else if (s[i].open) {
-                any_open = 1;
-                if (j->m.rounds > CONFIRM_OPEN_FIRST) j->m.rounds = CONFIRM_OPEN_FIRST;
+                j->done = 1; /* planned below, within the budget, from its rounds' spread */
+                j->m.rounds = 0;
+                str_copy(s[i].verdict, sizeof s[i].verdict, "open");
             }
         }
     free(all);
@@ -152,15 +152,14 @@ int confirm_run(struct store *store, struct confirm_series *s, int n, struct con
     int rc = rounds_run(jobs, 2 * n, &ro), confirmed = 0;
     for (int i = 0; i < n && rc >= 0; i++) {
         if (jobs[2 * i].skip || jobs[2 * i + 1].skip) s[i].r = (struct paired_result){0};
-        else judge(&s[i], &jobs[2 * i], &jobs[2 * i + 1], &o);
+        else if (!s[i].open) judge(&s[i], &jobs[2 * i], &jobs[2 * i + 1], &o);
     }
     /* Rounds added, in batches of every series still open, the builds
      * interleaved as before, while the budget lasts: a batch begins only
      * when its estimated time fits in what is left. */
     int pairs_run = 0;
-    for (int i = 0; i < n; i++) pairs_run += jobs[2 * i].skip ? 0 : jobs[2 * i].m.rounds;
-    /* An inconclusive series' first look is already the budget's. */
-    double per_pair = pairs_run ? (clock_now() - t0) / pairs_run : 0, t_added = any_open ? t0 : clock_now();
+    for (int i = 0; i < n; i++) pairs_run += jobs[2 * i].skip || s[i].open ? 0 : jobs[2 * i].m.rounds;
+    double per_pair = pairs_run ? (clock_now() - t0) / pairs_run : 0, t_added = clock_now();
     int *more = xcalloc((size_t)n + 1, sizeof *more);
     while (rc >= 0 && o.target > 0 && o.max_time_s > 0) {
         if (!confirm_plan(s, n, o.target, per_pair, o.max_time_s - (clock_now() - t_added), more)) break;
@@ -187,6 +186,12 @@ int confirm_run(struct store *store, struct confirm_series *s, int n, struct con
             if (more[i] && !jobs[2 * i].skip && !jobs[2 * i + 1].skip) judge(&s[i], &jobs[2 * i], &jobs[2 * i + 1], &o);
     }
     free(more);
+    for (int i = 0; i < n; i++)
+        if (!strcmp(s[i].verdict, "open")) { /* never measured again */
+            str_copy(s[i].verdict, sizeof s[i].verdict, "failed");
+            str_copy(s[i].reason, sizeof s[i].reason,
+                     "not measured again: the added rounds' budget (--max-time) did not reach it");
+        }
     o.added_s = clock_now() - t_added;
     opts->added_rounds = o.added_rounds;
     opts->added_s = o.added_rounds ? o.added_s : 0;
@@ -225,6 +230,7 @@ int confirm_from_rows(const struct compare_row *rows, int n, int64_t nightly_id,
         c->evidence = r->v == V_REGRESSION || r->v == V_IMPROVEMENT;
         c->flagged_ratio = c->evidence ? r->r.ratio : NAN;
         c->open = r->v == V_INCONCLUSIVE;
+        c->round_sd = r->r.sigma_round;
         c->measure = r->measure;
         c->warmup = r->b->id.warmup;
         /* The nights' own repetitions per round: the confirmation measures what they measured. */

@@ -32,8 +32,9 @@
 #define CONFIRM_ALPHA_OPEN 1e-5
 #define CONFIRM_LOOKS 2
 /* An inconclusive series (no flag, no suspect) is measured again only within
- * the added rounds' budget, which its first look counts against: a short
- * one (this many pairs) to learn its spread, the rest as the spread says. */
+ * the added rounds' budget: as many pairs as its rounds' spread on the
+ * nights says a decision needs (a pair's difference spreads by about
+ * sqrt(2) rounds; the session's share cancels), at least this many. */
 #define CONFIRM_OPEN_FIRST 4
 
 struct confirm_series {
@@ -42,7 +43,7 @@ struct confirm_series {
     enum measure measure;                /* what the flag judged: rounds compared on it (measurement.h) */
     int evidence;                        /* 1: a flag (p <= alpha over nights); 0: a suspect or inconclusive */
     int open;                            /* inconclusive: measured within the added rounds' budget only */
-    int piloted;                         /* an open series' pilot pairs were judged (confirm_judge.h) */
+    double round_sd;                     /* a round's spread on the nights (log scale; 0: unknown) */
     int looks;                           /* verdicts taken so far (confirm_judge_pairs counts them) */
     int reps, warmup;                    /* per round, as the compared nights ran it */
     int64_t nightly_id, change_point_id; /* what it judges, for the record (0: none) */

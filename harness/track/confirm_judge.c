@@ -12,10 +12,7 @@
 
 void confirm_judge_pairs(struct confirm_series *c, const double *log_a, const double *log_b, int n, double alpha,
                          double min_effect) {
-    const int pilot = c->open && !c->piloted;
-    if (pilot) c->piloted = 1;
-    else if (c->looks++ || !c->evidence) alpha = DECISION_ALPHA;
-    if (pilot) alpha = DECISION_ALPHA; /* what a decision on these pairs could see */
+    if (c->looks++ || !c->evidence) alpha = DECISION_ALPHA;
     if (rc_paired(log_a, log_b, n, &c->r) != 0) {
         str_copy(c->verdict, sizeof c->verdict, "failed");
         str_fmt(c->reason, sizeof c->reason, "only %d complete pair%s of rounds", n, n == 1 ? "" : "s");
@@ -24,11 +21,6 @@ void confirm_judge_pairs(struct confirm_series *c, const double *log_a, const do
     }
     /* What this rerun sees: at its own level, four times in five. */
     c->detectable = fmax(min_effect, rc_detectable(c->r.sd / sqrt((double)n), n - 1, alpha, DETECT_POWER));
-    if (pilot) {
-        str_copy(c->verdict, sizeof c->verdict, "rejected");
-        str_copy(c->reason, sizeof c->reason, "a pilot of its spread: no decision yet");
-        return;
-    }
     const int same_way = isnan(c->flagged_ratio) || (c->r.ratio > 1) == (c->flagged_ratio > 1);
     const int big = fabs(log(c->r.ratio)) >= log1p(min_effect);
     const int sure = c->r.p <= alpha;
@@ -42,7 +34,8 @@ void confirm_judge_pairs(struct confirm_series *c, const double *log_a, const do
 }
 
 int confirm_wants_more(const struct confirm_series *c, double target) {
-    return target > 0 && !strcmp(c->verdict, "rejected") && (!(c->detectable <= target) || !c->looks) &&
+    const int unmeasured = c->open && !c->looks && !strcmp(c->verdict, "open");
+    return target > 0 && (unmeasured || (!strcmp(c->verdict, "rejected") && !(c->detectable <= target))) &&
            c->looks < CONFIRM_LOOKS;
 }
 
@@ -52,10 +45,13 @@ int confirm_wants_more(const struct confirm_series *c, double target) {
  * not scaled: with few pairs the critical value of a strict level (about
  * 150 at 3 degrees of freedom) dwarfs the spread's share. */
 static int pairs_needed(const struct confirm_series *c, double target) {
-    const double want = log1p(target), sd = c->r.sd;
-    if (!(want > 0) || isnan(sd)) return 2 * c->r.n;
-    if (sd <= 0) return c->r.n + 2;
-    for (int n = c->r.n + 2; n <= 4096; n += n < 64 ? 1 : n / 16) {
+    const double want = log1p(target);
+    /* Before any pair, a pair's spread from the rounds' on the nights. */
+    const double sd = c->r.n >= 2 ? c->r.sd : M_SQRT2 * c->round_sd;
+    const int from = c->r.n + 2 > CONFIRM_OPEN_FIRST ? c->r.n + 2 : CONFIRM_OPEN_FIRST;
+    if (!(want > 0) || isnan(sd)) return from > 2 * c->r.n ? from : 2 * c->r.n;
+    if (sd <= 0) return from;
+    for (int n = from; n <= 4096; n += n < 64 ? 1 : n / 16) {
         const double k =
             student_t_critical(DECISION_ALPHA, n - 1) + student_t_critical(2 * (1 - DETECT_POWER), n - 1);
         if (k * sd / sqrt((double)n) <= want) return n;
@@ -82,6 +78,7 @@ int confirm_plan(const struct confirm_series *c, int n, double target, double pe
     qsort(w, (size_t)k, sizeof *w, by_pairs);
     for (int j = 0; j < k; j++) {
         const double cost = w[j].pairs * per_pair_s;
+        if (per_pair_s <= 0 && granted) break; /* the cost unknown: the cheapest alone, to learn it */
         if (per_pair_s > 0 && cost > left_s) continue; /* a cheaper one may still fit */
         more[w[j].i] = w[j].pairs;
         left_s -= cost;

@@ -129,21 +129,27 @@ static enum outcome one_series(struct gen_rng *r, const struct host *h, double s
         double la[CONFIRM_ROUNDS + BUDGET_PAIRS + 8], lb[CONFIRM_ROUNDS + BUDGET_PAIRS + 8];
         const double shared = h->night * gen_rng_normal(r);
         session(r, h, 1.0 + step, shared, la, lb, 0, CONFIRM_ROUNDS);
-        /* As confirm_run: an inconclusive series' pilot counts against the budget. */
-        int n = c.open ? CONFIRM_OPEN_FIRST : CONFIRM_ROUNDS, more, spent = c.open ? n : 0;
-        if (c.open && !(target > 0 && budget_pairs > 0)) n = 0;
-        if (n) {
+        /* As confirm_run: flags and suspects a first look of CONFIRM_ROUNDS
+         * pairs; an inconclusive series only what the budget grants it, as
+         * its rounds' spread on the nights plans it. */
+        int n = 0, more, spent = 0;
+        if (!c.open) {
+            n = CONFIRM_ROUNDS;
             session(r, h, 1.0 + step, shared, la, lb, 0, n);
             confirm_judge_pairs(&c, la, lb, n, CONFIRM_ALPHA, p.min_effect);
         } else {
-            str_copy(c.verdict, sizeof c.verdict, "failed");
-            str_copy(c.reason, sizeof c.reason, "not measured again");
+            str_copy(c.verdict, sizeof c.verdict, "open");
         }
-        while (target > 0 && confirm_plan(&c, 1, target, 1.0, budget_pairs - spent, &more) && more > 0) {
+        while (target > 0 && budget_pairs > 0 && confirm_plan(&c, 1, target, 1.0, budget_pairs - spent, &more) &&
+               more > 0 && n + more <= CONFIRM_ROUNDS + BUDGET_PAIRS) {
             session(r, h, 1.0 + step, shared, la, lb, n, more);
             n += more;
             spent += more;
             confirm_judge_pairs(&c, la, lb, n, CONFIRM_ALPHA, p.min_effect);
+        }
+        if (!strcmp(c.verdict, "open")) {
+            str_copy(c.verdict, sizeof c.verdict, "failed");
+            str_copy(c.reason, sizeof c.reason, "not measured again: no budget reached it");
         }
         char line[200];
         confirm_describe(&c, line, sizeof line);
