@@ -55,3 +55,31 @@ has_python_opencl() {
     done
     return 1
 }
+
+# lbm_slowed_tree DIR COLLISIONS: a copy of the kernel tree in DIR (what a
+# nightly run with HARNESS_ROOT=DIR reads) with SLOWDOWN(s, omega) defined in
+# lbm_physics.h: COLLISIONS more collisions of a scratch copy of a cell,
+# folded back at 1e-30 so the compiler keeps them and the answer (and its
+# verification) does not change. The caller plants SLOWDOWN where it wants.
+lbm_slowed_tree() {
+    local dir=$1 n=$2
+    mkdir -p "$dir/harness/backend" "$dir/bin"
+    cp -r kernels variants "$dir/"
+    cp harness/backend/omp_kernel.h "$dir/harness/backend/"
+    cp -r harness/backend/peak "$dir/harness/backend/"
+    cat >>"$dir/kernels/lbm/lbm_physics.h" <<C
+
+/* tests/lib.sh lbm_slowed_tree: a deliberate slowdown of $n collisions. */
+#define SLOWDOWN(s_, om_)                                                         \\
+    do {                                                                          \\
+        float acc_ = 0.0f;                                                        \\
+        for (int rep_ = 0; rep_ < $n; rep_++) {                                   \\
+            float t_[9];                                                          \\
+            for (int k_ = 0; k_ < 9; k_++) t_[k_] = s_[k_] + (float)rep_ * 1e-7f; \\
+            lbm_collide(t_, om_);                                                 \\
+            acc_ += t_[rep_ % 9];                                                 \\
+        }                                                                         \\
+        s_[0] += acc_ * 1e-30f;                                                   \\
+    } while (0)
+C
+}

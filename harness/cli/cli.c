@@ -183,6 +183,22 @@ int cli_alpha(const char *cmd, const char *arg, double *out) {
     return 0;
 }
 
+int cli_target(const char *cmd, const char *arg, double *out) {
+    double v;
+    if (parse_real(arg, 0, 100, &v) || (v > 0 && v < 1))
+        return fprintf(stderr, "harness %s: --target %s: want a percentage in 1..100 (or 0: never inconclusive)\n",
+                       cmd, arg),
+               EXIT_USAGE;
+    *out = v / 100;
+    return 0;
+}
+
+int cli_max_time(const char *cmd, const char *arg, double *out) {
+    if (parse_real(arg, 0, 1e6, out))
+        return fprintf(stderr, "harness %s: --max-time %s: want seconds >= 0\n", cmd, arg), EXIT_USAGE;
+    return 0;
+}
+
 int cli_min_effect(const char *cmd, const char *arg, double *out) {
     double v;
     if (parse_real(arg, 0, 10, &v) || v == 10)

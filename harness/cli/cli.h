@@ -42,6 +42,11 @@ void cli_command_line(int argc, char **argv, char *buf, size_t n);
  * naming the command. */
 int cli_alpha(const char *cmd, const char *arg, double *out);
 int cli_min_effect(const char *cmd, const char *arg, double *out);
+/* --target PCT: the change a comparison must be able to show, a percentage
+ * in 1..100 (or 0: never inconclusive), as a fraction in *out. */
+int cli_target(const char *cmd, const char *arg, double *out);
+/* --max-time SECONDS (>= 0). */
+int cli_max_time(const char *cmd, const char *arg, double *out);
 /* --shard K/N: shard K (0..N-1) of N >= 1, both whole decimal numbers.
  * 0, or -1 with nothing written (the caller names the option). */
 int cli_shard(const char *text, int *shard, int *shards);

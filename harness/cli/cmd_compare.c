@@ -134,24 +134,12 @@ static int parse_args(int argc, char **argv, struct compare_opts *o) {
             break;
         case 'c': o->csv = 1; break;
         case 'P': o->p.pooled = 1; break;
-        case 'T': {
-            double v;
-            if (parse_real(optarg, 0, 100, &v) || (v > 0 && v < 1))
-                return fprintf(stderr,
-                               "harness compare: --target %s: want a percentage in 1..100 (or 0: never"
-                               " inconclusive)\n",
-                               optarg),
-                       EXIT_USAGE;
-            o->p.target = v / 100;
+        case 'T':
+            if (cli_target("compare", optarg, &o->p.target)) return EXIT_USAGE;
             break;
-        }
-        case 'M': {
-            double v;
-            if (parse_real(optarg, 0, 1e6, &v))
-                return fprintf(stderr, "harness compare: --max-time %s: want seconds >= 0\n", optarg), EXIT_USAGE;
-            o->max_time_s = v;
+        case 'M':
+            if (cli_max_time("compare", optarg, &o->max_time_s)) return EXIT_USAGE;
             break;
-        }
         case 'r': o->rerun = 1; break;
         case 'n':
         case 'R': /* --reps: the nights' own repetitions per round are used; kept for old scripts */

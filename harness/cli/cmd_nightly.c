@@ -27,6 +27,7 @@
 
 #include "backend.h"
 #include "burn_in.h"
+#include "cli.h"
 #include "commands.h"
 #include "compare.h"
 #include "confirm.h"
@@ -294,24 +295,12 @@ static int parse_opts(int argc, char **argv, struct nightly_opts *o) {
             break;
         }
         case 'N': o->confirm = 0; break;
-        case 'T': {
-            double v;
-            if (parse_real(optarg, 0, 100, &v) || (v > 0 && v < 1))
-                return fprintf(stderr,
-                               "harness nightly: --target %s: want a percentage in 1..100 (or 0: never"
-                               " inconclusive)\n",
-                               optarg),
-                       EXIT_USAGE;
-            o->target = v / 100;
+        case 'T':
+            if (cli_target("nightly", optarg, &o->target)) return EXIT_USAGE;
             break;
-        }
-        case 'M': {
-            double v;
-            if (parse_real(optarg, 0, 1e6, &v))
-                return fprintf(stderr, "harness nightly: --max-time %s: want seconds >= 0\n", optarg), EXIT_USAGE;
-            o->max_time_s = v;
+        case 'M':
+            if (cli_max_time("nightly", optarg, &o->max_time_s)) return EXIT_USAGE;
             break;
-        }
         case 'S': {
             long seed;
             if (parse_whole(optarg, 0, 0xffffffffL, &seed))

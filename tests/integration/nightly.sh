@@ -119,28 +119,9 @@ else
 fi
 
 # ---- (2) the slowed-kernel fixture ----
+# Twelve collisions of a scratch copy a cell, where final masks.
 root=$T/root
-mkdir -p "$root/harness/backend" "$root/bin"
-cp -r kernels variants "$root/"
-cp harness/backend/omp_kernel.h "$root/harness/backend/"
-cp -r harness/backend/peak "$root/harness/backend/"
-cat >>"$root/kernels/lbm/lbm_physics.h" <<'C'
-
-/* tests/integration/nightly.sh: a deliberate slowdown. Twelve collisions of
- * a scratch copy, folded back at 1e-30 so that the compiler must keep them
- * and the answer (and its verification) does not change. */
-#define SLOWDOWN(s_, om_)                                                         \
-    do {                                                                          \
-        float acc_ = 0.0f;                                                        \
-        for (int rep_ = 0; rep_ < 12; rep_++) {                                   \
-            float t_[9];                                                          \
-            for (int k_ = 0; k_ < 9; k_++) t_[k_] = s_[k_] + (float)rep_ * 1e-7f; \
-            lbm_collide(t_, om_);                                                 \
-            acc_ += t_[rep_ % 9];                                                 \
-        }                                                                         \
-        s_[0] += acc_ * 1e-30f;                                                   \
-    } while (0)
-C
+lbm_slowed_tree "$root" 12
 # The masked obstacle handling (K_OBSTACLES_MASK) is the only place that
 # rebounds into r[]; of final, t09-deferred and t02-ported only final masks.
 inject() { # FILE SED TEXT

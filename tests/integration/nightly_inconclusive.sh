@@ -9,15 +9,10 @@
 # Prints "ok - ..." / "not ok - ...".
 set -u
 cd "$(dirname "$0")/../.."
-T=${HARNESS_TEST_TMP:-$(mktemp -d)}/inconclusive
-rm -rf "$T"
-mkdir -p "$T"
+. tests/lib.sh
+test_dir inconclusive
 H=bin/harness
 db=$T/nightly.db
-fails=0
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; fails=$((fails + 1)); }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else notok "$name"; fi; }
 
 cat >"$T/small.sweep" <<'SWEEP'
 app lbm
@@ -63,25 +58,7 @@ check "every OpenMP repetition stored its CPU time (user + system)" \
 # of a scratch copy (folded back at 1e-30: the answer and its verification
 # do not change); t09-deferred does not mask, so it is untouched.
 root=$T/root
-mkdir -p "$root/harness/backend" "$root/bin"
-cp -r kernels variants "$root/"
-cp harness/backend/omp_kernel.h "$root/harness/backend/"
-cp -r harness/backend/peak "$root/harness/backend/"
-cat >>"$root/kernels/lbm/lbm_physics.h" <<'C'
-
-/* tests/integration/nightly_inconclusive.sh: a deliberate slowdown. */
-#define SLOWDOWN(s_, om_)                                                         \
-    do {                                                                          \
-        float acc_ = 0.0f;                                                        \
-        for (int rep_ = 0; rep_ < 1; rep_++) {                                    \
-            float t_[9];                                                          \
-            for (int k_ = 0; k_ < 9; k_++) t_[k_] = s_[k_] + (float)rep_ * 1e-7f; \
-            lbm_collide(t_, om_);                                                 \
-            acc_ += t_[rep_ % 9];                                                 \
-        }                                                                         \
-        s_[0] += acc_ * 1e-30f;                                                   \
-    } while (0)
-C
+lbm_slowed_tree "$root" 1
 sed -i 's|lbm_rebound(r);|lbm_rebound(r); SLOWDOWN(s, c.omega);|' "$root/kernels/lbm/lbm_omp.c"
 if ! grep -q 'SLOWDOWN(s, c.omega)' "$root/kernels/lbm/lbm_omp.c"; then
     notok "fixture: the slowdown was not planted in lbm_omp.c (the source changed; update this test)"
