@@ -101,12 +101,11 @@ void compare_row_confirmation(struct compare_row *r, const char *line, double re
     /* What the row could see: the better of the nights' comparison and the
      * rerun (a short pilot sees less than the nights did). */
     if (r->rejected && rerun_detectable < r->detectable) r->detectable = rerun_detectable;
-    rerun_detectable = r->detectable;
     const int was_open = r->v == V_INCONCLUSIVE || (r->suspect && r->v == V_SAME);
     if (was_open && !strncmp(line, "confirmed", 9)) {
         r->v = direction(rerun_ratio, r->a->id.higher_better);
         r->suspect = 0;
-    } else if (r->rejected && r->target > 0 && !(rerun_detectable <= r->target)) {
+    } else if (r->rejected && r->target > 0 && !(r->detectable <= r->target)) {
         r->v = V_INCONCLUSIVE; /* noise it may be, but the rerun could not have seen the target either */
         r->suspect = 0;
     } else if (r->rejected && r->v == V_INCONCLUSIVE) {

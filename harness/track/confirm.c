@@ -154,9 +154,9 @@ int confirm_run(struct store *store, struct confirm_series *s, int n, struct con
         if (jobs[2 * i].skip || jobs[2 * i + 1].skip) s[i].r = (struct paired_result){0};
         else if (!s[i].open) judge(&s[i], &jobs[2 * i], &jobs[2 * i + 1], &o);
     }
-    /* Rounds added, in batches of every series still open, the builds
-     * interleaved as before, while the budget lasts: a batch begins only
-     * when its estimated time fits in what is left. */
+    /* Rounds added to the series that cannot yet see the target, the builds
+     * interleaved as before, each as many pairs as confirm_plan grants it
+     * from what is left of the budget at the last batch's cost a pair. */
     int pairs_run = 0;
     for (int i = 0; i < n; i++) pairs_run += jobs[2 * i].skip || s[i].open ? 0 : jobs[2 * i].m.rounds;
     double per_pair = pairs_run ? (clock_now() - t0) / pairs_run : 0, t_added = clock_now();
@@ -172,7 +172,6 @@ int confirm_run(struct store *store, struct confirm_series *s, int n, struct con
                     if (!confirm_wants_more(&s[i], o.target)) j->skip = 1; /* settled (or failed) */
                     continue;
                 }
-                j->skip = 0;
                 j->first = j->m.rounds;
                 j->m.rounds += more[i];
                 j->done = 0;
