@@ -11,7 +11,9 @@
 #                            libFuzzer for tests/fuzz.sh, a single-host Slurm for
 #                            tests/integration/slurm.sh, pyopencl for the Python
 #                            host's tests, GCC's nvptx offloading compiler for
-#                            tests/integration/offload.sh and chromium for the
+#                            tests/integration/offload.sh, clang-19 with its
+#                            OpenMP runtime for tests/integration/omp_clang.sh,
+#                            and chromium for the
 #                            headless-browser checks of tests/integration/publish.sh
 #                            (each skipped without them)
 #   scripts/deps.sh test     `make test`'s set-up: as root `install` (a fresh
@@ -84,6 +86,14 @@ if [ "$mode" = install ]; then
     printf 'int main(void){int x=0;\n#pragma acc parallel copy(x)\nx=1;\nreturn !x;}\n' |
         gcc-12 -x c - -fopenacc -foffload=nvptx-none -foffload-options=nvptx-none=-misa=sm_80 -o /dev/null \
             >/dev/null 2>&1 || optional+=(gcc-12-offload-nvptx libgomp-plugin-nvptx1)
+fi
+
+# OpenMP (target) built by clang, the compiler knob cc=clang (issue 37):
+# LLVM 19's clang and its runtime with libomptarget; without them
+# tests/integration/omp_clang.sh skips. Probed by what works.
+if [ "$mode" = install ]; then
+    ls /usr/lib/llvm-1[6-9]/lib/libomptarget.so /usr/lib/llvm-2[0-9]/lib/libomptarget.so 2>/dev/null | grep -q . ||
+        optional+=(clang-19 libomp-19-dev)
 fi
 
 [ ${#missing[@]} -eq 0 ] && [ ${#optional[@]} -eq 0 ] && exit 0

@@ -198,6 +198,13 @@ struct backend_ops {
     const char *no_contract_option;
     /* Fills info->caps from the rest of info (vendor, arch, ...). */
     void (*caps)(struct device_info *info);
+    /* (optional) Whether the compiler knobs (core/compiler_knobs.h) can
+     * build this backend's kernels for info: cc "gcc" or "clang", opt "O0"
+     * ... "O3". NULL, or why not in one line (written to why). Present where
+     * kernels are C built by a host compiler (openmp, omp-target, openacc);
+     * elsewhere only the defaults are accepted. */
+    const char *(*compiler_refusal)(const struct device_info *info, const char *cc, const char *opt, char *why,
+                                    size_t n);
 };
 
 /* The registry: every compiled-in backend, in listing order. */

@@ -10,6 +10,7 @@ static struct offload_model tgt_model = {
     .rt_define = "-DORT_OMP",
     .count_symbol = "omp_get_num_devices",
     .title = "OpenMP target",
+    .clang = 1,
     .ops = &backend_omp_target,
 };
 
@@ -20,6 +21,10 @@ static struct dev *tgt_open(const struct device_info *info, char *err, size_t n)
 static struct program *tgt_build(struct dev *d, const char *source, const char *options) {
     return offload_build(&tgt_model, d, source, options);
 }
+static const char *tgt_compiler_refusal(const struct device_info *info, const char *cc, const char *opt, char *why,
+                                     size_t n) {
+    return offload_compiler_refusal(&tgt_model, info, cc, opt, why, n);
+}
 
 const struct backend_ops backend_omp_target = {
     .name = "omp-target",
@@ -27,5 +32,6 @@ const struct backend_ops backend_omp_target = {
     .open = tgt_open,
     .build = tgt_build,
     .source_suffix = "_omptgt.c",
+    .compiler_refusal = tgt_compiler_refusal,
     OFFLOAD_COMMON_OPS,
 };

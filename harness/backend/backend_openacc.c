@@ -20,6 +20,10 @@ static struct dev *acc_open(const struct device_info *info, char *err, size_t n)
 static struct program *acc_build(struct dev *d, const char *source, const char *options) {
     return offload_build(&acc_model, d, source, options);
 }
+static const char *acc_compiler_refusal(const struct device_info *info, const char *cc, const char *opt, char *why,
+                                     size_t n) {
+    return offload_compiler_refusal(&acc_model, info, cc, opt, why, n);
+}
 
 const struct backend_ops backend_openacc = {
     .name = "openacc",
@@ -27,5 +31,6 @@ const struct backend_ops backend_openacc = {
     .open = acc_open,
     .build = acc_build,
     .source_suffix = "_acc.c",
+    .compiler_refusal = acc_compiler_refusal,
     OFFLOAD_COMMON_OPS,
 };

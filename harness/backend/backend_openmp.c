@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "build_cache.h"
+#include "compilers.h"
 #include "omp_kernel.h"
 #include "util.h"
 
@@ -141,14 +142,27 @@ static void omp_close(struct dev *d) {
 static struct program *omp_build(struct dev *d, const char *source, const char *options) {
     char *full = source_with_includes(source, d->err, sizeof d->err);
     if (!full) return NULL;
+    /* The compiler knobs (compilers.h): cc=gcc is HARNESS_OMP_CC or cc, as
+     * before they existed; cc=clang links a run path to LLVM's libomp. */
+    struct compiler_choice choice;
+    compiler_choice(options, &choice);
+    const struct compiler *c = choice.family == CC_GCC ? NULL : compiler_get(choice.family, ROLE_HOST);
+    if (c && c->why[0]) {
+        free(full);
+        return dev_fail(d, "%s", c->why), NULL;
+    }
+    const char *cc = c ? c->path : omp_cc(), *cc_version = c ? c->version : omp_cc_version();
+    char rpath[PATH_MAX + 16] = "";
+    if (c) compiler_rpath(c, rpath, sizeof rpath);
     /* -march=native ties the product to this CPU model, so the device name is in the key. */
-    const char *flags = "-O3 -march=native -fopenmp -fPIC -shared -std=c11";
+    char flags[PATH_MAX + 80];
+    str_fmt(flags, sizeof flags, "%s -march=native -fopenmp -fPIC -shared -std=c11%s", choice.opt, rpath);
     /* The calling convention header is reached through -I, not the kernel's
      * folder, so it joins the key by hand. */
     char abi_path[PATH_MAX];
     char *abi = file_read_all(repo_path(abi_path, sizeof abi_path, "harness/backend/omp_kernel.h"), NULL, NULL, 0);
-    char key[17], compiler[512];
-    str_fmt(compiler, sizeof compiler, "%s|%s|%s|%016llx", omp_cc(), omp_cc_version(), flags,
+    char key[17], compiler[2 * PATH_MAX];
+    str_fmt(compiler, sizeof compiler, "%s|%s|%s|%016llx", cc, cc_version, flags,
             (unsigned long long)hash_str(abi ? abi : "", 0));
     free(abi);
     cache_key(key, full, options, compiler, d->info.name);
@@ -165,12 +179,12 @@ static struct program *omp_build(struct dev *d, const char *source, const char *
         /* An argument vector, not a shell line: HARNESS_OMP_CC and the
          * options are words, and no value of theirs is run as a command. */
         struct argv_list cmd = {0};
-        argv_words(&cmd, omp_cc());
+        argv_words(&cmd, cc);
         argv_words(&cmd, flags);
         int rc = cache_compile(&cmd, options, tmp, source, log);
         if (rc != 0) {
             char *text = file_read_all(log, NULL, NULL, 0);
-            dev_fail(d, "%s failed:\n%s", omp_cc(), text ? text : "(no log)");
+            dev_fail(d, "%s failed:\n%s", cc, text ? text : "(no log)");
             free(text);
             unlink(log);
             unlink(tmp);
@@ -426,12 +440,25 @@ static void omp_caps(struct device_info *info) {
     info->caps.coresident_grid = 1;
 }
 
+static const char *omp_compiler_refusal(const struct device_info *info, const char *cc, const char *opt, char *why,
+                                        size_t n) {
+    (void)info;
+    (void)opt;
+    const int f = cc_family_of(cc);
+    if (f < 0) return snprintf(why, n, "cc=%s: not a compiler family the harness knows (gcc, clang)", cc), why;
+    const struct compiler *c = compiler_get((enum cc_family)f, ROLE_HOST);
+    if (f == CC_GCC && !omp_cc_version()[0]) return snprintf(why, n, "cc=gcc: no C compiler '%s'", omp_cc()), why;
+    if (f == CC_CLANG && c->why[0]) return snprintf(why, n, "%s", c->why), why;
+    return NULL;
+}
+
 const struct backend_ops backend_openmp = {
     .name = "openmp",
     .list = omp_list,
     .open = omp_open,
     .close = omp_close,
     .build = omp_build,
+    .compiler_refusal = omp_compiler_refusal,
     .program_free = omp_program_free,
     .kernel = omp_kernel,
     .alloc = omp_alloc,

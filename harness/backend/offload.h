@@ -4,6 +4,7 @@
 #ifndef HARNESS_OFFLOAD_H
 #define HARNESS_OFFLOAD_H
 #include "backend.h"
+#include "compilers.h"
 
 struct offload_runtime; /* the loaded offload/offload_rt.c of one model */
 
@@ -13,14 +14,18 @@ struct offload_model {
     const char *rt_define;    /* -DORT_ACC, -DORT_OMP */
     const char *count_symbol; /* the runtime call whose library we report: acc_get_num_devices */
     const char *title;        /* "OpenACC", "OpenMP target" */
+    int clang;                /* 1 when clang builds this model (OpenMP target; clang has no OpenACC) */
     const struct backend_ops *ops;
-    struct offload_runtime *rt; /* loaded once per process */
-    char failure[512];          /* why it could not be loaded, once known */
+    struct offload_runtime *rt[CC_FAMILIES]; /* per compiler family (compilers.h), loaded once per process */
+    char failure[CC_FAMILIES][512];         /* why each could not be loaded, once known */
 };
 
 int offload_list(struct offload_model *m, struct device_info **out, char *note, size_t note_n);
 struct dev *offload_open(struct offload_model *m, const struct device_info *info, char *err, size_t n);
 struct program *offload_build(struct offload_model *m, struct dev *d, const char *source, const char *options);
+/* backend_ops.compiler_refusal for model m. */
+const char *offload_compiler_refusal(const struct offload_model *m, const struct device_info *info, const char *cc,
+                                     const char *opt, char *why, size_t n);
 
 /* The ops that do not depend on the model (buffers, launches, timing). */
 void offload_close(struct dev *d);

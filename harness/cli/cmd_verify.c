@@ -17,11 +17,12 @@
 #include "worker.h"
 
 static void usage(FILE *out) {
-    fprintf(out, "usage: harness verify APP [--device SPEC[,SPEC]] [--variant NAMES] [--input NAME]\n"
-                 "                      [--iters N] [--wg WxH] [--db PATH] [--timeout SECONDS]\n"
+    fprintf(out, "usage: harness verify APP [--device SPEC[,SPEC]] [--variant NAMES] [--knobs k=v,...]\n"
+                 "                      [--input NAME] [--iters N] [--wg WxH] [--db PATH] [--timeout SECONDS]\n"
                  "  Runs each variant once on a shortened run (the app's default input and step\n"
                  "  count unless given), each in a worker process under a watchdog (default\n"
-                 "  600 s; an app may ask for less: selftest's drills 10 s), and prints the verification matrix.\n");
+                 "  600 s; an app may ask for less: selftest's drills 10 s), and prints the verification matrix.\n"
+                 "  --knobs goes on top of every variant (cc=clang: each one built by clang).\n");
 }
 
 /* A cell of the matrix: short enough to align; reasons are listed below. */
@@ -38,6 +39,7 @@ static void cell_text(const struct measurement *m, int note, char *buf, size_t n
 int cmd_verify(int argc, char **argv) {
     static const struct option longopts[] = {{"device", required_argument, 0, 'd'},
                                              {"variant", required_argument, 0, 'v'},
+                                             {"knobs", required_argument, 0, 'k'},
                                              {"input", required_argument, 0, 'i'},
                                              {"iters", required_argument, 0, 'n'},
                                              {"wg", required_argument, 0, 'w'},
@@ -45,7 +47,7 @@ int cmd_verify(int argc, char **argv) {
                                              {"timeout", required_argument, 0, 't'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
-    const char *device = NULL, *variant = "all", *wg_text = NULL, *db = NULL;
+    const char *device = NULL, *variant = "all", *wg_text = NULL, *db = NULL, *knobs = NULL;
     double timeout_s = 0; /* 0: the app's verify_timeout_s, else CONFIG_TIMEOUT_S */
     struct app_opts ao = {0};
     int c;
@@ -54,6 +56,7 @@ int cmd_verify(int argc, char **argv) {
         switch (c) {
         case 'd': device = optarg; break;
         case 'v': variant = optarg; break;
+        case 'k': knobs = optarg; break;
         case 'i': ao.input = optarg; break;
         case 'n':
             if (parse_whole(optarg, 1, LONG_MAX, &ao.iters))
@@ -86,7 +89,7 @@ int cmd_verify(int argc, char **argv) {
         return fprintf(stderr, "harness: --wg '%s': expected WIDTHxHEIGHT\n", wg_text), EXIT_USAGE;
     struct variant_list vars = {0};
     struct device_pick pick = {0};
-    int rc = cli_variants(app, variant, NULL, &vars);
+    int rc = cli_variants(app, variant, knobs, &vars);
     if (!rc) rc = cli_devices(device, &pick);
     struct store *store = rc ? NULL : store_open(db ? db : store_default_path(), err, sizeof err);
     if (!rc && !store) {

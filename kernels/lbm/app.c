@@ -6,6 +6,7 @@
 
 #include "lbm.h"
 #include "util.h"
+#include "compiler_knobs.h"
 
 /* Defaults are the `final` variant, so `--knobs reduction=binary` reads as
  * "final, but with a binary reduction". */
@@ -217,6 +218,7 @@ static const struct knob_def lbm_knobs[] = {
      .values = "static|dynamic|guided",
      .def = "static",
      .help = "OpenMP only: the loop schedule over tiles"},
+    COMPILER_KNOBS,
     {0},
 };
 
@@ -467,7 +469,7 @@ static int is_pow2(long x) { return x > 0 && (x & (x - 1)) == 0; }
  * leaves to its compiler, so only its default is accepted there. */
 static const char *const directive_knobs[] = {"layout", "args",    "kernels",  "obstacles", "neighbours", "constants",
                                               "divide", "moments", "collide",  "speed",     "fma",        "math",
-                                              "data",   "avvels",  "collapse", "async",     "params",     "strips"};
+                                              "data",   "avvels",  "collapse", "async",     "params",     "strips", "cc", "opt"};
 static const char *const directive_only[] = {"data", "avvels", "collapse", "async", "params", "strips"};
 
 static int in_list(const char *name, const char *const *list, size_t n) {
@@ -538,6 +540,8 @@ static const char *lbm_invalid_directive(const struct knob_set *k, const struct 
 static const char *lbm_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
                                const unsigned wg[2]) {
     static _Thread_local char why[256];
+    const char *why_compiler = compiler_knobs_invalid(k, dev);
+    if (why_compiler) return why_compiler;
     const char *layout = knob_get(k, "layout"), *args = knob_get(k, "args");
     const char *why_directive = lbm_invalid_directive(k, in, dev, wg);
     if (why_directive) return why_directive;

@@ -11,6 +11,7 @@
 
 #include "matvec.h"
 #include "util.h"
+#include "compiler_knobs.h"
 
 /* Defaults are the `final` variant (the blog's last step). */
 static const struct knob_def matvec_knobs[] = {
@@ -76,6 +77,7 @@ static const struct knob_def matvec_knobs[] = {
              "CUDA's atomicAdd compiles to, "
              "in one line of inline assembly on the device (the host fallback keeps the pragma)",
      .quiet_default = 1},
+    COMPILER_KNOBS,
     {0},
 };
 
@@ -147,6 +149,8 @@ static const char *matvec_invalid_launch(const struct knob_set *k, const struct 
 static const char *matvec_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
                                   const unsigned wg[2]) {
     static _Thread_local char why[256];
+    const char *why_compiler = compiler_knobs_invalid(k, dev);
+    if (why_compiler) return why_compiler;
     const int masked = knob_is(k, "colours", "masked"), uncoloured = knob_is(k, "colours", "none");
     if (masked && !knob_is(k, "update", "atomic"))
         return "colours=masked runs cells of different colours together, and those share lhs dofs: it needs "

@@ -18,6 +18,15 @@
 #error "build with -DORT_ACC or -DORT_OMP"
 #endif
 
+#if defined(ORT_TGT_INIT)
+/* clang with no offload target (the host fallback): target regions are host
+ * code, but the device-memory calls are libomptarget's, which initialises
+ * itself only when an offload image registers; with none its first call
+ * dereferences an absent plugin manager. Its own entry point does it here. */
+void __tgt_rtl_init(void);
+__attribute__((constructor)) static void ort_tgt_init(void) { __tgt_rtl_init(); }
+#endif
+
 /* Accelerators the runtime reports: 0 also when the process loaded a
  * libgomp without the nvptx plugin (it then silently runs on the host). */
 int ort_devices(void) {
