@@ -238,6 +238,26 @@ static int build_so(const struct offload_model *m, const struct compiler_choice 
 
 /* ---- the runtime ---- */
 
+/* GCC's offloading runtime, loaded from the compiler's own folder before
+ * anything asks for libgomp.so.1 by name: a kernel's run path reaches its
+ * own NEEDED only, and libgomp dlopens its nvptx plugin by bare name, which
+ * the loader then finds only on LD_LIBRARY_PATH. Loaded first, each is
+ * matched by its soname instead, so no LD_LIBRARY_PATH is asked of the user
+ * (OFFLOAD_LIBDIR, where the GPU host's kit unpacked them, else the
+ * compiler's libgomp.so). A process that already holds another libgomp
+ * keeps it: offload_list's note says so. */
+static void preload_libgomp(void) {
+    const char *env = getenv("OFFLOAD_LIBDIR");
+    const char *dir = env && *env ? env : compiler_get(CC_GCC, ROLE_OFFLOAD)->libdir;
+    if (!dir[0]) return;
+    const char *const libs[] = {"libgomp.so.1", "libgomp-plugin-nvptx.so.1"};
+    for (size_t i = 0; i < 2; i++) {
+        char path[PATH_MAX];
+        str_fmt(path, sizeof path, "%.*s/%s", (int)strcspn(dir, ":"), dir, libs[i]);
+        if (access(path, R_OK) == 0) dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE); /* else: the note on 0 devices */
+    }
+}
+
 /* Loads offload/offload_rt.c, built by family f's compiler, once per
  * process; NULL with a one-line reason. Each compiler's kernels run on its
  * own runtime (libgomp, LLVM's libomp and libomptarget), so each family has
@@ -271,6 +291,15 @@ static struct offload_runtime *runtime(struct offload_model *m, enum cc_family f
      * makes that an error (regions sent to the initial device, the named host
      * fallback, still run). libgomp reads it once, when it is first loaded. */
     setenv("OMP_TARGET_OFFLOAD", "MANDATORY", 0);
+    /* LLVM's libomp (19) runs host-fallback `target nowait` regions as
+     * hidden helper tasks, and a later program's host teams in the same
+     * worker then die on an assertion (kmp_barrier.cpp(2060):
+     * tt_found_proxy_tasks || tt_hidden_helper_task_encountered; seen here
+     * with LBM a06-async, then a01-given). With no GPU they buy nothing: off.
+     * Read once, when libomp is first loaded. */
+    char arch[32];
+    if (f == CC_CLANG && !cuda_gpus(arch, sizeof arch)) setenv("LIBOMP_USE_HIDDEN_HELPER_TASK", "0", 0);
+    if (f == CC_GCC) preload_libgomp();
     /* NODELETE: libgomp keeps threads and device state for the process. */
     void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!h) {

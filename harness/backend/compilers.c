@@ -85,7 +85,9 @@ static void probe_gcc(struct compiler *c, enum cc_role role) {
                 role == ROLE_HOST ? "HARNESS_OMP_CC" : "OFFLOAD_CC");
         return;
     }
-    runtime_dir(c, "libgomp.so.1", c->libdir, sizeof c->libdir);
+    /* libgomp.so, the link the compiler itself uses: its real path is the
+     * runtime's folder (libgomp.so.1 may be found only through the loader). */
+    runtime_dir(c, "libgomp.so", c->libdir, sizeof c->libdir);
 }
 
 /* clang's major version from its --version line ("... clang version 19.1.7 ..."). */

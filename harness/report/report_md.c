@@ -249,27 +249,52 @@ static void directive_absence(struct strbuf *b) {
 /* Table 15: every directive device (OpenACC, OpenMP target) runs the
  * table's directive variants; where there is none the row stays "not
  * measured", with the probe and each backend's reason. */
+/* The compilers a directive device's columns run with: its default (GCC)
+ * and, where its backend builds with clang there (OpenMP target; refused
+ * with a reason elsewhere), clang, as VARIANT+cc=clang cells. From the
+ * database: clang where its cells were stored. */
+static int directive_compilers(struct report *r, const struct report_table *t, int d, const char *suffix[2]) {
+    int n = 0;
+    suffix[n++] = "";
+    const struct device_info *info = &r->dev[d].info;
+    const struct backend_ops *ops = backend_by_name(info->backend);
+    char why[400], name[96];
+    str_fmt(name, sizeof name, "%s+cc=clang", t->nprograms ? t->programs[0] : "");
+    if (r->from_db ? report_find(r, d, 0, name, r->def->wg) != NULL
+                   : ops && ops->compiler_refusal && !ops->compiler_refusal(info, "clang", "O3", why, sizeof why))
+        suffix[n++] = "+cc=clang";
+    return n;
+}
+
 static void openacc_table(struct report *r, const struct report_table *t, struct strbuf *b) {
     const struct report_def *def = r->def;
-    int cols[REPORT_MAX_DEVICES], ncols = 0;
+    int cols[REPORT_MAX_DEVICES], ncols = 0, ncells = 0;
+    const char *suffix[REPORT_MAX_DEVICES][2];
+    int ncc[REPORT_MAX_DEVICES];
     for (int d = 0; d < r->ndev; d++)
         if (r->dev[d].info.caps.directives) cols[ncols++] = d;
     if (!t->nprograms) ncols = 0;
+    for (int c = 0; c < ncols; c++) ncells += (ncc[c] = directive_compilers(r, t, cols[c], suffix[c])) * t->nprograms;
     sb_printf(b, "| size |");
     if (!ncols) sb_printf(b, " OpenACC here |");
     for (int c = 0; c < ncols; c++)
-        for (int v = 0; v < t->nprograms; v++)
-            sb_printf(b, " %s `%s` (s) |", r->dev[cols[c]].info.spec, t->programs[v]);
+        for (int k = 0; k < ncc[c]; k++)
+            for (int v = 0; v < t->nprograms; v++)
+                sb_printf(b, " %s `%s`%s (s) |", r->dev[cols[c]].info.spec, t->programs[v], *suffix[c][k] ? " clang" : "");
     published_header(t, b);
     sb_printf(b, "\n|---|");
-    for (int i = 0; i < (ncols ? ncols * t->nprograms : 1) + t->nrows; i++) sb_printf(b, "---|");
+    for (int i = 0; i < (ncols ? ncells : 1) + t->nrows; i++) sb_printf(b, "---|");
     sb_printf(b, "\n");
     for (int in = 0; in < def->ninputs; in++) {
         sb_printf(b, "| %s |", def->inputs[in]);
         if (!ncols) sb_printf(b, " not measured |");
         for (int c = 0; c < ncols; c++)
-            for (int v = 0; v < t->nprograms; v++)
-                time_cell(b, report_time_of(r, report_cell(r, cols[c], in, t->programs[v], def->wg)));
+            for (int k = 0; k < ncc[c]; k++)
+                for (int v = 0; v < t->nprograms; v++) {
+                    char name[96];
+                    str_fmt(name, sizeof name, "%s%s", t->programs[v], suffix[c][k]);
+                    time_cell(b, report_time_of(r, report_cell(r, cols[c], in, name, def->wg)));
+                }
         for (int k = 0; k < t->nrows; k++) number_cell(b, t->rows[k].published[in], "%.3f");
         sb_printf(b, "\n");
     }
@@ -277,7 +302,8 @@ static void openacc_table(struct report *r, const struct report_table *t, struct
     if (ncols) {
         sb_printf(b,
                   "\nEach column runs a directive program of this app (OpenACC or OpenMP target, `run` in its"
-                  " report.def) at %ux%u: vector_length or thread_limit %u (harness/backend/README.md).",
+                  " report.def) at %ux%u: vector_length or thread_limit %u (harness/backend/README.md), built by"
+                  " the device's default compiler or, in the columns marked clang, by clang (cc=clang).",
                   def->wg[0], def->wg[1], def->wg[0]);
         sb_printf(b, " Probed: %s.\n", probe);
         for (int c = 0; c < ncols; c++)

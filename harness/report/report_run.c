@@ -104,12 +104,21 @@ static long steps_for(const struct report *r, int input, double per_step) {
     return iters < full ? iters : full;
 }
 
-/* The knobs a cell runs: its tuned configuration's, or its variant's (NULL
- * when the definition names no such variant). */
-static const struct knob_set *cell_knobs(const struct report *r, const struct report_cell *c) {
+/* The knobs a cell runs: its tuned configuration's, its variant's, or for
+ * "VARIANT+k=v,..." (Table 15's compiler columns: a06-async+cc=clang) the
+ * variant's with those on top, kept in the cell. NULL when the definition
+ * names no such variant or the knobs do not apply. */
+static const struct knob_set *cell_knobs(const struct report *r, struct report_cell *c) {
     if (c->tuned) return &c->knobs;
     const struct variant *v = variant_find(&r->vars, c->variant);
-    return v ? &v->knobs : NULL;
+    if (v) return &v->knobs;
+    const char *plus = strchr(c->variant, '+');
+    char base[64], err[256];
+    if (!plus || (size_t)(plus - c->variant) >= sizeof base) return NULL;
+    str_fmt(base, sizeof base, "%.*s", (int)(plus - c->variant), c->variant);
+    if (!(v = variant_find(&r->vars, base))) return NULL;
+    c->knobs = v->knobs;
+    return knobs_apply(&c->knobs, plus + 1, err, sizeof err) ? NULL : &c->knobs;
 }
 
 static void measure(struct report *r, struct report_cell *c, long iters) {

@@ -37,9 +37,10 @@ n_inv=$(echo "$out" | grep -c '| invalid')
 [ $rc = 0 ] && [ "$n_ok" -ge 12 ] && [ "$n_inv" = 3 ] && ! echo "$out" | grep -qiE 'wrong|crash|error' &&
     ok "mat-vec on omp-target:host with cc=clang: $n_ok variants verified, the 3 OpenACC-only refused" ||
     notok "mat-vec cc=clang on omp-target:host: exit $rc, $n_ok verified, $n_inv invalid: $(echo "$out" | grep -iE 'wrong|crash|error' | head -2)"
-# --- the LBM directive programs (a01 ... a09) the same way
+# --- the LBM directive programs (a01 ... a08) the same way, a06-async (nowait regions) first: libomp then
+# asserted in the next program's host teams until its hidden helper tasks were turned off (backend_offload.c)
 out=$(timeout 600 $H verify lbm --device omp-target:host --knobs cc=clang --iters 24 \
-    --variant a01-given,a02-per-step,a03-fused,a04-device-av,a05-soa,a06-async,a08-strips --db $db 2>&1)
+    --variant a06-async,a01-given,a02-per-step,a03-fused,a04-device-av,a05-soa,a08-strips --db $db 2>&1)
 rc=$?
 n_ok=$(echo "$out" | grep -c '| verified')
 [ $rc = 0 ] && [ "$n_ok" = 7 ] && ok "LBM a01 ... a08 on omp-target:host with cc=clang: 7 of 7 verified" ||
