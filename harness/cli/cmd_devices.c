@@ -22,6 +22,22 @@ static void energy_text(const struct device_info *d, char *out, size_t n) {
     energy_close(m);
 }
 
+/* The compiler knob's values on a backend that builds C (openmp,
+ * omp-target, openacc): one device, the compiler a knob of its configs
+ * (cc=gcc|clang), so `devices` says which values build here and why not. */
+static void compilers_text(const struct device_info *d) {
+    const struct backend_ops *ops = backend_by_name(d->backend);
+    if (!ops || !ops->compiler_refusal) return;
+    printf("    compilers (--knobs cc=...):");
+    static const char *const families[] = {"gcc", "clang"};
+    for (int i = 0; i < 2; i++) {
+        char why[400];
+        const char *no = ops->compiler_refusal(d, families[i], "O3", why, sizeof why);
+        printf("%s %s%s%s", i ? ";" : "", families[i], no ? " refused: " : "", no ? no : "");
+    }
+    printf("\n");
+}
+
 static void print_device(const struct device_info *d) {
     printf("%-12s %-7s %s\n", d->spec, d->backend, d->name);
     printf("    vendor %s; driver %s; kind %s\n", d->vendor, d->driver, d->kind);
@@ -34,6 +50,7 @@ static void print_device(const struct device_info *d) {
     char energy[320];
     energy_text(d, energy, sizeof energy);
     if (energy[0]) printf("    energy: %s\n", energy);
+    compilers_text(d);
 }
 
 /* energy: "nvml" where the device has a meter, else empty. */

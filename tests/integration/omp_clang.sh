@@ -29,6 +29,14 @@ if ! $H devices 2>&1 | grep -q "^omp-target:host "; then
     exit 0
 fi
 
+# --- devices: one device, the compiler a knob: its values that build here, and why not
+d=$(HARNESS_CLANG=/nonexistent/clang $H devices 2>/dev/null)
+echo "$d" | grep -A7 '^omp-target:host ' | grep -q 'compilers (--knobs cc=...): gcc; clang refused: cc=clang: HARNESS_CLANG' &&
+    echo "$($H devices 2>/dev/null)" | grep -A7 '^omp-target:host ' | grep -q 'compilers (--knobs cc=...): gcc; clang$' &&
+    echo "$d" | grep -A7 '^openacc:host ' | grep -q 'clang refused: cc=clang: clang has no OpenACC' &&
+    ok "devices names the compilers each directive device builds with, and why not" ||
+    notok "devices: $(echo "$d" | grep compilers | head -3)"
+
 # --- every mat-vec variant on omp-target:host built by clang: verified, or refused as OpenACC's own
 out=$(timeout 600 $H verify matvec --device omp-target:host --knobs cc=clang --db $db 2>&1)
 rc=$?
