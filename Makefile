@@ -112,15 +112,24 @@ build/gen/schema_sql.c: harness/store/schema.sql
 	@mkdir -p build/gen
 	@{ echo 'const char schema_sql[] = {'; od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; echo '0};'; } > $@
 
-# Unit tests: each tests/unit/*.c is a program linked with everything but main.
+# Unit tests: each tests/unit/test_*.c is a program linked with everything but
+# main. The other tests/unit/*.c are the tests' own helpers (nightly_gen.c, the
+# synthetic nights), archived in build/tests/libtest.a: a program gets one only
+# when it calls it, and bin/harness never does.
 LIB_OBJ := $(filter-out $(MAIN_OBJ),$(OBJ))
-UNIT_BIN := $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/*.c))
+UNIT_BIN := $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.c))
+TEST_LIB_OBJ := $(patsubst %.c,build/obj/%.o,$(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c)))
 build/libharness.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $(LIB_OBJ)
-build/tests/%: tests/unit/%.c build/libharness.a build/flags.stamp tests/unit/check.h tests/unit/test_files.h tests/unit/root_from_exe.h tests/unit/replay_landscapes.h tests/unit/nvrtc_tools.h
+$(TEST_LIB_OBJ): $(wildcard tests/unit/*.h)
+build/tests/libtest.a: $(TEST_LIB_OBJ)
 	@mkdir -p build/tests
-	$(CC) $(CPPFLAGS) -Ikernels/lbm -Itests/unit $(CFLAGS) -o $@ $< build/libharness.a $(LDLIBS)
+	@rm -f $@
+	ar rcs $@ $(TEST_LIB_OBJ)
+build/tests/%: tests/unit/%.c build/tests/libtest.a build/libharness.a build/flags.stamp $(wildcard tests/unit/*.h)
+	@mkdir -p build/tests
+	$(CC) $(CPPFLAGS) -Ikernels/lbm -Itests/unit $(CFLAGS) -o $@ $< build/tests/libtest.a build/libharness.a $(LDLIBS)
 
 # Tools the scripts run (scripts/*.c: kernel_code.sh's lbm_options), linked as the unit tests are.
 build/tools/%: scripts/%.c build/libharness.a
@@ -150,7 +159,8 @@ SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all
 SAN_CFLAGS = $(SAN_BASE) $(SAN_FLAGS) $(SAN_COV) -DGIT_COMMIT='"$(GIT_COMMIT)"' -DGIT_DIRTY=$(GIT_DIRTY) \
 	-DBUILD_FLAGS='"$(SAN_BASE) $(SAN_FLAGS)"'
 SAN_OBJ := $(patsubst build/obj/%,build/san/obj/%,$(LIB_OBJ))
-SAN_UNIT_BIN := $(patsubst tests/unit/%.c,build/san/tests/%,$(wildcard tests/unit/*.c))
+SAN_UNIT_BIN := $(patsubst tests/unit/%.c,build/san/tests/%,$(wildcard tests/unit/test_*.c))
+SAN_TEST_LIB_OBJ := $(patsubst build/obj/%,build/san/obj/%,$(TEST_LIB_OBJ))
 FUZZ_BIN := $(patsubst fuzz/%.c,build/fuzz/%,$(wildcard fuzz/fuzz_*.c))
 FUZZ_RUNS ?= 10000
 FUZZ_SECONDS ?= 60
@@ -173,9 +183,15 @@ build/san/libharness.a: $(SAN_OBJ)
 	ar rcs $@ $(SAN_OBJ)
 build/san/harness: build/san/obj/harness/main.o build/san/libharness.a
 	$(SAN_CC) $(SAN_CFLAGS) -o $@ build/san/obj/harness/main.o build/san/libharness.a $(LDLIBS)
-build/san/tests/%: tests/unit/%.c build/san/libharness.a tests/unit/check.h tests/unit/test_files.h tests/unit/root_from_exe.h
+$(SAN_TEST_LIB_OBJ): $(wildcard tests/unit/*.h)
+build/san/tests/libtest.a: $(SAN_TEST_LIB_OBJ)
 	@mkdir -p build/san/tests
-	$(SAN_CC) $(CPPFLAGS) -Ikernels/lbm -Itests/unit $(SAN_CFLAGS) -o $@ $< build/san/libharness.a $(LDLIBS)
+	@rm -f $@
+	ar rcs $@ $(SAN_TEST_LIB_OBJ)
+build/san/tests/%: tests/unit/%.c build/san/tests/libtest.a build/san/libharness.a $(wildcard tests/unit/*.h)
+	@mkdir -p build/san/tests
+	$(SAN_CC) $(CPPFLAGS) -Ikernels/lbm -Itests/unit $(SAN_CFLAGS) -o $@ $< build/san/tests/libtest.a \
+		build/san/libharness.a $(LDLIBS)
 # A fuzz target wants the library with the fuzzer's coverage whatever it was
 # built for last, also when named alone (`make build/fuzz/fuzz_sweep`): its
 # prerequisites see these values too.

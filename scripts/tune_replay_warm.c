@@ -5,22 +5,6 @@
  *   make build/tools/tune_replay_warm && build/tools/tune_replay_warm */
 #include "../tests/unit/replay_landscapes.h"
 
-static int prior_point[MAX_POINTS];
-static double prior_s[MAX_POINTS];
-
-/* o's points that are points of l (matched by their values), as l's prior; returns how many. */
-static int prior_from(struct landscape *l, struct landscape *o) {
-    int m = 0;
-    for (int q = 0; q < o->n; q++)
-        for (int i = 0; i < l->n; i++) {
-            int same = 1;
-            for (int c = 0; c < l->nparams && same; c++)
-                same = !strcmp(l->value[i][c], o->value[q][param_index(o, l->param[c])]);
-            if (same) prior_point[m] = i, prior_s[m++] = o->median[q];
-        }
-    return m;
-}
-
 /* Seeds reaching within 2 % of best_s: of 1..20 into *r20, of 1..100 returned. */
 static int reaching(struct landscape *l, double best_s, int budget, int *r20) {
     int r100 = 0;
@@ -52,13 +36,17 @@ int main(void) {
         printf("| %s | none (cold) | %d | %d %% |\n", l->name, r20, r100);
         for (int j = shape_only; j < n; j++) {
             if (j == k || ls[j].nparams != l->nparams) continue;
-            const int m = prior_from(l, &ls[j]);
-            if (m < l->n / 2) continue; /* another space */
-            const struct tune_prior prior = {m, prior_point, prior_s};
-            l->space.prior = &prior;
-            r100 = reaching(l, ex.best_s, budget, &r20);
-            l->space.prior = NULL;
-            printf("| %s | %s | %d | %d %% |\n", l->name, ls[j].name, r20, r100);
+            int *point = xcalloc((size_t)ls[j].n + 1, sizeof *point);
+            double *s = xcalloc((size_t)ls[j].n + 1, sizeof *s);
+            const int m = prior_points(l, &ls[j], point, s);
+            if (m >= l->n / 2) { /* else another space */
+                const struct tune_prior prior = {m, point, s};
+                l->space.prior = &prior;
+                r100 = reaching(l, ex.best_s, budget, &r20);
+                l->space.prior = NULL;
+                printf("| %s | %s | %d | %d %% |\n", l->name, ls[j].name, r20, r100);
+            }
+            free(point), free(s);
         }
     }
     free_landscapes(ls, n);

@@ -15,7 +15,7 @@
  *    chosen in that segment (Bonferroni): the search picks the most extreme
  *    split, and an uncorrected t-test of it calls a clean 30-night series a
  *    change 1.5-2.5 % of the time instead of 0.1 % (measured with
- *    nightly_gen; tests/unit/test_changepoint.c).
+ *    tests/unit/nightly_gen.c; test_changepoint.c).
  *    The pooled test (not Welch's) fits the step model, where the level moves
  *    and the noise does not; Welch's test on a 3-night edge segment has about
  *    2 degrees of freedom and alarms on chance-quiet edges.

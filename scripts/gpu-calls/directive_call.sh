@@ -1,5 +1,6 @@
-# Sourced by the directive GPU-host calls (2026-11-26b-directives.sh,
-# 2026-11-26c-acc-lbm.sh): `capped` (a step under a timeout of its cap or
+# Sourced, from the repository root, by the directive GPU-host calls
+# (results/published/nvidia-h100-80gb/calls/2026-11-26b-directives.sh,
+# -26c-acc-lbm.sh, -26e-matvec-acc.sh, -26g-acc-regs.sh): `capped` (a step under a timeout of its cap or
 # the time left before DEADLINE), then the host's set-up (NVIDIA OpenCL,
 # SQLite, GCC 12's offloading unless OFFLOAD_CC is already set: a dry run
 # elsewhere) and the build, logs in $OUT.

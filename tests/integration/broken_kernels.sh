@@ -6,15 +6,12 @@
 # loudly instead of testing nothing. Prints "ok - ..." / "not ok - ..." per check.
 set -u
 cd "$(dirname "$0")/../.."
-T=${HARNESS_TEST_TMP:-$(mktemp -d)}/broken_kernels
-rm -rf "$T"
-mkdir -p "$T"
+. tests/lib.sh
+test_dir broken_kernels
 root=$T/root
 cache=$T/cache # shared by every run below: a bug must never be served a cached good kernel
 db=$T/b.db
-fails=0 attempts=0
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; fails=$((fails + 1)); }
+attempts=0
 
 fresh_copy() {
     rm -rf "$root"

@@ -7,14 +7,9 @@
 # Prints "ok - ..." / "not ok - ..." per check.
 set -u
 cd "$(dirname "$0")/../.."
-T=${HARNESS_TEST_TMP:-$(mktemp -d)}/build_lock
-rm -rf "$T"
+. tests/lib.sh
+test_dir build_lock
 mkdir -p "$T/cache"
-check() {
-    local name=$1
-    shift
-    if "$@"; then echo "ok - $name"; else echo "not ok - $name"; fi
-}
 # The wrapper logs the product each build writes (-o PRODUCT.PID.tmp, the
 # PID cut off), then compiles a second later.
 cat >"$T/cc" <<EOS
@@ -39,3 +34,4 @@ products=$(sort -u "$T/calls" 2>/dev/null | wc -l)
 check "three runs at once verify (ok lines: $ok of 3)" [ "$ok" = 3 ]
 check "each kernel product is compiled once: $calls builds of $products products" \
     [ "$products" -ge 1 -a "$calls" = "$products" ]
+exit $((fails > 0))

@@ -8,68 +8,70 @@
 # Prints "ok - ..." / "not ok - ..." per check.
 set -u
 cd "$(dirname "$0")/../.."
-db=${HARNESS_TEST_TMP:-$(mktemp -d)}/launch_knobs.db
+. tests/lib.sh
+test_dir launch_knobs
+db=$T/launch_knobs.db
 
-# check DEVICES KNOBS [WG]: every device line must say ok.
-check() {
+# verifies DEVICES KNOBS [WG]: every device line must say ok.
+verifies() {
     local devs=$1 knobs=$2 wg=${3:-8x2} out rc
     out=$(bin/harness run --device "$devs" --input gen:32x32 --iters 203 --reps 2 --warmup 1 --wg "$wg" \
           --knobs "$knobs" --db "$db" 2>&1); rc=$?
     local n_ok n_dev
     n_ok=$(echo "$out" | awk '$2 == "lbm" && $6 == "ok"' | wc -l)
     n_dev=$(echo "$devs" | tr ',' '\n' | wc -l)
-    if [ $rc -eq 0 ] && [ "$n_ok" = "$n_dev" ]; then echo "ok - $knobs verifies on $devs (203 steps, 2 repetitions)"
-    else echo "not ok - $knobs on $devs: exit $rc, $n_ok of $n_dev ok"; echo "$out" | tail -3 | sed 's/^/#   /'; fi
+    if [ $rc -eq 0 ] && [ "$n_ok" = "$n_dev" ]; then ok "$knobs verifies on $devs (203 steps, 2 repetitions)"
+    else notok "$knobs on $devs: exit $rc, $n_ok of $n_dev ok"; echo "$out" | tail -3 | sed 's/^/#   /'; fi
 }
 
 both=openmp,opencl:0.0
-check $both bind=once
-check $both bind=once,kernels=fused,reduction=chunked,chunk=50
-check $both bind=once,layout=soa,args=buffers,reduction=binary
-check $both bind=once,layout=aos,args=buffers,reduction=host-each-step,sync=finish-each
-check openmp bind=once,launch=graph
-check openmp bind=once,launch=graph,batch=7,reduction=chunked,chunk=50
-check openmp bind=once,launch=graph,batch=6,kernels=fused,layout=soa,args=buffers
-check openmp bind=once,launch=graph,batch=500
-check openmp persistent=grid
-check openmp persistent=grid,reduction=chunked,chunk=33,layout=aos,args=buffers
-check openmp persistent=grid,layout=soa,args=buffers,obstacles=branch,neighbours=wrap,threads=1
+verifies $both bind=once
+verifies $both bind=once,kernels=fused,reduction=chunked,chunk=50
+verifies $both bind=once,layout=soa,args=buffers,reduction=binary
+verifies $both bind=once,layout=aos,args=buffers,reduction=host-each-step,sync=finish-each
+verifies openmp bind=once,launch=graph
+verifies openmp bind=once,launch=graph,batch=7,reduction=chunked,chunk=50
+verifies openmp bind=once,launch=graph,batch=6,kernels=fused,layout=soa,args=buffers
+verifies openmp bind=once,launch=graph,batch=500
+verifies openmp persistent=grid
+verifies openmp persistent=grid,reduction=chunked,chunk=33,layout=aos,args=buffers
+verifies openmp persistent=grid,layout=soa,args=buffers,obstacles=branch,neighbours=wrap,threads=1
 
 # temporal=T (several steps per enqueue, lbm_temporal.h) on PoCL: a chunk
 # that T does not divide (a launch is cut short at each chunk's end), tiles
 # narrower than the halo, every layout, both obstacle forms, speed=moments.
-check opencl:0.0 bind=once,temporal=2
-check opencl:0.0 bind=once,temporal=3,reduction=chunked,chunk=50 8x8
-check opencl:0.0 bind=once,temporal=4,layout=soa,args=buffers,obstacles=branch,neighbours=wrap 4x4
-check opencl:0.0 bind=once,temporal=4,layout=aos,args=buffers,speed=moments,tree=local 16x1
+verifies opencl:0.0 bind=once,temporal=2
+verifies opencl:0.0 bind=once,temporal=3,reduction=chunked,chunk=50 8x8
+verifies opencl:0.0 bind=once,temporal=4,layout=soa,args=buffers,obstacles=branch,neighbours=wrap 4x4
+verifies opencl:0.0 bind=once,temporal=4,layout=aos,args=buffers,speed=moments,tree=local 16x1
 # tile=inner: the group is the tile plus all but the outer ring of its halo.
-check opencl:0.0 bind=once,temporal=3,tile=inner 12x8
-check opencl:0.0 bind=once,temporal=5,tile=inner,reduction=chunked,chunk=50,layout=soa,args=buffers 12x10
+verifies opencl:0.0 bind=once,temporal=3,tile=inner 12x8
+verifies opencl:0.0 bind=once,temporal=5,tile=inner,reduction=chunked,chunk=50,layout=soa,args=buffers 12x10
 # geometry=compiled: the shape compiled in; the same cases (a chunk T does
 # not divide cuts launches short, whose last region is wider than the tile).
-check opencl:0.0 bind=once,temporal=3,reduction=chunked,chunk=50,geometry=compiled 8x8
-check opencl:0.0 bind=once,temporal=4,layout=soa,args=buffers,obstacles=branch,neighbours=wrap,geometry=compiled 4x4
-check opencl:0.0 bind=once,temporal=2,layout=aos,args=buffers,speed=moments,geometry=compiled 16x1
-check opencl:0.0 bind=once,temporal=5,tile=inner,reduction=chunked,chunk=50,geometry=compiled 12x10
+verifies opencl:0.0 bind=once,temporal=3,reduction=chunked,chunk=50,geometry=compiled 8x8
+verifies opencl:0.0 bind=once,temporal=4,layout=soa,args=buffers,obstacles=branch,neighbours=wrap,geometry=compiled 4x4
+verifies opencl:0.0 bind=once,temporal=2,layout=aos,args=buffers,speed=moments,geometry=compiled 16x1
+verifies opencl:0.0 bind=once,temporal=5,tile=inner,reduction=chunked,chunk=50,geometry=compiled 12x10
 # lattices=one: one local lattice updated in place (tile=inner), runtime
 # and compiled, a chunk T does not divide, the local tree and nine buffers.
-check opencl:0.0 bind=once,temporal=3,tile=inner,lattices=one 12x8
-check opencl:0.0 bind=once,temporal=5,tile=inner,lattices=one,reduction=chunked,chunk=50,layout=soa,args=buffers,geometry=compiled 12x10
-check opencl:0.0 bind=once,temporal=4,tile=inner,lattices=one,obstacles=branch,speed=moments,geometry=compiled 14x10
+verifies opencl:0.0 bind=once,temporal=3,tile=inner,lattices=one 12x8
+verifies opencl:0.0 bind=once,temporal=5,tile=inner,lattices=one,reduction=chunked,chunk=50,layout=soa,args=buffers,geometry=compiled 12x10
+verifies opencl:0.0 bind=once,temporal=4,tile=inner,lattices=one,obstacles=branch,speed=moments,geometry=compiled 14x10
 # ilp=2: two cells an item a pass; regions that take an odd number of
 # passes (the second cell absent), runtime and compiled, mask and branch.
-check opencl:0.0 bind=once,temporal=3,ilp=2,reduction=chunked,chunk=50 8x8
-check opencl:0.0 bind=once,temporal=4,ilp=2,obstacles=branch,layout=soa,args=buffers,geometry=compiled 4x4
-check opencl:0.0 bind=once,temporal=5,tile=inner,ilp=2,geometry=compiled 12x10
-check $both speed=moments
+verifies opencl:0.0 bind=once,temporal=3,ilp=2,reduction=chunked,chunk=50 8x8
+verifies opencl:0.0 bind=once,temporal=4,ilp=2,obstacles=branch,layout=soa,args=buffers,geometry=compiled 4x4
+verifies opencl:0.0 bind=once,temporal=5,tile=inner,ilp=2,geometry=compiled 12x10
+verifies $both speed=moments
 # collide=paired: the collision by opposite pairs, on both CPU devices and
 # in the temporal kernel.
-check $both collide=paired
-check opencl:0.0 collide=paired,bind=once,temporal=3,geometry=compiled,obstacles=branch 8x8
+verifies $both collide=paired
+verifies opencl:0.0 collide=paired,bind=once,temporal=3,geometry=compiled,obstacles=branch 8x8
 # fma=on: the backend's contraction option reaches the compiler: the same
 # knobs but fma build a second product in a fresh cache, per backend.
-check $both fma=on
-check $both fma=on,bind=once,temporal=1,obstacles=branch,divide=reciprocal
+verifies $both fma=on
+verifies $both fma=on,bind=once,temporal=1,obstacles=branch,divide=reciprocal
 fcache=$(mktemp -d)
 # Counted as what fma=on adds to a cache fma=default filled: other products
 # (the directive backends' runtime, built where an offload compiler is
@@ -82,34 +84,33 @@ for f in default on; do
 done
 added=$((nprod[1] - nprod[0]))
 if [ "$added" = 2 ] && [ "${nprod[0]}" -ge 2 ]; then
-    echo "ok - fma=on builds its own product on openmp and opencl:0.0 (2 more kernel products in the cache)"
-else echo "not ok - fma=on added $added products to a cache fma=default left with ${nprod[0]}, wanted 2 (one per backend)"; fi
+    ok "fma=on builds its own product on openmp and opencl:0.0 (2 more kernel products in the cache)"
+else notok "fma=on added $added products to a cache fma=default left with ${nprod[0]}, wanted 2 (one per backend)"; fi
 rm -rf "$fcache"
-check $both speed=moments,obstacles=branch,persistent=off,bind=once
+verifies $both speed=moments,obstacles=branch,persistent=off,bind=once
 # cells=fixed (one cell an item for every sub-step), entry=pull (the first
 # sub-step from the global lattice), unroll=counted (the sub-steps' loop
 # without an early exit: 203 steps leave launches short of T), runtime and
 # compiled, both lattice counts, a chunk T does not divide.
-check opencl:0.0 bind=once,temporal=4,tile=inner,cells=fixed 14x10
-check opencl:0.0 bind=once,temporal=5,tile=inner,cells=fixed,entry=pull,reduction=chunked,chunk=50,geometry=compiled 12x10
-check opencl:0.0 bind=once,temporal=3,tile=inner,cells=fixed,entry=pull,lattices=one,layout=soa,args=buffers,neighbours=wrap 12x8
-check opencl:0.0 bind=once,temporal=3,geometry=compiled,unroll=counted,reduction=chunked,chunk=50 8x8
-check opencl:0.0 bind=once,temporal=5,tile=inner,cells=fixed,entry=pull,geometry=compiled,unroll=counted 12x10
+verifies opencl:0.0 bind=once,temporal=4,tile=inner,cells=fixed 14x10
+verifies opencl:0.0 bind=once,temporal=5,tile=inner,cells=fixed,entry=pull,reduction=chunked,chunk=50,geometry=compiled 12x10
+verifies opencl:0.0 bind=once,temporal=3,tile=inner,cells=fixed,entry=pull,lattices=one,layout=soa,args=buffers,neighbours=wrap 12x8
+verifies opencl:0.0 bind=once,temporal=3,geometry=compiled,unroll=counted,reduction=chunked,chunk=50 8x8
+verifies opencl:0.0 bind=once,temporal=5,tile=inner,cells=fixed,entry=pull,geometry=compiled,unroll=counted 12x10
 # moments=tree and math=fast on both CPU devices and in the temporal kernel.
-check $both moments=tree
-check $both math=fast
-check opencl:0.0 math=fast,moments=tree,obstacles=branch,bind=once,temporal=4,geometry=compiled 8x8
+verifies $both moments=tree
+verifies $both math=fast
+verifies opencl:0.0 math=fast,moments=tree,obstacles=branch,bind=once,temporal=4,geometry=compiled 8x8
 # math=fast reaches the kernel: the same run's largest error against the
 # reference changes (PoCL: the native reciprocal and square root).
-mdb=${HARNESS_TEST_TMP:-$(mktemp -d)}/math.db
-rm -f "$mdb"
+mdb=$T/math.db
 for m in ieee fast; do
     bin/harness run --device opencl:0.0 --input gen:32x32 --iters 203 --reps 1 --warmup 0 --knobs math=$m \
         --db "$mdb" > /dev/null 2>&1
 done
 errs=$(sqlite3 "$mdb" "SELECT count(*) || ' ' || count(DISTINCT max_rel_err) FROM measurement WHERE status = 'ok'")
-if [ "$errs" = "2 2" ]; then echo "ok - math=fast changes the arithmetic on opencl:0.0 (two verified runs, two largest errors)"
-else echo "not ok - math=ieee and math=fast on opencl:0.0: '$errs' (verified runs, distinct largest errors), wanted '2 2'"; fi
+if [ "$errs" = "2 2" ]; then ok "math=fast changes the arithmetic on opencl:0.0 (two verified runs, two largest errors)"
+else notok "math=ieee and math=fast on opencl:0.0: '$errs' (verified runs, distinct largest errors), wanted '2 2'"; fi
 
 # The OpenMP row loop of the plane layouts (vectorised) and its periodic
 # edges (the first and last column take the generic path): a grid that is
@@ -117,8 +118,8 @@ else echo "not ok - math=ieee and math=fast on opencl:0.0: '$errs' (verified run
 out=$(bin/harness run --device openmp --input gen:48x40 --iters 300 --reps 1 --warmup 0 \
       --wg 16x4,1x1,48x1,3x2 --knobs neighbours=wrap --db "$db" 2>&1); rc=$?
 n=$(echo "$out" | awk '$2 == "lbm" && $6 == "ok"' | wc -l)
-if [ $rc -eq 0 ] && [ "$n" = 4 ]; then echo "ok - openmp row loop: gen:48x40, wrap, tiles 16x4 1x1 48x1 3x2 verify"
-else echo "not ok - openmp row loop on gen:48x40: exit $rc, $n of 4 ok"; echo "$out" | tail -3 | sed 's/^/#   /'; fi
+if [ $rc -eq 0 ] && [ "$n" = 4 ]; then ok "openmp row loop: gen:48x40, wrap, tiles 16x4 1x1 48x1 3x2 verify"
+else notok "openmp row loop on gen:48x40: exit $rc, $n of 4 ok"; echo "$out" | tail -3 | sed 's/^/#   /'; fi
 
 # Refused with the reason, nothing stored.
 before=$(sqlite3 "$db" "select count(*) from measurement")
@@ -134,8 +135,9 @@ for pair in "launch=graph,bind=once|CUDA graphs" "persistent=grid|co-residency" 
             "temporal=3,tile=inner,bind=once|leaves a 28x0 tile"; do
     knobs=${pair%%|*} reason=${pair#*|}
     out=$(bin/harness run --device opencl:0.0 --input gen:32x32 --iters 20 --reps 1 --knobs "$knobs" --db "$db" 2>&1); rc=$?
-    if [ $rc -eq 2 ] && echo "$out" | grep -q "$reason"; then echo "ok - $knobs on opencl:0.0 is invalid: $reason"
-    else echo "not ok - $knobs on opencl:0.0: exit $rc: $(echo "$out" | tail -1)"; fi
+    if [ $rc -eq 2 ] && echo "$out" | grep -q "$reason"; then ok "$knobs on opencl:0.0 is invalid: $reason"
+    else notok "$knobs on opencl:0.0: exit $rc: $(echo "$out" | tail -1)"; fi
 done
 after=$(sqlite3 "$db" "select count(*) from measurement")
-[ "$before" = "$after" ] && echo "ok - nothing stored for the refused knobs" || echo "not ok - rows $before -> $after"
+check "nothing stored for the refused knobs (rows $before -> $after)" [ "$before" = "$after" ]
+exit $((fails > 0))

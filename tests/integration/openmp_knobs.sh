@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
 # The OpenMP-only knobs: they run and verify on OpenMP with every schedule,
 # and a GPU-style backend rejects them with a reason (exit 2, nothing stored).
+# Prints "ok - ..." / "not ok - ..." per check.
 set -u
-db=$HARNESS_TEST_TMP/ompknobs.db
+cd "$(dirname "$0")/../.."
+. tests/lib.sh
+test_dir openmp_knobs
+db=$T/ompknobs.db
 for sched in static dynamic guided; do
     out=$(bin/harness run --device openmp --input gen:32x32 --iters 200 --reps 1 --warmup 0 \
           --knobs threads=1,schedule=$sched --db "$db" 2>&1); rc=$?
-    if [ $rc -eq 0 ] && echo "$out" | grep -q ' ok '; then echo "ok - threads=1 schedule=$sched verifies on openmp"
-    else echo "not ok - threads=1 schedule=$sched on openmp (exit $rc): $(echo "$out" | tail -1)"; fi
+    if [ $rc -eq 0 ] && echo "$out" | grep -q ' ok '; then ok "threads=1 schedule=$sched verifies on openmp"
+    else notok "threads=1 schedule=$sched on openmp (exit $rc): $(echo "$out" | tail -1)"; fi
 done
 out=$(bin/harness run --device openmp --input gen:32x32 --iters 200 --reps 1 --warmup 0 --knobs threads=0 --db "$db" 2>&1); rc=$?
-[ $rc -eq 2 ] && echo "ok - threads=0 is refused (exit 2)" || echo "not ok - threads=0 gave exit $rc"
+check "threads=0 is refused (exit 2, got $rc)" [ $rc -eq 2 ]
 before=$(sqlite3 "$db" "select count(*) from measurement")
 out=$(bin/harness run --device opencl:0.0 --input gen:32x32 --iters 200 --reps 1 --knobs threads=2 --db "$db" 2>&1); rc=$?
 after=$(sqlite3 "$db" "select count(*) from measurement")
 if [ $rc -eq 2 ] && echo "$out" | grep -q 'OpenMP knobs' && [ "$before" = "$after" ]; then
-    echo "ok - threads on opencl is invalid with a reason, nothing stored"
+    ok "threads on opencl is invalid with a reason, nothing stored"
 else
-    echo "not ok - threads on opencl: exit $rc, rows $before -> $after: $(echo "$out" | tail -1)"
+    notok "threads on opencl: exit $rc, rows $before -> $after: $(echo "$out" | tail -1)"
 fi
+exit $((fails > 0))

@@ -10,6 +10,7 @@
 # cannot be started. Prints "ok - ..." / "not ok - ...".
 set -u
 cd "$(dirname "$0")/../.."
+. tests/lib.sh
 REPO=$PWD
 skip() { echo "# skipped: $*"; exit 0; }
 [ "$(id -u)" -eq 0 ] || skip "needs root to start munged, slurmctld and slurmd"
@@ -17,15 +18,10 @@ for c in munged slurmctld slurmd sbatch sinfo scancel sqlite3; do
     command -v $c >/dev/null 2>&1 || skip "$c not found (apt-get install munge slurmctld slurmd slurm-client sqlite3)"
 done
 [ -r /etc/munge/munge.key ] || skip "no /etc/munge/munge.key (the munge package creates it)"
-T=${HARNESS_TEST_TMP:-$(mktemp -d)}/slurm
-rm -rf "$T"
+test_dir slurm
 mkdir -p "$T/state" "$T/spool" "$T/logs"
 export HARNESS_CACHE=${HARNESS_CACHE:-$T/cache} OMP_NUM_THREADS=1
 unset HARNESS_ROOT SLURM_ARRAY_TASK_ID SLURM_ARRAY_TASK_COUNT
-fails=0
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; fails=$((fails + 1)); }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else notok "$name"; fi; }
 
 # --- a private Slurm -------------------------------------------------------
 port=$((20000 + RANDOM % 20000))
@@ -82,7 +78,15 @@ for _ in $(seq 60); do
 done
 [ "$(sinfo -h -o %t 2>/dev/null)" = idle ] ||
     skip "the Slurm node did not become idle in 30 s (sinfo: $(sinfo -h -o '%t %E' 2>&1 | head -1))"
-ok "single-host Slurm up: $(sinfo -h -o '%P %t %c CPUs %G' | head -1)"
+echo "# single-host Slurm up: $(sinfo -h -o '%P %t %c CPUs %G' | head -1)"
+# The job scripts as written (their #SBATCH lines: one GPU a task, the array,
+# the log paths) must be ones this cluster, built like a GPU cluster's node,
+# would run: a directive it cannot satisfy or does not know fails here, by
+# name, instead of as a job that never starts.
+for s in sweep-array merge; do
+    check "slurm/$s.sbatch's directives are accepted by Slurm (sbatch --test-only)" \
+        bash -c "sbatch --test-only --chdir='$T' slurm/$s.sbatch sweeps/smoke.sweep >'$T/test-only-$s.out' 2>&1"
+done
 
 # --- the sweep: 8 configs on OpenMP, a fraction of a second each -----------
 sed -e 's/^device .*/device openmp/' -e 's/^iters .*/iters 50/' -e 's/^reps .*/reps 2/' \
@@ -154,7 +158,7 @@ check "task 2 was cancelled mid-way: the merge lists shard 2/4 as incomplete and
 before=$(rows "$T/kill/merged.db")
 complete=$(sqlite3 "$T/kill/merged.db" "SELECT count(*) FROM measurement WHERE rounds_done >= rounds")
 check "what arrived is kept ($before rows of $nall configs, $complete with all rounds)" \
-    [ "$before" -eq "$nall" ] && [ "$complete" -eq $((nall - 1)) ]
+    bash -c "[ '$before' -eq '$nall' ] && [ '$complete' -eq $((nall - 1)) ]"
 unset SHARDS
 sbatch --wait --quiet --array=2 --gpus-per-task=1 --output="$T/logs/kill-redo-%A_%a.out" \
     slurm/sweep-array.sbatch "$T/kill.sweep" >/dev/null 2>&1

@@ -6,17 +6,10 @@
 # before the database is touched. Prints "ok - ..." / "not ok - ..." per check.
 set -u
 cd "$(dirname "$0")/../.."
-T=${HARNESS_TEST_TMP:-$(mktemp -d)}/tune
-rm -rf "$T"
-mkdir -p "$T"
+. tests/lib.sh
+test_dir tune
 DB=$T/tune.db
 H=bin/harness
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; }
-check() { # NAME CONDITION-COMMAND...
-    local name=$1; shift
-    if "$@"; then ok "$name"; else notok "$name"; fi
-}
 q() { sqlite3 "$DB" "$1" 2>/dev/null; }
 # One OpenMP thread: on a loaded 2-core machine a descheduled thread stalls
 # every barrier and a round takes 10-50x longer at random (tests/integration/
@@ -149,3 +142,4 @@ $H merge "$T/merged.db" "$DB" >/dev/null 2>&1
 $H merge "$T/merged.db" "$DB" >/dev/null 2>&1
 m=$(sqlite3 "$T/merged.db" "select count(*) from tuned_history; select count(*) from tuned")
 check "merge copies the $n tune decisions once (merged twice) and the tuned row" [ "$m" = "$(printf '%s\n1' "$n")" ]
+exit $((fails > 0))

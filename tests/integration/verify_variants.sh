@@ -5,13 +5,8 @@
 # Prints "ok - ..." / "not ok - ..." per check.
 set -u
 cd "$(dirname "$0")/../.."
-T=${HARNESS_TEST_TMP:-$(mktemp -d)}
-rm -rf "$T/verify_variants"; mkdir -p "$T/verify_variants"
-T=$T/verify_variants
-
-fails=0
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; fails=$((fails + 1)); }
+. tests/lib.sh
+test_dir verify_variants
 
 # Variant names in file order, and which of them are empty (work=empty,
 # directly or through their base).

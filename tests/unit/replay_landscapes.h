@@ -189,6 +189,21 @@ static double input_cells(const char *input) {
     return sscanf(input, "%ux%u", &nx, &ny) == 2 ? (double)nx * ny : 0;
 }
 
+/* o's points that are points of l (matched by their values), as l's prior:
+ * their indices in l into point[], o's times into s[] (room for o->n each);
+ * returns how many. */
+static int prior_points(const struct landscape *l, struct landscape *o, int *point, double *s) {
+    int m = 0;
+    for (int q = 0; q < o->n; q++)
+        for (int i = 0; i < l->n; i++) {
+            int same = 1;
+            for (int c = 0; c < l->nparams && same; c++)
+                same = !strcmp(l->value[i][c], o->value[q][param_index(o, l->param[c])]);
+            if (same) point[m] = i, s[m++] = o->median[q];
+        }
+    return m;
+}
+
 /* Gives each knobs x shapes landscape of [from, n) one prior: the same
  * source's landscape on the input nearest in cells (on a tie the larger),
  * its points matched by their values. One, not every other input: a source
@@ -210,13 +225,7 @@ static void pair_priors(struct landscape *ls, int from, int n) {
         str_copy(l->prior_from, sizeof l->prior_from, o->input);
         l->prior_point = xcalloc((size_t)o->n + 1, sizeof *l->prior_point);
         l->prior_s = xcalloc((size_t)o->n + 1, sizeof *l->prior_s);
-        for (int q = 0; q < o->n; q++)
-            for (int i = 0; i < l->n; i++) {
-                int same = 1;
-                for (int c = 0; c < l->nparams && same; c++)
-                    same = !strcmp(l->value[i][c], o->value[q][param_index(o, l->param[c])]);
-                if (same) l->prior_point[l->prior_n] = i, l->prior_s[l->prior_n++] = o->median[q];
-            }
+        l->prior_n = prior_points(l, o, l->prior_point, l->prior_s);
     }
 }
 

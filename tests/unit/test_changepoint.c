@@ -1,5 +1,5 @@
 /* Change-point detection (harness/stats/changepoint.c) on generated nightly
- * histories (harness/stats/nightly_gen.c), the acceptance numbers of the nightly
+ * histories (tests/unit/nightly_gen.c), the acceptance numbers of the nightly
  * issue:
  *   - a 5 % step at night 20 of 30 is found at night 20 +- 1 in >= 95 of 100 seeds;
  *   - clean histories raise a false alarm in <= 1 % of series (1000 checked);

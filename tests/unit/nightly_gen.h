@@ -1,8 +1,9 @@
-/* A deterministic generator of nightly histories, for testing change-point
+/* The tests' own (built into build/tests/libtest.a, never into bin/harness):
+ * a deterministic generator of nightly histories, for testing change-point
  * detection against known truth: a seed gives the same history on every
  * machine (xoshiro256** and Box-Muller, no libc rand). */
-#ifndef HARNESS_NIGHTLY_GEN_H
-#define HARNESS_NIGHTLY_GEN_H
+#ifndef TEST_NIGHTLY_GEN_H
+#define TEST_NIGHTLY_GEN_H
 #include <stdint.h>
 
 struct gen_params {

@@ -4,7 +4,7 @@
 # lanes; before, each warp ran one lane), the omp-target LBM crash fix
 # (a04-a06: a host pointer named in no clause), and GCC's copy loops. Run
 # from the repository root with .gpu-host carried (offload/*.deb included):
-#     bash scripts/gpu-calls/2026-11-26b-directives.sh
+#     bash results/published/nvidia-h100-80gb/calls/2026-11-26b-directives.sh
 # Parts, in order, while time is left (DEADLINE, default 560 s):
 #   probe    scripts/probes/directive_copy_probe.c built for OpenMP target
 #            and OpenACC: GB/s of 1 GiB copies through several spellings
@@ -26,7 +26,7 @@ set -u
 DEADLINE=${DEADLINE:-560}
 PARTS=${PARTS:-probe peak launch verify matvec lbm report}
 want() { [[ " $PARTS " == *" $1 "* ]]; }
-source "$(dirname "$0")/directive_call.sh" # capped, set-up, build
+source scripts/gpu-calls/directive_call.sh # capped, set-up, build
 DB=$OUT/d.db
 export HARNESS_CACHE=/tmp/d-cache
 dld=$OFFLOAD_LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}

@@ -32,11 +32,11 @@
 # Everything in $OUT/matvec-acc.db (and .csv), logs in $OUT.
 # Run from the repository root with .gpu-host carried (setup.sh, offload/*.deb
 # and commit, holding the commit of the tree), as the device tool's command:
-#     OUT=/some/dir bash scripts/gpu-calls/2026-11-26e-matvec-acc.sh
+#     OUT=/some/dir bash results/published/nvidia-h100-80gb/calls/2026-11-26e-matvec-acc.sh
 # Rehearsal without a GPU (this machine): DRY=1 runs every part with
 # openacc:host (HARNESS_OFFLOAD_HOST=1, the system gcc-12 as OFFLOAD_CC) for
 # openacc:0, PoCL (opencl:0.0) for cuda:0 and gen:30x20x40 for 162x81x40:
-#     DRY=1 OUT=/tmp/mvacc bash scripts/gpu-calls/2026-11-26e-matvec-acc.sh
+#     DRY=1 OUT=/tmp/mvacc bash results/published/nvidia-h100-80gb/calls/2026-11-26e-matvec-acc.sh
 # CUDA, ACC, INPUT, ITERS ("20 1"), REPS, ROUNDS, CUDA_SHAPES, ACC_SHAPES override;
 # ACC_VARIANTS (default v8-globals,v8-async) the second OpenACC run's variants,
 # ACC_V6 (default v6-paired; empty: none) the first's, VERIFY_VARIANTS step 2's.
@@ -55,7 +55,7 @@ if [ "$DRY" = 1 ]; then
     REPS=${REPS:-3}
     ROUNDS=${ROUNDS:-1}
 fi
-source "$(dirname "$0")/directive_call.sh" # capped, set-up (setup.sh, offload.sh), make -j16
+source scripts/gpu-calls/directive_call.sh # capped, set-up (setup.sh, offload.sh), make -j16
 DB=$OUT/matvec-acc.db
 export HARNESS_CACHE=${HARNESS_CACHE:-/tmp/mvacc-cache}
 dld=${OFFLOAD_LIBDIR:-}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}

@@ -18,7 +18,7 @@
 # run of ACC_VARIANTS with each of them (call AC: strips at 1024x1024);
 # REPORT=1 then fills Table 15 with `report lbm` on the OpenACC device.
 # Run from the repository root with .gpu-host carried (offload/ included):
-#     OUT=DIR bash scripts/gpu-calls/2026-11-26c-acc-lbm.sh
+#     OUT=DIR bash results/published/nvidia-h100-80gb/calls/2026-11-26c-acc-lbm.sh
 # Dry run without a GPU: ACC=openacc:host CUDA=openmp HARNESS_OFFLOAD_HOST=1 with
 # OFFLOAD_CC/OFFLOAD_FLAGS/OFFLOAD_LIBDIR set, SIZES=128x128 ITERS_SMALL=20.
 set -u
@@ -30,7 +30,7 @@ ITERS_BIG=${ITERS_BIG:-1000}
 ITERS_SMALL=${ITERS_SMALL:-4000}
 ACC_VARIANTS=${ACC_VARIANTS:-a06-async}
 REPORT=${REPORT:-0}
-source "$(dirname "$0")/directive_call.sh" # capped, set-up, build
+source scripts/gpu-calls/directive_call.sh # capped, set-up, build
 DB=$OUT/acc.db
 export HARNESS_CACHE=/tmp/acc-cache
 dld=$OFFLOAD_LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}

@@ -2,7 +2,7 @@
 # Issue 39 on the GPU host: every backend present in one process tree (CUDA, NVIDIA OpenCL, PoCL,
 # OpenMP, and GCC 12's OpenACC and OpenMP target with their runtime loaded), as a user following
 # the README would have them. Run from the repository root with .gpu-host carried (offload/*.deb
-# and wheels/ included) as `bash scripts/gpu-calls/2026-11-28-all-backends.sh`. Writes to $OUT:
+# and wheels/ included) as `bash results/published/nvidia-h200/calls/2026-11-28-all-backends.sh`. Writes to $OUT:
 #   devices.txt   `harness devices`
 #   peak.txt      `harness peak` over every device (the acceptance: exit 0, one ceiling each)
 #   report.txt, report.tar.xz   `harness report lbm --quick` over every device (exit 0; Table 15

@@ -10,7 +10,7 @@
 #
 # Run from the repository root with .gpu-host carried, OUT set by the
 # device tool:
-#   bash scripts/gpu-calls/2026-11-26-hybrid2.sh
+#   bash results/published/nvidia-h100-80gb/calls/2026-11-26-hybrid2.sh
 # Everything is verified (bit for bit: the grid and the exact count) and
 # stored in $OUT/hybrid2.db; logs in $OUT. Budget: about 5 minutes on a
 # fresh host: the build (60-90 s), two serial references of about 15 and

@@ -16,7 +16,7 @@
 #   PROBE=1 first runs scripts/probes/directive_copy_probe.c for OpenACC
 #   (its 16-byte form: what the mat-vec's loads could reach).
 # Run from the repository root with .gpu-host (offload/ included) and .ab
-# carried:   OUT=DIR bash scripts/gpu-calls/2026-11-26g-acc-regs.sh
+# carried:   OUT=DIR bash results/published/nvidia-h100-80gb/calls/2026-11-26g-acc-regs.sh
 set -u
 : "${OUT:?set OUT}"
 DEADLINE=${DEADLINE:-560}
@@ -30,7 +30,7 @@ ITERS_BIG=${ITERS_BIG:-1000}
 ITERS_SMALL=${ITERS_SMALL:-4000}
 NCU=${NCU:-0}
 PROBE=${PROBE:-0}
-source "$(dirname "$0")/directive_call.sh" # capped, set-up, build
+source scripts/gpu-calls/directive_call.sh # capped, set-up, build
 export HARNESS_CACHE=/tmp/acc-cache
 dld=$OFFLOAD_LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 if [ "$PROBE" = 1 ]; then

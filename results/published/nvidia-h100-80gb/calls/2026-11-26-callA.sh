@@ -2,7 +2,7 @@
 # 2026-11-26, call A (issue 20): the sandpile's launch=resident and
 # 4096x4096 (sandpile-resident.sh), then the stencil at the copy ceiling
 # (stencil-gpu.sh), each with the copy ceiling measured in this call.
-# Run as `bash scripts/gpu-calls/2026-11-26-callA.sh` with .gpu-host carried
+# Run as `bash results/published/nvidia-h100-80gb/calls/2026-11-26-callA.sh` with .gpu-host carried
 # (.gpu-host/commit names the commit); everything is packed into
 # $OUT/callA.tgz (the device tool brings back at most 8 files).
 set -u

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 18, after the forest's shape belief (commit in .gpu-host/commit): random search at the
-# forest's budgets (the forest's own runs: 2026-11-25-forest2-call1.sh and -call2.sh, rerun on the
-# same commit), from empty databases, so tuning.md compares the two strategies on one card; and the
+# forest's budgets (the forest's own runs: results/published/nvidia-h200/calls/2026-11-25-forest2-call1.sh
+# and -call2.sh, rerun on the same commit), from empty databases, so tuning.md compares the two strategies on one card; and the
 # named variant g18-deep (g15-fast temporal=5, the forest's 1024x1024 pick on an H100) against
 # g15-fast, verified, in the same call. PART=1: the references and 1024x1024 (CUDA, NVIDIA OpenCL);
 # PART=2: 128x128 and 256x256 (CUDA).

@@ -23,11 +23,11 @@
 # Each step under `timeout`; a phase that would pass BUDGET seconds (the
 # build included) is skipped, saying so. Everything is packed into
 # $OUT/sp4096.tgz, and the table is also $OUT/sp4096.md.
-# Run: OUT=DIR bash scripts/gpu-calls/2026-11-26-sp4096.sh from the
+# Run: OUT=DIR bash results/published/nvidia-h100-80gb/calls/2026-11-26-sp4096.sh from the
 # repository root, with .gpu-host carried (about 4 to 5 minutes).
 # Dry run here (PoCL for both devices, a small grid, no nvidia-smi):
 #   CUDA=opencl:0.0 OCL=opencl:0.0 INPUT=128x128 ITERS=40 REPS=1 SMALL=64x64 \
-#   JOBS=2 OUT=/tmp/sp bash scripts/gpu-calls/2026-11-26-sp4096.sh
+#   JOBS=2 OUT=/tmp/sp bash results/published/nvidia-h100-80gb/calls/2026-11-26-sp4096.sh
 set -u
 : "${OUT:?set OUT to a folder for the results}"
 mkdir -p "$OUT"
@@ -139,7 +139,7 @@ TSMALL="SELECT d.spec AS device, $KN AS knobs, c.wg_x || 'x' || c.wg_y AS block,
     echo "# sandpile $IN capped at $ITERS iterations: cells=R against the current best"
     echo
     echo "- $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1); commit $C;"
-    echo "  \`scripts/gpu-calls/2026-11-26-sp4096.sh\`; $REPS repetitions after 1, one round; every row verified"
+    echo "  \`results/published/nvidia-h100-80gb/calls/2026-11-26-sp4096.sh\`; $REPS repetitions after 1, one round; every row verified"
     echo "  bit for bit (the grid after $ITERS iterations and the count). eff GB/s: 8 bytes a cell update."
     echo "- Rows not verified or not run: $(sqlite3 "$DB" "SELECT coalesce(group_concat(n || ' ' || s, ', '), 'none')
         FROM (SELECT m.status AS s, count(*) AS n FROM measurement m WHERE m.status != 'ok' GROUP BY m.status)" 2>/dev/null)"
