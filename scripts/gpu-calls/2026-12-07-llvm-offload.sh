@@ -75,7 +75,7 @@ if want matvec; then
     capped 90 "matvec cuda" "$OUT/matvec.txt" $H run --app matvec --device cuda:0 \
         --variant v7-stream,v6-paired,v4-masked --wg 64x1,128x1,320x1,64x2 --iters 20 --reps 10 --rounds 3 --db $DB
     capped 150 "matvec omp-target $OMPCC" "$OUT/matvec.txt" $H run --app matvec --device $T --knobs cc=$OMPCC \
-        --variant v3-collapsed,v4-masked,v5-mesh,v6-paired,v7-stream,m6-paired --wg 64x1,128x1,256x1 \
+        --variant v4-masked,v6-paired,v7-stream,m6-paired --wg 64x1,128x1,256x1 \
         --iters 20 --reps 10 --rounds 3 --db $DB
     grep -E ' ok ' "$OUT/matvec.txt" | sort -t' ' -k1,1 | awk '{print $1, $4, $5, $7, $8}' | sort -k4 -g | head -12
 fi
@@ -83,7 +83,7 @@ if want lbm; then
     capped 60 "lbm cuda final" "$OUT/lbm.txt" $H run --device cuda:0 --variant final --input 1024x1024 --iters ${LBM_ITERS:-2000} \
         --reps 5 --rounds 3 --db $DB
     capped 200 "lbm omp-target $OMPCC" "$OUT/lbm.txt" $H run --device $T --knobs cc=$OMPCC \
-        --variant a04-device-av,a05-soa,a06-async,a08-strips --wg 128x1,256x1 --input 1024x1024 --iters ${LBM_ITERS:-2000} \
+        --variant a04-device-av,a06-async,a08-strips --wg 128x1,256x1 --input 1024x1024 --iters ${LBM_ITERS:-2000} \
         --reps 3 --rounds 2 --db $DB
     grep -E ' ok |crash|wrong' "$OUT/lbm.txt" | awk '{print $1, $4, $5, $6, $7, $8}'
 fi
