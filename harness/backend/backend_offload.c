@@ -394,12 +394,17 @@ static void fill_common(const struct offload_model *m, const struct offload_runt
     di->max_item[2] = 1;
 }
 
-/* The runtime that lists the devices: the first family whose runtime loads
- * and sees an accelerator, else the first that loads. */
+/* The runtime that lists and opens the devices (and so runs `peak`'s copy
+ * and the launch-cost probes): the first family whose runtime loads and
+ * sees an accelerator, else the first that loads; HARNESS_OFFLOAD_CC=clang
+ * (or gcc) tries that family first, to measure through it. */
 static struct offload_runtime *listing_runtime(struct offload_model *m, char *why, size_t whyn) {
     struct offload_runtime *first = NULL;
     char each[CC_FAMILIES][512];
-    for (int f = 0; f < CC_FAMILIES; f++) {
+    const char *want = getenv("HARNESS_OFFLOAD_CC");
+    const int lead = want && cc_family_of(want) > 0 ? cc_family_of(want) : 0;
+    for (int i = 0; i < CC_FAMILIES; i++) {
+        const int f = (lead + i) % CC_FAMILIES;
         struct offload_runtime *rt = runtime(m, (enum cc_family)f, each[f], sizeof each[f]);
         if (rt && rt->devices() > 0) return rt;
         if (rt && !first) first = rt;

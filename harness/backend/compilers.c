@@ -147,6 +147,11 @@ const struct compiler *compiler_get(enum cc_family f, enum cc_role role) {
     return c;
 }
 
+const char *compiler_probe_option(void) {
+    const char *want = getenv("HARNESS_OFFLOAD_CC");
+    return want && cc_family_of(want) == CC_CLANG ? " -DK_CC_CLANG=1" : "";
+}
+
 void compiler_rpath(const struct compiler *c, char *out, size_t n) {
     if (c->libdir[0]) str_fmt(out, n, " -Wl,-rpath,%s", c->libdir);
     else if (n) out[0] = 0;

@@ -54,6 +54,11 @@ const struct compiler *compiler_get(enum cc_family f, enum cc_role role);
  * whose cubins LLVM <= 19 misreads). */
 int clang_offload_flags(const struct compiler *c, const char *arch, char *out, size_t n, char *why, size_t whyn);
 
+/* The build option that makes a probe's program (peak, launch-cost: they
+ * have no knobs) use the compiler HARNESS_OFFLOAD_CC names, the one whose
+ * runtime then lists the device: " -DK_CC_CLANG=1", or "". */
+const char *compiler_probe_option(void);
+
 /* " -Wl,-rpath,<libdir>" for c, or "" when its runtime was not found. */
 void compiler_rpath(const struct compiler *c, char *out, size_t n);
 #endif

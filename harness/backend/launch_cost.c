@@ -1,5 +1,6 @@
 /* Launch cost: options and the measurement itself (see launch_cost.h). */
 #include "launch_cost.h"
+#include "compilers.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -95,7 +96,7 @@ static int probe_build(struct dev *d, struct probe *p, struct buf *const *bufs, 
     int rc = write_source(d, text, p->kind, p->nargs, path, sizeof path, err, errn);
     free(text);
     if (rc) return -1;
-    p->prog = d->ops->build(d, path, "");
+    p->prog = d->ops->build(d, path, compiler_probe_option());
     p->k = p->prog ? d->ops->kernel(d, p->prog, LAUNCH_COST_KERNEL) : NULL;
     if (!p->k)
         return err_set(err, errn, "%s: building the %d-%s probe %s: %s", d->info.spec, p->nargs,

@@ -3,6 +3,7 @@
  * of many copies; and the FP32 rate of FMA chains. `harness peak` and
  * `harness report` store them per device fingerprint. */
 #include "peak.h"
+#include "compilers.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,7 @@ int peak_fp32_gflops(struct dev *d, double *gflops) {
     repo_path(src, sizeof src, rel);
     repo_path(dir, sizeof dir, "harness/backend/peak");
     char opts[4200];
-    snprintf(opts, sizeof opts, "-I%s", dir);
+    snprintf(opts, sizeof opts, "-I%s%s", dir, compiler_probe_option());
     struct program *p = d->ops->build(d, src, opts);
     struct kernel *k = p ? d->ops->kernel(d, p, "fma_chain") : NULL;
     size_t local = d->info.max_wg < 256 ? d->info.max_wg : 256;

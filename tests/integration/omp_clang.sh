@@ -37,6 +37,16 @@ echo "$d" | grep -A7 '^omp-target:host ' | grep -q 'compilers (--knobs cc=...): 
     ok "devices names the compilers each directive device builds with, and why not" ||
     notok "devices: $(echo "$d" | grep compilers | head -3)"
 
+# --- peak and launch-cost through clang's runtime (HARNESS_OFFLOAD_CC=clang lists and opens with it)
+d=$(HARNESS_OFFLOAD_CC=clang $H devices 2>/dev/null | grep -A1 '^omp-target:host ')
+out=$(HARNESS_OFFLOAD_CC=clang timeout 300 $H peak --device omp-target:host --db $T/peak.db 2>&1)
+echo "$d" | grep -q 'driver .*clang version' && echo "$out" | grep -qE 'copy [0-9.]+ GB/s.*FP32 [0-9.]+ GFLOP/s' &&
+    ok "HARNESS_OFFLOAD_CC=clang: omp-target:host listed through clang's runtime, peak's copy and FP32 through it" ||
+    notok "peak through clang: $(echo "$d" | tail -1); $(echo "$out" | tail -1)"
+by_clang=$(for so in $T/cache/*.so; do readelf -p .comment "$so" 2>/dev/null | grep -l 'clang version' >/dev/null && echo "$so"; done | wc -l)
+[ "$by_clang" -ge 2 ] && ok "the copy runtime and the FP32 probe were built by clang ($by_clang products)" ||
+    notok "products built by clang after peak: $by_clang"
+
 # --- every mat-vec variant on omp-target:host built by clang: verified, or refused as OpenACC's own
 out=$(timeout 600 $H verify matvec --device omp-target:host --knobs cc=clang --db $db 2>&1)
 rc=$?
@@ -66,8 +76,8 @@ for so in $T/cache/*.so; do
     readelf -p .comment "$so" 2>/dev/null | grep -q 'clang version' && by_clang=$((by_clang + 1))
     readelf -d "$so" | grep -q 'RUNPATH.*llvm' && rpath_ok=$((rpath_ok + 1))
 done
-# (the rest, two, are GCC's: the runtime that lists the device, and its copy)
-[ "$by_clang" -ge 19 ] && [ "$rpath_ok" = "$by_clang" ] &&
+# (18 programs, clang's runtime, peak's FP32 probe; the rest are GCC's: the runtime that lists the device)
+[ "$by_clang" -ge 20 ] && [ "$rpath_ok" = "$by_clang" ] &&
     ok "$by_clang of $products products are clang's, each with a run path to LLVM's runtime" ||
     notok "products $products, by clang $by_clang, with LLVM run path $rpath_ok"
 
