@@ -104,6 +104,11 @@ out=$(HARNESS_CLANG=/nonexistent/clang timeout 300 $H run --app matvec --device 
 [ "$(echo "$out" | grep -c 'HARNESS_CLANG=/nonexistent/clang is not an executable')" = 2 ] &&
     ok "HARNESS_CLANG that does not exist: refused on both backends, naming it" ||
     notok "absent HARNESS_CLANG: $(echo "$out" | tail -3)"
+out=$(HARNESS_CLANG=/bin/true timeout 300 $H verify matvec --device omp-target:host,openmp --variant final \
+    --knobs cc=clang --db $db 2>&1)
+[ "$(echo "$out" | grep -c "cc=clang: '/bin/true --version' names no clang version")" = 2 ] &&
+    ok "a compiler that is not clang: refused on both backends in one line, naming it" ||
+    notok "HARNESS_CLANG=/bin/true: $(echo "$out" | grep -E '^\[' | head -2)"
 out=$(timeout 300 $H verify matvec --device openacc:host,omp-target:host --variant final --knobs cc=clang \
     --db $db 2>&1)
 echo "$out" | grep -q 'cc=clang: clang has no OpenACC' && echo "$out" | grep -qE '^final\+ +\| invalid .*\| verified' &&
