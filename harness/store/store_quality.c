@@ -42,6 +42,33 @@ int store_nightly_canaries(struct store *s, int64_t id, store_canary_past_fn fn,
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
+int store_nightly_spreads(struct store *s, int64_t id, store_spread_past_fn fn, void *ctx) {
+    sqlite3 *db = store_db(s);
+    const char *sql = "SELECT d.spec, (m.q3_s - m.q1_s) / m.median_s,"
+                      " (SELECT group_concat(q.spread) FROM (SELECT (m2.q3_s - m2.q1_s) / m2.median_s AS spread"
+                      "   FROM measurement m2 JOIN nightly_run nr2 ON nr2.run_id = m2.run_id"
+                      "   JOIN run r2 ON r2.id = m2.run_id"
+                      "   WHERE m2.config_id = m.config_id AND r2.device_id = r.device_id AND nr2.nightly_id < ?1"
+                      "   AND m2.status = 'ok' AND m2.median_s > 0 AND m2.q3_s >= m2.q1_s"
+                      "   ORDER BY nr2.nightly_id DESC LIMIT 7) q)" /* STORE_CANARY_PAST */
+                      " FROM measurement m JOIN nightly_run nr ON nr.run_id = m.run_id JOIN run r ON r.id = m.run_id"
+                      " JOIN device d ON d.id = r.device_id"
+                      " WHERE nr.nightly_id = ?1 AND m.status = 'ok' AND m.median_s > 0 AND m.q3_s >= m.q1_s";
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct store_spread_past r = {.spread = sqlite3_column_double(st, 1)};
+        r.npast = parse_list((const char *)sqlite3_column_text(st, 2), r.past);
+        const unsigned char *spec = sqlite3_column_text(st, 0);
+        r.spec = spec ? (const char *)spec : "";
+        fn(&r, ctx);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
 char *store_nightly_telemetry(struct store *s, int64_t id) {
     sqlite3 *db = store_db(s);
     sqlite3_stmt *st = NULL;

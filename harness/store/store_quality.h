@@ -27,6 +27,20 @@ typedef void (*store_canary_past_fn)(const struct store_canary_past *r, void *ct
 
 /* Every canary (copy_gbs > 0) of nightly id. 0, or -1 on a database error. */
 int store_nightly_canaries(struct store *s, int64_t id, store_canary_past_fn fn, void *ctx);
+/* One series' spread on a nightly (its measurement's IQR over its median,
+ * every round's samples together) with the same series' spread on the last
+ * STORE_CANARY_PAST nights before it (newest first). spec lives only during
+ * the call. */
+struct store_spread_past {
+    const char *spec;
+    double spread;
+    double past[STORE_CANARY_PAST];
+    int npast;
+};
+typedef void (*store_spread_past_fn)(const struct store_spread_past *r, void *ctx);
+/* Every verified series of nightly id. 0, or -1 on a database error. */
+int store_nightly_spreads(struct store *s, int64_t id, store_spread_past_fn fn, void *ctx);
+
 /* Nightly id's telemetry text (malloc'd), or NULL when it has none. */
 char *store_nightly_telemetry(struct store *s, int64_t id);
 

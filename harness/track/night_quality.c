@@ -24,6 +24,11 @@ static void touches(struct verdict *v, const char *spec) {
         sb_printf(&v->devices, "*");
         return;
     }
+    for (const char *p = v->devices.s; p && *p;) { /* once each: a canary and the spread may both name it */
+        const size_t len = strcspn(p, ",");
+        if (len == strlen(spec) && !strncmp(p, spec, len)) return;
+        p += len + (p[len] == ',');
+    }
     sb_printf(&v->devices, "%s%s", v->devices.len ? "," : "", spec);
 }
 
@@ -40,6 +45,51 @@ static void canary_judge(const struct store_canary_past *r, void *ctx) {
         sb_printf(why, "%s%s canary %.1f GB/s against its usual %.1f", why->len ? "; " : "", r->spec, now, usual);
         touches(v, r->spec);
     }
+}
+
+/* The series' own spread, per device: each series' IQR/median tonight over
+ * its usual (the median of its last nights, never below the floor). A
+ * device is noisy when the median of those ratios over its series reaches
+ * NIGHT_SPREAD_RATIO: one erratic series is its own business, all of them
+ * at once is the host (a CPU shared with a job the load sampler missed, a
+ * GPU clocked down between samples of the telemetry). */
+#define SPREAD_DEVICES 16
+#define SPREAD_SERIES 256
+struct spreads {
+    int ndev;
+    struct {
+        char spec[64];
+        int n;
+        double ratio[SPREAD_SERIES];
+    } dev[SPREAD_DEVICES];
+};
+
+static void spread_collect(const struct store_spread_past *r, void *ctx) {
+    struct spreads *sp = ctx;
+    if (r->npast < 2) return; /* no usual to be off from */
+    int d = 0;
+    while (d < sp->ndev && strcmp(sp->dev[d].spec, r->spec)) d++;
+    if (d == sp->ndev) {
+        if (sp->ndev == SPREAD_DEVICES) return;
+        str_copy(sp->dev[sp->ndev++].spec, sizeof sp->dev[d].spec, r->spec);
+    }
+    if (sp->dev[d].n == SPREAD_SERIES) return;
+    const double usual = fmax(NIGHT_SPREAD_FLOOR, stats_median(r->past, (size_t)r->npast));
+    sp->dev[d].ratio[sp->dev[d].n++] = r->spread / usual;
+}
+
+static void spread_judge(struct store *s, int64_t id, struct verdict *v) {
+    struct spreads *sp = xcalloc(1, sizeof *sp);
+    if (store_nightly_spreads(s, id, spread_collect, sp) == 0)
+        for (int d = 0; d < sp->ndev; d++) {
+            if (sp->dev[d].n < NIGHT_SPREAD_SERIES) continue;
+            const double ratio = stats_median(sp->dev[d].ratio, (size_t)sp->dev[d].n);
+            if (ratio < NIGHT_SPREAD_RATIO) continue;
+            sb_printf(&v->why, "%s%s series spread %.1fx their usual (median of %d series)", v->why.len ? "; " : "",
+                      sp->dev[d].spec, ratio, sp->dev[d].n);
+            touches(v, sp->dev[d].spec);
+        }
+    free(sp);
 }
 
 /* Throttling the GPU reported at the night's start or end (idle clocks and
@@ -71,6 +121,7 @@ static void loaded(struct store *s, int64_t id, struct verdict *v) {
 int night_quality(struct store *s, int64_t id, char *quality, size_t n, char *devices, size_t dn) {
     struct verdict v = {{0}, {0}};
     store_nightly_canaries(s, id, canary_judge, &v);
+    spread_judge(s, id, &v);
     throttling(s, id, &v);
     loaded(s, id, &v);
     if (v.why.len) str_fmt(quality, n, "disturbed: %s", v.why.s);

@@ -111,11 +111,11 @@ q=$(sqlite3 "$qd" "SELECT quality || '|' || COALESCE(disturbed_devices, 'NULL') 
 if echo "$q" | grep -q 'host busy'; then # then every device is disturbed, rightly: nothing to tell
     echo "ok - a tripled OpenMP canary history: not judged, the host was busy during the night # skip"
 else
-    # PoCL may be disturbed too, but only by its own canary (a loaded host
-    # moves it): never by OpenMP's.
+    # PoCL may be disturbed too, but only by its own canary or its own
+    # series' spread (a loaded host moves them): never by OpenMP's.
     check "a tripled OpenMP canary history: night 3 disturbed by the openmp canary, for openmp, PoCL only by its own (got: $q)" \
-        bash -c "echo \"\$1\" | grep -q 'openmp canary' && { echo \"\$1\" | grep -q '|openmp\$' ||
-                 { echo \"\$1\" | grep -q '|openmp,opencl:0.0\$' && echo \"\$1\" | grep -q 'opencl:0.0 canary'; }; }" _ "$q"
+        bash -c "echo \"\$1\" | grep -q 'openmp canary' && { echo \"\$1\" | grep -qE '[|]openmp(,openmp)?\$' ||
+                 { echo \"\$1\" | grep -qE '[|]openmp,opencl:0.0\$' && echo \"\$1\" | grep -qE 'opencl:0.0 (canary|series spread)'; }; }" _ "$q"
 fi
 
 # ---- (2) the slowed-kernel fixture ----
