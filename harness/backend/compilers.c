@@ -232,8 +232,11 @@ int clang_offload_flags(const struct compiler *c, const char *arch, char *out, s
                        "cc=clang: %s is CUDA %d's, whose cubins clang %d's runtime cannot load (ELF ABI 8): "
                        "use scripts/llvm_kit.sh's kit (LLVM_OMP_CUDA)",
                        ptxas, release, c->major);
+    /* -L: the device runtime's archive (libomptarget.devicertl.a) and the
+     * host runtime are linked from the compiler's own folder, also where it
+     * is not installed in a system path (the GPU host's kit). */
     str_fmt(out, n, "-fopenmp --offload-arch=%s -foffload-lto --libomptarget-nvptx-bc-path=%s --cuda-path=%s "
-                    "-Wno-unknown-cuda-version",
-            arch, bc, cuda);
+                    "-Wno-unknown-cuda-version -L%s",
+            arch, bc, cuda, c->libdir);
     return 0;
 }
