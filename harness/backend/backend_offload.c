@@ -471,10 +471,17 @@ int offload_list(struct offload_model *m, struct device_info **out, char *note, 
     char *slash = strrchr(loaded, '/');
     if (slash) *slash = 0;
     char real[PATH_MAX];
-    const int other = dir[0] && realpath(loaded, real) && strcmp(real, dir) != 0;
-    err_set(note, note_n, "no accelerator: %s reports 0 devices%s%s%s (HARNESS_OFFLOAD_HOST=1 lists %s:host)",
+    /* GCC's runtime from another folder than its compiler's: a process
+     * that had loaded another libgomp before (offload_rt's preload came
+     * too late). */
+    const int other = rt->family == CC_GCC && dir[0] && realpath(loaded, real) && strcmp(real, dir) != 0;
+    /* The other compiler's reason, where it could not even load: with clang
+     * listing, "no compiler '/x' runs" would otherwise go unsaid. */
+    const char *refused = m->failure[rt->family == CC_GCC ? CC_CLANG : CC_GCC];
+    err_set(note, note_n, "no accelerator: %s reports 0 devices%s%s%s%s%.120s (HARNESS_OFFLOAD_HOST=1 lists %s:host)",
             rt->libgomp, other ? "; the compiler's runtime is in " : "", other ? dir : "",
-            other ? ": set LD_LIBRARY_PATH to it" : "", m->backend);
+            other ? ": set LD_LIBRARY_PATH to it" : "", refused[0] && m->clang ? "; " : "",
+            m->clang ? refused : "", m->backend);
     return 0;
 }
 
