@@ -7,15 +7,15 @@
  * (cuMemAlloc -> cuMemAlloc_v2); the function-pointer fields below are
  * declared through those macros and looked up by their expanded names, so a
  * call written drv.cuMemAlloc(...) reaches the symbol the header means. */
-#include "backend.h"
+#include "backend/backend.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "build_cache.h"
-#include "util.h"
+#include "backend/build_cache.h"
+#include "base/util.h"
 
 /* Graphs, cooperative launches, warp shuffles and __ldg on every CUDA
  * device; clusters and programmatic dependent launch from sm_90 (Hopper). */

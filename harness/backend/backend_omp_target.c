@@ -2,7 +2,7 @@
  * (kernels/<app>/<app>_omptgt.c), built at run time by GCC with -fopenmp and
  * nvptx offloading; see backend_offload.c for how, and README.md for the
  * knob vocabulary (thread_limit x num_teams). */
-#include "offload.h"
+#include "backend/offload.h"
 
 static struct offload_model tgt_model = {
     .backend = "omp-target",

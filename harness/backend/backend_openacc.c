@@ -2,7 +2,7 @@
  * (kernels/<app>/<app>_acc.c), built at run time by GCC with -fopenacc and
  * nvptx offloading; see backend_offload.c for how, and README.md for the
  * knob vocabulary (vector_length x num_gangs). */
-#include "offload.h"
+#include "backend/offload.h"
 
 static struct offload_model acc_model = {
     .backend = "openacc",

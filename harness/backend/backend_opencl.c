@@ -1,14 +1,14 @@
 /* The OpenCL backend: every platform and device the ICD loader lists.
  * libOpenCL is opened with dlopen, so a machine without it has "no devices"
  * rather than a binary that will not start. */
-#include "backend.h"
+#include "backend/backend.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "build_cache.h"
-#include "util.h"
+#include "backend/build_cache.h"
+#include "base/util.h"
 
 /* Work-groups, the ICD loader's numbering (another host program can open
  * the same device), and nothing this backend does not ask the driver for: no

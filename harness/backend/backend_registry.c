@@ -1,14 +1,14 @@
 /* The backend registry: adding a backend is adding its ops to this table. */
-#include "backend.h"
-#include "devset.h"
+#include "backend/backend.h"
+#include "core/devset.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "energy.h"
-#include "util.h"
+#include "backend/energy.h"
+#include "base/util.h"
 
 const struct backend_ops *const backends[] = {&backend_opencl, &backend_cuda, &backend_openmp, &backend_openacc,
                                               &backend_omp_target};

@@ -31,7 +31,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 
 enum launch_cost_kind { LAUNCH_COST_BUFFER, LAUNCH_COST_INT };
 #define LAUNCH_COST_KINDS 2

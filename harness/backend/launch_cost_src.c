@@ -18,11 +18,11 @@
  *    (parallel loop / target teams distribute parallel for) over device
  *    addresses (deviceptr / is_device_ptr); the ints go in firstprivate, so
  *    every launch carries them to the device. */
-#include "launch_cost.h"
+#include "backend/launch_cost.h"
 
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* "(__global float *a0, __global float *a1)" and the like; "(void)" when
  * empty, which both OpenCL C and CUDA C++ accept. */

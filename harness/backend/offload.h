@@ -3,8 +3,8 @@
  * programming model. Private to harness/backend. */
 #ifndef HARNESS_OFFLOAD_H
 #define HARNESS_OFFLOAD_H
-#include "backend.h"
-#include "compilers.h"
+#include "backend/backend.h"
+#include "backend/compilers.h"
 
 struct offload_runtime; /* the loaded offload/offload_rt.c of one model */
 

@@ -1,4 +1,4 @@
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -7,11 +7,11 @@
 
 #include <unistd.h>
 
-#include "devset.h"
-#include "progress.h"
-#include "store.h"
-#include "util.h"
-#include "worker.h"
+#include "base/util.h"
+#include "core/devset.h"
+#include "core/progress.h"
+#include "core/worker.h"
+#include "store/store.h"
 
 static int devices_pick(const char *specs, struct device_pick *out, int kinds_optional) {
     memset(out, 0, sizeof *out);

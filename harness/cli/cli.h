@@ -3,9 +3,9 @@
  * value) and returns EXIT_USAGE, so a command can `return` it unchanged. */
 #ifndef HARNESS_CLI_H
 #define HARNESS_CLI_H
-#include "app.h"
-#include "backend.h"
-#include "variants.h"
+#include "backend/backend.h"
+#include "core/app.h"
+#include "core/variants.h"
 
 #define CLI_MAX_DEVICES 64
 

@@ -17,20 +17,20 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buildinfo.h"
-#include "burn_in.h"
-#include "cli.h"
-#include "commands.h"
-#include "compare.h"
-#include "confirm.h"
-#include "host_check.h"
-#include "kept_build.h"
-#include "noise.h"
-#include "steadiest.h"
-#include "store.h"
-#include "store_compare.h"
-#include "store_nightly.h"
-#include "util.h"
+#include "base/buildinfo.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "store/store.h"
+#include "store/store_compare.h"
+#include "store/store_nightly.h"
+#include "track/burn_in.h"
+#include "track/compare.h"
+#include "track/confirm.h"
+#include "track/host_check.h"
+#include "track/kept_build.h"
+#include "track/noise.h"
+#include "track/steadiest.h"
 
 struct side {
     const char *spec, *bin, *root;

@@ -13,17 +13,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buildinfo.h"
-#include "cli.h"
-#include "commands.h"
-#include "devset.h"
-#include "host_check.h"
-#include "launch_cost.h"
-#include "peak.h"
-#include "probe_isolated.h"
-#include "report.h"
-#include "util.h"
-#include "worker.h"
+#include "backend/launch_cost.h"
+#include "backend/peak.h"
+#include "base/buildinfo.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "core/devset.h"
+#include "core/probe_isolated.h"
+#include "core/worker.h"
+#include "report/report.h"
+#include "track/host_check.h"
 
 struct report_opts {
     const char *app, *device, *db, *out, *def, *variant;

@@ -10,17 +10,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app.h"
-#include "cli.h"
-#include "commands.h"
-#include "devset.h"
-#include "progress.h"
-#include "rounds.h"
-#include "runner.h"
-#include "store.h"
-#include "store_tuned.h"
-#include "util.h"
-#include "worker.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "core/app.h"
+#include "core/devset.h"
+#include "core/progress.h"
+#include "core/rounds.h"
+#include "core/runner.h"
+#include "core/worker.h"
+#include "store/store.h"
+#include "store/store_tuned.h"
 
 static struct cli_unstored unstored; /* the first refused result stops the run (cli.h) */
 

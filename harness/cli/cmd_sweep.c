@@ -14,18 +14,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "devset.h"
-#include "progress.h"
-#include "rounds.h"
-#include "runner.h"
-#include "store.h"
-#include "store_sweep.h"
-#include "store_tuned.h"
-#include "sweep_file.h"
-#include "util.h"
-#include "worker.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "core/devset.h"
+#include "core/progress.h"
+#include "core/rounds.h"
+#include "core/runner.h"
+#include "core/sweep_file.h"
+#include "core/worker.h"
+#include "store/store.h"
+#include "store/store_sweep.h"
+#include "store/store_tuned.h"
 
 #define SWEEP_MAX_FILES 64
 

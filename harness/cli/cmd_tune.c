@@ -23,22 +23,22 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "energy.h"
-#include "host_check.h"
-#include "progress.h"
-#include "rounds.h"
-#include "runner.h"
-#include "store.h"
-#include "store_tuned.h"
-#include "store_tuned_history.h"
-#include "sweep_file.h"
-#include "tune.h"
-#include "tune_plan.h"
-#include "tune_verdict.h"
-#include "util.h"
-#include "worker.h"
+#include "backend/energy.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "core/progress.h"
+#include "core/rounds.h"
+#include "core/runner.h"
+#include "core/sweep_file.h"
+#include "core/worker.h"
+#include "store/store.h"
+#include "store/store_tuned.h"
+#include "store/store_tuned_history.h"
+#include "track/host_check.h"
+#include "tune/tune.h"
+#include "tune/tune_plan.h"
+#include "tune/tune_verdict.h"
 
 #define POW2_STEPS 11      /* 1, 2, 4, ..., 1024 per dimension */
 #define VERDICT_SHAPES 4   /* configurations measured again for the verdict */

@@ -1,12 +1,12 @@
 /* Device sets: what a set is (its spec, members, identity) and which
  * configs may run on one. Opening and driving one: devset_run.c. */
-#include "devset.h"
+#include "core/devset.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 int devset_is(const struct device_info *d) { return d && !strcmp(d->backend, DEVSET_BACKEND); }
 

@@ -17,9 +17,9 @@
 #define HARNESS_ROUNDS_H
 #include <stdio.h>
 
-#include "measurement.h"
-#include "store.h"
-#include "worker.h"
+#include "core/measurement.h"
+#include "core/worker.h"
+#include "store/store.h"
 
 /* The harness that runs a side's workers: a kept build for a confirmation. */
 struct round_exec {

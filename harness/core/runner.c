@@ -1,4 +1,4 @@
-#include "runner.h"
+#include "core/runner.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "devset.h"
-#include "stats.h"
-#include "util.h"
-#include "worker.h"
+#include "base/util.h"
+#include "core/devset.h"
+#include "core/worker.h"
+#include "stats/stats.h"
 
 void runner_describe(const struct config *c, struct measurement *m) {
     str_copy(m->app, sizeof m->app, c->app->name);

@@ -6,10 +6,10 @@
 #define HARNESS_RUNNER_H
 #include <stdio.h>
 
-#include "app.h"
-#include "measurement.h"
-#include "store.h"
-#include "variants.h"
+#include "core/app.h"
+#include "core/measurement.h"
+#include "core/variants.h"
+#include "store/store.h"
 
 struct worker_pool;
 struct job;

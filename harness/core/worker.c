@@ -1,6 +1,6 @@
 /* Isolated execution of configs (see worker.h): the parent side (a pool of
  * one worker process, a watchdog) and the worker side (`harness worker`). */
-#include "worker.h"
+#include "core/worker.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,14 +15,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "app.h"
-#include "backend.h"
-#include "commands.h"
-#include "devset.h"
-#include "probe_isolated.h"
-#include "progress.h"
-#include "runner.h"
-#include "util.h"
+#include "backend/backend.h"
+#include "base/util.h"
+#include "cli/commands.h"
+#include "core/app.h"
+#include "core/devset.h"
+#include "core/probe_isolated.h"
+#include "core/progress.h"
+#include "core/runner.h"
 
 extern char **environ;
 

@@ -15,12 +15,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "gnuplot.h"
-#include "launch_cost.h"
-#include "store.h"
-#include "store_report.h"
-#include "util.h"
+#include "backend/launch_cost.h"
+#include "base/util.h"
+#include "cli/commands.h"
+#include "report/gnuplot.h"
+#include "store/store.h"
+#include "store/store_report.h"
 
 struct series_data {
     struct strbuf dat, colors, dashes;

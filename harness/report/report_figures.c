@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gnuplot.h"
-#include "launch_cost.h"
-#include "report.h"
-#include "util.h"
+#include "backend/launch_cost.h"
+#include "base/util.h"
+#include "report/gnuplot.h"
+#include "report/report.h"
 
 static void figure_paths(const struct report *r, const char *stem, char png[], char svg[], size_t n, char *rel,
                          size_t reln) {

@@ -1,8 +1,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "store.h"
-#include "devset.h"
+#include "store/store.h"
+#include "core/devset.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -16,10 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buildinfo.h"
-#include "stats.h"
-#include "store_sql.h"
-#include "util.h"
+#include "base/buildinfo.h"
+#include "base/util.h"
+#include "stats/stats.h"
+#include "store/store_sql.h"
 
 extern const char schema_sql[]; /* harness/store/schema.sql, generated into build/gen */
 

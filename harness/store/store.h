@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "backend.h"
-#include "measurement.h"
+#include "backend/backend.h"
+#include "core/measurement.h"
 
 struct store;
 

@@ -1,15 +1,15 @@
 /* burn_in.h. */
-#include "burn_in.h"
+#include "track/burn_in.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "peak.h"
-#include "probe_isolated.h"
-#include "stats.h"
-#include "util.h"
+#include "backend/peak.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "core/probe_isolated.h"
+#include "stats/stats.h"
 
 int burn_in(const struct device_info *dev, double min_s, double max_s, struct burn_result *out, char *err,
             size_t errn) {

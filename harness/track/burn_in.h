@@ -8,7 +8,7 @@
 #define HARNESS_BURN_IN_H
 #include <stdio.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 
 #define BURN_STABLE 0.02
 

@@ -1,13 +1,13 @@
 /* host_check.h. */
-#include "host_check.h"
+#include "track/host_check.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "cli.h"
-#include "hostload.h"
-#include "probe_isolated.h"
-#include "util.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "core/hostload.h"
+#include "core/probe_isolated.h"
 
 void host_check(struct store *s, const char *specs, int canaries, struct host_check *out) {
     memset(out, 0, sizeof *out);

@@ -9,7 +9,7 @@
 #define HARNESS_HOST_CHECK_H
 #include <stdio.h>
 
-#include "store.h"
+#include "store/store.h"
 
 #define HOST_CHECK_CANARY_DROP 0.10 /* a canary this far below its usual is a disturbed device */
 #define HOST_CHECK_MAX_DEVICES 16

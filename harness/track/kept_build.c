@@ -1,5 +1,5 @@
 /* kept_build.h. */
-#include "kept_build.h"
+#include "track/kept_build.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <utime.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* What a harness binary reads at run time, relative to its root. */
 static const char *const tree[] = {"kernels", "variants", "harness/backend/omp_kernel.h", "harness/backend/peak",

@@ -1,19 +1,19 @@
 /* nightly_gate.h. */
-#include "nightly_gate.h"
+#include "track/nightly_gate.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "burn_in.h"
-#include "compare.h"
-#include "confirm.h"
-#include "kept_build.h"
-#include "noise.h"
-#include "steadiest.h"
-#include "store_nightly.h"
-#include "store_quality.h"
-#include "util.h"
+#include "base/util.h"
+#include "store/store_nightly.h"
+#include "store/store_quality.h"
+#include "track/burn_in.h"
+#include "track/compare.h"
+#include "track/confirm.h"
+#include "track/kept_build.h"
+#include "track/noise.h"
+#include "track/steadiest.h"
 
 static int load_night(struct store *s, int64_t id, const char *table, struct series_list *l, char *err, size_t errn) {
     char spec[48];

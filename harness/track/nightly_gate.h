@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "store.h"
+#include "store/store.h"
 
 struct gate_opts {
     int confirm;                   /* 0: flags stay unconfirmed (--no-confirm) */

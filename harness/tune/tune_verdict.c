@@ -1,14 +1,14 @@
 /* tune_verdict.h. */
-#include "tune_verdict.h"
+#include "tune/tune_verdict.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "round_stats.h"
-#include "rounds.h"
-#include "stats.h"
-#include "worker.h"
+#include "core/rounds.h"
+#include "core/worker.h"
+#include "stats/round_stats.h"
+#include "stats/stats.h"
 
 #define VERDICT_ALPHA 0.05
 #define VERDICT_FLOOR 0.005

@@ -5,8 +5,8 @@
  * medians, p <= 0.05, by at least 0.5 %), else a tie. */
 #ifndef HARNESS_TUNE_VERDICT_H
 #define HARNESS_TUNE_VERDICT_H
-#include "runner.h"
-#include "store.h"
+#include "core/runner.h"
+#include "store/store.h"
 
 #define VERDICT_MAX 5 /* the best four and the stored configuration */
 

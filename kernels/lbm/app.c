@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
+#include "core/compiler_knobs.h"
 #include "lbm.h"
-#include "util.h"
-#include "compiler_knobs.h"
 
 /* Defaults are the `final` variant, so `--knobs reduction=binary` reads as
  * "final, but with a binary reduction". */

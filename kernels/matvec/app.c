@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/util.h"
+#include "core/compiler_knobs.h"
 #include "matvec.h"
-#include "util.h"
-#include "compiler_knobs.h"
 
 /* Defaults are the `final` variant (the blog's last step). */
 static const struct knob_def matvec_knobs[] = {

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend/launch_cost.h"
+#include "base/util.h"
 #include "check.h"
-#include "launch_cost.h"
-#include "store.h"
-#include "util.h"
+#include "store/store.h"
 
 /* HARNESS_ROOT from this program's path (build/tests/<name>), before
  * anything asks repo_root(): the plot finds plots/launch_cost.gp there. */
