@@ -220,6 +220,11 @@ int devices_all(struct device_info **out, char notes[][256], int max_notes, int 
  * (0 = no match). */
 int devices_match(const struct device_info *all, int n, const char *spec, int *idx, int max);
 const struct backend_ops *backend_by_name(const char *name);
+/* A backend opened by name but never listed: a device set (core/devset.h)
+ * registers its ops here before main runs, since backend/ includes nothing
+ * of the engine's. backend_by_name finds it; dev_open_measuring opens it
+ * with its own open, which opens each member with its meter. */
+void backend_register_unlisted(const struct backend_ops *ops);
 /* Fills info->fingerprint from the identifying fields. */
 void device_fingerprint(struct device_info *info);
 /* Fills info->caps through its backend (devices_all does it for every device

@@ -8,6 +8,11 @@
 
 #include "base/util.h"
 
+/* The set's ops, known to backend_by_name before main runs: backend/ does not
+ * include the engine's headers (issue 36). Here, where sets are made, so any
+ * program that can name a set registers it. */
+__attribute__((constructor)) static void devset_register(void) { backend_register_unlisted(&devset_backend); }
+
 int devset_is(const struct device_info *d) { return d && !strcmp(d->backend, DEVSET_BACKEND); }
 
 /* "a + b" for the set's descriptive fields, cut to fit. */
