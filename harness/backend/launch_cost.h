@@ -21,7 +21,7 @@
  *     int64_t run = store_run_begin(store, &dev->info, "my command", err, sizeof err);
  *     launch_cost_store(store, run, rows, n, err, sizeof err);
  *     store_run_end(store, run);
- *     launch_cost_plot(db_path, "fig1.png", err, sizeof err);
+ *     launch_cost_plot(db_path, "fig1.png", NULL, err, sizeof err); (report/launch_cost_plot.h)
  *
  * Times in rows and in the database are seconds for the whole loop of one
  * repetition; per launch is seconds / launches. */
@@ -97,11 +97,4 @@ struct store;
  * 0, or -1 with err. */
 int launch_cost_store(struct store *s, int64_t run_id, const struct launch_cost_row *rows, int nrows, char *err,
                       size_t errn);
-
-/* Draws the figure from a database into png_path: microseconds per launch
- * (enqueue, median with q1..q3 bars) against the argument count, one line
- * per device and kind, from the latest run of each device that measured
- * launch cost. The database is opened read-only. 0, or -1 with err (no
- * database, no launch-cost rows, no gnuplot, gnuplot failed). */
-int launch_cost_plot(const char *db_path, const char *png_path, char *err, size_t errn);
 #endif
