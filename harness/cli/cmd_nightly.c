@@ -409,7 +409,7 @@ int cmd_nightly(int argc, char **argv) {
 
     int failed = 0;
     char *devs = peak_devices(specs, o.nsuites);
-    if (o.burn_in_s > 0) burn_in_devices(devs, 5, o.burn_in_s, stderr);
+    if (o.burn_in_s > 0) cli_burn_in(devs, 5, o.burn_in_s, stderr);
     char *peak_args[] = {"peak", "--db", (char *)o.db, devs ? "--device" : NULL, devs, NULL};
     failed += run_child(peak_args) != 0;
     free(devs);
@@ -443,6 +443,7 @@ int cmd_nightly(int argc, char **argv) {
         struct gate_opts go = {.confirm = o.confirm,
                                .confirm_rounds = o.confirm_rounds,
                                .burn_in_s = o.burn_in_s > 30 ? 30 : o.burn_in_s,
+                               .burn_in = cli_burn_in,
                                .disturbed_devices = disturbed,
                                .target = o.target,
                                .max_time_s = o.max_time_s};

@@ -430,7 +430,7 @@ int cmd_report(int argc, char **argv) {
     signal(SIGTERM, on_signal);
     const time_t start = time(NULL);
     struct host_check hc;
-    host_check(r.store, o.device, 0, &hc); /* the ceilings below are the canaries */
+    cli_host_check(r.store, o.device, 0, &hc); /* the ceilings below are the canaries */
     host_check_words(&hc, r.host[0], sizeof r.host[0]);
     r.disturbed |= hc.disturbed;
     host_check_print(stdout, "before", &hc);
@@ -438,7 +438,7 @@ int cmd_report(int argc, char **argv) {
     launch_costs(&r);
     r.pool = pool_open();
     report_measure(&r);
-    host_check(r.store, o.device, 1, &hc);
+    cli_host_check(r.store, o.device, 1, &hc);
     host_check_words(&hc, r.host[1], sizeof r.host[1]);
     r.disturbed |= hc.disturbed;
     host_check_print(stdout, "after", &hc);

@@ -298,7 +298,7 @@ static void on_result(void *ctx, struct round_job *j, int round, int first_sampl
     c->t->measured++;
     c->t->failed += j->m.status != ST_OK && j->m.status != ST_UNVERIFIED;
     if (isatty(2)) fprintf(stderr, "\r\033[K");
-    runner_print(stdout, dev, &j->m, runner_peak(c->store, dev));
+    runner_print(stdout, dev, &j->m, store_peak_gbs(c->store, dev));
     fflush(stdout);
 }
 

@@ -208,8 +208,3 @@ void wg_default(const struct app *app, const struct app_input *in, unsigned wg[2
     wg[1] = 1;
     while (wg[0] > 1 && g[0] % wg[0]) wg[0] /= 2;
 }
-
-double runner_peak(struct store *s, const struct device_info *dev) {
-    double gbs = 0, gflops = 0;
-    return s && store_peak_get(s, dev->fingerprint, &gbs, &gflops) == 0 ? gbs : 0;
-}

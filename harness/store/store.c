@@ -3,6 +3,7 @@
 #endif
 #include "store/store.h"
 #include "core/devset.h"
+#include "core/rounds.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -772,6 +773,11 @@ int store_peak_get(struct store *s, const char *fingerprint, double *copy_gbs, d
     }
     stmt_done(st);
     return ret;
+}
+
+double store_peak_gbs(struct store *s, const struct device_info *dev) {
+    double gbs = 0, gflops = 0;
+    return s && store_peak_get(s, dev->fingerprint, &gbs, &gflops) == 0 ? gbs : 0;
 }
 
 int store_peak_usual(struct store *s, const char *fingerprint, double *copy_gbs) {
