@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/app.h"
 #include "base/util.h"
+#include "core/app.h"
 #include "core/timed.h"
 
 struct app_input {
