@@ -32,12 +32,14 @@ GIT_DIRTY ?= $(shell test -z "$$(git status --porcelain --untracked-files=no 2>/
 CFLAGS = $(CFLAGS_BASE) -DGIT_COMMIT='"$(GIT_COMMIT)"' -DGIT_DIRTY=$(GIT_DIRTY) -DBUILD_FLAGS='"$(CFLAGS_BASE)"'
 
 # Apps are folders under kernels/ with an app.c; their host code is every .c
-# there except the kernel sources the OpenMP, OpenACC and OpenMP target
-# backends compile at run time with the knobs as -D flags (*_omp.c, *_acc.c,
-# *_omptgt.c).
+# there except the kernel sources the backends compile at run time with the
+# knobs as -D flags: each backend's source_suffix that names a C file
+# (_omp.c, _acc.c, _omptgt.c), read from its ops, so a new backend needs no
+# line here.
 APPS := $(patsubst kernels/%/app.c,%,$(wildcard kernels/*/app.c))
 HARNESS_SRC := harness/main.c $(foreach d,$(HARNESS_DIRS),$(wildcard harness/$(d)/*.c))
-APP_SRC := $(filter-out %_omp.c %_acc.c %_omptgt.c,$(wildcard $(foreach a,$(APPS),kernels/$(a)/*.c)))
+KERNEL_SUFFIXES := $(sort $(shell sed -n 's/.*\.source_suffix = "\([^"]*\.c\)".*/\1/p' harness/backend/*.c))
+APP_SRC := $(filter-out $(addprefix %,$(KERNEL_SUFFIXES)),$(wildcard $(foreach a,$(APPS),kernels/$(a)/*.c)))
 GEN_SRC := build/gen/apps.c build/gen/schema_sql.c
 OBJ := $(patsubst %.c,build/obj/%.o,$(HARNESS_SRC) $(APP_SRC)) build/obj/gen/apps.o build/obj/gen/schema_sql.o
 MAIN_OBJ := build/obj/harness/main.o

@@ -33,5 +33,7 @@ const struct backend_ops backend_omp_target = {
     .build = tgt_build,
     .source_suffix = "_omptgt.c",
     .compiler_refusal = tgt_compiler_refusal,
+    .caps = offload_caps,
+    .launch_cost_src = launch_cost_src_omp_target,
     OFFLOAD_COMMON_OPS,
 };

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend/build_cache.h"
+#include "backend/launch_cost.h"
 #include "base/util.h"
 
 /* Work-groups, the ICD loader's numbering (another host program can open
@@ -28,8 +29,11 @@ static int ocl_list(struct device_info **out, char *note, size_t n) {
     err_set(note, n, "built without OpenCL headers (install opencl-headers)");
     return 0;
 }
-const struct backend_ops backend_opencl = {
-    .name = "opencl", .list = ocl_list, .source_suffix = ".cl", .caps = ocl_caps};
+const struct backend_ops backend_opencl = {.name = "opencl",
+                                           .list = ocl_list,
+                                           .source_suffix = ".cl",
+                                           .caps = ocl_caps,
+                                           .launch_cost_src = launch_cost_src_opencl};
 
 #else
 #include <CL/cl.h>
@@ -513,5 +517,6 @@ const struct backend_ops backend_opencl = {
     .fma_option = "-cl-mad-enable",
     .fast_math_option = "-cl-fast-relaxed-math",
     .caps = ocl_caps,
+    .launch_cost_src = launch_cost_src_opencl,
 };
 #endif

@@ -15,6 +15,7 @@
 
 #include "backend/build_cache.h"
 #include "backend/compilers.h"
+#include "backend/launch_cost.h"
 #include "backend/omp_kernel.h"
 #include "base/util.h"
 
@@ -484,4 +485,5 @@ const struct backend_ops backend_openmp = {
     .fast_math_option = "-ffast-math",
     .no_contract_option = "-ffp-contract=off",
     .caps = omp_caps,
+    .launch_cost_src = launch_cost_src_openmp,
 };

@@ -13,6 +13,12 @@ const struct backend_ops *const backends[] = {&backend_opencl, &backend_cuda, &b
                                               &backend_omp_target};
 const int backend_count = (int)(sizeof backends / sizeof backends[0]);
 
+/* The OpenMP kernels' ABI (omp_kernel.h, which the OpenMP and directive
+ * backends' kernels include), the ceilings' probe kernels (peak/flops<suffix>
+ * for each backend) and the directive backends' runtime (offload/). */
+const char *const backend_runtime_files[] = {"harness/backend/omp_kernel.h", "harness/backend/peak",
+                                             "harness/backend/offload", NULL};
+
 /* Opened like a device, never listed: a device set (core/devset.h), which
  * core registers; backend/ names nothing above it. */
 static const struct backend_ops *unlisted[4];

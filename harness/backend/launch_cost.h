@@ -70,13 +70,19 @@ int launch_cost_parse_counts(const char *list, struct launch_cost_opts *o, char 
 /* "buffer" or "int": the database's and the CSV's spelling. */
 const char *launch_cost_kind_name(enum launch_cost_kind k);
 
-/* The probe kernel's source for a backend ("opencl", "cuda", "openmp"):
+/* The probe kernel's source for a backend (by name, through its ops):
  * LAUNCH_COST_KERNEL with nargs parameters of the kind. Buffer kernels have
  * work-item 0 store nargs into a0 (so the launch has an effect that can be
  * checked and cannot be optimised away); int kernels store nothing, since a
  * place to store would be a buffer argument. malloc'd; NULL for an unknown
  * backend or nargs outside 0..KARG_MAX. */
 char *launch_cost_source(const char *backend, enum launch_cost_kind kind, int nargs);
+/* Each backend's probe (backend_ops.launch_cost_src), in launch_cost_src.c. */
+void launch_cost_src_opencl(struct strbuf *b, int buffers, int nargs);
+void launch_cost_src_cuda(struct strbuf *b, int buffers, int nargs);
+void launch_cost_src_openmp(struct strbuf *b, int buffers, int nargs);
+void launch_cost_src_openacc(struct strbuf *b, int buffers, int nargs);
+void launch_cost_src_omp_target(struct strbuf *b, int buffers, int nargs);
 
 /* Measures every (kind, count) of o on an open device (any backend) into
  * rows, in the order buffer then int, counts as given. Returns the number of
