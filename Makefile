@@ -9,10 +9,11 @@ CC ?= cc
 CUDA_HOME ?= /usr/local/cuda
 OPT ?= -O2 -g
 CFLAGS_BASE = -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE $(OPT)
-# harness/ is one folder per concern (harness/README.md); each is on the
-# include path, so a header is named by its file alone.
-HARNESS_DIRS := cli core backend store stats track report tune
-CPPFLAGS += -Iharness $(addprefix -Iharness/,$(HARNESS_DIRS)) -Ibuild/gen
+# harness/ is one folder per concern (harness/README.md: the layers, and
+# what may include what). Only harness/ is on the include path, so every
+# include names its folder ("store/store.h") and a crossing shows in the line.
+HARNESS_DIRS := base cli core backend store stats track report tune
+CPPFLAGS += -Iharness
 LDLIBS = -lsqlite3 -lz -ldl -lm -lpthread
 
 # Backends compile against headers only and load their drivers with dlopen at
@@ -31,12 +32,14 @@ GIT_DIRTY ?= $(shell test -z "$$(git status --porcelain --untracked-files=no 2>/
 CFLAGS = $(CFLAGS_BASE) -DGIT_COMMIT='"$(GIT_COMMIT)"' -DGIT_DIRTY=$(GIT_DIRTY) -DBUILD_FLAGS='"$(CFLAGS_BASE)"'
 
 # Apps are folders under kernels/ with an app.c; their host code is every .c
-# there except the kernel sources the OpenMP, OpenACC and OpenMP target
-# backends compile at run time with the knobs as -D flags (*_omp.c, *_acc.c,
-# *_omptgt.c).
+# there except the kernel sources the backends compile at run time with the
+# knobs as -D flags: each backend's source_suffix that names a C file
+# (_omp.c, _acc.c, _omptgt.c), read from its ops, so a new backend needs no
+# line here.
 APPS := $(patsubst kernels/%/app.c,%,$(wildcard kernels/*/app.c))
 HARNESS_SRC := harness/main.c $(foreach d,$(HARNESS_DIRS),$(wildcard harness/$(d)/*.c))
-APP_SRC := $(filter-out %_omp.c %_acc.c %_omptgt.c,$(wildcard $(foreach a,$(APPS),kernels/$(a)/*.c)))
+KERNEL_SUFFIXES := $(sort $(shell sed -n 's/.*\.source_suffix = "\([^"]*\.c\)".*/\1/p' harness/backend/*.c))
+APP_SRC := $(filter-out $(addprefix %,$(KERNEL_SUFFIXES)),$(wildcard $(foreach a,$(APPS),kernels/$(a)/*.c)))
 GEN_SRC := build/gen/apps.c build/gen/schema_sql.c
 OBJ := $(patsubst %.c,build/obj/%.o,$(HARNESS_SRC) $(APP_SRC)) build/obj/gen/apps.o build/obj/gen/schema_sql.o
 MAIN_OBJ := build/obj/harness/main.o
@@ -72,7 +75,7 @@ build/obj/gen/%.o: build/gen/%.c build/flags.stamp
 # only when its text changes, so nothing rebuilds needlessly.
 build/gen/apps.c: FORCE
 	@mkdir -p build/gen
-	@{ echo '#include "app.h"'; \
+	@{ echo '#include "core/app.h"'; \
 	  for a in $(APPS); do echo "extern const struct app app_$$a;"; done; \
 	  printf 'const struct app *const apps[] = {'; \
 	  for a in $(APPS); do printf '&app_%s, ' $$a; done; echo 'NULL};'; } > $@.tmp
@@ -87,7 +90,7 @@ build/gen/commit.stamp: FORCE
 	@mkdir -p build/gen
 	@echo '$(GIT_COMMIT) $(GIT_DIRTY)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
-build/obj/harness/core/buildinfo.o build/san/obj/harness/core/buildinfo.o: \
+build/obj/harness/base/buildinfo.o build/san/obj/harness/base/buildinfo.o: \
 	build/gen/commit.stamp
 
 # The LBM reference caches its results on disk; its key carries a hash of its

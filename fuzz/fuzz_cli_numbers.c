@@ -1,4 +1,4 @@
-/* The numbers options and files give (harness/core/util.c parse_whole and
+/* The numbers options and files give (harness/base/util.c parse_whole and
  * parse_real, runner.c wg_parse, cli.c cli_shard, launch-cost's --args
  * list), each checked against a plain reading of what it documents: a
  * decimal integer is [+-]digits and nothing else, its value exact and within
@@ -11,10 +11,10 @@
 #include <float.h>
 #include <math.h>
 
-#include "cli.h"
+#include "backend/launch_cost.h"
+#include "cli/cli.h"
+#include "core/runner.h"
 #include "fuzz.h"
-#include "launch_cost.h"
-#include "runner.h"
 
 /* [+-]digits, exactly, as a clamped 128-bit value; 0 when not that form. */
 static int plain_integer(const char *s, __int128 *out) {

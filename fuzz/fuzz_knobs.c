@@ -3,7 +3,7 @@
  * the same from its canonical text, makes compiler defines, and goes
  * through the app's validity rules on a few devices and shapes without
  * overflowing or dividing by zero (UBSan watches that arithmetic). */
-#include "app.h"
+#include "core/app.h"
 #include "fuzz.h"
 
 #define NAPPS 8

@@ -10,7 +10,7 @@
 #include <math.h>
 
 #include "fuzz.h"
-#include "landscape.h"
+#include "tune/landscape.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc, (void)argv;

@@ -5,7 +5,7 @@
 #include <math.h>
 
 #include "fuzz.h"
-#include "report_def.h"
+#include "report/report_def.h"
 
 static void check_def(const struct report_def *d) {
     FUZZ_ASSERT(d->app[0] && d->ninputs >= 1 && d->ninputs <= REPORT_MAX_INPUTS, "app and %d inputs", d->ninputs);

@@ -4,9 +4,9 @@
  * app's knobs and its shipped variants. */
 #include <math.h>
 
-#include "app.h"
+#include "core/app.h"
+#include "core/sweep_file.h"
 #include "fuzz.h"
-#include "sweep_file.h"
 
 static const struct app *lbm;
 static struct variant_list named;

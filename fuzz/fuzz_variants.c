@@ -3,9 +3,9 @@
  * of distinct, valid names whose knob sets read back the same through
  * knobs_apply (so a variant stored by its canonical knobs is the same
  * variant when read again). */
-#include "app.h"
+#include "core/app.h"
+#include "core/variants.h"
 #include "fuzz.h"
-#include "variants.h"
 
 static void check_list(const struct variant_list *l, const struct knob_def *defs) {
     for (int i = 0; i < l->n; i++) {

@@ -3,12 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buildinfo.h"
-#include "commands.h"
-#include "cpu_counters.h"
-#include "json_out.h"
-#include "progress.h"
-#include "util.h"
+#include "base/buildinfo.h"
+#include "base/util.h"
+#include "cli/commands.h"
+#include "cli/json_out.h"
+#include "core/cpu_counters.h"
+#include "core/progress.h"
 
 struct command {
     const char *name;

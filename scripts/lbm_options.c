@@ -13,13 +13,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app.h"
-#include "backend.h"
-#include "knobs.h"
+#include "backend/backend.h"
+#include "base/util.h"
+#include "core/app.h"
+#include "core/knobs.h"
+#include "core/runner.h"
+#include "core/variants.h"
 #include "lbm.h"
-#include "runner.h"
-#include "util.h"
-#include "variants.h"
 
 int main(int argc, char **argv) {
     if (argc < 4 || argc > 5) {

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tune.h"
+#include "tune/tune.h"
 #define MAXP 1000
 static char key[2][MAXP][200]; static double med[2][MAXP]; static int np[2];
 static struct tune_space sp; static double *T; static int cnt, hit; static double goal;

@@ -11,8 +11,9 @@
 #include <stdint.h>
 
 /* What a device can do. Apps' validity rules and the report ask for these,
- * never for a backend's name, so a new backend is a new file here and a line
- * in the registry (hwloc's components and ggml's supports_op do the same).
+ * never for a backend's name, so a new backend needs no edit outside this
+ * folder (README.md: adding a backend; hwloc's components and ggml's
+ * supports_op do the same).
  * Filled by the backend's caps() from the rest of device_info. */
 struct device_caps {
     unsigned work_groups : 1;       /* kernels run as work-groups with local memory and barriers;
@@ -28,6 +29,14 @@ struct device_caps {
                                        buffers are device addresses (deviceptr / is_device_ptr) */
     unsigned icd_device : 1;        /* an OpenCL ICD loader's platform index[0], device index[1]: a
                                        host program in another language (pyopencl) can open it */
+    /* What a directive program may be written with (OpenACC by GCC for nvptx, GPU and host fallback
+       alike, since the host fallback builds the same program): */
+    unsigned declare_globals : 1; /* device globals its regions read without naming them (declare create) */
+    unsigned async_queues : 1;    /* regions queued on a numbered queue, one wait at the end (async(1)) */
+    unsigned ptx_atomics : 1;     /* an atomic add spelled as PTX (red.global.add.f64) where the compiler
+                                     has no pattern of its own */
+    unsigned vector_in_warps : 1; /* a vector length runs only as whole 32-lane warps up to 1024: another
+                                     builds with a warning and runs 32 (or 1024) lanes */
 };
 
 struct device_info {
@@ -51,6 +60,8 @@ struct device_info {
     char fingerprint[17];    /* hex of a hash over the fields above */
     struct device_caps caps; /* from the fields above (backend_ops.caps); not in the fingerprint */
 };
+
+struct strbuf; /* base/util.h */
 
 /* Opaque per-backend objects. */
 struct buf;
@@ -205,12 +216,21 @@ struct backend_ops {
      * elsewhere only the defaults are accepted. */
     const char *(*compiler_refusal)(const struct device_info *info, const char *cc, const char *opt, char *why,
                                     size_t n);
+    /* (optional) The launch-cost probe (launch_cost.h) in this backend's
+     * language, appended to b: a near-empty kernel LAUNCH_COST_KERNEL with
+     * nargs parameters, float buffers (buffers = 1) or ints. Absent: the
+     * backend has no probe (launch-cost says so). */
+    void (*launch_cost_src)(struct strbuf *b, int buffers, int nargs);
 };
 
 /* The registry: every compiled-in backend, in listing order. */
 extern const struct backend_ops backend_opencl, backend_cuda, backend_openmp, backend_openacc, backend_omp_target;
 extern const struct backend_ops *const backends[];
 extern const int backend_count;
+/* What the backends read at run time, relative to the repository's root
+ * (files or folders; NULL-terminated): kept with every nightly build
+ * (track/kept_build.c), so an old build runs with its own. */
+extern const char *const backend_runtime_files[];
 
 /* Every device of every backend; notes (one line each) for backends with
  * none. Caller frees *out. */
@@ -220,6 +240,11 @@ int devices_all(struct device_info **out, char notes[][256], int max_notes, int 
  * (0 = no match). */
 int devices_match(const struct device_info *all, int n, const char *spec, int *idx, int max);
 const struct backend_ops *backend_by_name(const char *name);
+/* A backend opened by name but never listed: a device set (core/devset.h)
+ * registers its ops here before main runs, since backend/ includes nothing
+ * of the engine's. backend_by_name finds it; dev_open_measuring opens it
+ * with its own open, which opens each member with its meter. */
+void backend_register_unlisted(const struct backend_ops *ops);
 /* Fills info->fingerprint from the identifying fields. */
 void device_fingerprint(struct device_info *info);
 /* Fills info->caps through its backend (devices_all does it for every device

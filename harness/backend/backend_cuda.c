@@ -7,15 +7,16 @@
  * (cuMemAlloc -> cuMemAlloc_v2); the function-pointer fields below are
  * declared through those macros and looked up by their expanded names, so a
  * call written drv.cuMemAlloc(...) reaches the symbol the header means. */
-#include "backend.h"
+#include "backend/backend.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "build_cache.h"
-#include "util.h"
+#include "backend/build_cache.h"
+#include "backend/launch_cost.h"
+#include "base/util.h"
 
 /* Graphs, cooperative launches, warp shuffles and __ldg on every CUDA
  * device; clusters and programmatic dependent launch from sm_90 (Hopper). */
@@ -964,6 +965,7 @@ const struct backend_ops backend_cuda = {
     .mark = cuda_mark,
     .elapsed = cuda_elapsed,
     .source_suffix = ".cu",
+    .launch_cost_src = launch_cost_src_cuda,
 };
 
 #else /* !HAVE_CUDA_HEADERS */
@@ -990,6 +992,7 @@ const struct backend_ops backend_cuda = {
     .fast_math_option = "--use_fast_math", /* for builds outside the harness (lbm_build_options) */
     .no_contract_option = "--fmad=false",
     .caps = cuda_caps,
+    .launch_cost_src = launch_cost_src_cuda,
 };
 
 #endif /* HAVE_CUDA_HEADERS */

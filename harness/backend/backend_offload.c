@@ -22,11 +22,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "build_cache.h"
-#include "compilers.h"
-#include "offload.h"
-#include "omp_kernel.h"
-#include "util.h"
+#include "backend/build_cache.h"
+#include "backend/compilers.h"
+#include "backend/offload.h"
+#include "backend/omp_kernel.h"
+#include "base/util.h"
 
 typedef void offload_kernel_fn(const struct omp_launch *L, void *const *args);
 

@@ -2,7 +2,7 @@
  * (kernels/<app>/<app>_omptgt.c), built at run time by GCC with -fopenmp and
  * nvptx offloading; see backend_offload.c for how, and README.md for the
  * knob vocabulary (thread_limit x num_teams). */
-#include "offload.h"
+#include "backend/offload.h"
 
 static struct offload_model tgt_model = {
     .backend = "omp-target",
@@ -33,5 +33,7 @@ const struct backend_ops backend_omp_target = {
     .build = tgt_build,
     .source_suffix = "_omptgt.c",
     .compiler_refusal = tgt_compiler_refusal,
+    .caps = offload_caps,
+    .launch_cost_src = launch_cost_src_omp_target,
     OFFLOAD_COMMON_OPS,
 };

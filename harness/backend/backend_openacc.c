@@ -2,7 +2,7 @@
  * (kernels/<app>/<app>_acc.c), built at run time by GCC with -fopenacc and
  * nvptx offloading; see backend_offload.c for how, and README.md for the
  * knob vocabulary (vector_length x num_gangs). */
-#include "offload.h"
+#include "backend/offload.h"
 
 static struct offload_model acc_model = {
     .backend = "openacc",
@@ -24,6 +24,13 @@ static const char *acc_compiler_refusal(const struct device_info *info, const ch
                                      size_t n) {
     return offload_compiler_refusal(&acc_model, info, cc, opt, why, n);
 }
+/* What the apps' OpenACC programs are written with (GCC's OpenACC for
+ * nvptx): device globals (declare create), async queues, an atomic add in
+ * PTX, and vector lengths in whole warps only. */
+static void acc_caps(struct device_info *info) {
+    offload_caps(info);
+    info->caps.declare_globals = info->caps.async_queues = info->caps.ptx_atomics = info->caps.vector_in_warps = 1;
+}
 
 const struct backend_ops backend_openacc = {
     .name = "openacc",
@@ -32,5 +39,7 @@ const struct backend_ops backend_openacc = {
     .build = acc_build,
     .source_suffix = "_acc.c",
     .compiler_refusal = acc_compiler_refusal,
+    .caps = acc_caps,
+    .launch_cost_src = launch_cost_src_openacc,
     OFFLOAD_COMMON_OPS,
 };

@@ -1,14 +1,15 @@
 /* The OpenCL backend: every platform and device the ICD loader lists.
  * libOpenCL is opened with dlopen, so a machine without it has "no devices"
  * rather than a binary that will not start. */
-#include "backend.h"
+#include "backend/backend.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "build_cache.h"
-#include "util.h"
+#include "backend/build_cache.h"
+#include "backend/launch_cost.h"
+#include "base/util.h"
 
 /* Work-groups, the ICD loader's numbering (another host program can open
  * the same device), and nothing this backend does not ask the driver for: no
@@ -28,8 +29,11 @@ static int ocl_list(struct device_info **out, char *note, size_t n) {
     err_set(note, n, "built without OpenCL headers (install opencl-headers)");
     return 0;
 }
-const struct backend_ops backend_opencl = {
-    .name = "opencl", .list = ocl_list, .source_suffix = ".cl", .caps = ocl_caps};
+const struct backend_ops backend_opencl = {.name = "opencl",
+                                           .list = ocl_list,
+                                           .source_suffix = ".cl",
+                                           .caps = ocl_caps,
+                                           .launch_cost_src = launch_cost_src_opencl};
 
 #else
 #include <CL/cl.h>
@@ -513,5 +517,6 @@ const struct backend_ops backend_opencl = {
     .fma_option = "-cl-mad-enable",
     .fast_math_option = "-cl-fast-relaxed-math",
     .caps = ocl_caps,
+    .launch_cost_src = launch_cost_src_opencl,
 };
 #endif

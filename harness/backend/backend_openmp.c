@@ -2,7 +2,7 @@
  * at run time by the system compiler (cc -fopenmp, or $HARNESS_OMP_CC) into
  * shared objects with the same -D knob list the GPU backends get, cached on
  * disk, and loaded with dlopen. Buffers are host memory. */
-#include "backend.h"
+#include "backend/backend.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -13,10 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "build_cache.h"
-#include "compilers.h"
-#include "omp_kernel.h"
-#include "util.h"
+#include "backend/build_cache.h"
+#include "backend/compilers.h"
+#include "backend/launch_cost.h"
+#include "backend/omp_kernel.h"
+#include "base/util.h"
 
 typedef void omp_kernel_fn(const struct omp_launch *L, void *const *args);
 
@@ -484,4 +485,5 @@ const struct backend_ops backend_openmp = {
     .fast_math_option = "-ffast-math",
     .no_contract_option = "-ffp-contract=off",
     .caps = omp_caps,
+    .launch_cost_src = launch_cost_src_openmp,
 };

@@ -1,24 +1,47 @@
 /* The backend registry: adding a backend is adding its ops to this table. */
-#include "backend.h"
-#include "devset.h"
+#include "backend/backend.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "energy.h"
-#include "util.h"
+#include "backend/energy.h"
+#include "base/util.h"
 
 const struct backend_ops *const backends[] = {&backend_opencl, &backend_cuda, &backend_openmp, &backend_openacc,
                                               &backend_omp_target};
 const int backend_count = (int)(sizeof backends / sizeof backends[0]);
 
+/* The OpenMP kernels' ABI (omp_kernel.h, which the OpenMP and directive
+ * backends' kernels include), the ceilings' probe kernels (peak/flops<suffix>
+ * for each backend) and the directive backends' runtime (offload/). */
+const char *const backend_runtime_files[] = {"harness/backend/omp_kernel.h", "harness/backend/peak",
+                                             "harness/backend/offload", NULL};
+
+/* Opened like a device, never listed: a device set (core/devset.h), which
+ * core registers; backend/ names nothing above it. */
+static const struct backend_ops *unlisted[4];
+static int nunlisted;
+
+void backend_register_unlisted(const struct backend_ops *ops) {
+    for (int i = 0; i < nunlisted; i++)
+        if (unlisted[i] == ops) return;
+    if (nunlisted < (int)(sizeof unlisted / sizeof unlisted[0])) unlisted[nunlisted++] = ops;
+}
+
+static int is_unlisted(const struct backend_ops *b) {
+    for (int i = 0; i < nunlisted; i++)
+        if (unlisted[i] == b) return 1;
+    return 0;
+}
+
 const struct backend_ops *backend_by_name(const char *name) {
     for (int i = 0; i < backend_count; i++)
         if (strcmp(backends[i]->name, name) == 0) return backends[i];
-    /* A device set (devset.h) is opened like a device, but never listed. */
-    return strcmp(name, DEVSET_BACKEND) == 0 ? &devset_backend : NULL;
+    for (int i = 0; i < nunlisted; i++)
+        if (strcmp(unlisted[i]->name, name) == 0) return unlisted[i];
+    return NULL;
 }
 
 void device_fingerprint(struct device_info *info) {
@@ -93,8 +116,8 @@ int devices_match(const struct device_info *all, int n, const char *spec, int *i
 }
 
 struct dev *dev_open_measuring(const struct device_info *info, char *err, size_t errn) {
-    if (devset_is(info)) return devset_open(info, err, errn); /* its members, each with its meter */
     const struct backend_ops *b = backend_by_name(info->backend);
+    if (b && is_unlisted(b)) return b->open(info, err, errn); /* a set: its members, each with its meter */
     if (!b || !b->open) return err_set(err, errn, "%s: no backend '%s'", info->spec, info->backend), NULL;
     struct dev *d = b->open(info, err, errn);
     if (d) d->energy = energy_open(&d->info);

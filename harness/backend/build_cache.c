@@ -1,4 +1,4 @@
-#include "build_cache.h"
+#include "backend/build_cache.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "base/util.h"
 
 void cache_key(char key[17], const char *source_text, const char *options, const char *compiler, const char *device) {
     uint64_t h = hash_str(source_text ? source_text : "", 0);

@@ -1,13 +1,13 @@
 /* The C compilers of the OpenMP backends: found by probing, each with the
  * folder of its OpenMP runtime (see compilers.h). */
-#include "compilers.h"
+#include "backend/compilers.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "base/util.h"
 
 static const char *const family_names[CC_FAMILIES] = {"gcc", "clang"};
 

@@ -7,7 +7,7 @@
  * missing: it is the board's power averaged over the driver's own last
  * sampling period, not over our interval, and multiplying it by the interval
  * would be an estimate of something else, stored as if measured. */
-#include "energy.h"
+#include "backend/energy.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* NVML's types, spelled here rather than taken from nvml.h, which comes with
  * the driver's development files and is absent from some CUDA toolkits (13's

@@ -8,7 +8,7 @@
 #define HARNESS_ENERGY_H
 #include <stddef.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 
 struct energy_meter;
 

@@ -1,6 +1,6 @@
 /* Launch cost: options and the measurement itself (see launch_cost.h). */
-#include "launch_cost.h"
-#include "compilers.h"
+#include "backend/launch_cost.h"
+#include "backend/compilers.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "stats.h"
-#include "util.h"
+#include "base/util.h"
+#include "stats/stats.h"
 
 /* The report's Figure 1 goes up to 32 arguments; denser at the low end,
  * where real kernels live. */

@@ -21,7 +21,7 @@
  *     int64_t run = store_run_begin(store, &dev->info, "my command", err, sizeof err);
  *     launch_cost_store(store, run, rows, n, err, sizeof err);
  *     store_run_end(store, run);
- *     launch_cost_plot(db_path, "fig1.png", err, sizeof err);
+ *     launch_cost_plot(db_path, "fig1.png", NULL, err, sizeof err); (report/launch_cost_plot.h)
  *
  * Times in rows and in the database are seconds for the whole loop of one
  * repetition; per launch is seconds / launches. */
@@ -31,7 +31,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 
 enum launch_cost_kind { LAUNCH_COST_BUFFER, LAUNCH_COST_INT };
 #define LAUNCH_COST_KINDS 2
@@ -70,13 +70,19 @@ int launch_cost_parse_counts(const char *list, struct launch_cost_opts *o, char 
 /* "buffer" or "int": the database's and the CSV's spelling. */
 const char *launch_cost_kind_name(enum launch_cost_kind k);
 
-/* The probe kernel's source for a backend ("opencl", "cuda", "openmp"):
+/* The probe kernel's source for a backend (by name, through its ops):
  * LAUNCH_COST_KERNEL with nargs parameters of the kind. Buffer kernels have
  * work-item 0 store nargs into a0 (so the launch has an effect that can be
  * checked and cannot be optimised away); int kernels store nothing, since a
  * place to store would be a buffer argument. malloc'd; NULL for an unknown
  * backend or nargs outside 0..KARG_MAX. */
 char *launch_cost_source(const char *backend, enum launch_cost_kind kind, int nargs);
+/* Each backend's probe (backend_ops.launch_cost_src), in launch_cost_src.c. */
+void launch_cost_src_opencl(struct strbuf *b, int buffers, int nargs);
+void launch_cost_src_cuda(struct strbuf *b, int buffers, int nargs);
+void launch_cost_src_openmp(struct strbuf *b, int buffers, int nargs);
+void launch_cost_src_openacc(struct strbuf *b, int buffers, int nargs);
+void launch_cost_src_omp_target(struct strbuf *b, int buffers, int nargs);
 
 /* Measures every (kind, count) of o on an open device (any backend) into
  * rows, in the order buffer then int, counts as given. Returns the number of
@@ -97,11 +103,4 @@ struct store;
  * 0, or -1 with err. */
 int launch_cost_store(struct store *s, int64_t run_id, const struct launch_cost_row *rows, int nrows, char *err,
                       size_t errn);
-
-/* Draws the figure from a database into png_path: microseconds per launch
- * (enqueue, median with q1..q3 bars) against the argument count, one line
- * per device and kind, from the latest run of each device that measured
- * launch cost. The database is opened read-only. 0, or -1 with err (no
- * database, no launch-cost rows, no gnuplot, gnuplot failed). */
-int launch_cost_plot(const char *db_path, const char *png_path, char *err, size_t errn);
 #endif

@@ -18,11 +18,11 @@
  *    (parallel loop / target teams distribute parallel for) over device
  *    addresses (deviceptr / is_device_ptr); the ints go in firstprivate, so
  *    every launch carries them to the device. */
-#include "launch_cost.h"
+#include "backend/launch_cost.h"
 
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* "(__global float *a0, __global float *a1)" and the like; "(void)" when
  * empty, which both OpenCL C and CUDA C++ accept. */
@@ -36,18 +36,18 @@ static void params(struct strbuf *b, const char *type, int nargs) {
     sb_printf(b, ")");
 }
 
-static void opencl_src(struct strbuf *b, enum launch_cost_kind kind, int nargs) {
+void launch_cost_src_opencl(struct strbuf *b, int buffers, int nargs) {
     sb_printf(b, "__kernel void " LAUNCH_COST_KERNEL);
-    params(b, kind == LAUNCH_COST_BUFFER ? "__global float *" : "int ", nargs);
-    if (kind == LAUNCH_COST_BUFFER && nargs > 0)
+    params(b, buffers ? "__global float *" : "int ", nargs);
+    if (buffers && nargs > 0)
         sb_printf(b, "\n{\n    if (get_global_id(0) == 0 && get_global_id(1) == 0) a0[0] = %d.0f;\n}\n", nargs);
     else sb_printf(b, "\n{\n}\n");
 }
 
-static void cuda_src(struct strbuf *b, enum launch_cost_kind kind, int nargs) {
+void launch_cost_src_cuda(struct strbuf *b, int buffers, int nargs) {
     sb_printf(b, "extern \"C\" __global__ void " LAUNCH_COST_KERNEL);
-    params(b, kind == LAUNCH_COST_BUFFER ? "float *" : "int ", nargs);
-    if (kind == LAUNCH_COST_BUFFER && nargs > 0)
+    params(b, buffers ? "float *" : "int ", nargs);
+    if (buffers && nargs > 0)
         sb_printf(b,
                   "\n{\n    if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0 && threadIdx.y == 0)"
                   " a0[0] = %d.0f;\n}\n",
@@ -57,12 +57,12 @@ static void cuda_src(struct strbuf *b, enum launch_cost_kind kind, int nargs) {
 
 /* The ABI of harness/backend/omp_kernel.h: args[i] is the buffer's memory or a
  * pointer to the int. */
-static void openmp_src(struct strbuf *b, enum launch_cost_kind kind, int nargs) {
+void launch_cost_src_openmp(struct strbuf *b, int buffers, int nargs) {
     sb_printf(b, "#include \"omp_kernel.h\"\n\n"
                  "void " LAUNCH_COST_KERNEL "(const struct omp_launch *L, void *const *args)\n{\n");
-    const int store = kind == LAUNCH_COST_BUFFER && nargs > 0;
+    const int store = buffers && nargs > 0;
     if (store) sb_printf(b, "    float *a0 = args[0];\n");
-    if (kind == LAUNCH_COST_INT) {
+    if (!buffers) {
         sb_printf(b, "    int sum = 0;\n");
         for (int i = 0; i < nargs; i++) sb_printf(b, "    sum += *(const int *)args[%d];\n", i);
     } else {
@@ -72,53 +72,44 @@ static void openmp_src(struct strbuf *b, enum launch_cost_kind kind, int nargs) 
                  "#pragma omp parallel for\n"
                  "    for (long i = 0; i < items; i++) {\n");
     if (store) sb_printf(b, "        if (i == 0) a0[0] = %d.0f;\n", nargs);
-    else if (kind == LAUNCH_COST_INT) sb_printf(b, "        __asm__ __volatile__(\"\" : : \"r\"(sum) : \"memory\");\n");
+    else if (!buffers) sb_printf(b, "        __asm__ __volatile__(\"\" : : \"r\"(sum) : \"memory\");\n");
     else sb_printf(b, "        __asm__ __volatile__(\"\" : : : \"memory\");\n");
     sb_printf(b, "    }\n}\n");
 }
 
 /* model: 0 OpenACC, 1 OpenMP target. */
-static void directive_src(struct strbuf *b, enum launch_cost_kind kind, int nargs, int model) {
+static void directive_src(struct strbuf *b, int buffers, int nargs, int model) {
     sb_printf(b, "#include \"omp_kernel.h\"\n\n"
                  "void " LAUNCH_COST_KERNEL "(const struct omp_launch *L, void *const *args)\n{\n");
-    const int store = kind == LAUNCH_COST_BUFFER && nargs > 0;
+    const int store = buffers && nargs > 0;
     if (store) sb_printf(b, "    float *a0 = args[0];\n");
     else sb_printf(b, "    (void)args;\n");
-    if (kind == LAUNCH_COST_INT) {
+    if (!buffers) {
         sb_printf(b, "    int sum = 0;\n");
         for (int i = 0; i < nargs; i++) sb_printf(b, "    sum += *(const int *)args[%d];\n", i);
     }
-    const char *clause = store                     ? (model ? "is_device_ptr(a0)" : "deviceptr(a0)")
-                         : kind == LAUNCH_COST_INT ? "firstprivate(sum)"
-                                                   : "";
+    const char *clause = store ? (model ? "is_device_ptr(a0)" : "deviceptr(a0)") : !buffers ? "firstprivate(sum)" : "";
     sb_printf(b,
               "    const long items = (long)(L->global[0] * L->global[1]);\n"
               "#pragma %s %s\n"
               "    for (long i = 0; i < items; i++) {\n",
               model ? "omp target teams distribute parallel for" : "acc parallel loop gang vector", clause);
     if (store) sb_printf(b, "        if (i == 0) a0[0] = %d.0f;\n", nargs);
-    else if (kind == LAUNCH_COST_INT) sb_printf(b, "        __asm__ __volatile__(\"\" : : \"r\"(sum) : \"memory\");\n");
+    else if (!buffers) sb_printf(b, "        __asm__ __volatile__(\"\" : : \"r\"(sum) : \"memory\");\n");
     else sb_printf(b, "        __asm__ __volatile__(\"\" : : : \"memory\");\n");
     sb_printf(b, "    }\n}\n");
 }
-static void openacc_src(struct strbuf *b, enum launch_cost_kind kind, int nargs) { directive_src(b, kind, nargs, 0); }
-static void omp_target_src(struct strbuf *b, enum launch_cost_kind kind, int nargs) {
-    directive_src(b, kind, nargs, 1);
-}
+void launch_cost_src_openacc(struct strbuf *b, int buffers, int nargs) { directive_src(b, buffers, nargs, 0); }
+void launch_cost_src_omp_target(struct strbuf *b, int buffers, int nargs) { directive_src(b, buffers, nargs, 1); }
 
 char *launch_cost_source(const char *backend, enum launch_cost_kind kind, int nargs) {
     if (!backend || nargs < 0 || nargs > KARG_MAX) return NULL;
     if (kind != LAUNCH_COST_BUFFER && kind != LAUNCH_COST_INT) return NULL;
-    void (*gen)(struct strbuf *, enum launch_cost_kind, int) = !strcmp(backend, "opencl")       ? opencl_src
-                                                               : !strcmp(backend, "cuda")       ? cuda_src
-                                                               : !strcmp(backend, "openmp")     ? openmp_src
-                                                               : !strcmp(backend, "openacc")    ? openacc_src
-                                                               : !strcmp(backend, "omp-target") ? omp_target_src
-                                                                                                : NULL;
-    if (!gen) return NULL;
+    const struct backend_ops *ops = backend_by_name(backend);
+    if (!ops || !ops->launch_cost_src) return NULL;
     struct strbuf b = {0};
     sb_printf(&b, "/* launch-cost probe: %d %s argument%s (generated by harness/backend/launch_cost_src.c) */\n", nargs,
               launch_cost_kind_name(kind), nargs == 1 ? "" : "s");
-    gen(&b, kind, nargs);
+    ops->launch_cost_src(&b, kind == LAUNCH_COST_BUFFER, nargs);
     return b.s;
 }

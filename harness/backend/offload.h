@@ -3,8 +3,9 @@
  * programming model. Private to harness/backend. */
 #ifndef HARNESS_OFFLOAD_H
 #define HARNESS_OFFLOAD_H
-#include "backend.h"
-#include "compilers.h"
+#include "backend/backend.h"
+#include "backend/compilers.h"
+#include "backend/launch_cost.h"
 
 struct offload_runtime; /* the loaded offload/offload_rt.c of one model */
 
@@ -51,5 +52,5 @@ void offload_caps(struct device_info *info);
     .buf_free = offload_buf_free, .write = offload_write, .read = offload_read, .copy = offload_copy,                  \
     .launch = offload_launch, .address = offload_address, .finish = offload_finish, .mark = offload_mark,              \
     .elapsed = offload_elapsed, .fma_option = "-ffp-contract=fast", .fast_math_option = "-ffast-math",                 \
-    .no_contract_option = "-ffp-contract=off", .caps = offload_caps
+    .no_contract_option = "-ffp-contract=off"
 #endif

@@ -2,14 +2,14 @@
  * device-to-device copy, bytes read plus bytes written over the median time
  * of many copies; and the FP32 rate of FMA chains. `harness peak` and
  * `harness report` store them per device fingerprint. */
-#include "peak.h"
-#include "compilers.h"
+#include "backend/peak.h"
+#include "backend/compilers.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
-#include "util.h"
+#include "base/util.h"
+#include "stats/stats.h"
 
 #define PEAK_FILL_CHUNK ((size_t)16 << 20)
 

@@ -3,7 +3,7 @@
 #define HARNESS_PEAK_H
 #include <stddef.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 
 #define PEAK_REPS 20
 

@@ -1,4 +1,4 @@
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -7,11 +7,13 @@
 
 #include <unistd.h>
 
-#include "devset.h"
-#include "progress.h"
-#include "store.h"
-#include "util.h"
-#include "worker.h"
+#include "base/util.h"
+#include "core/devset.h"
+#include "core/progress.h"
+#include "core/worker.h"
+#include "store/store.h"
+#include "track/burn_in.h"
+#include "track/host_check.h"
 
 static int devices_pick(const char *specs, struct device_pick *out, int kinds_optional) {
     memset(out, 0, sizeof *out);
@@ -65,6 +67,31 @@ int cli_devices_kinds_optional(const char *specs, struct device_pick *out) { ret
 void cli_devices_free(struct device_pick *p) {
     free(p->all);
     memset(p, 0, sizeof *p);
+}
+
+/* The chosen devices of a pick, in order, as one array (malloc'd). */
+static struct device_info *chosen(const struct device_pick *p) {
+    struct device_info *d = xcalloc((size_t)p->count + 1, sizeof *d);
+    for (int i = 0; i < p->count; i++) d[i] = p->all[p->idx[i]];
+    return d;
+}
+
+int cli_burn_in(const char *specs, double min_s, double max_s, FILE *log) {
+    struct device_pick pick;
+    if (cli_devices(specs, &pick) != 0) return 1;
+    struct device_info *devs = chosen(&pick);
+    const int unsettled = burn_in_devices(devs, pick.count, min_s, max_s, log);
+    free(devs);
+    cli_devices_free(&pick);
+    return unsettled;
+}
+
+void cli_host_check(struct store *s, const char *specs, int canaries, struct host_check *out) {
+    struct device_pick pick = {0};
+    struct device_info *devs = canaries && cli_devices(specs, &pick) == 0 ? chosen(&pick) : NULL;
+    host_check(s, devs, devs ? pick.count : 0, out);
+    free(devs);
+    cli_devices_free(&pick);
 }
 
 const struct app *cli_app(const char *name) {

@@ -3,9 +3,11 @@
  * value) and returns EXIT_USAGE, so a command can `return` it unchanged. */
 #ifndef HARNESS_CLI_H
 #define HARNESS_CLI_H
-#include "app.h"
-#include "backend.h"
-#include "variants.h"
+#include <stdio.h>
+
+#include "backend/backend.h"
+#include "core/app.h"
+#include "core/variants.h"
 
 #define CLI_MAX_DEVICES 64
 
@@ -22,6 +24,15 @@ int cli_devices(const char *specs, struct device_pick *out);
  * error: a sweep of the GPUs on a machine without one runs nothing. */
 int cli_devices_kinds_optional(const char *specs, struct device_pick *out);
 void cli_devices_free(struct device_pick *p);
+
+struct store;
+struct host_check;
+/* track/'s burn-in and host check on the devices of a spec list (NULL:
+ * all), resolved here as the commands resolve --device: burn_in_devices
+ * (1 when the list names no device), and host_check with each device's
+ * canary (canaries 0, or a list naming none: the load alone). */
+int cli_burn_in(const char *specs, double min_s, double max_s, FILE *log);
+void cli_host_check(struct store *s, const char *specs, int canaries, struct host_check *out);
 
 const struct app *cli_app(const char *name);
 
@@ -51,7 +62,6 @@ int cli_max_time(const char *cmd, const char *arg, double *out);
  * 0, or -1 with nothing written (the caller names the option). */
 int cli_shard(const char *text, int *shard, int *shards);
 
-struct store;
 /* Opens the database for a command that only looks (db NULL: the default).
  * Looking must not create: a missing file says "no results yet" and leaves
  * *out NULL. EXIT_OK (with *out open, or NULL), or EXIT_FOUND after a

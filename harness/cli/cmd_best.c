@@ -4,12 +4,12 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "store.h"
-#include "store_tuned.h"
-#include "store_tuned_history.h"
-#include "util.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "store/store.h"
+#include "store/store_tuned.h"
+#include "store/store_tuned_history.h"
 
 static void usage(FILE *out) {
     fprintf(out,

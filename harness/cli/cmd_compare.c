@@ -17,20 +17,20 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buildinfo.h"
-#include "burn_in.h"
-#include "cli.h"
-#include "commands.h"
-#include "compare.h"
-#include "confirm.h"
-#include "host_check.h"
-#include "kept_build.h"
-#include "noise.h"
-#include "steadiest.h"
-#include "store.h"
-#include "store_compare.h"
-#include "store_nightly.h"
-#include "util.h"
+#include "base/buildinfo.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "store/store.h"
+#include "store/store_compare.h"
+#include "store/store_nightly.h"
+#include "track/burn_in.h"
+#include "track/compare.h"
+#include "track/confirm.h"
+#include "track/host_check.h"
+#include "track/kept_build.h"
+#include "track/noise.h"
+#include "track/steadiest.h"
 
 struct side {
     const char *spec, *bin, *root;
@@ -257,9 +257,9 @@ static int rerun(struct store *store, struct compare_opts *o, struct compare_row
         return EXIT_OK;
     }
     struct host_check before, after;
-    host_check(store, devs.s, 1, &before);
+    cli_host_check(store, devs.s, 1, &before);
     host_check_print(stdout, "before", &before);
-    if (o->burn > 0) burn_in_devices(devs.s, 3, o->burn, stdout);
+    if (o->burn > 0) cli_burn_in(devs.s, 3, o->burn, stdout);
     printf("rerun: %d series, %d pairs of rounds, A = %s, B = %s\n", k, o->rounds, ea.bin ? ea.bin : "this binary",
            eb.bin    ? eb.bin
            : eb.root ? eb.root
@@ -276,7 +276,7 @@ static int rerun(struct store *store, struct compare_opts *o, struct compare_row
                               .target = o->p.target,
                               .max_time_s = o->max_time_s};
     int confirmed = confirm_run(store, cs, k, &co), regressions = 0;
-    host_check(store, devs.s, 1, &after);
+    cli_host_check(store, devs.s, 1, &after);
     host_check_print(stdout, "after", &after);
     printf("\nrerun (A and B interleaved, paired by round):\n");
     for (int i = 0, j = 0; i < n && confirmed >= 0; i++) {

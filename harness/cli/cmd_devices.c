@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "commands.h"
-#include "energy.h"
-#include "progress.h"
-#include "util.h"
+#include "backend/backend.h"
+#include "backend/energy.h"
+#include "base/util.h"
+#include "cli/commands.h"
+#include "core/progress.h"
 
 /* "nvml, PCI ..." where the device has an energy meter; for an NVIDIA GPU
  * without one, "none: why"; "" for every other device, which never has one.

@@ -33,10 +33,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "store.h"
-#include "store_export.h"
-#include "util.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "store/store.h"
+#include "store/store_export.h"
 
 static void export_usage(FILE *out) {
     fprintf(out,

@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "launch_cost.h"
-#include "probe_isolated.h"
-#include "store.h"
-#include "util.h"
+#include "backend/launch_cost.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "core/probe_isolated.h"
+#include "store/store.h"
 
 static void usage(FILE *out) {
     fprintf(out,

@@ -10,11 +10,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "store.h"
-#include "store_merge.h"
-#include "store_nightly.h"
-#include "util.h"
+#include "base/util.h"
+#include "cli/commands.h"
+#include "store/store.h"
+#include "store/store_merge.h"
+#include "store/store_nightly.h"
 
 /* --sweep FILE --shards N: which shards of that sweep are missing or
  * incomplete in OUT. The expansion is the sweep's own: `harness sweep FILE

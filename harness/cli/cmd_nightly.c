@@ -25,23 +25,23 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "backend.h"
-#include "burn_in.h"
-#include "cli.h"
-#include "commands.h"
-#include "compare.h"
-#include "confirm.h"
-#include "kept_build.h"
-#include "night_quality.h"
-#include "nightly_gate.h"
-#include "store.h"
-#include "store_nightly.h"
-#include "store_nightly_run.h"
-#include "store_quality.h"
-#include "store_tuned.h"
-#include "sweep_file.h"
-#include "telemetry.h"
-#include "util.h"
+#include "backend/backend.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "core/sweep_file.h"
+#include "store/store.h"
+#include "store/store_nightly.h"
+#include "store/store_nightly_run.h"
+#include "store/store_quality.h"
+#include "store/store_tuned.h"
+#include "track/burn_in.h"
+#include "track/compare.h"
+#include "track/confirm.h"
+#include "track/kept_build.h"
+#include "track/night_quality.h"
+#include "track/nightly_gate.h"
+#include "track/telemetry.h"
 
 #define MAX_SUITES 16
 #define MAX_TUNED 64
@@ -409,7 +409,7 @@ int cmd_nightly(int argc, char **argv) {
 
     int failed = 0;
     char *devs = peak_devices(specs, o.nsuites);
-    if (o.burn_in_s > 0) burn_in_devices(devs, 5, o.burn_in_s, stderr);
+    if (o.burn_in_s > 0) cli_burn_in(devs, 5, o.burn_in_s, stderr);
     char *peak_args[] = {"peak", "--db", (char *)o.db, devs ? "--device" : NULL, devs, NULL};
     failed += run_child(peak_args) != 0;
     free(devs);
@@ -443,6 +443,7 @@ int cmd_nightly(int argc, char **argv) {
         struct gate_opts go = {.confirm = o.confirm,
                                .confirm_rounds = o.confirm_rounds,
                                .burn_in_s = o.burn_in_s > 30 ? 30 : o.burn_in_s,
+                               .burn_in = cli_burn_in,
                                .disturbed_devices = disturbed,
                                .target = o.target,
                                .max_time_s = o.max_time_s};

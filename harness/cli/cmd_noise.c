@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
-#include "noise.h"
-#include "store.h"
-#include "store_nightly.h"
-#include "util.h"
+#include "base/util.h"
+#include "cli/commands.h"
+#include "store/store.h"
+#include "store/store_nightly.h"
+#include "track/noise.h"
 
 static void usage(FILE *out) {
     fprintf(out,

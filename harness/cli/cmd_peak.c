@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "devset.h"
-#include "peak.h"
-#include "probe_isolated.h"
-#include "store.h"
-#include "util.h"
+#include "backend/peak.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "core/devset.h"
+#include "core/probe_isolated.h"
+#include "store/store.h"
 
 int cmd_peak(int argc, char **argv) {
     static const struct option longopts[] = {{"device", required_argument, 0, 'd'},

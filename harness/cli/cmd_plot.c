@@ -17,12 +17,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "gnuplot.h"
-#include "store.h"
-#include "store_plot.h"
-#include "util.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "report/gnuplot.h"
+#include "store/store.h"
+#include "store/store_plot.h"
 
 static void plot_usage(FILE *out) {
     fprintf(out,

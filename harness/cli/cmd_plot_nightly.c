@@ -13,13 +13,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "gnuplot.h"
-#include "series.h"
-#include "store.h"
-#include "store_nightly.h"
-#include "store_plot.h"
-#include "util.h"
+#include "base/util.h"
+#include "cli/commands.h"
+#include "report/gnuplot.h"
+#include "store/store.h"
+#include "store/store_nightly.h"
+#include "store/store_plot.h"
+#include "track/series.h"
 
 static void usage(FILE *out) {
     fprintf(out, "usage: harness plot nightly [--db PATH] [--out DIR]   (--out-dir is the same)\n"

@@ -16,13 +16,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "gnuplot.h"
-#include "progress.h"
-#include "store.h"
-#include "store_plot.h"
-#include "util.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "core/progress.h"
+#include "report/gnuplot.h"
+#include "store/store.h"
+#include "store/store_plot.h"
 
 #define MAX_BARS 64 /* devices and variants each: a chart with more is unreadable */
 

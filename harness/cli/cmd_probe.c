@@ -13,13 +13,13 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "burn_in.h"
-#include "commands.h"
-#include "devset.h"
-#include "launch_cost.h"
-#include "peak.h"
-#include "probe_isolated.h"
-#include "util.h"
+#include "backend/launch_cost.h"
+#include "backend/peak.h"
+#include "base/util.h"
+#include "cli/commands.h"
+#include "core/devset.h"
+#include "core/probe_isolated.h"
+#include "track/burn_in.h"
 
 /* The parent's channel: the real standard output (stdout itself goes to
  * stderr, so nothing a library prints can be taken for a figure). */

@@ -16,16 +16,16 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
-#include "buildinfo.h"
-#include "commands.h"
-#include "gnuplot.h"
-#include "html.h"
-#include "progress.h"
-#include "publish.h"
-#include "store.h"
-#include "store_publish.h"
-#include "util.h"
+#include "base/buildinfo.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/publish.h"
+#include "core/progress.h"
+#include "report/gnuplot.h"
+#include "report/html.h"
+#include "store/store.h"
+#include "store/store_publish.h"
 
 static void usage(FILE *out) {
     fprintf(out,

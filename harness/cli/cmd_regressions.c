@@ -27,19 +27,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "changepoint.h"
-#include "cli.h"
-#include "commands.h"
-#include "confirm.h"
-#include "kept_build.h"
-#include "noise.h"
-#include "series.h"
-#include "stats.h"
-#include "store.h"
-#include "store_quality.h"
-#include "store_changepoint.h"
-#include "store_nightly.h"
-#include "util.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "stats/changepoint.h"
+#include "stats/stats.h"
+#include "store/store.h"
+#include "store/store_changepoint.h"
+#include "store/store_nightly.h"
+#include "store/store_quality.h"
+#include "track/confirm.h"
+#include "track/kept_build.h"
+#include "track/noise.h"
+#include "track/series.h"
 
 #define MAX_CP 64
 #define CANARY_WINDOW 3

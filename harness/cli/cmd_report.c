@@ -13,17 +13,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buildinfo.h"
-#include "cli.h"
-#include "commands.h"
-#include "devset.h"
-#include "host_check.h"
-#include "launch_cost.h"
-#include "peak.h"
-#include "probe_isolated.h"
-#include "report.h"
-#include "util.h"
-#include "worker.h"
+#include "backend/launch_cost.h"
+#include "backend/peak.h"
+#include "base/buildinfo.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "core/devset.h"
+#include "core/probe_isolated.h"
+#include "core/worker.h"
+#include "report/report.h"
+#include "track/host_check.h"
 
 struct report_opts {
     const char *app, *device, *db, *out, *def, *variant;
@@ -430,7 +430,7 @@ int cmd_report(int argc, char **argv) {
     signal(SIGTERM, on_signal);
     const time_t start = time(NULL);
     struct host_check hc;
-    host_check(r.store, o.device, 0, &hc); /* the ceilings below are the canaries */
+    cli_host_check(r.store, o.device, 0, &hc); /* the ceilings below are the canaries */
     host_check_words(&hc, r.host[0], sizeof r.host[0]);
     r.disturbed |= hc.disturbed;
     host_check_print(stdout, "before", &hc);
@@ -438,7 +438,7 @@ int cmd_report(int argc, char **argv) {
     launch_costs(&r);
     r.pool = pool_open();
     report_measure(&r);
-    host_check(r.store, o.device, 1, &hc);
+    cli_host_check(r.store, o.device, 1, &hc);
     host_check_words(&hc, r.host[1], sizeof r.host[1]);
     r.disturbed |= hc.disturbed;
     host_check_print(stdout, "after", &hc);

@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli.h"
-#include "store.h"
-#include "store_runs.h"
-#include "util.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "store/store.h"
+#include "store/store_runs.h"
 
 static void results_usage(FILE *out) {
     fprintf(out,

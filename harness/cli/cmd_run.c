@@ -10,17 +10,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app.h"
-#include "cli.h"
-#include "commands.h"
-#include "devset.h"
-#include "progress.h"
-#include "rounds.h"
-#include "runner.h"
-#include "store.h"
-#include "store_tuned.h"
-#include "util.h"
-#include "worker.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "core/app.h"
+#include "core/devset.h"
+#include "core/progress.h"
+#include "core/rounds.h"
+#include "core/runner.h"
+#include "core/worker.h"
+#include "store/store.h"
+#include "store/store_tuned.h"
 
 static struct cli_unstored unstored; /* the first refused result stops the run (cli.h) */
 
@@ -353,7 +353,7 @@ static int run_in_process(const struct run_opts *o, const struct app *app, const
             dev_close(d);
             break;
         }
-        const double peak = runner_peak(store, info);
+        const double peak = store_peak_gbs(store, info);
         for (int i = 0; i < pl->n; i++) {
             const struct planned *x = &pl->p[i];
             if (x->dev != di) continue;
@@ -406,7 +406,7 @@ static void run_result(void *ctx, struct round_job *j, int round, int first_samp
         return;
     }
     if (!j->done) return;
-    runner_print(stdout, dev, &j->m, runner_peak(c->store, dev));
+    runner_print(stdout, dev, &j->m, store_peak_gbs(c->store, dev));
     fflush(stdout);
     c->failures += j->m.status != ST_OK && j->m.status != ST_UNVERIFIED;
 }

@@ -14,18 +14,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "devset.h"
-#include "progress.h"
-#include "rounds.h"
-#include "runner.h"
-#include "store.h"
-#include "store_sweep.h"
-#include "store_tuned.h"
-#include "sweep_file.h"
-#include "util.h"
-#include "worker.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "core/devset.h"
+#include "core/progress.h"
+#include "core/rounds.h"
+#include "core/runner.h"
+#include "core/sweep_file.h"
+#include "core/worker.h"
+#include "store/store.h"
+#include "store/store_sweep.h"
+#include "store/store_tuned.h"
 
 #define SWEEP_MAX_FILES 64
 
@@ -298,7 +298,7 @@ static void on_result(void *ctx, struct round_job *j, int round, int first_sampl
     c->t->measured++;
     c->t->failed += j->m.status != ST_OK && j->m.status != ST_UNVERIFIED;
     if (isatty(2)) fprintf(stderr, "\r\033[K");
-    runner_print(stdout, dev, &j->m, runner_peak(c->store, dev));
+    runner_print(stdout, dev, &j->m, store_peak_gbs(c->store, dev));
     fflush(stdout);
 }
 

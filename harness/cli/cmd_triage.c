@@ -8,12 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "store.h"
-#include "store_changepoint.h"
-#include "store_exclusion.h"
-#include "store_nightly.h"
-#include "util.h"
+#include "base/util.h"
+#include "cli/commands.h"
+#include "store/store.h"
+#include "store/store_changepoint.h"
+#include "store/store_exclusion.h"
+#include "store/store_nightly.h"
 
 static const char *const states[] = {"detected", "acknowledged", "fixed", "false-positive"};
 

@@ -23,22 +23,22 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "energy.h"
-#include "host_check.h"
-#include "progress.h"
-#include "rounds.h"
-#include "runner.h"
-#include "store.h"
-#include "store_tuned.h"
-#include "store_tuned_history.h"
-#include "sweep_file.h"
-#include "tune.h"
-#include "tune_plan.h"
-#include "tune_verdict.h"
-#include "util.h"
-#include "worker.h"
+#include "backend/energy.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "core/progress.h"
+#include "core/rounds.h"
+#include "core/runner.h"
+#include "core/sweep_file.h"
+#include "core/worker.h"
+#include "store/store.h"
+#include "store/store_tuned.h"
+#include "store/store_tuned_history.h"
+#include "track/host_check.h"
+#include "tune/tune.h"
+#include "tune/tune_plan.h"
+#include "tune/tune_verdict.h"
 
 #define POW2_STEPS 11      /* 1, 2, 4, ..., 1024 per dimension */
 #define VERDICT_SHAPES 4   /* configurations measured again for the verdict */
@@ -737,6 +737,18 @@ static void cand_of_point(const struct live *l, int i, struct verdict_cand *c) {
     c->point = i;
 }
 
+/* Each verdict round as it comes, stored: the candidate's row, then its
+ * later rounds' samples (verdict_env.keep). */
+static void verdict_keep(void *ctx, struct round_job *j, int round, int first_sample) {
+    const struct live *l = ctx;
+    (void)round;
+    char err[512];
+    int rc = j->mid > 0       ? store_measurement_more(l->store, j->mid, &j->m, first_sample, err, sizeof err)
+             : l->run_id >= 0 ? store_measurement_id(l->store, l->run_id, &j->m, &j->mid, err, sizeof err)
+                              : 0;
+    if (rc != 0) fprintf(stderr, "harness: %s\n", err);
+}
+
 /* The verdict among the best the search found (by full-length figures when
  * it screened) and the stored configuration. */
 static void judge(struct live *l, struct outcome *oc) {
@@ -773,8 +785,16 @@ static void judge(struct live *l, struct outcome *oc) {
         c[nc++] = oc->stored_c;
     }
     if (nc < 2) return;
-    struct verdict_env env = {l->pool,   l->d->dev, l->store,  l->run_id,    l->peak,
-                              o->warmup, o->reps,   o->rounds, o->timeout_s, o->seed};
+    struct verdict_env env = {.pool = l->pool,
+                              .dev = l->d->dev,
+                              .keep = verdict_keep,
+                              .keep_ctx = l,
+                              .peak = l->peak,
+                              .warmup = o->warmup,
+                              .reps = o->reps,
+                              .rounds = o->rounds,
+                              .timeout_s = o->timeout_s,
+                              .seed = o->seed};
     struct verdict_out v;
     const double t0 = clock_now();
     const int ok = verdict_rounds(&env, c, nc, stored_k, &v) == 0;
@@ -991,14 +1011,14 @@ static int run_search(struct call *c, struct search_def *d, struct store *store,
         l.planned = strcmp(o->strategy, "exhaustive") && o->budget < d->plan.n ? o->budget : d->plan.n;
         l.refs = (struct ref_holder){d->app, d->in, NULL};
         l.refs_screen = (struct ref_holder){d->app, d->in_screen, NULL};
-        l.peak = runner_peak(store, d->dev);
+        l.peak = store_peak_gbs(store, d->dev);
         l.seen = xcalloc((size_t)d->plan.n, sizeof *l.seen);
         l.full = xcalloc((size_t)d->plan.n, sizeof *l.full);
         for (int i = 0; i < d->plan.n; i++) l.seen[i] = l.full[i] = NAN;
         l.run_id = store_run_begin(store, d->dev, command, err, sizeof err);
         if (l.run_id < 0) fprintf(stderr, "harness: %s\n", err);
         struct host_check hc;
-        host_check(store, d->dev->spec, 1, &hc);
+        cli_host_check(store, d->dev->spec, 1, &hc);
         host_check_print(stdout, "before", &hc);
         disturbed |= hc.disturbed;
         found = tune_search(o->strategy, &d->plan.space, o->budget, o->seed, live_eval, &l, &oc.r) == 0;
@@ -1008,7 +1028,7 @@ static int run_search(struct call *c, struct search_def *d, struct store *store,
         if (found && !harness_interrupted) judge(&l, &oc);
         oc.r.evaluations = evaluations;
         found &= oc.best.cfg.app != NULL;
-        host_check(store, d->dev->spec, 1, &hc);
+        cli_host_check(store, d->dev->spec, 1, &hc);
         host_check_print(stdout, "after", &hc);
         disturbed |= hc.disturbed;
         if (l.run_id >= 0) store_run_end(store, l.run_id);

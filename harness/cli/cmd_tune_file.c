@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
-#include "json.h"
-#include "progress.h"
-#include "tune_replay_file.h"
-#include "util.h"
+#include "base/util.h"
+#include "cli/commands.h"
+#include "core/progress.h"
+#include "tune/json.h"
+#include "tune/tune_replay_file.h"
 
 void tune_replay_file_usage(FILE *out) {
     fprintf(out,

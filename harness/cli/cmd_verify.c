@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "progress.h"
-#include "runner.h"
-#include "store.h"
-#include "util.h"
-#include "worker.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "core/progress.h"
+#include "core/runner.h"
+#include "core/worker.h"
+#include "store/store.h"
 
 static void usage(FILE *out) {
     fprintf(out, "usage: harness verify APP [--device SPEC[,SPEC]] [--variant NAMES] [--knobs k=v,...]\n"

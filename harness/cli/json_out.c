@@ -5,7 +5,7 @@
  * what a row holds. A blank line in the CSV starts another table with its
  * own header (its rows join the same array). Fields: "" is null, a whole
  * finite number is a number, anything else a string. */
-#include "json_out.h"
+#include "cli/json_out.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "base/util.h"
 
 int json_take(int argc, char **argv) {
     int json = 0;

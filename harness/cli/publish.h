@@ -3,8 +3,8 @@
  * database or a file goes through html_esc. */
 #ifndef HARNESS_PUBLISH_H
 #define HARNESS_PUBLISH_H
-#include "store.h"
-#include "util.h"
+#include "base/util.h"
+#include "store/store.h"
 
 struct publish {
     const char *db, *dir; /* the database as given, the site's folder */

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
-#include "html.h"
-#include "publish.h"
-#include "store_publish.h"
-#include "util.h"
+#include "base/util.h"
+#include "cli/commands.h"
+#include "cli/publish.h"
+#include "report/html.h"
+#include "store/store_publish.h"
 
 struct one_case {
     char *fp, *spec, *app, *input, *last;

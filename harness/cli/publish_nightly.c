@@ -11,15 +11,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "html.h"
-#include "publish.h"
-#include "series.h"
-#include "store.h"
-#include "store_plot.h"
-#include "store_publish.h"
-#include "store_quality.h"
-#include "util.h"
+#include "base/util.h"
+#include "cli/commands.h"
+#include "cli/publish.h"
+#include "report/html.h"
+#include "store/store.h"
+#include "store/store_plot.h"
+#include "store/store_publish.h"
+#include "store/store_quality.h"
+#include "track/series.h"
 
 #define MAX_CP 64
 

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "html.h"
-#include "publish.h"
-#include "util.h"
+#include "base/util.h"
+#include "cli/publish.h"
+#include "report/html.h"
 
 static int is_report(const char *name) {
     const size_t n = strlen(name);

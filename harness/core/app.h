@@ -5,9 +5,9 @@
 #define HARNESS_APP_H
 #include <stddef.h>
 
-#include "backend.h"
-#include "knobs.h"
-#include "measurement.h"
+#include "backend/backend.h"
+#include "core/knobs.h"
+#include "core/measurement.h"
 
 /* Options the command line passes through to an app, untouched by the core. */
 struct app_opts {

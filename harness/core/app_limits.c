@@ -3,7 +3,7 @@
  * no app's data. */
 #include <stdio.h>
 
-#include "app.h"
+#include "core/app.h"
 
 const char *app_grid_fits(const struct device_info *dev, int w, int h, size_t cell_bytes, char *why, size_t n) {
     const double grid = (double)w * (double)h * (double)cell_bytes;

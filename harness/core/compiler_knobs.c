@@ -1,5 +1,5 @@
 /* The compiler knobs' one rule (compiler_knobs.h). */
-#include "compiler_knobs.h"
+#include "core/compiler_knobs.h"
 
 #include <stdio.h>
 

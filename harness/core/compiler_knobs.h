@@ -14,8 +14,8 @@
  * configs stored before they existed keep theirs. */
 #ifndef HARNESS_COMPILER_KNOBS_H
 #define HARNESS_COMPILER_KNOBS_H
-#include "backend.h"
-#include "knobs.h"
+#include "backend/backend.h"
+#include "core/knobs.h"
 
 #define COMPILER_KNOBS                                                                                                 \
     {.name = "cc",                                                                                                     \

@@ -1,5 +1,5 @@
 /* cpu_counters.h. */
-#include "cpu_counters.h"
+#include "core/cpu_counters.h"
 
 #include <linux/perf_event.h>
 #include <math.h>

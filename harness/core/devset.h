@@ -11,8 +11,8 @@
 #define HARNESS_DEVSET_H
 #include <stddef.h>
 
-#include "app.h"
-#include "backend.h"
+#include "backend/backend.h"
+#include "core/app.h"
 
 #define DEVSET_BACKEND "set"
 #define DEVSET_MAX 2 /* a row split has two sides; more members would be more cuts */

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "devset.h"
-#include "util.h"
+#include "base/util.h"
+#include "core/devset.h"
 
 struct devset_thread {
     pthread_t id;

@@ -1,4 +1,4 @@
-#include "hostload.h"
+#include "core/hostload.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* Busy seconds of the whole machine: user, nice, system, irq and softirq
  * from the first line of /proc/stat (guest time is inside user already;

@@ -1,4 +1,4 @@
-#include "knobs.h"
+#include "core/knobs.h"
 
 #include <ctype.h>
 #include <limits.h>

@@ -5,7 +5,7 @@
 #define HARNESS_KNOBS_H
 #include <stddef.h>
 
-#include "util.h"
+#include "base/util.h"
 
 struct knob_def {
     const char *name;

@@ -1,12 +1,12 @@
-#include "measurement.h"
+#include "core/measurement.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
-#include "util.h"
+#include "base/util.h"
+#include "stats/stats.h"
 
 const char *status_name(enum status s) {
     static const char *names[] = {"ok",      "wrong",   "invalid",   "compile-error", "runtime-error",

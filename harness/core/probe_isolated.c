@@ -1,5 +1,5 @@
 /* probe_isolated.h. */
-#include "probe_isolated.h"
+#include "core/probe_isolated.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -9,8 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "launch_cost.h"
-#include "worker.h"
+#include "backend/launch_cost.h"
+#include "core/worker.h"
 
 void probe_drill_abort(const char *spec) {
     const char *drill = getenv("HARNESS_DRILL_ABORT");

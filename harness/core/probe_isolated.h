@@ -16,8 +16,8 @@
 #define HARNESS_PROBE_ISOLATED_H
 #include <stddef.h>
 
-#include "backend.h"
-#include "util.h"
+#include "backend/backend.h"
+#include "base/util.h"
 
 /* A probe's watchdog: a copy ceiling takes seconds, a burn-in its bound. */
 #define PROBE_TIMEOUT_S 300.0

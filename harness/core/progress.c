@@ -1,13 +1,13 @@
 /* The progress line (progress.h). Steps are configs (or rounds of them),
  * which on one device take about the same time, so elapsed / done is a fair
  * pace; nothing is estimated before the first step ends. */
-#include "progress.h"
+#include "core/progress.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "base/util.h"
 
 int harness_quiet;
 

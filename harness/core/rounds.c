@@ -1,15 +1,15 @@
 /* The rounds engine (rounds.h). */
-#include "rounds.h"
+#include "core/rounds.h"
 
-#include "progress.h"
+#include "core/progress.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "hostload.h"
-#include "util.h"
+#include "base/util.h"
+#include "core/hostload.h"
 
 void rounds_note(FILE *out, const char *what, const struct round_state *st) {
     if (!st->disturbed || (harness_quiet && out == stderr)) return;

@@ -17,9 +17,18 @@
 #define HARNESS_ROUNDS_H
 #include <stdio.h>
 
-#include "measurement.h"
-#include "store.h"
-#include "worker.h"
+#include "core/measurement.h"
+#include "core/worker.h"
+
+/* One round of a measuring command as seen on one run. */
+struct round_state {
+    int round;
+    char started_at[32]; /* ISO 8601 UTC */
+    double wall_s;
+    double foreign_cores; /* CPU seconds of other processes per second of the round */
+    double steal_cores;   /* CPU seconds the hypervisor took, per second */
+    int disturbed;        /* either at or above the disturbed line (hostload.h) */
+};
 
 /* The harness that runs a side's workers: a kept build for a confirmation. */
 struct round_exec {

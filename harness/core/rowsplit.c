@@ -1,6 +1,6 @@
 /* Row splits between a set's members: the rows each writes, the exchange
  * and the run-time balancer (rowsplit.h). */
-#include "rowsplit.h"
+#include "core/rowsplit.h"
 
 #include <limits.h>
 #include <math.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "base/util.h"
 
 static int clamp(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 

@@ -24,9 +24,9 @@
 #define HARNESS_ROWSPLIT_H
 #include <stddef.h>
 
-#include "backend.h"
-#include "devset.h"
-#include "knobs.h"
+#include "backend/backend.h"
+#include "core/devset.h"
+#include "core/knobs.h"
 
 /* The knobs an app adds to its table to run on device sets (host knobs: no
  * rebuild, and left out of the identity at their defaults, which are what a

@@ -1,4 +1,4 @@
-#include "runner.h"
+#include "core/runner.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "devset.h"
-#include "stats.h"
-#include "util.h"
-#include "worker.h"
+#include "base/util.h"
+#include "core/devset.h"
+#include "core/worker.h"
+#include "stats/stats.h"
 
 void runner_describe(const struct config *c, struct measurement *m) {
     str_copy(m->app, sizeof m->app, c->app->name);
@@ -207,9 +207,4 @@ void wg_default(const struct app *app, const struct app_input *in, unsigned wg[2
     wg[0] = 32;
     wg[1] = 1;
     while (wg[0] > 1 && g[0] % wg[0]) wg[0] /= 2;
-}
-
-double runner_peak(struct store *s, const struct device_info *dev) {
-    double gbs = 0, gflops = 0;
-    return s && store_peak_get(s, dev->fingerprint, &gbs, &gflops) == 0 ? gbs : 0;
 }

@@ -6,10 +6,9 @@
 #define HARNESS_RUNNER_H
 #include <stdio.h>
 
-#include "app.h"
-#include "measurement.h"
-#include "store.h"
-#include "variants.h"
+#include "core/app.h"
+#include "core/measurement.h"
+#include "core/variants.h"
 
 struct worker_pool;
 struct job;
@@ -63,7 +62,4 @@ void runner_print(FILE *out, const struct device_info *dev, const struct measure
 int wg_parse(const char *text, unsigned wg[2]);
 /* A default shape: the report's 32x1, narrowed until it divides the grid. */
 void wg_default(const struct app *app, const struct app_input *in, unsigned wg[2]);
-
-/* The device's measured copy bandwidth from the database, or 0. */
-double runner_peak(struct store *s, const struct device_info *dev);
 #endif

@@ -1,7 +1,7 @@
 /* Sweep files (sweep_file.h): a line parser with one function per keyword,
  * work-group shape generators, a small integer constraint language, and the
  * expansion of knob patterns into variants. */
-#include "sweep_file.h"
+#include "core/sweep_file.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "worker.h"
+#include "core/worker.h"
 
 static int is_pow2(unsigned long x) { return x && (x & (x - 1)) == 0; }
 

@@ -6,8 +6,8 @@
 #define HARNESS_SWEEP_FILE_H
 #include <stddef.h>
 
-#include "backend.h"
-#include "variants.h"
+#include "backend/backend.h"
+#include "core/variants.h"
 
 #define SWEEP_MAX_LIST 64
 #define SWEEP_MAX_CONSTRAINTS 16

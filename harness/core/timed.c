@@ -1,10 +1,10 @@
-#include "timed.h"
+#include "core/timed.h"
 
 #include <math.h>
 
-#include "cpu_counters.h"
-#include "energy.h"
-#include "util.h"
+#include "backend/energy.h"
+#include "base/util.h"
+#include "core/cpu_counters.h"
 
 void timed_energy(struct measurement *m, unsigned long long before_mj, unsigned long long after_mj, double window_s,
                   int reps) {

@@ -7,8 +7,8 @@
  * moment or forgets to. */
 #ifndef HARNESS_TIMED_H
 #define HARNESS_TIMED_H
-#include "backend.h"
-#include "measurement.h"
+#include "backend/backend.h"
+#include "core/measurement.h"
 
 /* The shortest timed window whose energy is stored. NVML's counter moves in
  * steps: every 100 ms on an H100 (driver 580, measured: 30 of 30 steps

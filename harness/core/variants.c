@@ -1,4 +1,4 @@
-#include "variants.h"
+#include "core/variants.h"
 
 #include <limits.h>
 #include <stdio.h>

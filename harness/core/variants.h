@@ -9,7 +9,7 @@
 #define HARNESS_VARIANTS_H
 #include <stdio.h>
 
-#include "knobs.h"
+#include "core/knobs.h"
 
 /* The variant name that stands for a stored configuration: what a search
  * over knobs and shapes (harness tune FILE) found for one device and input,

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "measurement.h"
+#include "core/measurement.h"
 
 /* Set by the commands' SIGINT/SIGTERM handlers: a pool_run in progress
  * kills its worker and returns at once (status crashed, "interrupted"). */

@@ -1,4 +1,4 @@
-#include "gnuplot.h"
+#include "report/gnuplot.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,7 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "base/util.h"
 
 int gnuplot_present(void) { return system("command -v gnuplot >/dev/null 2>&1") == 0; }
 

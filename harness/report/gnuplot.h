@@ -6,7 +6,7 @@
 
 /* 1 when a gnuplot is on PATH. */
 int gnuplot_present(void);
-#include "util.h"
+#include "base/util.h"
 
 /* Sets each vars[i][0] to the string vars[i][1], sends `extra` (raw gnuplot
  * commands: numbers, arrows, labels; NULL for none), loads ROOT/script_rel,

@@ -2,7 +2,7 @@
  * came from a database or a file, and a page's common head and foot. */
 #ifndef HARNESS_HTML_H
 #define HARNESS_HTML_H
-#include "util.h"
+#include "base/util.h"
 
 /* Appends s with & < > " ' as entities (NULL as nothing). */
 void html_esc(struct strbuf *b, const char *s);

@@ -1,12 +1,13 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-/* The launch-cost figure (plots/launch_cost.gp) from the database:
- * launch_cost_plot() for code that wants one PNG (the report), and
- * `harness plot launch-cost` for people (PNG and SVG under plots/out). This
- * file picks the rows, writes them to a temporary .dat and feeds gnuplot a
- * few variables and `load` on a pipe, as `plot wg` does. */
-#include <getopt.h>
+/* The launch-cost figure (plots/launch_cost.gp) from the database, for the
+ * report (one PNG) and `harness plot launch-cost` (cli/cmd_plot_launch_cost.c:
+ * PNG and SVG under plots/out). This file picks the rows, writes them to a
+ * temporary .dat and feeds gnuplot a few variables and `load` on a pipe, as
+ * `plot wg` does. */
+#include "report/launch_cost_plot.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,12 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "gnuplot.h"
-#include "launch_cost.h"
-#include "store.h"
-#include "store_report.h"
-#include "util.h"
+#include "base/util.h"
+#include "report/gnuplot.h"
+#include "store/store_report.h"
 
 struct series_data {
     struct strbuf dat, colors, dashes;
@@ -83,8 +81,7 @@ static int run_gnuplot(const struct series_data *s, const char *dat, const char 
     return gnuplot_draw("plots/launch_cost.gp", var, svg ? 6 : 5, extra, outs, svg ? 2 : 1, err, errn);
 }
 
-/* Both entry points: svg may be NULL. */
-static int draw(const char *db_path, const char *png, const char *svg, char *err, size_t errn) {
+int launch_cost_plot(const char *db_path, const char *png, const char *svg, char *err, size_t errn) {
     struct series_data s = {0};
     int n = load(db_path, &s, err, errn);
     int rc = -1;
@@ -104,68 +101,4 @@ static int draw(const char *db_path, const char *png, const char *svg, char *err
     sb_free(&s.colors);
     sb_free(&s.dashes);
     return rc;
-}
-
-int launch_cost_plot(const char *db_path, const char *png_path, char *err, size_t errn) {
-    return draw(db_path, png_path, NULL, err, errn);
-}
-
-static void usage(FILE *out) {
-    fprintf(out,
-            "usage: harness plot launch-cost [--db PATH] [--out DIR]\n"
-            "\n"
-            "Draws microseconds per launch (enqueue) against the number of kernel arguments,\n"
-            "one line per device and kind (buffers solid, ints dashed), from the latest\n"
-            "`harness launch-cost` run of each device. Writes DIR/launch-cost.png and .svg.\n"
-            "\n"
-            "  --db PATH   results database (default %s); never created\n"
-            "  --out DIR   where the figure goes (default plots/out in the repository;\n"
-            "              --out-dir is the same)\n",
-            store_default_path());
-}
-
-int plot_launch_cost(int argc, char **argv) {
-    static const struct option opts[] = {
-        {"db", required_argument, NULL, 'd'},
-        {"out", required_argument, NULL, 'o'},
-        {"out-dir", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *db = NULL, *out_dir = NULL;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'd': db = optarg; break;
-        case 'o': out_dir = optarg; break;
-        case 'h': usage(stdout); return EXIT_OK;
-        default: usage(stderr); return EXIT_USAGE;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "harness plot launch-cost: unexpected argument '%s'\n", argv[optind]);
-        usage(stderr);
-        return EXIT_USAGE;
-    }
-    char def_dir[PATH_MAX], png[PATH_MAX + 32], svg[PATH_MAX + 32], err[1024];
-    if (!out_dir) out_dir = repo_path(def_dir, sizeof def_dir, "plots/out");
-    if (!db) db = store_default_path();
-    /* The database first: a missing one must not leave an empty folder. */
-    if (access(db, F_OK) != 0) {
-        fprintf(stderr, "harness plot launch-cost: no database at %s\n", db);
-        return EXIT_FOUND;
-    }
-    if (dir_make_p(out_dir) != 0) {
-        perror(out_dir);
-        return EXIT_FOUND;
-    }
-    str_fmt(png, sizeof png, "%s/launch-cost.png", out_dir);
-    str_fmt(svg, sizeof svg, "%s/launch-cost.svg", out_dir);
-    if (draw(db, png, svg, err, sizeof err) != 0) {
-        fprintf(stderr, "harness plot launch-cost: %s\n", err);
-        return EXIT_FOUND;
-    }
-    printf("%s\n%s\n", png, svg);
-    return EXIT_OK;
 }

@@ -5,12 +5,12 @@
 #define HARNESS_REPORT_H
 #include <stdint.h>
 
-#include "app.h"
-#include "report_def.h"
-#include "runner.h"
-#include "store.h"
-#include "util.h"
-#include "variants.h"
+#include "base/util.h"
+#include "core/app.h"
+#include "core/runner.h"
+#include "core/variants.h"
+#include "report/report_def.h"
+#include "store/store.h"
 
 #define REPORT_MAX_DEVICES 16
 /* The longest one repetition may run before a row is shortened and scaled

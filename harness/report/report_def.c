@@ -1,5 +1,5 @@
 /* Parses a report definition (format: the header of kernels/lbm/report.def). */
-#include "report_def.h"
+#include "report/report_def.h"
 
 #include <errno.h>
 #include <float.h>
@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "runner.h"
-#include "util.h"
+#include "backend/backend.h"
+#include "base/util.h"
+#include "core/runner.h"
 
 #define MAX_TOKENS 48
 

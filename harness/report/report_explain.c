@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
-#include "round_stats.h"
+#include "report/report.h"
+#include "stats/round_stats.h"
 
 static double per_step_us(const struct report_cell *c) {
     return c && (c->m.status == ST_OK || c->m.status == ST_UNVERIFIED) ? 1e6 * c->m.median / (double)c->m.iters : NAN;

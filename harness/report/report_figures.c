@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gnuplot.h"
-#include "launch_cost.h"
-#include "report.h"
-#include "util.h"
+#include "base/util.h"
+#include "report/gnuplot.h"
+#include "report/launch_cost_plot.h"
+#include "report/report.h"
 
 static void figure_paths(const struct report *r, const char *stem, char png[], char svg[], size_t n, char *rel,
                          size_t reln) {
@@ -119,5 +119,5 @@ int report_figure_roofline(struct report *r, int device, char *rel, size_t reln,
 int report_figure_launch_cost(struct report *r, const char *db_path, char *rel, size_t reln, char *why, size_t whyn) {
     char png[4200], svg[4200];
     figure_paths(r, "launch-cost", png, svg, sizeof png, rel, reln);
-    return launch_cost_plot(db_path, png, why, whyn);
+    return launch_cost_plot(db_path, png, NULL, why, whyn);
 }

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
-#include "store_report.h"
-#include "util.h"
+#include "base/util.h"
+#include "report/report.h"
+#include "store/store_report.h"
 
 static void load_device(struct store_reader *rd, struct report *r, int64_t run_id, int64_t device_id) {
     struct device_info info;

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "report.h"
-#include "worker.h"
-#include "round_stats.h"
-#include "variants.h"
+#include "core/variants.h"
+#include "core/worker.h"
+#include "report/report.h"
+#include "stats/round_stats.h"
 
 /* The report's published speedups come without their spread: one within
  * this of 1 counts as no change (its own 1.01x steps are within it). Ours

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "progress.h"
-#include "report.h"
-#include "store_report.h"
-#include "util.h"
+#include "base/util.h"
+#include "core/progress.h"
+#include "report/report.h"
+#include "store/store_report.h"
 
 /* Runs a shell snippet, returns its first output line (trimmed) in out. */
 static void shell_line(const char *script, char *out, size_t n) {

@@ -17,12 +17,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "progress.h"
-#include "report.h"
-#include "rounds.h"
-#include "store_tuned.h"
-#include "util.h"
-#include "worker.h"
+#include "base/util.h"
+#include "core/progress.h"
+#include "core/rounds.h"
+#include "core/worker.h"
+#include "report/report.h"
+#include "store/store_tuned.h"
 
 struct report_loaded {
     int input;

@@ -27,16 +27,16 @@
  * step is measured between segment medians, which one night does not move.
  * Block sums of the distance matrix come from a 2-D prefix sum, so a segment
  * of n nights costs O(n) per candidate split. */
-#include "changepoint.h"
+#include "stats/changepoint.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pvalue.h"
-#include "round_stats.h"
-#include "stats.h"
-#include "util.h"
+#include "base/util.h"
+#include "stats/pvalue.h"
+#include "stats/round_stats.h"
+#include "stats/stats.h"
 
 #define CP_REFINE 2
 

@@ -4,13 +4,13 @@
  * approximation with the tie-corrected variance and a continuity correction.
  * Both match scipy.stats.mannwhitneyu (method='exact' / 'asymptotic',
  * alternative='two-sided'); tests/unit/test_mwu.c checks values it gave. */
-#include "mwu.h"
+#include "stats/mwu.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-#include "pvalue.h"
-#include "util.h"
+#include "base/util.h"
+#include "stats/pvalue.h"
 
 struct ranked {
     double v;

@@ -2,7 +2,7 @@
  * incomplete beta function (Lentz's continued fraction, as in Numerical
  * Recipes' betacf), good to about 1e-12 relative over the range the tests
  * use (p down to 1e-12, df from 1 upwards). */
-#include "pvalue.h"
+#include "stats/pvalue.h"
 
 #include <math.h>
 

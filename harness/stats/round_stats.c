@@ -1,12 +1,12 @@
 /* round_stats.h: nights from rounds, the noise model and the tests. */
-#include "round_stats.h"
+#include "stats/round_stats.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-#include "pvalue.h"
-#include "stats.h"
-#include "util.h"
+#include "base/util.h"
+#include "stats/pvalue.h"
+#include "stats/stats.h"
 
 #define IQR_PER_SD 1.349 /* the IQR of a normal distribution, in standard deviations */
 

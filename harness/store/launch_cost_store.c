@@ -2,10 +2,10 @@
  * launch_cost_sample in schema.sql), on the store's own connection. */
 #include <sqlite3.h>
 
-#include "launch_cost.h"
-#include "store.h"
-#include "store_sql.h"
-#include "util.h"
+#include "backend/launch_cost.h"
+#include "base/util.h"
+#include "store/store.h"
+#include "store/store_sql.h"
 
 static int db_fail(sqlite3 *db, char *err, size_t errn) {
     return err_set(err, errn, "storing launch cost: %s", sqlite3_errmsg(db));

@@ -1,8 +1,9 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "store.h"
-#include "devset.h"
+#include "store/store.h"
+#include "core/devset.h"
+#include "core/rounds.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -16,10 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buildinfo.h"
-#include "stats.h"
-#include "store_sql.h"
-#include "util.h"
+#include "base/buildinfo.h"
+#include "base/util.h"
+#include "stats/stats.h"
+#include "store/store_sql.h"
 
 extern const char schema_sql[]; /* harness/store/schema.sql, generated into build/gen */
 
@@ -772,6 +773,11 @@ int store_peak_get(struct store *s, const char *fingerprint, double *copy_gbs, d
     }
     stmt_done(st);
     return ret;
+}
+
+double store_peak_gbs(struct store *s, const struct device_info *dev) {
+    double gbs = 0, gflops = 0;
+    return s && store_peak_get(s, dev->fingerprint, &gbs, &gflops) == 0 ? gbs : 0;
 }
 
 int store_peak_usual(struct store *s, const char *fingerprint, double *copy_gbs) {

@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "backend.h"
-#include "measurement.h"
+#include "backend/backend.h"
+#include "core/measurement.h"
 
 struct store;
 
@@ -35,15 +35,8 @@ int store_measurement_more(struct store *s, int64_t mid, const struct measuremen
  * what m held: a resumed sweep continues the rounds of a stored row. */
 int store_measurement_samples(struct store *s, int64_t mid, struct measurement *m, char *err, size_t errn);
 
-/* One round of a measuring command (rounds.h) as seen on one run. */
-struct round_state {
-    int round;
-    char started_at[32]; /* ISO 8601 UTC */
-    double wall_s;
-    double foreign_cores; /* CPU seconds of other processes per second of the round */
-    double steal_cores;   /* CPU seconds the hypervisor took, per second */
-    int disturbed;        /* either at or above the disturbed line (hostload.h) */
-};
+/* One round of a measuring command as seen on one run (core/rounds.h). */
+struct round_state;
 int store_round_state(struct store *s, int64_t run_id, const struct round_state *r, char *err, size_t errn);
 
 /* Device ceilings, keyed by fingerprint (the latest wins). */
@@ -51,6 +44,8 @@ int store_peak_put(struct store *s, const struct device_info *dev, double copy_g
                    size_t errn);
 /* 0 and the values when known; -1 when the device has none yet. */
 int store_peak_get(struct store *s, const char *fingerprint, double *copy_gbs, double *fp32_gflops);
+/* The device's measured copy bandwidth, or 0 (no store, or none measured yet). */
+double store_peak_gbs(struct store *s, const struct device_info *dev);
 /* The median of the device's last nine copy bandwidths: what it usually
  * measures. 0, or -1 when it has none. */
 int store_peak_usual(struct store *s, const char *fingerprint, double *copy_gbs);

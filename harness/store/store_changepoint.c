@@ -1,13 +1,13 @@
 /* store_changepoint.h: change_point's reads and writes. A refresh remembers
  * the ids it found in temp.cp_seen, so what it no longer finds can be
  * withdrawn at the end. */
-#include "store_changepoint.h"
+#include "store/store_changepoint.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>
 
-#include "store_nightly.h"
-#include "util.h"
+#include "base/util.h"
+#include "store/store_nightly.h"
 
 int store_change_points_begin(struct store *s, char *err, size_t errn) {
     sqlite3 *db = store_db(s);

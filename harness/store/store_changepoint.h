@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store.h"
+#include "store/store.h"
 
 /* One change point as found: a series' step at night (the nightly's start,
  * ISO 8601 UTC), the first night of the new level. */

@@ -1,10 +1,10 @@
 /* compare's queries on its sets of runs (store_compare.h). */
-#include "store_compare.h"
+#include "store/store_compare.h"
 
 #include <math.h>
 #include <sqlite3.h>
 
-#include "util.h"
+#include "base/util.h"
 
 int store_runset_builds(struct store *s, const char *table, char *first, size_t fn, char *second, size_t sn) {
     char sql[512];

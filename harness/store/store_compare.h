@@ -5,7 +5,7 @@
 #define HARNESS_STORE_COMPARE_H
 #include <stddef.h>
 
-#include "store.h"
+#include "store/store.h"
 
 /* The distinct builds of the runs in temp.<table>: a kept build's hash when
  * the run's night kept one, else the commit (+dirty). Returns how many, the

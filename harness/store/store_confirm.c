@@ -1,5 +1,5 @@
 /* store_confirm.h. */
-#include "store_confirm.h"
+#include "store/store_confirm.h"
 
 #include <sqlite3.h>
 

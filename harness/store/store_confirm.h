@@ -4,8 +4,8 @@
 #define HARNESS_STORE_CONFIRM_H
 #include <stdint.h>
 
-#include "measurement.h"
-#include "store.h"
+#include "core/measurement.h"
+#include "store/store.h"
 
 struct store_confirmation {
     const char *series;

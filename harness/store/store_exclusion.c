@@ -1,12 +1,12 @@
 /* store_exclusion.h: run_exclusion's reads and writes. */
-#include "store_exclusion.h"
+#include "store/store_exclusion.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>
 
-#include "store_nightly.h"
-#include "store_sql.h"
-#include "util.h"
+#include "base/util.h"
+#include "store/store_nightly.h"
+#include "store/store_sql.h"
 
 int store_runs_exclude(struct store *s, const char *spec, const char *reason, char *err, size_t errn) {
     sqlite3 *db = store_db(s);

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store.h"
+#include "store/store.h"
 
 /* Takes the runs spec names (a run id, build:PREFIX, nightly:N or a list of
  * these, as runset_resolve reads them) out of the history, or with reason

@@ -1,13 +1,13 @@
 /* store_export.h: the reads behind `harness export`, on a read-only file
  * (store_reader). */
-#include "store_export.h"
+#include "store/store_export.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>
 
-#include "store.h"
-#include "store_sql.h"
-#include "util.h"
+#include "base/util.h"
+#include "store/store.h"
+#include "store/store_sql.h"
 
 struct export_rows {
     sqlite3_stmt *st;

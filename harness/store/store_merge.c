@@ -17,7 +17,7 @@
  * Columns are copied by name, those both files have (so a column another
  * module added later travels too); both files must be at the same schema
  * version (any harness command brings an older file up to date). */
-#include "store_merge.h"
+#include "store/store_merge.h"
 
 #include <sqlite3.h>
 #include <stdarg.h>
@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store_nightly.h"
-#include "util.h"
+#include "base/util.h"
+#include "store/store_nightly.h"
 
 /* The columns of `table` that both main and src have, minus `skip` (a
  * space-separated list), as "a, b, c" or with a prefix "m.a, m.b, m.c"

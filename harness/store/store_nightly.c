@@ -1,7 +1,7 @@
 /* Nightly tracking's own tables (store_nightly.h). Statements are prepared
  * per call: commands run each a handful of times. */
-#include "store_nightly.h"
-#include "store.h"
+#include "store/store_nightly.h"
+#include "store/store.h"
 #include <stdio.h>
 #include <unistd.h>
 
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store_sql.h"
-#include "util.h"
+#include "base/util.h"
+#include "store/store_sql.h"
 
 static const char nightly_sql[] =
     /* One `harness nightly`: when, which suite, and the machine's state

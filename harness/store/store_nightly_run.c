@@ -1,11 +1,11 @@
 /* The nightly row of `harness nightly` (store_nightly_run.h). */
-#include "store_nightly_run.h"
+#include "store/store_nightly_run.h"
 
 #include <sqlite3.h>
 #include <unistd.h>
 
-#include "store_nightly.h"
-#include "util.h"
+#include "base/util.h"
+#include "store/store_nightly.h"
 
 static int64_t max_id(sqlite3 *db, const char *table) {
     char sql[128];

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store.h"
+#include "store/store.h"
 
 /* The newest run's and peak's ids (0 when none): the children's rows are
  * those after the marks taken before them. */

@@ -1,11 +1,11 @@
 /* store_noise.h. */
-#include "store_noise.h"
+#include "store/store_noise.h"
 
 #include <sqlite3.h>
 
-#include "store.h"
-#include "store_nightly.h"
-#include "util.h"
+#include "base/util.h"
+#include "store/store.h"
+#include "store/store_nightly.h"
 
 static void bind_row(sqlite3_stmt *st, const struct store_noise_row *r) {
     sqlite3_bind_text(st, 1, r->series, -1, SQLITE_STATIC);

@@ -1,11 +1,11 @@
 /* plot's queries (store_plot.h). */
-#include "store_plot.h"
+#include "store/store_plot.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>
 
-#include "store_sql.h"
-#include "util.h"
+#include "base/util.h"
+#include "store/store_sql.h"
 
 /* Latest ok measurement per (device fingerprint, input, variant, knobs, shape),
  * of one step count per figure: the one its latest measurement ran (a

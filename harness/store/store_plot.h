@@ -5,7 +5,7 @@
 #define HARNESS_STORE_PLOT_H
 #include <stddef.h>
 
-#include "store.h"
+#include "store/store.h"
 
 /* plot wg reads a results file read-only (store_reader_open_cmd): it never
  * creates or migrates one. */

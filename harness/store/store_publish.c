@@ -1,11 +1,11 @@
 /* publish's queries (store_publish.h). */
-#include "store_publish.h"
+#include "store/store_publish.h"
 
 #include <math.h>
 #include <sqlite3.h>
 
-#include "store_sql.h"
-#include "util.h"
+#include "base/util.h"
+#include "store/store_sql.h"
 
 static int prepare(struct store_reader *p, const char *sql, sqlite3_stmt **st, char *err, size_t errn) {
     if (sqlite3_prepare_v2(store_reader_db(p), sql, -1, st, NULL) == SQLITE_OK) return 0;

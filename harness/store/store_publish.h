@@ -6,7 +6,7 @@
 #define HARNESS_STORE_PUBLISH_H
 #include <stddef.h>
 
-#include "store.h"
+#include "store/store.h"
 
 /* A device with at least one measurement. */
 struct pub_device {

@@ -1,12 +1,12 @@
 /* store_quality.h. */
-#include "store_quality.h"
+#include "store/store_quality.h"
 
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 
-#include "store.h"
-#include "util.h"
+#include "base/util.h"
+#include "store/store.h"
 
 /* The past canaries come as one group_concat list per device. */
 static int parse_list(const char *list, double *v) {

@@ -1,15 +1,15 @@
 /* The report's rows (store_report.h). Statements are prepared per call: a
  * report runs each once per device, and the reader is not store.c's
  * connection. */
-#include "store_report.h"
+#include "store/store_report.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "store_sql.h"
-#include "util.h"
+#include "base/util.h"
+#include "store/store_sql.h"
 
 /* Room for row n of an array grown by doubling. */
 static void *grow(void *rows, int n, int *cap, size_t size) {

@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backend.h"
-#include "store.h"
+#include "backend/backend.h"
+#include "store/store.h"
 
 /* Records what a probe found (key, text) with one of a report's runs,
  * replacing an earlier note of that key. 0, or -1 with err. */

@@ -1,13 +1,13 @@
 /* `harness results --runs` (store_runs.h): the runs and nights that
  * `compare`, `exclude` and `report --from-db` take by id, each with its
  * build, device and what it measured, newest last. */
-#include "store_runs.h"
+#include "store/store_runs.h"
 
 #include <sqlite3.h>
 #include <string.h>
 
-#include "store_sql.h"
-#include "util.h"
+#include "base/util.h"
+#include "store/store_sql.h"
 
 /* nightly_run exists once a nightly has run in this file (store_nightly.c
  * creates it); before that no run belongs to a night. */

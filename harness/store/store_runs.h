@@ -3,7 +3,7 @@
 #define HARNESS_STORE_RUNS_H
 #include <stdio.h>
 
-#include "store.h"
+#include "store/store.h"
 
 /* The latest `limit` runs (0: all), oldest first, as a table or CSV: id,
  * start, device, build commit, the night it belongs to, measurements (ok

@@ -1,13 +1,13 @@
 /* Series' rows (store_series.h). The key is built in SQL so that rows arrive
  * grouped and sorted by it. */
-#include "store_series.h"
+#include "store/store_series.h"
 
 #include <sqlite3.h>
 #include <string.h>
 
-#include "store.h"
-#include "store_sql.h"
-#include "util.h"
+#include "base/util.h"
+#include "store/store.h"
+#include "store/store_sql.h"
 
 #define KEY_SQL                                                                                                        \
     "d.fingerprint || '|' || c.app || '|' || c.input || '|' || c.knobs || '|' || c.wg_x || 'x' || c.wg_y"              \

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "measurement.h"
+#include "core/measurement.h"
 
 struct store;
 

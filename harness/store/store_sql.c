@@ -1,9 +1,9 @@
 /* store_sql.h. */
-#include "store_sql.h"
+#include "store/store_sql.h"
 
 #include <math.h>
 
-#include "util.h"
+#include "base/util.h"
 
 int store_bind_real(sqlite3_stmt *st, int i, double v) {
     return isnan(v) ? sqlite3_bind_null(st, i) : sqlite3_bind_double(st, i, v);

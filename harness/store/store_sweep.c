@@ -1,5 +1,5 @@
 /* The sweep's already-measured lookup (store_sweep.h). */
-#include "store_sweep.h"
+#include "store/store_sweep.h"
 
 #include <sqlite3.h>
 

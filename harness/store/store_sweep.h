@@ -5,7 +5,7 @@
 #define HARNESS_STORE_SWEEP_H
 #include <stdint.h>
 
-#include "store.h"
+#include "store/store.h"
 
 /* The newest measurement of a config and how far its rounds got. */
 struct earlier_measurement {

@@ -1,15 +1,15 @@
 /* The tuned table and replay data (store_tuned.h). Statements are prepared
  * per call: each runs a handful of times per command, so caching them would
  * buy nothing and would tie this file to store.c's statement table. */
-#include "store_tuned.h"
+#include "store/store_tuned.h"
 
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "store_sql.h"
-#include "util.h"
+#include "base/util.h"
+#include "store/store_sql.h"
 
 static int tuned_fail(sqlite3 *db, char *err, size_t errn, const char *what) {
     return err_set(err, errn, "%s: %s", what, sqlite3_errmsg(db));

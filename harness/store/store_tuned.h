@@ -7,10 +7,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "app.h"
-#include "store.h"
-#include "tune.h"
-#include "variants.h" /* TUNED_VARIANT: the variant name a configuration is stored under */
+#include "core/app.h"
+#include "core/variants.h" /* TUNED_VARIANT: the variant name a configuration is stored under */
+#include "store/store.h"
+#include "tune/tune.h"
 
 /* What a tuned row records beside the search's result. */
 struct tuned_put {

@@ -1,11 +1,11 @@
 /* store_tuned_history.h. */
-#include "store_tuned_history.h"
+#include "store/store_tuned_history.h"
 
 #include <math.h>
 #include <sqlite3.h>
 
-#include "store_sql.h"
-#include "util.h"
+#include "base/util.h"
+#include "store/store_sql.h"
 
 int store_tuned_history_add(struct store *s, const char *fingerprint, const char *app, const char *input,
                             const char *variant, const struct tune_result *r, const struct tuned_decision *d, char *err,

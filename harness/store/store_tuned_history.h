@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "store.h"
-#include "tune.h"
+#include "store/store.h"
+#include "tune/tune.h"
 
 struct tuned_decision {
     unsigned wg[2]; /* the search's best shape */

@@ -1,15 +1,14 @@
 /* burn_in.h. */
-#include "burn_in.h"
+#include "track/burn_in.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "peak.h"
-#include "probe_isolated.h"
-#include "stats.h"
-#include "util.h"
+#include "backend/peak.h"
+#include "base/util.h"
+#include "core/probe_isolated.h"
+#include "stats/stats.h"
 
 int burn_in(const struct device_info *dev, double min_s, double max_s, struct burn_result *out, char *err,
             size_t errn) {
@@ -63,16 +62,14 @@ static int burn_in_isolated(const struct device_info *dev, double min_s, double 
     return rc;
 }
 
-int burn_in_devices(const char *specs, double min_s, double max_s, FILE *log) {
-    struct device_pick pick;
-    if (cli_devices(specs, &pick) != 0) return 1;
+int burn_in_devices(const struct device_info *devs, int n, double min_s, double max_s, FILE *log) {
     int unsettled = 0;
-    for (int i = 0; i < pick.count; i++) {
-        const struct device_info *dev = &pick.all[pick.idx[i]];
+    for (int i = 0; i < n; i++) {
+        const struct device_info *dev = &devs[i];
         struct burn_result b;
         char err[512];
         /* The bound is the whole burn-in's: each device gets its share. */
-        double share = max_s / pick.count;
+        double share = max_s / n;
         if (burn_in_isolated(dev, min_s < share ? min_s : share, share, &b, err, sizeof err) != 0) {
             if (log) fprintf(log, "burn-in %s: %s\n", dev->spec, err);
             unsettled++;
@@ -86,6 +83,5 @@ int burn_in_devices(const char *specs, double min_s, double max_s, FILE *log) {
             fprintf(log, "burn-in %s: %d canaries in %.1f s, %s at %.1f GB/s (last three within %.1f %%)\n", dev->spec,
                     b.canaries, b.seconds, b.stable ? "steady" : "NOT steady", b.gbs, 100 * b.spread);
     }
-    cli_devices_free(&pick);
     return unsettled;
 }

@@ -8,7 +8,7 @@
 #define HARNESS_BURN_IN_H
 #include <stdio.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 
 #define BURN_STABLE 0.02
 
@@ -22,8 +22,8 @@ struct burn_result {
 
 /* Burns one device in. 0, or -1 with err (the device did not open or copy). */
 int burn_in(const struct device_info *dev, double min_s, double max_s, struct burn_result *out, char *err, size_t errn);
-/* Every device of a comma-separated spec list (NULL: all), max_s for all of
- * them together (each its share); one line each on log. Returns how many
- * did not settle. */
-int burn_in_devices(const char *specs, double min_s, double max_s, FILE *log);
+/* Each of the n devices (as a command picked them: cli_burn_in), max_s for
+ * all of them together (each its share); one line each on log. Returns how
+ * many did not settle. */
+int burn_in_devices(const struct device_info *devs, int n, double min_s, double max_s, FILE *log);
 #endif

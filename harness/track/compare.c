@@ -1,13 +1,13 @@
 /* compare.h. */
-#include "compare.h"
+#include "track/compare.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mwu.h"
-#include "stats.h"
-#include "util.h"
+#include "base/util.h"
+#include "stats/mwu.h"
+#include "stats/stats.h"
 
 const char *verdict_name(enum verdict v) {
     switch (v) {

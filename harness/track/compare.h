@@ -22,9 +22,9 @@
 #define HARNESS_COMPARE_H
 #include <stdio.h>
 
-#include "noise.h"
-#include "round_stats.h"
-#include "series.h"
+#include "stats/round_stats.h"
+#include "track/noise.h"
+#include "track/series.h"
 
 enum verdict { V_SAME, V_REGRESSION, V_IMPROVEMENT, V_FEW, V_INCONCLUSIVE };
 

@@ -1,19 +1,19 @@
 /* confirm.h. */
-#include "confirm.h"
+#include "track/confirm.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
-#include "backend.h"
-#include "compare.h"
-#include "confirm_judge.h"
-#include "stats.h"
-#include "store_confirm.h"
-#include "util.h"
-#include "worker.h"
+#include "backend/backend.h"
+#include "base/util.h"
+#include "core/app.h"
+#include "core/worker.h"
+#include "stats/stats.h"
+#include "store/store_confirm.h"
+#include "track/compare.h"
+#include "track/confirm_judge.h"
 
 struct side_job {
     int series, side; /* side 0: A, 1: B */

@@ -16,10 +16,10 @@
 #define HARNESS_CONFIRM_H
 #include <stdint.h>
 
-#include "round_stats.h"
-#include "rounds.h"
-#include "series.h"
-#include "store.h"
+#include "core/rounds.h"
+#include "stats/round_stats.h"
+#include "store/store.h"
+#include "track/series.h"
 
 #define CONFIRM_ROUNDS 10  /* pairs of rounds */
 #define CONFIRM_ALPHA 0.01 /* the paired t-test's significance, on a flag's first look */

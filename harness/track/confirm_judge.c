@@ -1,12 +1,12 @@
 /* confirm_judge.h. */
-#include "confirm_judge.h"
+#include "track/confirm_judge.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pvalue.h"
-#include "util.h"
+#include "base/util.h"
+#include "stats/pvalue.h"
 
 #define DECISION_ALPHA (CONFIRM_ALPHA_OPEN / CONFIRM_LOOKS)
 

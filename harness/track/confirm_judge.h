@@ -3,7 +3,7 @@
  * paired rounds, which series want more rounds, and how many each. */
 #ifndef HARNESS_CONFIRM_JUDGE_H
 #define HARNESS_CONFIRM_JUDGE_H
-#include "confirm.h"
+#include "track/confirm.h"
 
 /* Judges c on n pairs of log values (build A's and B's round medians, round
  * by round): c->r, c->detectable (what these pairs see at the level of a

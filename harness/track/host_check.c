@@ -1,37 +1,32 @@
 /* host_check.h. */
-#include "host_check.h"
+#include "track/host_check.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "cli.h"
-#include "hostload.h"
-#include "probe_isolated.h"
-#include "util.h"
+#include "base/util.h"
+#include "core/hostload.h"
+#include "core/probe_isolated.h"
 
-void host_check(struct store *s, const char *specs, int canaries, struct host_check *out) {
+void host_check(struct store *s, const struct device_info *devs, int ndev, struct host_check *out) {
     memset(out, 0, sizeof *out);
     out->foreign_cores = hostload_sample(1.0);
     struct strbuf why = {0};
     if (out->foreign_cores >= HOSTLOAD_DISTURBED_CORES)
         sb_printf(&why, "other processes kept %.1f cores busy", out->foreign_cores);
-    struct device_pick pick;
-    if (canaries && cli_devices(specs, &pick) == 0) {
-        for (int i = 0; i < pick.count && out->ndev < HOST_CHECK_MAX_DEVICES; i++) {
-            const struct device_info *info = &pick.all[pick.idx[i]];
-            char err[512];
-            struct probe_peak p; /* in a process of its own (probe_isolated.h) */
-            if (probe_peak(info, 0, &p, err, sizeof err) != 0) continue;
-            const double gbs = p.gbs;
-            int k = out->ndev++;
-            str_copy(out->dev[k].spec, sizeof out->dev[k].spec, info->spec);
-            out->dev[k].gbs = gbs;
-            if (!s || store_peak_usual(s, info->fingerprint, &out->dev[k].usual) != 0) out->dev[k].usual = 0;
-            if (out->dev[k].usual > 0 && gbs < (1 - HOST_CHECK_CANARY_DROP) * out->dev[k].usual)
-                sb_printf(&why, "%s%s copy %.1f GB/s, %.0f %% of its usual %.1f", why.len ? "; " : "", info->spec, gbs,
-                          100 * gbs / out->dev[k].usual, out->dev[k].usual);
-        }
-        cli_devices_free(&pick);
+    for (int i = 0; i < ndev && out->ndev < HOST_CHECK_MAX_DEVICES; i++) {
+        const struct device_info *info = &devs[i];
+        char err[512];
+        struct probe_peak p; /* in a process of its own (probe_isolated.h) */
+        if (probe_peak(info, 0, &p, err, sizeof err) != 0) continue;
+        const double gbs = p.gbs;
+        int k = out->ndev++;
+        str_copy(out->dev[k].spec, sizeof out->dev[k].spec, info->spec);
+        out->dev[k].gbs = gbs;
+        if (!s || store_peak_usual(s, info->fingerprint, &out->dev[k].usual) != 0) out->dev[k].usual = 0;
+        if (out->dev[k].usual > 0 && gbs < (1 - HOST_CHECK_CANARY_DROP) * out->dev[k].usual)
+            sb_printf(&why, "%s%s copy %.1f GB/s, %.0f %% of its usual %.1f", why.len ? "; " : "", info->spec, gbs,
+                      100 * gbs / out->dev[k].usual, out->dev[k].usual);
     }
     out->disturbed = why.len > 0;
     str_copy(out->why, sizeof out->why, why.s ? why.s : "");

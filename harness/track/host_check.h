@@ -9,7 +9,7 @@
 #define HARNESS_HOST_CHECK_H
 #include <stdio.h>
 
-#include "store.h"
+#include "store/store.h"
 
 #define HOST_CHECK_CANARY_DROP 0.10 /* a canary this far below its usual is a disturbed device */
 #define HOST_CHECK_MAX_DEVICES 16
@@ -25,9 +25,9 @@ struct host_check {
     char why[512]; /* what disturbed it, in words */
 };
 
-/* Measures: specs is a comma-separated device list (NULL: every device);
- * canaries = 0 checks the load alone. */
-void host_check(struct store *s, const char *specs, int canaries, struct host_check *out);
+/* Measures the load, and a canary on each of the ndev devices (as a command
+ * picked them: cli_host_check); ndev = 0 checks the load alone. */
+void host_check(struct store *s, const struct device_info *devs, int ndev, struct host_check *out);
 /* "quiet (other processes 0.02 cores; openmp copy 21.3 GB/s (99 % of usual))"
  * or "DISTURBED: ...". */
 void host_check_words(const struct host_check *h, char *buf, size_t n);

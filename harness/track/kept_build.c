@@ -1,5 +1,5 @@
 /* kept_build.h. */
-#include "kept_build.h"
+#include "track/kept_build.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -11,11 +11,12 @@
 #include <unistd.h>
 #include <utime.h>
 
-#include "util.h"
+#include "backend/backend.h"
+#include "base/util.h"
 
-/* What a harness binary reads at run time, relative to its root. */
-static const char *const tree[] = {"kernels", "variants", "harness/backend/omp_kernel.h", "harness/backend/peak",
-                                   "harness/backend/offload"};
+/* What a harness binary reads at run time, relative to its root: the apps'
+ * kernels and variants, and what the backends read (backend_runtime_files). */
+static const char *const tree[] = {"kernels", "variants"};
 #define NTREE ((int)(sizeof tree / sizeof tree[0]))
 
 static char builds_dir[PATH_MAX];
@@ -77,6 +78,7 @@ static int tree_files(const char *root, char ***list) {
     int n = 0, cap = 0;
     *list = NULL;
     for (int i = 0; i < NTREE; i++) walk(root, tree[i], list, &n, &cap);
+    for (int i = 0; backend_runtime_files[i]; i++) walk(root, backend_runtime_files[i], list, &n, &cap);
     if (n) qsort(*list, (size_t)n, sizeof **list, cmp_str);
     return n;
 }

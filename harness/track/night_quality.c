@@ -1,14 +1,14 @@
 /* night_quality.h. */
-#include "night_quality.h"
+#include "track/night_quality.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "changepoint.h"
-#include "stats.h"
-#include "store_quality.h"
-#include "util.h"
+#include "base/util.h"
+#include "stats/changepoint.h"
+#include "stats/stats.h"
+#include "store/store_quality.h"
 
 /* Why the night is disturbed, and which devices that touches: a canary
  * speaks for its own device (a CPU canary that swings on a busy host says

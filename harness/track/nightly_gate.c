@@ -1,19 +1,18 @@
 /* nightly_gate.h. */
-#include "nightly_gate.h"
+#include "track/nightly_gate.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "burn_in.h"
-#include "compare.h"
-#include "confirm.h"
-#include "kept_build.h"
-#include "noise.h"
-#include "steadiest.h"
-#include "store_nightly.h"
-#include "store_quality.h"
-#include "util.h"
+#include "base/util.h"
+#include "store/store_nightly.h"
+#include "store/store_quality.h"
+#include "track/compare.h"
+#include "track/confirm.h"
+#include "track/kept_build.h"
+#include "track/noise.h"
+#include "track/steadiest.h"
 
 static int load_night(struct store *s, int64_t id, const char *table, struct series_list *l, char *err, size_t errn) {
     char spec[48];
@@ -52,7 +51,7 @@ static void confirm_flags(struct store *store, int64_t id, const char *hash_a, c
     struct confirm_series *cs = xcalloc((size_t)n + 1, sizeof *cs);
     struct strbuf devs = {0};
     const int k = confirm_from_rows(rows, n, id, cs, &devs);
-    if (o->burn_in_s > 0) burn_in_devices(devs.s, 2, o->burn_in_s, out);
+    if (o->burn_in_s > 0 && o->burn_in) o->burn_in(devs.s, 2, o->burn_in_s, out);
     fprintf(out,
             "nightly: confirming %d flag%s, suspect%s and inconclusive series: build %s (last night) and %s"
             " (tonight), %d pairs of rounds%s\n",

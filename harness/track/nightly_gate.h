@@ -17,12 +17,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "store.h"
+#include "store/store.h"
 
 struct gate_opts {
-    int confirm;                   /* 0: flags stay unconfirmed (--no-confirm) */
-    int confirm_rounds;            /* pairs of rounds */
-    double burn_in_s;              /* before a confirmation, at most this per device */
+    int confirm;        /* 0: flags stay unconfirmed (--no-confirm) */
+    int confirm_rounds; /* pairs of rounds */
+    double burn_in_s;   /* before a confirmation, at most this per device */
+    /* The burn-in of the devices a confirmation measures (a spec list): the
+     * command's, which resolves them (cli_burn_in); NULL: none. */
+    int (*burn_in)(const char *specs, double min_s, double max_s, FILE *log);
     const char *disturbed_devices; /* the devices tonight's disturbance touched: specs, "*" all; NULL or "" none */
     double target;                 /* the change every series must be able to show (COMPARE_TARGET; <= 0 none) */
     double max_time_s;             /* for rounds added to inconclusive series (0: none) */

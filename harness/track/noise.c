@@ -1,11 +1,11 @@
 /* noise.h: learning the noise model from the nightly history. */
-#include "noise.h"
+#include "track/noise.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "store_noise.h"
-#include "util.h"
+#include "base/util.h"
+#include "store/store_noise.h"
 
 /* One series: its clean nights and the build group of each. */
 static void learn_series(const struct history *h, const char *before, struct noise_model *own) {

@@ -8,8 +8,8 @@
 #define HARNESS_NOISE_H
 #include <stddef.h>
 
-#include "round_stats.h"
-#include "series.h"
+#include "stats/round_stats.h"
+#include "track/series.h"
 
 struct store;
 

@@ -1,14 +1,14 @@
 /* Series from the database (series.h). store_series.c delivers the rows
  * grouped and sorted by the series' key; C only cuts the groups. */
-#include "series.h"
+#include "track/series.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
-#include "store_series.h"
-#include "util.h"
+#include "base/util.h"
+#include "stats/stats.h"
+#include "store/store_series.h"
 
 static void grow(void **p, int *cap, int need, size_t size) {
     if (need <= *cap) return;

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "measurement.h"
-#include "round_stats.h"
+#include "core/measurement.h"
+#include "stats/round_stats.h"
 
 struct store;
 

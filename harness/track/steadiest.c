@@ -1,11 +1,11 @@
 /* steadiest.h. */
-#include "steadiest.h"
+#include "track/steadiest.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "noise.h"
-#include "series.h"
+#include "track/noise.h"
+#include "track/series.h"
 
 static const enum measure candidates[] = {MEASURE_CPU, MEASURE_CYCLES};
 

@@ -12,8 +12,8 @@
 #define HARNESS_STEADIEST_H
 #include <stddef.h>
 
-#include "compare.h"
-#include "store.h"
+#include "store/store.h"
+#include "track/compare.h"
 
 /* Re-judges the CPU rows of rows[0..n) (paired from the runs in
  * temp.<table_a> and temp.<table_b> by wall time) by the steadiest measure;

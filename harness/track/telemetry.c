@@ -2,7 +2,7 @@
  * GPU drivers in the backends, so a machine without it builds and runs the
  * same binary; the few prototypes used are declared here rather than taken
  * from nvml.h, which is not installed on CPU hosts. */
-#include "telemetry.h"
+#include "track/telemetry.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

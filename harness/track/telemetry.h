@@ -4,7 +4,7 @@
  * when libnvidia-ml is present) its clocks, temperature and throttle reasons. */
 #ifndef HARNESS_TELEMETRY_H
 #define HARNESS_TELEMETRY_H
-#include "util.h"
+#include "base/util.h"
 
 /* Appends "key: value" lines to out. Never fails: what cannot be read says so. */
 void telemetry_collect(struct strbuf *out);

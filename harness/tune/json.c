@@ -2,7 +2,7 @@
  * line counter, nodes and strings carved from large blocks (a Kernel Tuner
  * cache of a big space is a million values: one malloc each would cost
  * more than the parsing), freed all at once. */
-#include "json.h"
+#include "tune/json.h"
 
 #include <errno.h>
 #include <math.h>
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* Deeper nesting than any landscape needs is refused rather than risking
  * the stack on a hostile file. */

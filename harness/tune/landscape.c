@@ -2,16 +2,16 @@
  * gzip), its format told by content, the format's reader called, and what
  * every landscape answers afterwards (a point's time, a point by its
  * values). */
-#include "landscape.h"
+#include "tune/landscape.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "json.h"
-#include "landscape_build.h"
-#include "util.h"
+#include "base/util.h"
+#include "tune/json.h"
+#include "tune/landscape_build.h"
 
 static int ends_with(const char *s, const char *tail) {
     const size_t n = strlen(s), t = strlen(tail);

@@ -18,7 +18,7 @@
 #define HARNESS_LANDSCAPE_H
 #include <stddef.h>
 
-#include "tune.h"
+#include "tune/tune.h"
 
 enum landscape_type { LANDSCAPE_NUMBER, LANDSCAPE_STRING, LANDSCAPE_BOOL };
 

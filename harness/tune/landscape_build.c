@@ -13,9 +13,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "landscape_build.h"
-#include "stats.h"
-#include "util.h"
+#include "base/util.h"
+#include "stats/stats.h"
+#include "tune/landscape_build.h"
 
 static uint64_t mix(uint64_t h) {
     h ^= h >> 31;

@@ -6,8 +6,8 @@
 #define HARNESS_LANDSCAPE_BUILD_H
 #include <stddef.h>
 
-#include "json.h"
-#include "landscape.h"
+#include "tune/json.h"
+#include "tune/landscape.h"
 
 /* Kernel Tuner's older mark of a failed configuration: a time this large
  * (in the file's unit) or larger is a failure, not a measurement. */

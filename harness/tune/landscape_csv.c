@@ -22,8 +22,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "landscape_build.h"
-#include "util.h"
+#include "base/util.h"
+#include "tune/landscape_build.h"
 
 /* ---- records ---- */
 

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "landscape_build.h"
-#include "util.h"
+#include "base/util.h"
+#include "tune/landscape_build.h"
 
 /* Python's str() of a value, as Kernel Tuner writes it into a key. */
 static void key_part(struct strbuf *b, const struct landscape_value *v) {

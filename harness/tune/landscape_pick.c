@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "landscape_build.h"
-#include "util.h"
+#include "base/util.h"
+#include "tune/landscape_build.h"
 
 static const char *const attr_option[LB_ATTRS] = {"--app", "--device", "--input", "--variant", "--iters"};
 static const char *const attr_name[LB_ATTRS] = {"app", "device", "input", "variant", "iters"};

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "landscape_build.h"
-#include "util.h"
+#include "base/util.h"
+#include "tune/landscape_build.h"
 
 static int is_gzip(const char *data, size_t len) {
     return len >= 2 && (unsigned char)data[0] == 0x1f && (unsigned char)data[1] == 0x8b;

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "landscape.h"
-#include "util.h"
+#include "base/util.h"
+#include "tune/landscape.h"
 
 static int param_named(const struct landscape *l, const char *name) {
     for (int k = 0; k < l->nparams; k++)

@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "landscape_build.h"
-#include "util.h"
+#include "base/util.h"
+#include "tune/landscape_build.h"
 
 /* A result's app, device, input and iters, as text (NULL: not said). */
 static void attrs_of(const struct json *r, const char *attr[LB_ATTRS]) {

@@ -11,7 +11,7 @@
  * basin 1.5x slower than the optimum on an AMD convolution space). */
 #include <math.h>
 
-#include "tune_search.h"
+#include "tune/tune_search.h"
 
 #define ANNEAL_SAMPLE 0.4
 #define ANNEAL_T0 0.10

@@ -22,8 +22,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "tune_search.h"
-#include "util.h"
+#include "base/util.h"
+#include "tune/tune_search.h"
 
 #define DESIGN_TRIES 8
 #define DESIGN_SCAN 4096   /* up to this many points a missing target's nearest is found by a scan */

@@ -49,9 +49,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tune_linear.h"
-#include "tune_search.h"
-#include "util.h"
+#include "base/util.h"
+#include "tune/tune_linear.h"
+#include "tune/tune_search.h"
 
 #define FOREST_TREES 32
 /* The trees join the additive model from this many evaluations: on fewer

@@ -6,8 +6,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "tune_search.h"
-#include "util.h"
+#include "base/util.h"
+#include "tune/tune_search.h"
 
 #define GENETIC_MUTATE 0.3 /* chance a child also takes a one-parameter move */
 

@@ -29,8 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tune_linear.h"
-#include "util.h"
+#include "tune/tune_linear.h"
+#include "base/util.h"
 
 #define LINEAR_RIDGE 0.3
 #define LINEAR_NOISE_FLOOR 1e-4 /* the least residual variance believed: 1 % in time */

@@ -2,7 +2,7 @@
  * the base of the forest strategy's surrogate. Private to the tuner. */
 #ifndef HARNESS_TUNE_LINEAR_H
 #define HARNESS_TUNE_LINEAR_H
-#include "tune.h"
+#include "tune/tune.h"
 
 struct linear_model {
     const struct tune_space *sp;

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tune_search.h"
-#include "util.h"
+#include "base/util.h"
+#include "tune/tune_search.h"
 
 #define NB_REACH 4            /* levels a move may jump over holes in the space */
 #define NB_CATEGORICAL_MAX 16 /* other levels of one categorical parameter in a list (drawn when more) */

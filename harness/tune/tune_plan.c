@@ -1,11 +1,11 @@
 /* tune_plan.h: the space of one search. */
-#include "tune_plan.h"
+#include "tune/tune_plan.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "devset.h"
-#include "util.h"
+#include "base/util.h"
+#include "core/devset.h"
 
 /* A knob's distinct values among the variants, as levels (as many as there
  * are: no cap): in numeric order when all are numbers (an ordinal

@@ -6,10 +6,10 @@
  * An invalid point is left out here, so it never costs an evaluation. */
 #ifndef HARNESS_TUNE_PLAN_H
 #define HARNESS_TUNE_PLAN_H
-#include "app.h"
-#include "sweep_file.h"
-#include "tune.h"
-#include "variants.h"
+#include "core/app.h"
+#include "core/sweep_file.h"
+#include "core/variants.h"
+#include "tune/tune.h"
 
 struct tune_point {
     int variant; /* index into tune_plan.vars */

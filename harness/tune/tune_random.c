@@ -21,7 +21,7 @@
  * to 16 of 20 seeds, 0.3 and 0.5 in 7 to 10. */
 #include <math.h>
 
-#include "tune_search.h"
+#include "tune/tune_search.h"
 
 #define RANDOM_EXPLORE 0.4
 #define RANDOM_TOP 3 /* the best points whose neighbours the polish tries */

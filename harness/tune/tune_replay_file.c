@@ -2,14 +2,14 @@
  * strategy and budget checked first (bad usage costs no file read), then
  * the landscape, its space, the budget resolved against the space's
  * points, and the search. Nothing here opens a database. */
-#include "tune_replay_file.h"
+#include "tune/tune_replay_file.h"
 
 #include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 int tune_budget_parse(const char *text, struct replay_budget *b) {
     memset(b, 0, sizeof *b);

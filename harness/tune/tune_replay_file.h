@@ -7,8 +7,8 @@
 #define HARNESS_TUNE_REPLAY_FILE_H
 #include <stddef.h>
 
-#include "landscape.h"
-#include "tune.h"
+#include "tune/landscape.h"
+#include "tune/tune.h"
 
 /* A budget: a count of evaluations, or a share of the space's points. */
 struct replay_budget {

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tune.h"
-#include "tune_search.h"
-#include "util.h"
+#include "base/util.h"
+#include "tune/tune.h"
+#include "tune/tune_search.h"
 
 /* The tie rule judges the margin against the measured spread. A spread of 0
  * (one repetition, a coarse clock, a replayed row with q1 = q3) would make

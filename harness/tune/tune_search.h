@@ -12,7 +12,7 @@
 #define HARNESS_TUNE_SEARCH_H
 #include <stdint.h>
 
-#include "tune.h"
+#include "tune/tune.h"
 
 /* splitmix64: small, fast, and the same sequence on every libc (rand() is not). */
 struct rng {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tune.h"
-#include "util.h"
+#include "base/util.h"
+#include "tune/tune.h"
 
 static uint64_t coord_hash(const int *c, int n) {
     uint64_t h = 0x9e3779b97f4a7c15ull;

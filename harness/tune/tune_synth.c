@@ -28,7 +28,7 @@
  *   failures where registers or local memory run out at launch (4 to 22 %
  *   of the points, failing costs an evaluation), and measurement noise of 1
  *   to 3 % (the stored median is one noisy draw, as a real sweep's is). */
-#include "tune_synth.h"
+#include "tune/tune_synth.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 enum role { R_BX, R_BY, R_BZ, R_TX, R_TY, R_TZ, R_UNROLL, R_PAD, R_RO, R_METHOD, R_BPS, R_STRIDE };
 

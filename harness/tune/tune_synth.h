@@ -10,7 +10,7 @@
  * tile), failed points (resources exceeded at launch) and measurement noise. */
 #ifndef HARNESS_TUNE_SYNTH_H
 #define HARNESS_TUNE_SYNTH_H
-#include "tune.h"
+#include "tune/tune.h"
 
 struct tune_synth {
     char name[96];

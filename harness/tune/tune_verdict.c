@@ -1,14 +1,14 @@
 /* tune_verdict.h. */
-#include "tune_verdict.h"
+#include "tune/tune_verdict.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "round_stats.h"
-#include "rounds.h"
-#include "stats.h"
-#include "worker.h"
+#include "core/rounds.h"
+#include "core/worker.h"
+#include "stats/round_stats.h"
+#include "stats/stats.h"
 
 #define VERDICT_ALPHA 0.05
 #define VERDICT_FLOOR 0.005
@@ -21,12 +21,7 @@ struct result_ctx {
 
 static void on_result(void *ctx, struct round_job *j, int round, int first_sample) {
     const struct verdict_env *e = ((struct result_ctx *)ctx)->env;
-    (void)round;
-    char err[512];
-    int rc = j->mid > 0       ? store_measurement_more(e->store, j->mid, &j->m, first_sample, err, sizeof err)
-             : e->run_id >= 0 ? store_measurement_id(e->store, e->run_id, &j->m, &j->mid, err, sizeof err)
-                              : 0;
-    if (rc != 0) fprintf(stderr, "harness: %s\n", err);
+    if (e->keep) e->keep(e->keep_ctx, j, round, first_sample);
     if (j->done) runner_print(stdout, e->dev, &j->m, e->peak);
 }
 

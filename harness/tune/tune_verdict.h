@@ -5,8 +5,8 @@
  * medians, p <= 0.05, by at least 0.5 %), else a tie. */
 #ifndef HARNESS_TUNE_VERDICT_H
 #define HARNESS_TUNE_VERDICT_H
-#include "runner.h"
-#include "store.h"
+#include "core/rounds.h"
+#include "core/runner.h"
 
 #define VERDICT_MAX 5 /* the best four and the stored configuration */
 
@@ -26,8 +26,10 @@ struct verdict_out {
 struct verdict_env {
     struct worker_pool *pool;
     const struct device_info *dev;
-    struct store *store;
-    int64_t run_id;
+    /* After each round of each candidate, before its line is printed: the
+     * caller keeps it (the command stores it); NULL: kept nowhere. */
+    round_result_fn keep;
+    void *keep_ctx;
     double peak;
     int warmup, reps, rounds;
     double timeout_s;

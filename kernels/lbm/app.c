@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
+#include "core/compiler_knobs.h"
 #include "lbm.h"
-#include "util.h"
-#include "compiler_knobs.h"
 
 /* Defaults are the `final` variant, so `--knobs reduction=binary` reads as
  * "final, but with a binary reduction". */
@@ -513,7 +513,7 @@ static const char *lbm_invalid_directive(const struct knob_set *k, const struct 
     if (knob_is(k, "async", "on") && knob_is(k, "avvels", "each-step"))
         return "async=on queues the steps; avvels=each-step waits for each step's sum: avvels=device";
     if (knob_is(k, "params", "globals")) {
-        if (strcmp(dev->backend, "openacc") != 0)
+        if (!dev->caps.declare_globals)
             return "params=globals is OpenACC's `declare create`; an OpenMP-target region costs about 1 ms to "
                    "launch whatever it maps (results/published/nvidia-h100-80gb/directives.md)";
         if (!knob_is(k, "avvels", "device") || !knob_is(k, "data", "region") || !knob_is(k, "kernels", "fused-accel"))

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
+#include "core/timed.h"
 #include "lbm.h"
-#include "timed.h"
-#include "util.h"
 
 struct directive_exec {
     struct dev *d;

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/util.h"
 #include "lbm.h"
-#include "util.h"
 
 static const char *const param_names[7] = {"nx", "ny", "maxIters", "reynolds_dim", "density", "accel", "omega"};
 

@@ -15,8 +15,8 @@
  * Graphs and persistent launches run a whole chunk without the host, so
  * each chunk's partials are reduced on the device between chunks, as
  * reduction=chunked|deferred do step by step. */
+#include "base/util.h"
 #include "lbm_exec.h"
-#include "util.h"
 
 void lbm_lattices_advance(struct lbm_exec *e, long n) {
     if (n % 2 == 0) return;

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "app.h"
+#include "core/app.h"
 
 struct app_input {
     char name[64]; /* "128x128", or "gen-300x200" for a generated input */

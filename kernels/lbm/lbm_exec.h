@@ -4,7 +4,7 @@
  * persistent=grid). Private to kernels/lbm. */
 #ifndef LBM_EXEC_H
 #define LBM_EXEC_H
-#include "backend.h"
+#include "backend/backend.h"
 #include "lbm.h"
 
 enum reduction { RED_HOST_EACH_STEP, RED_LOCAL, RED_BINARY, RED_CHUNKED, RED_DEFERRED };

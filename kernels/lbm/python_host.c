@@ -16,9 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/util.h"
+#include "core/timed.h"
 #include "lbm.h"
-#include "timed.h"
-#include "util.h"
 
 struct pyhost {
     struct dev *d;

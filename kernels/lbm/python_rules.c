@@ -10,8 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/util.h"
 #include "lbm.h"
-#include "util.h"
 
 /* The knobs host.py implements one value of: the schedule of `final`. */
 static const struct {

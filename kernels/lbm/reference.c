@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "build_cache.h"
+#include "backend/build_cache.h"
+#include "base/util.h"
 #include "lbm.h"
-#include "util.h"
 
 struct ref_state {
     const struct app_input *in;

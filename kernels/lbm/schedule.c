@@ -27,10 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
+#include "core/timed.h"
 #include "lbm.h"
 #include "lbm_exec.h"
-#include "timed.h"
-#include "util.h"
 
 void lbm_push(struct args *a, struct karg k) { a->a[a->n++] = k; }
 

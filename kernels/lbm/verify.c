@@ -28,8 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "lbm.h"
-#include "util.h"
 
 #define LBM_TOLERANCE 1e-2
 

@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/util.h"
+#include "core/compiler_knobs.h"
 #include "matvec.h"
-#include "util.h"
-#include "compiler_knobs.h"
 
 /* Defaults are the `final` variant (the blog's last step). */
 static const struct knob_def matvec_knobs[] = {
@@ -96,7 +96,7 @@ static const struct knob_def matvec_knobs[] = {
  * rows a GPU's would. OpenMP's thread_limit takes any width. */
 static const char *matvec_invalid_directive(const struct device_info *dev, const unsigned wg[2]) {
     static _Thread_local char why[256];
-    if (!dev->caps.directives || strcmp(dev->backend, "openacc") != 0) return NULL;
+    if (!dev->caps.directives || !dev->caps.vector_in_warps) return NULL;
     if (wg[0] % 32 || wg[0] > 1024) {
         snprintf(why, sizeof why,
                  "vector_length(%u): GCC's OpenACC takes a multiple of 32 lanes up to 1024; it builds %u with "
@@ -110,7 +110,7 @@ static const char *matvec_invalid_directive(const struct device_info *dev, const
 /* atomics=ptx: OpenACC's update=atomic only (matvec_directive.h). */
 static const char *matvec_invalid_atomics(const struct knob_set *k, const struct device_info *dev) {
     if (!knob_is(k, "atomics", "ptx")) return NULL;
-    if (!dev->caps.directives || strcmp(dev->backend, "openacc") != 0)
+    if (!dev->caps.directives || !dev->caps.ptx_atomics)
         return "atomics=ptx replaces OpenACC's `acc atomic update` (a compare-and-swap loop for a double in GCC 12); "
                "this device's program has its own atomics (CUDA's atomicAdd, OpenCL's and OpenMP's)";
     if (!knob_is(k, "update", "atomic"))
@@ -132,14 +132,13 @@ static const char *matvec_invalid_launch(const struct knob_set *k, const struct 
                  knob);
         return why;
     }
-    if (strcmp(dev->backend, "openacc") != 0) {
-        if (globals)
-            return "params=globals is OpenACC's `declare create`; an OpenMP-target region costs about 1 ms to "
-                   "launch whatever it maps (results/published/nvidia-h100-80gb/directives.md)";
+    if (globals && !dev->caps.declare_globals)
+        return "params=globals is OpenACC's `declare create`; an OpenMP-target region costs about 1 ms to "
+               "launch whatever it maps (results/published/nvidia-h100-80gb/directives.md)";
+    if (async && !dev->caps.async_queues)
         return "async=on queues the OpenACC regions on async(1); the OpenMP-target program has no such form (a "
                "region there costs about 1 ms to launch whatever it maps: "
                "results/published/nvidia-h100-80gb/directives.md)";
-    }
     if (globals && knob_is(k, "colours", "launches"))
         return "params=globals keeps one launch's parameters on the device for every product: colours=none or "
                "masked (a launch per colour changes them each launch, an update and a wait each)";

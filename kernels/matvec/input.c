@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "matvec.h"
-#include "util.h"
 
 #define MAX_SIDE 65536
 #define MAX_LAYERS 4096

@@ -4,7 +4,7 @@
 #define MATVEC_H
 #include <stddef.h>
 
-#include "app.h"
+#include "core/app.h"
 #include "matvec_cell.h"
 
 #define MV_COLOURS 6

@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "matvec.h"
-#include "util.h"
 
 int matvec_colour_of(int i, int j) { return i % 3 + 3 * (j % 2); }
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "matvec.h"
-#include "util.h"
 
 void matvec_serial_once(const struct app_input *in, double *lhs) {
     const int nl = in->nl;

@@ -23,9 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
+#include "core/timed.h"
 #include "matvec.h"
-#include "timed.h"
-#include "util.h"
 
 struct mv_exec {
     struct dev *d;

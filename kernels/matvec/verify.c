@@ -29,8 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "matvec.h"
-#include "util.h"
 
 void matvec_verify(const struct app_input *in, const struct app_ref *ref, const struct app_result *res,
                    struct measurement *m) {

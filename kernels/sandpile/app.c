@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "devset.h"
-#include "rowsplit.h"
+#include "base/util.h"
+#include "core/devset.h"
+#include "core/rowsplit.h"
 #include "sandpile.h"
-#include "util.h"
 
 /* Defaults: the device flag read every iteration, one step per launch. */
 static const struct knob_def sandpile_knobs[] = {

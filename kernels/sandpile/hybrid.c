@@ -29,10 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "devset.h"
-#include "rowsplit.h"
+#include "core/devset.h"
+#include "core/rowsplit.h"
+#include "core/timed.h"
 #include "schedule.h"
-#include "timed.h"
 
 struct sp_set {
     struct dev *set;

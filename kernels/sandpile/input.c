@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "sandpile.h"
-#include "util.h"
 
 #define MAX_SIDE 32768
 #define MAX_CELLS (1L << 28)    /* 1 GiB per grid */

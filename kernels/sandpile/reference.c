@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "build_cache.h"
+#include "backend/build_cache.h"
+#include "base/util.h"
 #include "sandpile.h"
 #include "sandpile_rule.h"
-#include "util.h"
 
 #ifndef SANDPILE_REFERENCE_SOURCE
 #error "build with -DSANDPILE_REFERENCE_SOURCE (the Makefile's hash of reference.c and sandpile_rule.h)"

@@ -4,7 +4,7 @@
 #define SANDPILE_H
 #include <stddef.h>
 
-#include "app.h"
+#include "core/app.h"
 
 enum sp_start { SP_FOUR, SP_PILE, SP_RANDOM };
 

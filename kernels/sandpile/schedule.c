@@ -41,11 +41,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "devset.h"
+#include "base/util.h"
+#include "core/devset.h"
+#include "core/timed.h"
 #include "sandpile.h"
 #include "schedule.h"
-#include "timed.h"
-#include "util.h"
 
 size_t sp_cells(const struct sp_exec *e) { return (size_t)e->in->w * (size_t)e->in->h; }
 static size_t round_up(size_t a, size_t b) { return (a + b - 1) / b * b; }

@@ -4,8 +4,8 @@
 #define SANDPILE_SCHEDULE_H
 #include <limits.h>
 
+#include "base/util.h"
 #include "sandpile.h"
-#include "util.h"
 
 enum detect { DETECT_NONE, DETECT_GRID, DETECT_FLAG, DETECT_PREDICT };
 

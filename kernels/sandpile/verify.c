@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "sandpile.h"
-#include "util.h"
 
 void sandpile_verify(const struct app_input *in, const struct app_ref *ref, const struct app_result *res,
                      struct measurement *m) {

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
-#include "timed.h"
-#include "util.h"
+#include "base/util.h"
+#include "core/app.h"
+#include "core/timed.h"
 
 struct app_input {
     char name[64];

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "stencil.h"
-#include "util.h"
 
 /* Defaults are the `fused` variant. */
 static const struct knob_def stencil_knobs[] = {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "stencil.h"
-#include "util.h"
 
 #define MAX_SIDE 65536
 #define MAX_CELLS (1L << 28) /* 1 GiB per grid */

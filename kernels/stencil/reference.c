@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "stencil.h"
 #include "stencil_point.h"
-#include "util.h"
 
 #define SERIAL_SAFETY 1000000L /* never reached: the averaging contracts the range */
 

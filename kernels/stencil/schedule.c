@@ -48,10 +48,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
+#include "core/timed.h"
 #include "stencil.h"
 #include "stencil_point.h"
-#include "timed.h"
-#include "util.h"
 
 enum setup { SETUP_REBUILD, SETUP_HOISTED };
 enum range { RANGE_HOST, RANGE_CHUNKED, RANGE_COALESCED, RANGE_FUSED, RANGE_ATOMIC };

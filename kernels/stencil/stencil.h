@@ -4,7 +4,7 @@
 #define STENCIL_H
 #include <stddef.h>
 
-#include "app.h"
+#include "core/app.h"
 
 /* The serial program's run on an input: computed on first use (it is cheap:
  * 34 iterations, about a second on one core at 4096x4096) and kept with the

@@ -36,8 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "stencil.h"
-#include "util.h"
 
 void stencil_verify(const struct app_input *in, const struct app_ref *ref, const struct app_result *res,
                     struct measurement *m) {

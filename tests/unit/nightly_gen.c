@@ -3,8 +3,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "stats.h"
-#include "util.h"
+#include "base/util.h"
+#include "stats/stats.h"
 
 static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 struct nvrtc {
     int (*create)(void **prog, const char *src, const char *name, int nheaders, const char *const *headers,

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tune.h"
-#include "util.h"
+#include "base/util.h"
+#include "tune/tune.h"
 
 /* No cap on points or levels (arrays grow); the landscapes and parameters a
  * file may hold are capped, and a file beyond them is refused by name. */

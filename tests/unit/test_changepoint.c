@@ -17,10 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "changepoint.h"
 #include "check.h"
 #include "nightly_gen.h"
-#include "round_stats.h"
+#include "stats/changepoint.h"
+#include "stats/round_stats.h"
 
 #define NIGHTS 30
 

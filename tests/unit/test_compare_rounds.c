@@ -23,11 +23,11 @@
 #include <string.h>
 
 #include "check.h"
-#include "compare.h"
-#include "mwu.h"
 #include "nightly_gen.h"
-#include "round_stats.h"
-#include "stats.h"
+#include "stats/mwu.h"
+#include "stats/round_stats.h"
+#include "stats/stats.h"
+#include "track/compare.h"
 
 #define ROUNDS 6
 #define REPS 2

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backend/compilers.h"
+#include "base/util.h"
 #include "check.h"
-#include "compilers.h"
-#include "util.h"
 
 /* A CUDA folder whose bin/ptxas says it is `release`. */
 static void fake_cuda(const char *dir, const char *release) {

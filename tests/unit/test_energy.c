@@ -16,14 +16,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend.h"
+#include "backend/backend.h"
+#include "backend/energy.h"
+#include "base/util.h"
 #include "check.h"
-#include "energy.h"
-#include "runner.h"
-#include "store.h"
-#include "timed.h"
-#include "util.h"
-#include "worker.h"
+#include "core/runner.h"
+#include "core/timed.h"
+#include "core/worker.h"
+#include "store/store.h"
 
 /* ---- the fake NVML ----------------------------------------------------- */
 

@@ -4,9 +4,9 @@
  * devices_match: what a --device word selects. */
 #include <string.h>
 
-#include "backend.h"
+#include "backend/backend.h"
+#include "base/util.h"
 #include "check.h"
-#include "util.h"
 
 static struct device_info make(const char *kind, uint64_t mem, const char *driver) {
     struct device_info d;

@@ -18,15 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "check.h"
-#include "compare.h"
-#include "confirm.h"
-#include "confirm_judge.h"
 #include "nightly_gen.h"
-#include "noise.h"
-#include "pvalue.h"
-#include "util.h"
-#include "round_stats.h"
+#include "stats/pvalue.h"
+#include "stats/round_stats.h"
+#include "track/compare.h"
+#include "track/confirm.h"
+#include "track/confirm_judge.h"
+#include "track/noise.h"
 
 #define ROUNDS 6
 #define REPS 2

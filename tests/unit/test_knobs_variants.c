@@ -6,12 +6,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app.h"
+#include "base/util.h"
 #include "check.h"
-#include "knobs.h"
+#include "core/app.h"
+#include "core/knobs.h"
+#include "core/variants.h"
 #include "test_files.h"
-#include "util.h"
-#include "variants.h"
 
 static char tmpdir[] = "/tmp/test_knobs_variants.XXXXXX";
 

@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "check.h"
-#include "json.h"
-#include "landscape.h"
 #include "test_files.h"
-#include "tune_replay_file.h"
-#include "util.h"
+#include "tune/json.h"
+#include "tune/landscape.h"
+#include "tune/tune_replay_file.h"
 
 static char tmpdir[] = "/tmp/test_landscape.XXXXXX";
 static char err[8192];

@@ -11,10 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend/launch_cost.h"
+#include "base/util.h"
 #include "check.h"
-#include "launch_cost.h"
-#include "store.h"
-#include "util.h"
+#include "report/launch_cost_plot.h"
+#include "store/store.h"
 
 /* HARNESS_ROOT from this program's path (build/tests/<name>), before
  * anything asks repo_root(): the plot finds plots/launch_cost.gp there. */
@@ -228,10 +229,10 @@ static void check_store_and_migration(const char *dir) {
     char png[4200];
     snprintf(png, sizeof png, "%s/lc.png", dir);
     err[0] = '\0';
-    rc = launch_cost_plot("/nonexistent/x.db", png, err, sizeof err);
+    rc = launch_cost_plot("/nonexistent/x.db", png, NULL, err, sizeof err);
     CHECK(rc == -1 && strstr(err, "no database"), "launch_cost_plot without a database fails (%s)", err);
     if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
-        rc = launch_cost_plot(db, png, err, sizeof err);
+        rc = launch_cost_plot(db, png, NULL, err, sizeof err);
         CHECK(rc == 0 && access(png, R_OK) == 0, "launch_cost_plot draws %s (%s)", png, rc ? err : "");
     } else {
         printf("ok - launch_cost_plot draws a PNG # skip: no gnuplot on PATH\n");

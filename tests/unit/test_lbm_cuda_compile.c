@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
+#include "base/util.h"
 #include "check.h"
-#include "knobs.h"
+#include "core/app.h"
+#include "core/knobs.h"
+#include "core/variants.h"
 #include "lbm.h"
 #include "nvrtc_tools.h"
-#include "util.h"
-#include "variants.h"
 
 static const char *const settings[] = {
     "", /* final, as a baseline */

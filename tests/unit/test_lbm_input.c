@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/util.h"
 #include "check.h"
 #include "lbm.h"
 #include "test_files.h"
-#include "util.h"
 
 static char tmpdir[] = "/tmp/test_lbm_input.XXXXXX";
 

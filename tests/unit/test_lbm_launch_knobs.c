@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "check.h"
 #include "lbm.h"
-#include "util.h"
 
 /* "cuda" is an H100 (sm_90, 227 KiB of shared memory per block); "cuda80"
  * an A100-like sm_80. */

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/util.h"
 #include "check.h"
 #include "lbm.h"
-#include "util.h"
 
 static char tmpdir[] = "/tmp/test_lbm_reference.XXXXXX";
 

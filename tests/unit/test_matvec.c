@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "../../kernels/matvec/matvec.h"
+#include "base/util.h"
 #include "check.h"
-#include "util.h"
 
 static struct app_input *load(const char *name) {
     struct app_opts o = {.input = name};

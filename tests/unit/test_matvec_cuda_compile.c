@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
+#include "base/util.h"
 #include "check.h"
-#include "knobs.h"
+#include "core/app.h"
+#include "core/knobs.h"
 #include "nvrtc_tools.h"
-#include "util.h"
 
 int main(void) {
     const struct app *mv = app_find("matvec");

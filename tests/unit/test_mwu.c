@@ -7,8 +7,8 @@
 #include <stdio.h>
 
 #include "check.h"
-#include "mwu.h"
-#include "pvalue.h"
+#include "stats/mwu.h"
+#include "stats/pvalue.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "check.h"
-#include "measurement.h"
-#include "night_quality.h"
-#include "store.h"
-#include "store_nightly.h"
-#include "store_nightly_run.h"
-#include "util.h"
+#include "core/measurement.h"
+#include "store/store.h"
+#include "store/store_nightly.h"
+#include "store/store_nightly_run.h"
+#include "track/night_quality.h"
 
 static void device(struct device_info *d, const char *spec) {
     memset(d, 0, sizeof *d);

@@ -7,10 +7,10 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "check.h"
-#include "cli.h"
-#include "runner.h"
-#include "util.h"
+#include "cli/cli.h"
+#include "core/runner.h"
 
 static int whole(const char *text, long lo, long hi, long want) {
     long v = -12345;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "report_def.h"
+#include "report/report_def.h"
 #include "test_files.h"
 
 static char dir[] = "/tmp/test_report_def-XXXXXX";

@@ -9,11 +9,11 @@
 #include <unistd.h>
 #include <utime.h>
 
+#include "base/util.h"
 #include "check.h"
-#include "kept_build.h"
-#include "measurement.h"
-#include "rounds.h"
-#include "util.h"
+#include "core/measurement.h"
+#include "core/rounds.h"
+#include "track/kept_build.h"
 
 static int is_permutation(const int *p, int n) {
     int *seen = calloc((size_t)n + 1, sizeof *seen), ok = 1;

@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "devset.h"
-#include "knobs.h"
-#include "rowsplit.h"
+#include "core/devset.h"
+#include "core/knobs.h"
+#include "core/rowsplit.h"
 
 static const struct knob_def defs[] = {
     {.name = "detect", .values = "none|flag", .def = "flag", .help = ""},

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "../../kernels/sandpile/sandpile.h"
+#include "base/util.h"
 #include "check.h"
-#include "util.h"
 
 static const struct app *sp(void) { return app_find("sandpile"); }
 

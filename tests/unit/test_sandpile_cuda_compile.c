@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
+#include "base/util.h"
 #include "check.h"
-#include "knobs.h"
+#include "core/app.h"
+#include "core/knobs.h"
+#include "core/variants.h"
 #include "nvrtc_tools.h"
-#include "util.h"
-#include "variants.h"
 
 int main(void) {
     const struct app *sp = app_find("sandpile");

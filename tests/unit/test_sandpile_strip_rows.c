@@ -21,7 +21,7 @@
 
 #include "../../kernels/sandpile/schedule.h"
 #include "check.h"
-#include "measurement.h"
+#include "core/measurement.h"
 #include "root_from_exe.h"
 
 static const struct app *sp(void) { return app_find("sandpile"); }

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "../../kernels/stencil/stencil.h"
+#include "base/util.h"
 #include "check.h"
-#include "util.h"
 
 static const struct app *stencil_app(void) { return app_find("stencil"); }
 

@@ -12,12 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app.h"
+#include "base/util.h"
 #include "check.h"
-#include "knobs.h"
+#include "core/app.h"
+#include "core/knobs.h"
+#include "core/variants.h"
 #include "nvrtc_tools.h"
-#include "util.h"
-#include "variants.h"
 
 int main(void) {
     const struct app *sp = app_find("stencil");

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "store.h"
-#include "util.h"
+#include "base/util.h"
+#include "store/store.h"
 
 static int failures;
 

@@ -7,13 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app.h"
+#include "base/util.h"
 #include "check.h"
-#include "sweep_file.h"
+#include "core/app.h"
+#include "core/sweep_file.h"
+#include "core/variants.h"
+#include "core/worker.h"
 #include "test_files.h"
-#include "util.h"
-#include "variants.h"
-#include "worker.h"
 
 static char tmpdir[] = "/tmp/test_sweep_file.XXXXXX";
 

@@ -33,8 +33,8 @@
 
 #include "check.h"
 #include "replay_landscapes.h"
-#include "stats.h"
-#include "tune_synth.h"
+#include "stats/stats.h"
+#include "tune/tune_synth.h"
 
 #define HELDOUT 5            /* informative generated landscapes judged */
 #define HELDOUT_FIRST 101    /* the first held-out seed (1 to 8: development) */

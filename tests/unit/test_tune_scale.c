@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "check.h"
-#include "tune.h"
+#include "tune/tune.h"
 
 static double cpu_now(void) {
     struct timespec t;

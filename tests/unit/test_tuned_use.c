@@ -10,13 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app.h"
+#include "base/util.h"
 #include "check.h"
-#include "store.h"
-#include "store_tuned.h"
+#include "core/app.h"
+#include "core/variants.h"
+#include "store/store.h"
+#include "store/store_tuned.h"
 #include "test_files.h"
-#include "util.h"
-#include "variants.h"
 
 static char tmpdir[] = "/tmp/test_tuned_use.XXXXXX";
 

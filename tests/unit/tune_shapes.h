@@ -5,7 +5,7 @@
 #define TESTS_TUNE_SHAPES_H
 #include <string.h>
 
-#include "tune.h"
+#include "tune/tune.h"
 
 struct shape_list {
     int n;

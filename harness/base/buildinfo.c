@@ -1,9 +1,9 @@
-#include "buildinfo.h"
+#include "base/buildinfo.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* GIT_COMMIT, GIT_DIRTY and BUILD_FLAGS come from the Makefile. */
 #ifndef GIT_COMMIT
