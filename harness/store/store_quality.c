@@ -18,21 +18,15 @@ static int parse_list(const char *list, double *v) {
     return k;
 }
 
-int store_nightly_canaries(struct store *s, int64_t id, store_canary_past_fn fn, void *ctx) {
-    sqlite3 *db = store_db(s);
-    const char *sql = "SELECT d.spec, p.copy_gbs,"
-                      " (SELECT group_concat(q.copy_gbs) FROM (SELECT p2.copy_gbs FROM nightly_peak np2"
-                      "   JOIN peak p2 ON p2.id = np2.peak_id JOIN nightly n2 ON n2.id = np2.nightly_id"
-                      "   WHERE p2.device_id = p.device_id AND n2.id < ?1 AND p2.copy_gbs > 0"
-                      "   ORDER BY n2.id DESC LIMIT 7) q)" /* STORE_CANARY_PAST */
-                      " FROM nightly_peak np JOIN peak p ON p.id = np.peak_id JOIN device d ON d.id = p.device_id"
-                      " WHERE np.nightly_id = ?1 AND p.copy_gbs > 0";
+/* Runs sql (?1: nightly id; columns: spec, tonight's value, the past list)
+ * and hands each row to fn. */
+static int each_with_past(struct store *s, int64_t id, const char *sql, store_past_fn fn, void *ctx) {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return -1;
     sqlite3_bind_int64(st, 1, id);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct store_canary_past r = {.copy_gbs = sqlite3_column_double(st, 1)};
+        struct store_past r = {.now = sqlite3_column_double(st, 1)};
         r.npast = parse_list((const char *)sqlite3_column_text(st, 2), r.past);
         const unsigned char *spec = sqlite3_column_text(st, 0);
         r.spec = spec ? (const char *)spec : "";
@@ -42,31 +36,31 @@ int store_nightly_canaries(struct store *s, int64_t id, store_canary_past_fn fn,
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-int store_nightly_spreads(struct store *s, int64_t id, store_spread_past_fn fn, void *ctx) {
-    sqlite3 *db = store_db(s);
-    const char *sql = "SELECT d.spec, (m.q3_s - m.q1_s) / m.median_s,"
-                      " (SELECT group_concat(q.spread) FROM (SELECT (m2.q3_s - m2.q1_s) / m2.median_s AS spread"
-                      "   FROM measurement m2 JOIN nightly_run nr2 ON nr2.run_id = m2.run_id"
-                      "   JOIN run r2 ON r2.id = m2.run_id"
-                      "   WHERE m2.config_id = m.config_id AND r2.device_id = r.device_id AND nr2.nightly_id < ?1"
-                      "   AND m2.status = 'ok' AND m2.median_s > 0 AND m2.q3_s >= m2.q1_s"
-                      "   ORDER BY nr2.nightly_id DESC LIMIT 7) q)" /* STORE_CANARY_PAST */
-                      " FROM measurement m JOIN nightly_run nr ON nr.run_id = m.run_id JOIN run r ON r.id = m.run_id"
-                      " JOIN device d ON d.id = r.device_id"
-                      " WHERE nr.nightly_id = ?1 AND m.status = 'ok' AND m.median_s > 0 AND m.q3_s >= m.q1_s";
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
-    sqlite3_bind_int64(st, 1, id);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct store_spread_past r = {.spread = sqlite3_column_double(st, 1)};
-        r.npast = parse_list((const char *)sqlite3_column_text(st, 2), r.past);
-        const unsigned char *spec = sqlite3_column_text(st, 0);
-        r.spec = spec ? (const char *)spec : "";
-        fn(&r, ctx);
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : -1;
+int store_nightly_canaries(struct store *s, int64_t id, store_past_fn fn, void *ctx) {
+    return each_with_past(s, id,
+                          "SELECT d.spec, p.copy_gbs,"
+                          " (SELECT group_concat(q.copy_gbs) FROM (SELECT p2.copy_gbs FROM nightly_peak np2"
+                          "   JOIN peak p2 ON p2.id = np2.peak_id JOIN nightly n2 ON n2.id = np2.nightly_id"
+                          "   WHERE p2.device_id = p.device_id AND n2.id < ?1 AND p2.copy_gbs > 0"
+                          "   ORDER BY n2.id DESC LIMIT 7) q)" /* STORE_CANARY_PAST */
+                          " FROM nightly_peak np JOIN peak p ON p.id = np.peak_id JOIN device d ON d.id = p.device_id"
+                          " WHERE np.nightly_id = ?1 AND p.copy_gbs > 0",
+                          fn, ctx);
+}
+
+int store_nightly_spreads(struct store *s, int64_t id, store_past_fn fn, void *ctx) {
+    return each_with_past(s, id,
+                          "SELECT d.spec, (m.q3_s - m.q1_s) / m.median_s,"
+                          " (SELECT group_concat(q.spread) FROM (SELECT (m2.q3_s - m2.q1_s) / m2.median_s AS spread"
+                          "   FROM measurement m2 JOIN nightly_run nr2 ON nr2.run_id = m2.run_id"
+                          "   JOIN run r2 ON r2.id = m2.run_id"
+                          "   WHERE m2.config_id = m.config_id AND r2.device_id = r.device_id AND nr2.nightly_id < ?1"
+                          "   AND m2.status = 'ok' AND m2.median_s > 0 AND m2.q3_s >= m2.q1_s"
+                          "   ORDER BY nr2.nightly_id DESC LIMIT 7) q)" /* STORE_CANARY_PAST */
+                          " FROM measurement m JOIN nightly_run nr ON nr.run_id = m.run_id JOIN run r ON r.id = m.run_id"
+                          " JOIN device d ON d.id = r.device_id"
+                          " WHERE nr.nightly_id = ?1 AND m.status = 'ok' AND m.median_s > 0 AND m.q3_s >= m.q1_s",
+                          fn, ctx);
 }
 
 char *store_nightly_telemetry(struct store *s, int64_t id) {

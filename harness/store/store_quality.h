@@ -11,35 +11,27 @@ struct store;
 
 #define STORE_CANARY_PAST 7 /* nights a canary is held against */
 
-/* One device's canary on a nightly, with the device's canaries on the last
- * STORE_CANARY_PAST nights before it (newest first), disturbed ones too: held
- * against clean nights only, a canary that moved for good (a new driver, a
- * host that settled elsewhere) would be "off" on every night after; against
- * the median of all, it is off for the nights until half of them moved.
- * spec lives only during the call. */
-struct store_canary_past {
+/* A value of nightly id with the same thing's values on the last
+ * STORE_CANARY_PAST nights before it (newest first), disturbed ones too:
+ * held against clean nights only, a canary that moved for good (a new
+ * driver, a host that settled elsewhere) would be "off" on every night
+ * after; against the median of all, it is off for the nights until half of
+ * them moved. spec (the device) lives only during the call. */
+struct store_past {
     const char *spec;
-    double copy_gbs;
+    double now;
     double past[STORE_CANARY_PAST];
     int npast;
 };
-typedef void (*store_canary_past_fn)(const struct store_canary_past *r, void *ctx);
+typedef void (*store_past_fn)(const struct store_past *r, void *ctx);
 
-/* Every canary (copy_gbs > 0) of nightly id. 0, or -1 on a database error. */
-int store_nightly_canaries(struct store *s, int64_t id, store_canary_past_fn fn, void *ctx);
-/* One series' spread on a nightly (its measurement's IQR over its median,
- * every round's samples together) with the same series' spread on the last
- * STORE_CANARY_PAST nights before it (newest first). spec lives only during
- * the call. */
-struct store_spread_past {
-    const char *spec;
-    double spread;
-    double past[STORE_CANARY_PAST];
-    int npast;
-};
-typedef void (*store_spread_past_fn)(const struct store_spread_past *r, void *ctx);
-/* Every verified series of nightly id. 0, or -1 on a database error. */
-int store_nightly_spreads(struct store *s, int64_t id, store_spread_past_fn fn, void *ctx);
+/* Every canary (copy_gbs > 0) of nightly id: now is its copy GB/s. 0, or -1
+ * on a database error. */
+int store_nightly_canaries(struct store *s, int64_t id, store_past_fn fn, void *ctx);
+/* Every verified series of nightly id: now is its spread, the measurement's
+ * IQR over its median (every round's samples together), against the same
+ * series' on the device. 0, or -1 on a database error. */
+int store_nightly_spreads(struct store *s, int64_t id, store_past_fn fn, void *ctx);
 
 /* Nightly id's telemetry text (malloc'd), or NULL when it has none. */
 char *store_nightly_telemetry(struct store *s, int64_t id);

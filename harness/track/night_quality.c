@@ -33,13 +33,13 @@ static void touches(struct verdict *v, const char *spec) {
 }
 
 /* Each device's canary tonight against the median of its last seven nights. */
-static void canary_judge(const struct store_canary_past *r, void *ctx) {
+static void canary_judge(const struct store_past *r, void *ctx) {
     struct verdict *v = ctx;
     struct strbuf *why = &v->why;
     if (r->npast < 2) return; /* no history to be off from */
     /* As regressions' veto: 10 %, or four times the canary's own
      * night-to-night noise where it is noisier than that. */
-    double usual = stats_median(r->past, (size_t)r->npast), now = r->copy_gbs;
+    double usual = stats_median(r->past, (size_t)r->npast), now = r->now;
     double limit = fmax(NIGHT_CANARY_OFF, 4 * cp_noise(r->past, r->npast));
     if (fabs(now / usual - 1) > limit) {
         sb_printf(why, "%s%s canary %.1f GB/s against its usual %.1f", why->len ? "; " : "", r->spec, now, usual);
@@ -64,7 +64,7 @@ struct spreads {
     } dev[SPREAD_DEVICES];
 };
 
-static void spread_collect(const struct store_spread_past *r, void *ctx) {
+static void spread_collect(const struct store_past *r, void *ctx) {
     struct spreads *sp = ctx;
     if (r->npast < 2) return; /* no usual to be off from */
     int d = 0;
@@ -75,7 +75,7 @@ static void spread_collect(const struct store_spread_past *r, void *ctx) {
     }
     if (sp->dev[d].n == SPREAD_SERIES) return;
     const double usual = fmax(NIGHT_SPREAD_FLOOR, stats_median(r->past, (size_t)r->npast));
-    sp->dev[d].ratio[sp->dev[d].n++] = r->spread / usual;
+    sp->dev[d].ratio[sp->dev[d].n++] = r->now / usual;
 }
 
 static void spread_judge(struct store *s, int64_t id, struct verdict *v) {
