@@ -1,6 +1,3 @@
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 /* `harness plot wg`: the work-group sweep of each device, input and variant
  * as the report's Figures 3-5 draw it: one bar per shape ("WxH", ordered by
  * total size then width), the median runtime with its IQR. Only verified

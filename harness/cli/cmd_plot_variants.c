@@ -1,6 +1,3 @@
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 /* `harness plot variants`: one bar chart of an app's variants on every
  * device at one input, clustered by variant, a bar per device, the median
  * runtime with its IQR. The main job ends with it (the picture of its

@@ -1,6 +1,3 @@
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 /* `harness publish DIR`: a static HTML site of the results database that
  * works from file:// (no server, nothing fetched, no JavaScript): an index of
  * the devices, the apps and inputs measured, the nightly series and the

@@ -1,6 +1,3 @@
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 /* publish: a page per device x app x input with the latest verified
  * measurement of every variant (median, spread as CV %, shape, commit,
  * date), the chart of the variants at that input (`plot variants`: every

@@ -1,6 +1,3 @@
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 /* publish: a page per nightly series, as `plot nightly` draws it (each
  * night's median with its IQR, the change points `harness regressions`
  * stored as dashed lines), with the nights and the change points and their

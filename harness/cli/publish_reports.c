@@ -1,6 +1,3 @@
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 /* publish: the reports `harness report` wrote (report-*.md beside the
  * database, each the latest for its host and devices, with its figure
  * folder) copied into DIR/reports/, and a page for each showing the

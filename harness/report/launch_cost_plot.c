@@ -1,6 +1,3 @@
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 /* The launch-cost figure (plots/launch_cost.gp) from the database:
  * launch_cost_plot() for code that wants one PNG (the report), and
  * `harness plot launch-cost` for people (PNG and SVG under plots/out). This

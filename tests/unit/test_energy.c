@@ -1,6 +1,3 @@
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 /* Energy with every measurement (timed.h, energy.h): the window's arithmetic
  * and its threshold, rounds combined, the fields through the worker pipe and
  * into the store (NaN as NULL), runner_print's text, no meter for devices
