@@ -39,7 +39,7 @@ static void plot_usage(FILE *out) {
 }
 
 struct figure {
-    char fp[40], spec[64], name[128], driver[128], input[128], variant[64], knobs[1024];
+    char fp[40], spec[64], name[128], driver[128], input[128], variant[64], knobs[KNOBS_TEXT_MAX];
     char base[PATH_MAX]; /* output path without extension */
     long iters;          /* the figure's one step count */
     struct strbuf dat;

@@ -164,7 +164,7 @@ static void point_add(struct sweep_run *r, int part, int d, int i, int v, const 
     p->variant = v;
     p->wg[0] = wg[0];
     p->wg[1] = wg[1];
-    char knobs[1024];
+    char knobs[KNOBS_TEXT_MAX];
     knobs_canonical(&sp->variants.v[v].knobs, knobs, sizeof knobs);
     str_fmt(p->key, sizeof p->key, "%s|%s|%s|%s|%05ux%05u", dev->fingerprint, sp->app->name,
             sp->app->input_name(sp->inputs[i]), knobs, p->wg[0], p->wg[1]);

@@ -277,7 +277,7 @@ struct replay_load {
     struct search_def *d;
     int n;
     struct replay_table *tables; /* per variant of the call */
-    char (*knobs)[1024];         /* ... and its canonical knobs */
+    char (*knobs)[KNOBS_TEXT_MAX];         /* ... and its canonical knobs */
     long iters;
 };
 
@@ -713,7 +713,7 @@ static int stored_candidate(struct store *store, const struct search_def *d, str
         out->cfg.knobs = d->plan.vars.v[0].knobs;
         str_copy(out->cfg.variant, sizeof out->cfg.variant, d->plan.vars.v[0].name);
     }
-    char knobs[1024];
+    char knobs[KNOBS_TEXT_MAX];
     knobs_canonical(&out->cfg.knobs, knobs, sizeof knobs);
     out->point = tune_plan_find(&d->plan, knobs, out->cfg.wg);
     return 0;
@@ -837,7 +837,7 @@ static void report(const struct tune_opts *o, const struct search_def *d, const 
 }
 
 static int same_config(const struct verdict_cand *a, const struct verdict_cand *b) {
-    char x[1024], y[1024];
+    char x[KNOBS_TEXT_MAX], y[KNOBS_TEXT_MAX];
     knobs_canonical(&a->cfg.knobs, x, sizeof x);
     knobs_canonical(&b->cfg.knobs, y, sizeof y);
     return a->cfg.wg[0] == b->cfg.wg[0] && a->cfg.wg[1] == b->cfg.wg[1] && !strcmp(x, y);
@@ -897,7 +897,7 @@ static void replay_regret(const struct search_def *d, const struct outcome *oc) 
 
 static int store_outcome(struct store *store, const struct tune_opts *o, const struct search_def *d,
                          const struct outcome *oc, double search_s, long iters) {
-    char err[512], knobs[1024];
+    char err[512], knobs[KNOBS_TEXT_MAX];
     knobs_canonical(&oc->best.cfg.knobs, knobs, sizeof knobs);
     struct tuned_decision dec = {.wg = {oc->best.cfg.wg[0], oc->best.cfg.wg[1]},
                                  .strategy = o->strategy,

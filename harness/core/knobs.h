@@ -54,7 +54,7 @@ int knob_shape(const struct knob_set *k, const char *name, unsigned shape[2]);
 int knobs_declare(const struct knob_def *defs, const char *name);
 /* "layout=soa,kernels=fused,..." in declaration order: the identity of a
  * variant (host knobs and quiet_default ones only where they differ from
- * their default). */
+ * their default). Its holders are KNOBS_TEXT_MAX bytes (measurement.h). */
 void knobs_canonical(const struct knob_set *k, char *buf, size_t n);
 /* "-DK_LAYOUT_SOA=1 -DK_CHUNK=1792 ..." for kernel compilers: a numeric
  * value becomes -DK_NAME=value, any other -DK_NAME_VALUE=1; host knobs are

@@ -22,8 +22,15 @@ enum measure { MEASURE_WALL, MEASURE_CPU, MEASURE_CYCLES, MEASURE_INSTRUCTIONS, 
 const char *measure_name(enum measure k);   /* wall, cpu, cycles, instructions */
 const char *measure_column(enum measure k); /* the sample table's column */
 
+/* The size of a buffer holding a canonical knob string with its NUL
+ * (knobs.h: knobs_canonical, "layout=soa,kernels=fused,..."): a config's
+ * identity, in a measurement, a worker's job, the database's rows and the
+ * tuners' plans alike. Here, the one header every holder of such a string
+ * includes. */
+#define KNOBS_TEXT_MAX 1024
+
 struct measurement {
-    char app[32], input[64], variant[64], knobs[1024];
+    char app[32], input[64], variant[64], knobs[KNOBS_TEXT_MAX];
     unsigned wg[2];
     long iters;      /* steps per repetition as run */
     long iters_full; /* the input's own step count; > iters when scaled */

@@ -178,7 +178,7 @@ static void tuned_note(struct report *r, struct strbuf *b, const int *cols, int 
         for (int in = 0; in < r->def->ninputs; in++) {
             const struct report_cell *cell = report_find(r, cols[c], in, TUNED_VARIANT, r->def->wg);
             if (!cell || !cell->tuned) continue;
-            char knobs[1024];
+            char knobs[KNOBS_TEXT_MAX];
             knobs_changed(r, &cell->knobs, knobs, sizeof knobs);
             sb_printf(b, "%s %s %s: %s at %ux%u", n++ ? ";" : " Here:", r->dev[cols[c]].info.spec, r->def->inputs[in],
                       knobs, cell->wg[0], cell->wg[1]);

@@ -45,7 +45,7 @@ int tune_plan_build(struct tune_plan *p, const struct app *app, const struct app
     p->vars.v = xcalloc((size_t)vars->n + 1, sizeof *p->vars.v);
     p->knobs = xcalloc((size_t)vars->n + 1, sizeof *p->knobs);
     for (int v = 0; v < vars->n; v++) {
-        char k[1024];
+        char k[KNOBS_TEXT_MAX];
         knobs_canonical(&vars->v[v].knobs, k, sizeof k);
         int dup = 0;
         for (int u = 0; u < p->vars.n; u++) dup |= !strcmp(p->knobs[u], k);

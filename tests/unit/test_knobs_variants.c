@@ -313,7 +313,7 @@ static void test_variants(void) {
                   knob_is(&fin->knobs, "constants", "hoisted") && knob_is(&fin->knobs, "work", "full"),
               "shipped: final is in-order, packed, hoisted, full");
         struct knob_set defaults;
-        char a[1024], b[1024];
+        char a[KNOBS_TEXT_MAX], b[KNOBS_TEXT_MAX];
         knobs_init(&defaults, lbm->knobs);
         knobs_canonical(&defaults, a, sizeof a);
         knobs_canonical(&fin->knobs, b, sizeof b);
