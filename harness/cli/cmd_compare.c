@@ -200,7 +200,7 @@ static int side_exec(const struct side *s, const char *name, struct round_exec *
         e->root = s->root;
         return 0;
     }
-    char err[512];
+    char err[ERR_MAX];
     if (strlen(s->build) == KEPT_HASH_LEN && strspn(s->build, "0123456789abcdef") == KEPT_HASH_LEN) {
         if (kept_build_find(s->build, mut->kept_root, sizeof mut->kept_root, mut->kept_bin, sizeof mut->kept_bin, err,
                             sizeof err) != 0) {
@@ -321,7 +321,7 @@ int cmd_compare(int argc, char **argv) {
     struct store *store = nightly_store_open("compare", o.db, 1, &rc);
     if (!store) return rc;
     kept_builds_for_db(o.db);
-    char err[1024], before[40];
+    char err[ERR_MAX], before[40];
     if (load_side(store, &o.a, err, sizeof err) != 0 || load_side(store, &o.b, err, sizeof err) != 0) {
         fprintf(stderr, "harness compare: %s\n", err);
         series_list_free(&o.a.list);

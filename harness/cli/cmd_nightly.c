@@ -330,7 +330,7 @@ static int parse_opts(int argc, char **argv, struct nightly_opts *o) {
 
 /* This binary and the tree it reads, kept; "" (and a note) when it cannot be. */
 static void keep_this_build(char *hash, size_t n) {
-    char exe[PATH_MAX], dir[PATH_MAX], err[512];
+    char exe[PATH_MAX], dir[PATH_MAX], err[ERR_MAX];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     hash[0] = '\0';
     if (len <= 0) return;
@@ -377,7 +377,7 @@ int cmd_nightly(int argc, char **argv) {
 
     /* Every suite is read first: a bad file stops the night before anything runs. */
     struct sweep_spec specs[MAX_SUITES];
-    char err[1024];
+    char err[ERR_MAX];
     for (int i = 0; i < o.nsuites; i++)
         if (sweep_parse(o.suites[i], &specs[i], err, sizeof err) != 0) {
             fprintf(stderr, "%s\n", err);

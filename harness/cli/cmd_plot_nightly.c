@@ -74,7 +74,7 @@ int plot_nightly_series(const struct history *h, const struct series_change_poin
         sb_printf(&marks, " at %g, graph 0.95 left offset 0.3,0 tc rgb 'red'\n", at - 0.5);
     }
     const char *outs[2] = {png, svg};
-    char err[1024];
+    char err[ERR_MAX];
     rc = gnuplot_draw("plots/nightly.gp", var, svg ? 5 : 4, marks.s, outs, svg ? 2 : 1, err, sizeof err);
     sb_free(&marks);
     remove(dat);
@@ -125,7 +125,7 @@ int plot_nightly(int argc, char **argv) {
     if (system("command -v gnuplot >/dev/null 2>&1") != 0)
         return fprintf(stderr, "harness plot nightly: gnuplot not found (Debian: apt-get install gnuplot-nox)\n"),
                EXIT_FOUND;
-    char err[1024];
+    char err[ERR_MAX];
     struct store *s = store_open(db_path, err, sizeof err);
     struct history_list hl = {0};
     if (!s || store_nightly_tables(s, err, sizeof err) != 0 || history_load(s, &hl, err, sizeof err) != 0) {

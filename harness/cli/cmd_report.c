@@ -188,7 +188,7 @@ static void ceilings(struct report *r) {
             d->copy_gbs > 0 && d->fp32_gflops > 0)
             continue;
         if (devset_is(&d->info)) continue; /* a set has no ceiling of its own: its members have theirs */
-        char err[1024];
+        char err[ERR_MAX];
         struct probe_peak p; /* in a process of its own: a runtime's failure costs this device's ceiling */
         if (probe_peak(&d->info, 1, &p, err, sizeof err) != 0) {
             fprintf(stderr, "harness report: %s: copy: %.300s\n", d->info.spec, err);
@@ -207,7 +207,7 @@ static void ceilings(struct report *r) {
 static void launch_costs(struct report *r) {
     struct launch_cost_opts o;
     launch_cost_defaults(&o);
-    char err[2048];
+    char err[ERR_MAX];
     launch_cost_parse_counts(r->quick ? "0,4,16,32" : "0,1,2,4,8,12,16,24,32", &o, err, sizeof err);
     o.reps = 3;
     if (r->quick) o.launches = 5000;
@@ -321,7 +321,7 @@ static void write_csv(const struct report *r) {
 static int full_step_counts(struct report *r) {
     for (int i = 0; i < r->def->ninputs; i++) {
         struct app_opts o = {.input = r->def->inputs[i]};
-        char err[1024];
+        char err[ERR_MAX];
         struct app_input *in = r->app->input_load(&o, err, sizeof err);
         if (!in) {
             fprintf(stderr, "harness report: %s: %s\n", r->def->path, err);
@@ -339,7 +339,7 @@ int cmd_report(int argc, char **argv) {
     if (rc) return rc < 0 ? EXIT_OK : rc;
     const struct app *app = cli_app(o.app);
     if (!app) return EXIT_USAGE;
-    char path[4096], rel[128], err[2048];
+    char path[4096], rel[128], err[ERR_MAX];
     str_fmt(rel, sizeof rel, "kernels/%s/report.def", app->name);
     if (o.def) str_copy(path, sizeof path, o.def);
     else repo_path(path, sizeof path, rel);

@@ -314,7 +314,7 @@ static int out_failed; /* an --out file could not be written: the run's exit is 
 
 static void write_out(const struct run_opts *o, const struct app *app, const struct app_input *in,
                       const struct app_result *res, const struct measurement *m, const char *spec, int many) {
-    char dir[PATH_MAX], err[512];
+    char dir[PATH_MAX], err[ERR_MAX];
     if (many) str_fmt(dir, sizeof dir, "%s/%s-%s-%ux%u", o->out, spec, m->variant, m->wg[0], m->wg[1]);
     else str_copy(dir, sizeof dir, o->out);
     for (char *p = dir + strlen(o->out); *p; p++)
@@ -336,7 +336,7 @@ static int device_planned(const struct plan *pl, int d) {
 static int run_in_process(const struct run_opts *o, const struct app *app, const struct app_input *in,
                           const struct plan *pl, const struct device_pick *pick, struct store *store,
                           const char *command, struct ref_holder *refs) {
-    char err[2048];
+    char err[ERR_MAX];
     int failures = 0, many = pl->n > 1;
     for (int di = 0; di < pick->count; di++) {
         if (!device_planned(pl, di)) continue;
@@ -397,7 +397,7 @@ struct run_ctx {
 static void run_result(void *ctx, struct round_job *j, int round, int first_sample) {
     struct run_ctx *c = ctx;
     (void)round;
-    char err[1024];
+    char err[ERR_MAX];
     const struct device_info *dev = c->dev[j - c->jobs];
     int rc = j->mid > 0 ? store_measurement_more(c->store, j->mid, &j->m, first_sample, err, sizeof err)
                         : store_measurement_id(c->store, j->run_id, &j->m, &j->mid, err, sizeof err);
@@ -414,7 +414,7 @@ static void run_result(void *ctx, struct round_job *j, int round, int first_samp
 /* Each run's round: what the rest of the host did while it ran, as sweep stores it. */
 static void run_round_end(void *ctx, const struct round_state *st) {
     struct run_ctx *c = ctx;
-    char err[1024];
+    char err[ERR_MAX];
     for (int i = 0; i < c->nruns; i++)
         if (c->runs[i] >= 0 && store_round_state(c->store, c->runs[i], st, err, sizeof err) != 0)
             fprintf(stderr, "harness: %s\n", err);
@@ -425,7 +425,7 @@ static void run_round_end(void *ctx, const struct round_state *st) {
 static int run_in_rounds(const struct run_opts *o, const struct app *app, const struct app_input *in,
                          const struct plan *pl, const struct device_pick *pick, struct store *store,
                          const char *command, struct ref_holder *refs) {
-    char err[2048];
+    char err[ERR_MAX];
     int k = 0;
     struct round_job *jobs = xcalloc((size_t)pl->n + 1, sizeof *jobs);
     const struct device_info **devs = xcalloc((size_t)pl->n + 1, sizeof *devs);
@@ -498,7 +498,7 @@ int cmd_run(int argc, char **argv) {
     if (rc) return rc < 0 ? EXIT_OK : rc;
     const struct app *app = cli_app(o.app);
     if (!app) return EXIT_USAGE;
-    char err[2048];
+    char err[ERR_MAX];
     struct app_input *in = app->input_load(&o.in, err, sizeof err);
     if (!in) return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
     struct variant_list vars = {0};

@@ -122,7 +122,7 @@ static char *join(char list[][64], int n) {
 
 /* Loads everything one file names; any problem is bad input (exit 2). */
 static int part_load(struct sweep_part *p, const char *path) {
-    char err[2048];
+    char err[ERR_MAX];
     if (sweep_parse(path, &p->spec, err, sizeof err) != 0) return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
     if (!(p->app = cli_app(p->spec.app))) return EXIT_USAGE;
     /* Every input and the variants are checked before giving up, so one
@@ -252,7 +252,7 @@ static int64_t run_for(struct run_ids *ids, struct store *store, const struct de
     for (int i = 0; i < ids->n; i++)
         if (!strcmp(ids->spec[i], dev->spec)) return ids->id[i];
     if (ids->n == 64) return -1;
-    char err[1024];
+    char err[ERR_MAX];
     int64_t id = store_run_begin(store, dev, command, err, sizeof err);
     if (id < 0) fprintf(stderr, "harness: %s\n", err);
     str_copy(ids->spec[ids->n], sizeof ids->spec[0], dev->spec);
@@ -284,7 +284,7 @@ static void touch(struct sweep_ctx *c, int64_t run_id) {
 static void on_result(void *ctx, struct round_job *j, int round, int first_sample) {
     struct sweep_ctx *c = ctx;
     (void)round;
-    char err[1024];
+    char err[ERR_MAX];
     const struct point *p = j->user;
     const struct device_info *dev = point_device(c->r, p);
     int rc = j->mid > 0 ? store_measurement_more(c->store, j->mid, &j->m, first_sample, err, sizeof err)
@@ -304,7 +304,7 @@ static void on_result(void *ctx, struct round_job *j, int round, int first_sampl
 
 static void on_round(void *ctx, const struct round_state *st) {
     struct sweep_ctx *c = ctx;
-    char err[1024];
+    char err[ERR_MAX];
     for (int i = 0; i < c->ntouched; i++)
         if (c->touched[i] > 0 && store_round_state(c->store, c->touched[i], st, err, sizeof err) != 0)
             fprintf(stderr, "harness: %s\n", err);
@@ -316,7 +316,7 @@ static void on_round(void *ctx, const struct round_state *st) {
  * a resumed one with the rounds it has loaded. Returns the number of jobs. */
 static int plan_jobs(struct sweep_run *r, struct store *store, const char *command, struct run_ids *ids,
                      struct round_job *jobs, struct tally *t) {
-    char err[1024];
+    char err[ERR_MAX];
     int n = 0;
     for (int i = 0; i < r->npoints && !harness_interrupted; i++) {
         struct point *p = &r->points[i];
@@ -379,7 +379,7 @@ static int plan_jobs(struct sweep_run *r, struct store *store, const char *comma
 /* Every reference is computed here, once, so no worker spends its watchdog
  * on it (the apps keep them on disk for the workers). */
 static void references(struct sweep_run *r, const struct round_job *jobs, int n) {
-    char err[1024];
+    char err[ERR_MAX];
     for (int pi = 0; pi < r->nparts; pi++)
         for (int in = 0; in < r->parts[pi].spec.ninputs; in++) {
             const struct app *app = r->parts[pi].app;
@@ -534,7 +534,7 @@ int cmd_sweep(int argc, char **argv) {
     }
     /* The database first: `variant tuned` is looked up in it. A dry run
      * does not create one. */
-    char err[1024], command[1024];
+    char err[ERR_MAX], command[1024];
     const char *path = db ? db : store_default_path();
     if (dry && access(path, F_OK) == 0) {
         /* Read-only: a dry run never creates or migrates the database. */

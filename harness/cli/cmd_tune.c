@@ -309,7 +309,7 @@ static int pow2_shapes(long wg_max, unsigned (*out)[2]) {
 }
 
 static int load_input(const struct app *app, const struct app_opts *src, struct app_input **out, const char *where) {
-    char err[2048];
+    char err[ERR_MAX];
     if (!(*out = app->input_load(src, err, sizeof err))) {
         fprintf(stderr, "harness: %s%s%s\n", where ? where : "", where ? ": input: " : "", err);
         return EXIT_USAGE;
@@ -321,7 +321,7 @@ static int load_input(const struct app *app, const struct app_opts *src, struct 
  * database is opened. */
 static int call_load(struct call *c) {
     struct tune_opts *o = &c->o;
-    char err[2048];
+    char err[ERR_MAX];
     const char *devices = o->device;
     char devs_buf[1024] = "";
     const struct app *app;
@@ -420,7 +420,7 @@ static int call_load(struct call *c) {
  * when a space is empty (nothing to search), 1 for a replay with nothing
  * stored. */
 static int call_plan(struct call *c, struct store *store) {
-    char err[512];
+    char err[ERR_MAX];
     for (int k = 0; k < c->nsearch; k++) {
         struct search_def *d = &c->s[k];
         const struct app *app = d->app;
@@ -541,7 +541,7 @@ static void progress(struct live *l) {
 /* Measures one configuration in a worker and stores the row; the figure
  * the objective asks for, or -1 when it failed. */
 static double measure(struct live *l, const struct config *cfg, int screen, double *noise) {
-    char err[512];
+    char err[ERR_MAX];
     struct measurement m = {0};
     const double t0 = clock_now();
     runner_measure_isolated(l->pool, l->d->dev, cfg, screen ? &l->refs_screen : &l->refs, l->c->o.warmup, l->c->o.reps,
@@ -705,7 +705,7 @@ static int stored_candidate(struct store *store, const struct search_def *d, str
     out->cfg.source = &d->src;
     out->cfg.wg[0] = tc->wg[0], out->cfg.wg[1] = tc->wg[1];
     if (d->configs) {
-        char err[256];
+        char err[ERR_MAX];
         knobs_init(&out->cfg.knobs, d->app->knobs);
         if (knobs_apply(&out->cfg.knobs, tc->knobs, err, sizeof err) != 0) return -1;
         str_copy(out->cfg.variant, sizeof out->cfg.variant, tc->config);
@@ -897,7 +897,7 @@ static void replay_regret(const struct search_def *d, const struct outcome *oc) 
 
 static int store_outcome(struct store *store, const struct tune_opts *o, const struct search_def *d,
                          const struct outcome *oc, double search_s, long iters) {
-    char err[512], knobs[KNOBS_TEXT_MAX];
+    char err[ERR_MAX], knobs[KNOBS_TEXT_MAX];
     knobs_canonical(&oc->best.cfg.knobs, knobs, sizeof knobs);
     struct tuned_decision dec = {.wg = {oc->best.cfg.wg[0], oc->best.cfg.wg[1]},
                                  .strategy = o->strategy,
@@ -985,7 +985,7 @@ static int run_search(struct call *c, struct search_def *d, struct store *store,
                 "stored       %ux%u%s%s, tuned before: a new best replaces it only when it beats it round for round\n",
                 tc.wg[0], tc.wg[1], d->configs ? " " : "", d->configs ? tc.config : "");
         fflush(stdout);
-        char command[1024], err[512];
+        char command[1024], err[ERR_MAX];
         cli_command_line(argc, argv, command, sizeof command);
         l.pool = pool_open();
         l.planned = strcmp(o->strategy, "exhaustive") && o->budget < d->plan.n ? o->budget : d->plan.n;
@@ -1065,7 +1065,7 @@ int cmd_tune(int argc, char **argv) {
     if (rc) return rc < 0 ? EXIT_OK : rc;
     const char *db = c.o.db ? c.o.db : store_default_path();
     struct store *store = NULL;
-    char err[2048];
+    char err[ERR_MAX];
     if ((rc = call_load(&c)) != 0) goto done;
     if (c.o.replay) {
         /* Reading must not create: a missing file has nothing to replay. */

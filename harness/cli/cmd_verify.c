@@ -81,7 +81,7 @@ int cmd_verify(int argc, char **argv) {
     if (!ao.input) ao.input = app->verify_input;
     if (timeout_s == 0) timeout_s = app->verify_timeout_s > 0 ? app->verify_timeout_s : CONFIG_TIMEOUT_S;
     if (ao.iters <= 0) ao.iters = app->verify_iters;
-    char err[2048];
+    char err[ERR_MAX];
     struct app_input *in = app->input_load(&ao, err, sizeof err);
     if (!in) return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
     unsigned wg[2];

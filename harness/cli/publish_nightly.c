@@ -164,7 +164,7 @@ int publish_nightly(struct publish *p, struct store_reader *rd, struct strbuf *i
         sb_printf(idx, "<p>No nightly series: <code>harness nightly</code> has not run on this database.</p>\n");
         return 0;
     }
-    char err[1024];
+    char err[ERR_MAX];
     struct store *s = store_open_readonly(p->db, err, sizeof err);
     struct history_list hl = {0};
     if (!s || history_load(s, &hl, err, sizeof err) != 0) {

@@ -42,7 +42,7 @@ void runner_measure(struct dev *d, const struct config *c, struct ref_holder *re
     measurement_summarise(m, app->bytes_per_cell(&c->knobs));
     if (res && m->status == ST_OK) {
         if (!refs->ref) {
-            char err[512] = "";
+            char err[ERR_MAX] = "";
             refs->ref = app->reference(c->in, err, sizeof err);
             if (!refs->ref) {
                 m->status = ST_RUNTIME_ERROR;
@@ -81,7 +81,7 @@ int runner_reference_watched(const struct app *app, const struct app_input *in, 
     const pid_t pid = fork();
     if (pid < 0) return 0; /* no child: the parent makes it as before */
     if (pid == 0) {
-        char err[512];
+        char err[ERR_MAX];
         struct app_ref *r = app->reference(in, err, sizeof err);
         _exit(r ? 0 : 1);
     }
@@ -119,7 +119,7 @@ void runner_measure_isolated(struct worker_pool *pool, const struct device_info 
      * verified (LBM's work=empty, whose step count the report's budget
      * stretches to thousands: a reference no one reads). */
     if (!refs->ref && (!app->verified || app->verified(&c->knobs))) {
-        char err[512] = "";
+        char err[ERR_MAX] = "";
         if (runner_reference_watched(app, c->in, timeout_s, m) != 0) return;
         refs->ref = app->reference(c->in, err, sizeof err);
     }

@@ -307,7 +307,7 @@ static int wait_with_heartbeat(struct worker *w, const struct job *j, double dea
 }
 
 void pool_run(struct worker_pool *p, const struct job *j, double timeout_s, struct measurement *m) {
-    char err[256];
+    char err[ERR_MAX];
     struct worker *w = worker_for(p, j->device);
     w->use = ++p->clock;
     if (!w->pid && worker_start(p, w, err, sizeof err) != 0) {
@@ -397,7 +397,7 @@ static int worker_input(struct worker_state *w, const struct job *j, char *err, 
 }
 
 static void worker_job(struct worker_state *w, const struct job *j, struct measurement *m) {
-    char err[1024];
+    char err[ERR_MAX];
     if (worker_input(w, j, err, sizeof err) || worker_device(w, j->device, err, sizeof err)) {
         m->status = ST_RUNTIME_ERROR;
         str_copy(m->reason, sizeof m->reason, err);

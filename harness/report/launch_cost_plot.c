@@ -145,7 +145,7 @@ int plot_launch_cost(int argc, char **argv) {
         usage(stderr);
         return EXIT_USAGE;
     }
-    char def_dir[PATH_MAX], png[PATH_MAX + 32], svg[PATH_MAX + 32], err[1024];
+    char def_dir[PATH_MAX], png[PATH_MAX + 32], svg[PATH_MAX + 32], err[ERR_MAX];
     if (!out_dir) out_dir = repo_path(def_dir, sizeof def_dir, "plots/out");
     if (!db) db = store_default_path();
     /* The database first: a missing one must not leave an empty folder. */

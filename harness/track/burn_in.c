@@ -70,7 +70,7 @@ int burn_in_devices(const char *specs, double min_s, double max_s, FILE *log) {
     for (int i = 0; i < pick.count; i++) {
         const struct device_info *dev = &pick.all[pick.idx[i]];
         struct burn_result b;
-        char err[512];
+        char err[ERR_MAX];
         /* The bound is the whole burn-in's: each device gets its share. */
         double share = max_s / pick.count;
         if (burn_in_isolated(dev, min_s < share ? min_s : share, share, &b, err, sizeof err) != 0) {

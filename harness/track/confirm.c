@@ -41,7 +41,7 @@ static const char *job_for(const struct confirm_series *c, const struct device_i
     w->warmup = c->warmup;
     w->reps = c->reps > 0 ? c->reps : 1;
     struct knob_set k;
-    char err[256];
+    char err[ERR_MAX];
     knobs_init(&k, app->knobs);
     if (knobs_apply(&k, c->id.knobs, err, sizeof err) != 0) return "its knobs are not this harness's";
     j->bytes_per_cell = app->bytes_per_cell(&k);

@@ -19,7 +19,7 @@ void host_check(struct store *s, const char *specs, int canaries, struct host_ch
     if (canaries && cli_devices(specs, &pick) == 0) {
         for (int i = 0; i < pick.count && out->ndev < HOST_CHECK_MAX_DEVICES; i++) {
             const struct device_info *info = &pick.all[pick.idx[i]];
-            char err[512];
+            char err[ERR_MAX];
             struct probe_peak p; /* in a process of its own (probe_isolated.h) */
             if (probe_peak(info, 0, &p, err, sizeof err) != 0) continue;
             const double gbs = p.gbs;

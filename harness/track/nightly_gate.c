@@ -41,7 +41,7 @@ static int touched(const char *devices, const char *spec) {
 static void confirm_flags(struct store *store, int64_t id, const char *hash_a, const char *hash_b,
                           struct compare_row *rows, int n, const struct gate_opts *o, struct gate_result *res,
                           FILE *out) {
-    char dir_a[4096], bin_a[4096], dir_b[4096], bin_b[4096], err[512];
+    char dir_a[4096], bin_a[4096], dir_b[4096], bin_b[4096], err[ERR_MAX];
     if (kept_build_find(hash_a, dir_a, sizeof dir_a, bin_a, sizeof bin_a, err, sizeof err) != 0 ||
         kept_build_find(hash_b, dir_b, sizeof dir_b, bin_b, sizeof bin_b, err, sizeof err) != 0) {
         for (int i = 0; i < n; i++)

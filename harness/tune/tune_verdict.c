@@ -22,7 +22,7 @@ struct result_ctx {
 static void on_result(void *ctx, struct round_job *j, int round, int first_sample) {
     const struct verdict_env *e = ((struct result_ctx *)ctx)->env;
     (void)round;
-    char err[512];
+    char err[ERR_MAX];
     int rc = j->mid > 0       ? store_measurement_more(e->store, j->mid, &j->m, first_sample, err, sizeof err)
              : e->run_id >= 0 ? store_measurement_id(e->store, e->run_id, &j->m, &j->mid, err, sizeof err)
                               : 0;

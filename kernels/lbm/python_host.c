@@ -112,7 +112,7 @@ static int pyhost_setup(struct pyhost *p, const struct app_input *in, const stru
     /* The options of the C host's build of the same knobs (schedule.c's
      * build()): host=c so that not even the unread K_HOST_ define differs. */
     struct knob_set c_knobs = *k;
-    char err[256];
+    char err[ERR_MAX];
     if (knobs_apply(&c_knobs, "host=c", err, sizeof err)) return dev_fail(d, "%s", err);
     char src[PATH_MAX], dir[PATH_MAX];
     repo_path(src, sizeof src, "kernels/lbm/lbm.cl");
@@ -169,7 +169,7 @@ static struct app_result *pyhost_result(struct pyhost *p, const struct app_input
     if (!r) return pyhost_died(p, "while it wrote its result"), NULL;
     if (strcmp(r, "ok")) return dev_fail(p->d, "Python host: %s", r), NULL;
     const size_t n = (size_t)in->nx * (size_t)in->ny;
-    char cells[PATH_MAX], av[PATH_MAX], err[256];
+    char cells[PATH_MAX], av[PATH_MAX], err[ERR_MAX];
     path_in(p, cells, sizeof cells, "cells.f32");
     path_in(p, av, sizeof av, "av.f32");
     size_t cells_len = 0, av_len = 0;

@@ -105,7 +105,7 @@ static const char *set_invalid(const struct knob_set *k, const struct app_input 
     const char *bad = rowsplit_invalid(k, 1, in->h - 1);
     if (bad) return bad;
     struct device_info m[DEVSET_MAX];
-    char err[256];
+    char err[ERR_MAX];
     if (devset_members(set, m, err, sizeof err)) {
         str_copy(why, sizeof why, err);
         return why;
