@@ -183,9 +183,11 @@ static void drop_directive_misfits(struct device_pick *p, const struct variant_l
     for (int d = 0; d < p->count; d++) {
         const struct device_info *info = &p->all[p->idx[d]];
         const char *why = NULL, *name = "";
+        char buf[ERR_MAX];
         for (int v = 0; v < vars->n && info->caps.directives && !why; v++)
             for (int w = 0; w < nwg && !vars->v[v].tuned && !why; w++)
-                if ((why = app_invalid(app, &vars->v[v].knobs, in, info, wgs[w]))) name = vars->v[v].name;
+                if ((why = app_invalid(app, &vars->v[v].knobs, in, info, wgs[w], buf, sizeof buf)))
+                    name = vars->v[v].name;
         if (why) fprintf(stderr, "note: %s skipped (not named by --device): %s: %s\n", info->spec, name, why);
         else p->idx[kept++] = p->idx[d];
     }
@@ -196,10 +198,11 @@ static void drop_directive_misfits(struct device_pick *p, const struct variant_l
 static int check_all(const struct device_pick *p, const struct variant_list *vars, const struct app *app,
                      const struct app_input *in, unsigned wgs[][2], int nwg) {
     int bad = 0;
+    char buf[ERR_MAX];
     for (int d = 0; d < p->count; d++)
         for (int v = 0; v < vars->n; v++)
             for (int w = 0; w < nwg && !vars->v[v].tuned; w++) { /* tuned: checked once resolved */
-                const char *why = app_invalid(app, &vars->v[v].knobs, in, &p->all[p->idx[d]], wgs[w]);
+                const char *why = app_invalid(app, &vars->v[v].knobs, in, &p->all[p->idx[d]], wgs[w], buf, sizeof buf);
                 if (why) {
                     fprintf(stderr, "harness: %s on %s with work-group %ux%u: %s\n", vars->v[v].name,
                             p->all[p->idx[d]].spec, wgs[w][0], wgs[w][1], why);
@@ -219,7 +222,8 @@ static void tuned_shape(struct store *s, const struct app *app, const struct app
     unsigned t[2];
     int tie = 0;
     if (store_tuned_get(s, dev->fingerprint, app->name, app->input_name(in), v->name, t, &tie) != 0) return;
-    const char *why = app_invalid(app, &v->knobs, in, dev, t);
+    char buf[ERR_MAX];
+    const char *why = app_invalid(app, &v->knobs, in, dev, t, buf, sizeof buf);
     if (why) {
         note("the tuned work-group %ux%u for %s on %s is no longer valid (%s); using %ux%u\n", t[0], t[1], v->name,
              dev->spec, why, wg[0], wg[1]);
@@ -264,7 +268,7 @@ static void plan_tuned(struct plan *pl, const struct run_opts *o, const struct a
     struct variant tv;
     struct tuned_config cfg;
     unsigned stored[2];
-    char why[1024];
+    char why[ERR_MAX];
     if (store_tuned_variant(store, app, in, info, &tv, stored, &cfg, why, sizeof why) != 0) {
         note("%s; skipped\n", why);
         pl->skipped += o->wg ? nwg : 1;
@@ -273,7 +277,7 @@ static void plan_tuned(struct plan *pl, const struct run_opts *o, const struct a
     const int n = o->wg ? nwg : 1;
     for (int w = 0; w < n; w++) {
         const unsigned *wg = o->wg ? wgs[w] : stored;
-        const char *bad = app_invalid(app, &tv.knobs, in, info, wg);
+        const char *bad = app_invalid(app, &tv.knobs, in, info, wg, why, sizeof why);
         if (bad) {
             note("the tuned configuration %s at %ux%u is not valid on %s: %s; skipped\n", cfg.config, wg[0], wg[1],
                  info->spec, bad);

@@ -169,7 +169,8 @@ static void point_add(struct sweep_run *r, int part, int d, int i, int v, const 
     str_fmt(p->key, sizeof p->key, "%s|%s|%s|%s|%05ux%05u", dev->fingerprint, sp->app->name,
             sp->app->input_name(sp->inputs[i]), knobs, p->wg[0], p->wg[1]);
     p->iters = sp->app->input_iters(sp->inputs[i]);
-    const char *bad = app_invalid(sp->app, &sp->variants.v[v].knobs, sp->inputs[i], dev, p->wg);
+    char why[ERR_MAX];
+    const char *bad = app_invalid(sp->app, &sp->variants.v[v].knobs, sp->inputs[i], dev, p->wg, why, sizeof why);
     if (bad) str_copy(p->invalid, sizeof p->invalid, bad);
 }
 
@@ -181,7 +182,7 @@ static void point_tuned(struct sweep_run *r, int part, int d, int i) {
     const struct device_info *dev = &sp->devices.all[sp->devices.idx[d]];
     struct variant tv;
     unsigned wg[2];
-    char why[1024];
+    char why[ERR_MAX];
     if (store_tuned_variant(r->store, sp->app, sp->inputs[i], dev, &tv, wg, NULL, why, sizeof why) != 0) {
         note("%s: %s; skipped\n", sp->spec.path, why);
         r->untuned++;

@@ -46,9 +46,13 @@ struct app {
     double (*cell_updates)(const struct app_input *in);   /* per repetition */
     /* The grid extent that work-group shapes tile. */
     void (*grid)(const struct app_input *in, size_t g[2]);
-    /* Why a knob setting cannot run with this input on this device (NULL = valid). */
+    /* Why a knob setting cannot run with this input on this device: NULL
+     * when valid, else the reason, a constant text or one written into the
+     * caller's why (n bytes; ERR_MAX holds any). It keeps no state, so
+     * threads may ask at once; a caller that keeps the reason copies it
+     * before it asks again with the same buffer. */
     const char *(*invalid)(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
-                           const unsigned wg[2]);
+                           const unsigned wg[2], char *why, size_t n);
     /* Cost model: bytes moved and flops per cell update for this knob setting. */
     double (*bytes_per_cell)(const struct knob_set *k);
     double (*flops_per_cell)(const struct knob_set *k);

@@ -32,7 +32,8 @@ void runner_measure(struct dev *d, const struct config *c, struct ref_holder *re
                     struct measurement *m, struct app_result **keep) {
     const struct app *app = c->app;
     runner_describe(c, m);
-    const char *why = app_invalid(app, &c->knobs, c->in, &d->info, c->wg);
+    char buf[ERR_MAX];
+    const char *why = app_invalid(app, &c->knobs, c->in, &d->info, c->wg, buf, sizeof buf);
     if (why) {
         m->status = ST_INVALID;
         str_copy(m->reason, sizeof m->reason, why);
@@ -109,7 +110,8 @@ void runner_measure_isolated(struct worker_pool *pool, const struct device_info 
                              struct ref_holder *refs, int warmup, int reps, double timeout_s, struct measurement *m) {
     const struct app *app = c->app;
     runner_describe(c, m);
-    const char *why = app_invalid(app, &c->knobs, c->in, dev, c->wg);
+    char buf[ERR_MAX];
+    const char *why = app_invalid(app, &c->knobs, c->in, dev, c->wg, buf, sizeof buf);
     if (why) {
         m->status = ST_INVALID;
         str_copy(m->reason, sizeof m->reason, why);

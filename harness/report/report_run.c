@@ -190,7 +190,7 @@ static const struct report_cell *tuned_cell(struct report *r, int device, int in
     struct variant tv;
     struct tuned_config cfg;
     unsigned wg[2] = {r->def->wg[0], r->def->wg[1]};
-    char why[1024] = "the input did not load";
+    char why[ERR_MAX] = "the input did not load";
     const int rc =
         l ? store_tuned_variant(r->store, r->app, l->in, &r->dev[device].info, &tv, wg, &cfg, why, sizeof why) : -1;
     struct report_cell *c = report_cell_new(r, device, input, TUNED_VARIANT, wg);

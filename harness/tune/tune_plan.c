@@ -100,12 +100,12 @@ int tune_plan_build(struct tune_plan *p, const struct app *app, const struct app
         for (int q = 0; q < np; q++) c[q] = level_find(&lv[knob_of[q]], p->vars.v[v].knobs.value[knob_of[q]]);
         for (int s = 0; s < nshapes; s++) {
             p->considered++;
-            char why[256];
+            char why[ERR_MAX];
             if (spec && dev && sweep_constraints_ok(spec, shapes[s], dev, grid, why, sizeof why) <= 0) {
                 p->constrained++;
                 continue;
             }
-            const char *bad = dev ? app_invalid(app, &p->vars.v[v].knobs, in, dev, shapes[s]) : NULL;
+            const char *bad = dev ? app_invalid(app, &p->vars.v[v].knobs, in, dev, shapes[s], why, sizeof why) : NULL;
             if (bad) {
                 p->invalid++;
                 str_copy(p->why, sizeof p->why, bad);

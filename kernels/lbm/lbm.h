@@ -70,9 +70,10 @@ void lbm_result_free(struct app_result *r);
 void lbm_host_rebound_collision(const struct app_input *in, const float *tmp, float *cells);
 double lbm_host_av_velocity(const struct app_input *in, const float *cells);
 
-/* python_rules.c: why host=python cannot run k on dev (NULL: it can); and
- * which Python has pyopencl and numpy (NULL with why filled: none). */
-const char *lbm_python_invalid(const struct knob_set *k, const struct device_info *dev);
+/* python_rules.c: why host=python cannot run k on dev (NULL: it can; the
+ * reason a constant or written into why, n bytes); and which Python has
+ * pyopencl and numpy (NULL with why filled: none). */
+const char *lbm_python_invalid(const struct knob_set *k, const struct device_info *dev, char *why, size_t n);
 const char *lbm_python_find(char *why, size_t whyn);
 /* python_host.c: lbm_execute for host=python, through kernels/lbm/host.py. */
 struct app_result *lbm_python_execute(struct dev *d, const struct app_input *in, const struct knob_set *k,

@@ -81,7 +81,7 @@ static const struct knob_def sandpile_knobs[] = {
 };
 
 static const char *member_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
-                                  const unsigned wg[2], int in_set);
+                                  const unsigned wg[2], int in_set, char *why, size_t n);
 
 int sandpile_tile_shape(const struct device_info *dev, const struct knob_set *k, const unsigned wg[2],
                         unsigned shape[2]) {
@@ -95,8 +95,7 @@ int sandpile_tile_shape(const struct device_info *dev, const struct knob_set *k,
  * valid on each member: the config's shape is a GPU's work-group, and a
  * CPU member's tiles too unless host_tile gives it its own. */
 static const char *set_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *set,
-                               const unsigned wg[2]) {
-    static _Thread_local char why[512];
+                               const unsigned wg[2], char *why, size_t n) {
     if (knob_is(k, "rule", "async"))
         return "rule=async sweeps in place in an order of its own, with no rows to split: a device set runs rule=sync";
     if (knob_is(k, "launch", "resident"))
@@ -105,38 +104,32 @@ static const char *set_invalid(const struct knob_set *k, const struct app_input 
     const char *bad = rowsplit_invalid(k, 1, in->h - 1);
     if (bad) return bad;
     struct device_info m[DEVSET_MAX];
-    char err[ERR_MAX];
-    if (devset_members(set, m, err, sizeof err)) {
-        str_copy(why, sizeof why, err);
-        return why;
-    }
+    if (devset_members(set, m, why, n)) return why;
     if (!knob_is(k, "host_tile", "auto") && m[0].caps.work_groups && m[1].caps.work_groups)
         return "host_tile is a CPU member's tile shape, and neither device of this set is a CPU (OpenMP): leave it "
                "auto";
+    char member_why[ERR_MAX];
     for (int i = 0; i < DEVSET_MAX; i++)
-        if ((bad = member_invalid(k, in, &m[i], wg, 1))) {
-            char copy[256];
-            str_copy(copy, sizeof copy, bad);
-            str_fmt(why, sizeof why, "%s: %s", m[i].spec, copy);
+        if ((bad = member_invalid(k, in, &m[i], wg, 1, member_why, sizeof member_why))) {
+            str_fmt(why, n, "%s: %s", m[i].spec, bad);
             return why;
         }
     return NULL;
 }
 
 static const char *sandpile_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
-                                    const unsigned wg[2]) {
-    if (devset_is(dev)) return set_invalid(k, in, dev, wg);
+                                    const unsigned wg[2], char *why, size_t n) {
+    if (devset_is(dev)) return set_invalid(k, in, dev, wg, why, n);
     if (!knob_is(k, "host_tile", "auto") && dev->caps.work_groups)
         return "host_tile is a CPU's (OpenMP's) tile shape; a GPU alone runs the config's work-group shape: leave it "
                "auto (on a device set it is the CPU member's)";
-    return member_invalid(k, in, dev, wg, 0);
+    return member_invalid(k, in, dev, wg, 0, why, n);
 }
 
 /* One device's rules, alone or as a set's member (in_set: knobs for the
  * other member are not this one's to refuse). */
 static const char *member_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
-                                  const unsigned wg_config[2], int in_set) {
-    static _Thread_local char why[256];
+                                  const unsigned wg_config[2], int in_set, char *why, size_t n) {
     /* A CPU's own tile shape (host_tile) is explicit, so the device's limits,
      * which only keep shape sweeps finite on OpenMP, do not apply to it. */
     unsigned wg[2];
@@ -165,7 +158,7 @@ static const char *member_invalid(const struct knob_set *k, const struct app_inp
         if (knob_is(k, "launch", "resident"))
             return "cells=R has its own kernel; launch=resident runs topple_tiled's one cell per item: launch=each";
         if ((wg[1] + 2 * (unsigned long)steps) % (unsigned long)cells) {
-            snprintf(why, sizeof why,
+            snprintf(why, n,
                      "cells=%ld: the %ux%u block with its %ld-cell halo is %lu rows tall, not a multiple of %ld "
                      "(each item holds %ld rows)",
                      cells, wg[0], wg[1], steps, wg[1] + 2 * (unsigned long)steps, cells, cells);
@@ -202,30 +195,30 @@ static const char *member_invalid(const struct knob_set *k, const struct app_inp
      * with cells=R, R rows of that per item. */
     const size_t gx = wg[0] + (steps > 1 ? 2 * (size_t)steps : 0), rows = wg[1] + (steps > 1 ? 2 * (size_t)steps : 0);
     const size_t gy = rows / (size_t)cells, items = gx * gy;
-    if (own_shape) return app_grid_fits(dev, in->w, in->h, sizeof(unsigned), why, sizeof why);
+    if (own_shape) return app_grid_fits(dev, in->w, in->h, sizeof(unsigned), why, n);
     if (items > dev->max_wg) {
         if (steps > 1)
-            snprintf(why, sizeof why,
+            snprintf(why, n,
                      "steps=%ld, cells=%ld: the %ux%u block with its %ld-cell halo is a %zux%zu group, %zu items, "
                      "over the device's maximum of %zu",
                      steps, cells, wg[0], wg[1], steps, gx, gy, items, dev->max_wg);
         else
-            snprintf(why, sizeof why, "work-group %ux%u = %zu items exceeds the device's maximum of %zu", wg[0], wg[1],
-                     items, dev->max_wg);
+            snprintf(why, n, "work-group %ux%u = %zu items exceeds the device's maximum of %zu", wg[0], wg[1], items,
+                     dev->max_wg);
         return why;
     }
     if (gx > dev->max_item[0] || gy > dev->max_item[1]) {
-        snprintf(why, sizeof why, "work-group %zux%zu exceeds the device's per-dimension limits %zux%zu", gx, gy,
+        snprintf(why, n, "work-group %zux%zu exceeds the device's per-dimension limits %zux%zu", gx, gy,
                  dev->max_item[0], dev->max_item[1]);
         return why;
     }
     const size_t local = sandpile_local_bytes((int)steps, knob_is(k, "tile", "double"), (int)cells, wg);
     if (dev->caps.work_groups && dev->local_mem && local > dev->local_mem) {
-        snprintf(why, sizeof why, "the tile needs %zu bytes of local memory; the device has %llu", local,
+        snprintf(why, n, "the tile needs %zu bytes of local memory; the device has %llu", local,
                  (unsigned long long)dev->local_mem);
         return why;
     }
-    return app_grid_fits(dev, in->w, in->h, sizeof(unsigned), why, sizeof why);
+    return app_grid_fits(dev, in->w, in->h, sizeof(unsigned), why, n);
 }
 
 /* Effective bandwidth counts the least traffic a synchronous step can

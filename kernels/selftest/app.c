@@ -58,8 +58,10 @@ static void st_grid(const struct app_input *in, size_t g[2]) {
 }
 
 static const char *st_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
-                              const unsigned wg[2]) {
+                              const unsigned wg[2], char *why, size_t n) {
     (void)k;
+    (void)why;
+    (void)n;
     if (wg[1] != 1) return "selftest is one-dimensional: the shape must be Nx1";
     if (in->n % wg[0]) return "the work-group does not divide the vector";
     if (wg[0] > dev->max_wg || wg[0] > dev->max_item[0]) return "the work-group exceeds the device's limits";
