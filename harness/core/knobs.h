@@ -43,6 +43,11 @@ void knobs_init(struct knob_set *k, const struct knob_def *defs);
 /* Applies "a=b,c=d" (commas or spaces) on top of k. Unknown names or values
  * fill err and return -1. */
 int knobs_apply(struct knob_set *k, const char *text, char *err, size_t errn);
+/* A knob's value by name. The name must be one the app declares: any
+ * other is a defect in the code reading it, and the process aborts with a
+ * message naming it (generic code reading a knob only some apps declare
+ * asks knobs_declare first). So do knob_is, knob_int, knob_share and
+ * knob_shape. */
 const char *knob_get(const struct knob_set *k, const char *name);
 int knob_is(const struct knob_set *k, const char *name, const char *value);
 long knob_int(const struct knob_set *k, const char *name);
