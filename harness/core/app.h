@@ -53,7 +53,10 @@ struct app {
      * before it asks again with the same buffer. */
     const char *(*invalid)(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
                            const unsigned wg[2], char *why, size_t n);
-    /* Cost model: bytes moved and flops per cell update for this knob setting. */
+    /* Cost model: bytes and flops per cell update, for GB/s and the
+     * roofline. An app may count them for this knob setting or, as LBM's
+     * effective bandwidth does, one model for every setting (the app's
+     * comment says which). */
     double (*bytes_per_cell)(const struct knob_set *k);
     double (*flops_per_cell)(const struct knob_set *k);
     /* The serial reference (cached by the app as it sees fit). */
