@@ -56,11 +56,23 @@ struct measurement {
      * unknown: no meter, or a window too short for the counter. */
     double energy_j, power_w;
     int energy_reps; /* the repetitions energy_j covers: its weight when rounds combine */
+    /* Every repetition's result summed and compared with the first's
+     * (timed.h: timed_check): the first that differed (1-based, warm-ups
+     * counted) and the two sums, first's first; 0 when all agreed or none
+     * was compared. The runner makes such a config wrong. */
+    int rep_differs;
+    double rep_sums[2];
 };
 
 /* Marks every number of m unknown (NAN; energy_reps 0), before anything is
  * measured: a zeroed measurement would claim zero seconds, errors, joules. */
 void measurement_unknown(struct measurement *m);
+
+/* After verify() judged the last repetition ok: wrong all the same when an
+ * earlier one's result summed to another (rep_differs, timed.h), with the
+ * repetition and both sums as the reason. Repetitions that compute
+ * different things are not a measurement of one program. */
+void measurement_check_repetitions(struct measurement *m);
 
 /* Fills median, quartiles, device median, MLUPS and GB/s from the samples;
  * bytes_per_cell comes from the app's cost model. */

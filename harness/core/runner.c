@@ -51,6 +51,7 @@ void runner_measure(struct dev *d, const struct config *c, struct ref_holder *re
             }
         }
         if (refs->ref) app->verify(c->in, refs->ref, res, m);
+        measurement_check_repetitions(m);
     }
     if (keep && res) *keep = res;
     else if (res) app->result_free(res);

@@ -24,6 +24,14 @@ struct app_ref {
     double *ux, *uy, *pressure; /* per cell (obstacles: 0, 0, density*c_sq) */
 };
 
+/* Every repetition checked against the first (timed.h: timed_check) by the
+ * sum of its per-step average velocities, within this relative tolerance:
+ * each average is a float reduction over the grid, which OpenMP's and the
+ * directive programs' reduction clauses may combine in another order from
+ * one repetition to the next (a few ulps), while a repetition that computed
+ * another flow moves the sum by far more. */
+#define LBM_REP_RTOL 1e-5
+
 /* What a device run produced: av_vels per step and the final grid in the
  * canonical AoS order (cell i, speed k at i*9+k). */
 struct app_result {

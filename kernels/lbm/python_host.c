@@ -26,6 +26,8 @@ struct pyhost {
     FILE *to, *from;
     char dir[PATH_MAX];
     char line[8192];
+    int summed; /* the last repetition's reply gave sum, its averages summed */
+    double sum;
 };
 
 /* host.py's next line, without its newline; NULL when it has exited. */
@@ -157,9 +159,19 @@ static int pyhost_rep(void *ctx, double *wall, double *device) {
     fflush(p->to);
     const char *r = pyhost_read(p);
     if (!r) return pyhost_died(p, "during a repetition");
-    if (sscanf(r, "ok %lf %lf", wall, device) == 2) return 0;
+    const int got = sscanf(r, "ok %lf %lf %lf", wall, device, &p->sum);
+    p->summed = got == 3;
+    if (got >= 2) return 0;
     return dev_fail(p->d, "Python host: %s", !strncmp(r, "error ", 6) ? r + 6 : r);
 }
+
+/* timed_check: the sum host.py gave with the repetition. */
+static int pyhost_sum(void *ctx, double *sum) {
+    const struct pyhost *p = ctx;
+    *sum = p->sum;
+    return p->summed ? 0 : -1;
+}
+static const struct timed_check pyhost_check = {pyhost_sum, LBM_REP_RTOL};
 
 /* The last repetition's lattice (soa-3d, back to AoS) and averages. */
 static struct app_result *pyhost_result(struct pyhost *p, const struct app_input *in) {
@@ -233,7 +245,7 @@ struct app_result *lbm_python_execute(struct dev *d, const struct app_input *in,
     int rc = pyhost_start(&p, python);
     if (!rc) rc = pyhost_setup(&p, in, k, wg);
     if (rc) m->status = rc == -2 ? ST_COMPILE_ERROR : ST_RUNTIME_ERROR;
-    else if (timed_reps(d, warmup, reps, m, pyhost_rep, &p)) m->status = ST_RUNTIME_ERROR;
+    else if (timed_reps(d, warmup, reps, m, pyhost_rep, &p, &pyhost_check)) m->status = ST_RUNTIME_ERROR;
     else if ((res = pyhost_result(&p, in))) m->status = ST_OK; /* verify() decides ok or wrong */
     if (m->status != ST_OK) str_copy(m->reason, sizeof m->reason, d->err);
     pyhost_stop(&p);
