@@ -99,6 +99,27 @@ static void index_entry(struct strbuf *md, const struct history *h, const char *
     sb_printf(md, " |\n");
 }
 
+/* One series' chart (its change points dashed) into out_dir, named by the
+ * series and its key's hash, and its line in the index md. 1 drawn, -1
+ * failed (gnuplot), 0 a series with no night. */
+static int draw_series(struct store *s, const struct history *h, const char *tmpl, const char *out_dir,
+                       struct strbuf *md) {
+    if (!h->n) return 0;
+    struct series_change_point cps[64];
+    int ncp = store_series_change_points(s, h->id.key, cps, 64);
+    char stem[512], file[600], png[PATH_MAX + 700];
+    str_fmt(stem, sizeof stem, "%s-%s-%s-%s-%ux%u", h->id.spec, h->id.app, h->id.input, h->id.variant, h->id.wg[0],
+            h->id.wg[1]);
+    sanitise(stem);
+    /* The key's hash keeps two drivers or two step counts apart. */
+    str_fmt(file, sizeof file, "%s-%08llx.png", stem, (unsigned long long)(hash_str(h->id.key, 0) & 0xffffffffu));
+    str_fmt(png, sizeof png, "%s/%s", out_dir, file);
+    if (plot_nightly_series(h, cps, ncp, tmpl, png, NULL) != 0) return -1;
+    printf("%s\n", png);
+    index_entry(md, h, file, cps, ncp);
+    return 1;
+}
+
 int plot_nightly(int argc, char **argv) {
     static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
                                          {"out", required_argument, NULL, 'o'},
@@ -148,24 +169,8 @@ int plot_nightly(int argc, char **argv) {
               db_path);
     int drawn = 0, failed = 0;
     for (int i = 0; i < hl.n; i++) {
-        const struct history *h = &hl.h[i];
-        if (!h->n) continue;
-        struct series_change_point cps[64];
-        int ncp = store_series_change_points(s, h->id.key, cps, 64);
-        char stem[512], file[600], png[PATH_MAX + 700];
-        str_fmt(stem, sizeof stem, "%s-%s-%s-%s-%ux%u", h->id.spec, h->id.app, h->id.input, h->id.variant, h->id.wg[0],
-                h->id.wg[1]);
-        sanitise(stem);
-        /* The key's hash keeps two drivers or two step counts apart. */
-        str_fmt(file, sizeof file, "%s-%08llx.png", stem, (unsigned long long)(hash_str(h->id.key, 0) & 0xffffffffu));
-        str_fmt(png, sizeof png, "%s/%s", out_dir, file);
-        if (plot_nightly_series(h, cps, ncp, tmpl, png, NULL) != 0) {
-            failed++;
-            continue;
-        }
-        printf("%s\n", png);
-        index_entry(&md, h, file, cps, ncp);
-        drawn++;
+        const int got = draw_series(s, &hl.h[i], tmpl, out_dir, &md);
+        drawn += got > 0, failed += got < 0;
     }
     rmdir(tmpl);
     char index[PATH_MAX + 16];
