@@ -531,43 +531,12 @@ static const char *lbm_invalid_directive(const struct knob_set *k, const struct 
     return NULL;
 }
 
-static const char *lbm_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
-                               const unsigned wg[2], char *why, size_t n) {
-    const char *why_compiler = compiler_knobs_invalid(k, dev, why, n);
-    if (why_compiler) return why_compiler;
-    const char *layout = knob_get(k, "layout"), *args = knob_get(k, "args");
-    const char *why_directive = lbm_invalid_directive(k, in, dev, wg, why, n);
-    if (why_directive) return why_directive;
-    if (!strcmp(args, "packed") != !strcmp(layout, "soa-3d"))
-        return "args=packed is the one 3D buffer of layout=soa-3d: the two go together";
-    /* kernels=fused only: with fused-accel (the default) the struct reached
-     * the folded acceleration as nine buffers and the kernel crashed on
-     * OpenMP (segfault) and was refused by OpenCL (clSetKernelArg -51). */
-    if (knob_is(k, "args", "struct") && (strcmp(layout, "soa") || !knob_is(k, "kernels", "fused")))
-        return "args=struct gathers the nine buffers of layout=soa for kernels=fused (Table 7's program)";
-    if (knob_is(k, "kernels", "partial") &&
-        (strcmp(layout, "aos") || !knob_is(k, "reduction", "host-each-step") || !knob_is(k, "args", "buffers")))
-        return "kernels=partial is the given program: layout=aos, args=buffers, reduction=host-each-step";
-    if (dev->caps.work_groups && (!knob_is(k, "threads", "all") || !knob_is(k, "schedule", "static")))
-        return "threads and schedule are OpenMP knobs; this device runs work-groups, not threads";
-    if (knob_is(k, "neighbours", "bitmask") && (!is_pow2(in->nx) || !is_pow2(in->ny))) {
-        snprintf(why, n, "neighbours=bitmask needs power-of-two nx and ny; this grid is %dx%d", in->nx, in->ny);
-        return why;
-    }
-    if (!knob_is(k, "reduction", "chunked") && strcmp(knob_get(k, "chunk"), "1792") != 0)
-        return "chunk only means something with reduction=chunked";
-    const char *why_launch = lbm_invalid_launch(k, dev);
-    if (why_launch) return why_launch;
-    const char *why_cuda = lbm_invalid_cuda_only(k, wg, dev);
-    if (why_cuda) return why_cuda;
-    if (knob_is(k, "collide", "paired") && knob_is(k, "kernels", "partial"))
-        return "collide=paired changes the device kernels' collision; with kernels=partial the host collides";
-    const char *why_fma = lbm_invalid_fma(k, dev);
-    if (why_fma) return why_fma;
-    /* The grid is cut into tiles: the work-group's shape, or with
-     * temporal tile=inner that shape less the halo's inner rings. */
-    unsigned tile[2];
-    lbm_temporal_tile(k, wg, tile);
+/* The grid cut into tiles (tile: the work-group's shape, or with temporal
+ * tile=inner that shape less the halo's inner rings), the work-group within
+ * the device's limits, and the reduction's local and global memory. */
+static const char *lbm_invalid_shape(const struct knob_set *k, const struct app_input *in,
+                                     const struct device_info *dev, const unsigned wg[2], const unsigned tile[2],
+                                     char *why, size_t n) {
     if (tile[0] == 0 || tile[1] == 0 || in->nx % (int)tile[0] || in->ny % (int)tile[1]) {
         if (knob_is(k, "tile", "inner"))
             snprintf(why, n,
@@ -606,6 +575,48 @@ static const char *lbm_invalid(const struct knob_set *k, const struct app_input 
     }
     if (knob_is(k, "reduction", "deferred") && lbm_partials_capacity(in, dev, tile) < 1)
         return "not even one step of group partials fits the device's memory";
+    return NULL;
+}
+
+static const char *lbm_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
+                               const unsigned wg[2], char *why, size_t n) {
+    const char *why_compiler = compiler_knobs_invalid(k, dev, why, n);
+    if (why_compiler) return why_compiler;
+    const char *layout = knob_get(k, "layout"), *args = knob_get(k, "args");
+    const char *why_directive = lbm_invalid_directive(k, in, dev, wg, why, n);
+    if (why_directive) return why_directive;
+    if (!strcmp(args, "packed") != !strcmp(layout, "soa-3d"))
+        return "args=packed is the one 3D buffer of layout=soa-3d: the two go together";
+    /* kernels=fused only: with fused-accel (the default) the struct reached
+     * the folded acceleration as nine buffers and the kernel crashed on
+     * OpenMP (segfault) and was refused by OpenCL (clSetKernelArg -51). */
+    if (knob_is(k, "args", "struct") && (strcmp(layout, "soa") || !knob_is(k, "kernels", "fused")))
+        return "args=struct gathers the nine buffers of layout=soa for kernels=fused (Table 7's program)";
+    if (knob_is(k, "kernels", "partial") &&
+        (strcmp(layout, "aos") || !knob_is(k, "reduction", "host-each-step") || !knob_is(k, "args", "buffers")))
+        return "kernels=partial is the given program: layout=aos, args=buffers, reduction=host-each-step";
+    if (dev->caps.work_groups && (!knob_is(k, "threads", "all") || !knob_is(k, "schedule", "static")))
+        return "threads and schedule are OpenMP knobs; this device runs work-groups, not threads";
+    if (knob_is(k, "neighbours", "bitmask") && (!is_pow2(in->nx) || !is_pow2(in->ny))) {
+        snprintf(why, n, "neighbours=bitmask needs power-of-two nx and ny; this grid is %dx%d", in->nx, in->ny);
+        return why;
+    }
+    if (!knob_is(k, "reduction", "chunked") && strcmp(knob_get(k, "chunk"), "1792") != 0)
+        return "chunk only means something with reduction=chunked";
+    const char *why_launch = lbm_invalid_launch(k, dev);
+    if (why_launch) return why_launch;
+    const char *why_cuda = lbm_invalid_cuda_only(k, wg, dev);
+    if (why_cuda) return why_cuda;
+    if (knob_is(k, "collide", "paired") && knob_is(k, "kernels", "partial"))
+        return "collide=paired changes the device kernels' collision; with kernels=partial the host collides";
+    const char *why_fma = lbm_invalid_fma(k, dev);
+    if (why_fma) return why_fma;
+    /* The grid is cut into tiles: the work-group's shape, or with
+     * temporal tile=inner that shape less the halo's inner rings. */
+    unsigned tile[2];
+    lbm_temporal_tile(k, wg, tile);
+    const char *why_shape = lbm_invalid_shape(k, in, dev, wg, tile, why, n);
+    if (why_shape) return why_shape;
     const char *why_temporal = lbm_invalid_temporal(k, dev, wg, tile, why, n);
     if (why_temporal) return why_temporal;
     const char *why_halo = knob_is(k, "halo", "cluster") ? lbm_invalid_halo(k, in, dev, wg, why, n) : NULL;

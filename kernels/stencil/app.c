@@ -56,8 +56,10 @@ static const struct knob_def stencil_knobs[] = {
     {0},
 };
 
-static const char *stencil_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
-                                   const unsigned wg[2], char *why, size_t n) {
+/* The knobs together: each one only with the range method that reads it,
+ * and reduce=warp only where warps shuffle, in whole warps. */
+static const char *stencil_invalid_knobs(const struct knob_set *k, const struct device_info *dev, const unsigned wg[2],
+                                         char *why, size_t n) {
     const int kernel_range = knob_is(k, "range", "chunked") || knob_is(k, "range", "coalesced");
     if (knob_is(k, "setup", "rebuild") && !knob_is(k, "range", "host"))
         return "setup=rebuild keeps the grid on the host between iterations, so it reads the grid back "
@@ -86,6 +88,15 @@ static const char *stencil_invalid(const struct knob_set *k, const struct app_in
             return why;
         }
     }
+    return NULL;
+}
+
+static const char *stencil_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
+                                   const unsigned wg[2], char *why, size_t n) {
+    const char *why_knobs = stencil_invalid_knobs(k, dev, wg, why, n);
+    if (why_knobs) return why_knobs;
+    const int kernel_range = knob_is(k, "range", "chunked") || knob_is(k, "range", "coalesced");
+    const int atomic = knob_is(k, "range", "atomic");
     const long rows = knob_int(k, "rows");
     if (wg[0] == 0 || wg[1] == 0 || in->w % (int)wg[0] || in->h % (int)wg[1]) {
         snprintf(why, n, "work-group %ux%u does not divide the %dx%d grid", wg[0], wg[1], in->w, in->h);
