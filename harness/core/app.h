@@ -87,6 +87,9 @@ struct app {
 
 extern const struct app *const apps[]; /* generated from the app folders, NULL-terminated */
 const struct app *app_find(const char *name);
+/* NULL when a w x h work-group is within the device's limits (its items,
+ * and each side), else why not, written into why (n bytes). */
+const char *app_wg_fits(const struct device_info *dev, const unsigned wg[2], char *why, size_t n);
 /* NULL when two w x h grids of cell_bytes each fit the device (its largest
  * allocation and its memory), else why not, written into why (n bytes). */
 const char *app_grid_fits(const struct device_info *dev, int w, int h, size_t cell_bytes, char *why, size_t n);

@@ -546,16 +546,8 @@ static const char *lbm_invalid_shape(const struct knob_set *k, const struct app_
         else snprintf(why, n, "work-group %ux%u does not divide the %dx%d grid", wg[0], wg[1], in->nx, in->ny);
         return why;
     }
-    if ((size_t)wg[0] * wg[1] > dev->max_wg) {
-        snprintf(why, n, "work-group %ux%u = %u items exceeds the device's maximum of %zu", wg[0], wg[1], wg[0] * wg[1],
-                 dev->max_wg);
-        return why;
-    }
-    if (wg[0] > dev->max_item[0] || wg[1] > dev->max_item[1]) {
-        snprintf(why, n, "work-group %ux%u exceeds the device's per-dimension limits %zux%zu", wg[0], wg[1],
-                 dev->max_item[0], dev->max_item[1]);
-        return why;
-    }
+    const char *why_wg = app_wg_fits(dev, wg, why, n);
+    if (why_wg) return why_wg;
     const size_t scratch = (knob_is(k, "reduction", "host-each-step") ? 2 : 1) * (size_t)wg[0] * wg[1] * 4;
     if (dev->caps.work_groups && dev->local_mem && scratch > dev->local_mem) {
         snprintf(why, n, "the reduction needs %zu bytes of local memory; the device has %llu", scratch,

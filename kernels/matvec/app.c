@@ -159,17 +159,8 @@ static const char *matvec_invalid(const struct knob_set *k, const struct app_inp
     const char *why_atomics = matvec_invalid_atomics(k, dev);
     if (why_atomics) return why_atomics;
     if (wg[0] == 0 || wg[1] == 0) return "an empty work-group";
-    const size_t items = (size_t)wg[0] * wg[1];
-    if (items > dev->max_wg) {
-        snprintf(why, n, "work-group %ux%u = %zu items exceeds the device's maximum of %zu", wg[0], wg[1], items,
-                 dev->max_wg);
-        return why;
-    }
-    if (wg[0] > dev->max_item[0] || wg[1] > dev->max_item[1]) {
-        snprintf(why, n, "work-group %ux%u exceeds the device's per-dimension limits %zux%zu", wg[0], wg[1],
-                 dev->max_item[0], dev->max_item[1]);
-        return why;
-    }
+    const char *why_wg = app_wg_fits(dev, wg, why, n);
+    if (why_wg) return why_wg;
     const char *why_directive = matvec_invalid_directive(dev, wg, why, n);
     if (why_directive) return why_directive;
     /* Where lanes are work-items or vector lanes (not OpenMP, whose threads

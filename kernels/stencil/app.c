@@ -110,16 +110,8 @@ static const char *stencil_invalid(const struct knob_set *k, const struct app_in
         return why;
     }
     const size_t items = (size_t)wg[0] * wg[1];
-    if (items > dev->max_wg) {
-        snprintf(why, n, "work-group %ux%u = %zu items exceeds the device's maximum of %zu", wg[0], wg[1], items,
-                 dev->max_wg);
-        return why;
-    }
-    if (wg[0] > dev->max_item[0] || wg[1] > dev->max_item[1]) {
-        snprintf(why, n, "work-group %ux%u exceeds the device's per-dimension limits %zux%zu", wg[0], wg[1],
-                 dev->max_item[0], dev->max_item[1]);
-        return why;
-    }
+    const char *why_wg = app_wg_fits(dev, wg, why, n);
+    if (why_wg) return why_wg;
     const long total = (long)in->w * in->h, parts = knob_int(k, "partials");
     if (kernel_range) {
         /* The range kernel is one-dimensional: `partials` work-items in
