@@ -8,6 +8,9 @@
 CC ?= cc
 CUDA_HOME ?= /usr/local/cuda
 OPT ?= -O2 -g
+# -D_GNU_SOURCE: the GNU interfaces (pipe2, strcasestr, vasprintf, memmem, ...)
+# for every file (and the sanitizer build's SAN_BASE), defined here once rather
+# than at the top of each.
 CFLAGS_BASE = -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE $(OPT)
 # harness/ is one folder per concern (harness/README.md: the layers, and
 # what may include what). Only harness/ is on the include path, so every

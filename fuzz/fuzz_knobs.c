@@ -94,7 +94,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (!inputs[a]) continue;
         for (size_t d = 0; d < sizeof devs / sizeof devs[0]; d++)
             for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-                apps[a]->invalid(&k, inputs[a], &devs[d], shapes[s]);
+                char why[ERR_MAX];
+                apps[a]->invalid(&k, inputs[a], &devs[d], shapes[s], why, sizeof why);
                 apps[a]->bytes_per_cell(&k);
                 apps[a]->flops_per_cell(&k);
             }

@@ -8,6 +8,13 @@
 /* Exit statuses shared by every command (architecture.md). */
 enum { EXIT_OK = 0, EXIT_FOUND = 1, EXIT_USAGE = 2, EXIT_INCONCLUSIVE = 3 };
 
+/* The size of an error or reason buffer a caller passes down (char
+ * err[ERR_MAX], with sizeof err): what went wrong, as one or a few lines,
+ * ending as a measurement's reason or a message on stderr. As long as the
+ * reason a measurement keeps (measurement.h). Build logs are longer and
+ * have buffers of their own. */
+#define ERR_MAX 2048
+
 /* Formats into a caller-owned error buffer; always returns -1 so callers can
  * write `return err_set(err, n, "...")`. */
 int err_set(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -113,7 +113,7 @@ static int add(struct variant_list *out, const struct variant *v) {
 
 static int variants_pick(const struct app *app, const char *names, const char *knobs, int tuned_ok,
                          struct variant_list *out) {
-    char err[1024];
+    char err[ERR_MAX];
     out->v = NULL;
     out->n = 0;
     struct variant_list file;
@@ -257,7 +257,7 @@ int cli_store_to_look(const char *cmd, const char *db, struct store **out) {
         fprintf(stderr, "no results yet: %s\n", db);
         return EXIT_FOUND; /* nothing to show: exit 1, as every command that reads a database */
     }
-    char err[1024];
+    char err[ERR_MAX];
     /* The file is there but is not ours (or not a database): bad input, 2. */
     if (!(*out = store_open(db, err, sizeof err))) return fprintf(stderr, "harness %s: %s\n", cmd, err), EXIT_USAGE;
     return EXIT_OK;

@@ -200,7 +200,7 @@ static int side_exec(const struct side *s, const char *name, struct round_exec *
         e->root = s->root;
         return 0;
     }
-    char err[512];
+    char err[ERR_MAX];
     if (strlen(s->build) == KEPT_HASH_LEN && strspn(s->build, "0123456789abcdef") == KEPT_HASH_LEN) {
         if (kept_build_find(s->build, mut->kept_root, sizeof mut->kept_root, mut->kept_bin, sizeof mut->kept_bin, err,
                             sizeof err) != 0) {
@@ -314,6 +314,44 @@ static int load_side(struct store *store, struct side *s, char *err, size_t errn
     return series_load_runs(store, s->table, &s->list, err, errn);
 }
 
+/* The summary under the table: the verdicts counted (a flag the
+ * confirmation rejected counted as noise), what is only on one side, and
+ * what --rerun would settle. Returns how many regressions stand. */
+static int summarise(const struct compare_opts *o, const struct compare_row *rows, int n, int only_a, int only_b) {
+    int counts[5] = {0}, open = 0, unconfirmed = 0, suspects = 0, rejected = 0;
+    for (int i = 0; i < n; i++) {
+        /* A flag the confirmation rejected is noise, counted as such: the
+         * summary said "1 regression" under a row "REGRESSION (rejected ...)". */
+        if ((rows[i].v == V_REGRESSION || rows[i].v == V_IMPROVEMENT) && rows[i].rejected) {
+            rejected++;
+            continue;
+        }
+        counts[rows[i].v]++;
+        suspects += rows[i].v == V_SAME && rows[i].suspect && !rows[i].rejected;
+        open += rows[i].v == V_REGRESSION && !rows[i].rejected;
+        unconfirmed += (rows[i].v == V_REGRESSION || rows[i].v == V_IMPROVEMENT) && !rows[i].confirmation[0];
+    }
+    if (o->csv) return open;
+    printf("%d series compared: %d regression%s, %d improvement%s, %d same, %d inconclusive (cannot show %.0f"
+           " %%), %d that cannot be told",
+           n, counts[V_REGRESSION], counts[V_REGRESSION] == 1 ? "" : "s", counts[V_IMPROVEMENT],
+           counts[V_IMPROVEMENT] == 1 ? "" : "s", counts[V_SAME], counts[V_INCONCLUSIVE], 100 * o->p.target,
+           counts[V_FEW]);
+    if (rejected) printf(", %d flag%s rejected as noise by the confirmation", rejected, rejected == 1 ? "" : "s");
+    if (only_a || only_b) printf("; %d only in A, %d only in B", only_a, only_b);
+    printf("\n");
+    if (suspects && !o->rerun)
+        printf("%d suspect%s (past the minimum effect at p <= %.2g, not a change by itself): --rerun"
+               " measures both builds again\n",
+               suspects, suspects == 1 ? "" : "s", o->p.screen_alpha);
+    if (unconfirmed && !o->rerun)
+        printf("%d flag%s unconfirmed: no confirmation measured these builds again (harness compare %s %s"
+               " --rerun)\n",
+               unconfirmed, unconfirmed == 1 ? " is" : "s are", o->a.spec, o->b.spec);
+    if (n == 0) printf("no series in common: A and B measured different devices, configs or step counts\n");
+    return open;
+}
+
 int cmd_compare(int argc, char **argv) {
     struct compare_opts o;
     int rc = parse_args(argc, argv, &o);
@@ -321,7 +359,7 @@ int cmd_compare(int argc, char **argv) {
     struct store *store = nightly_store_open("compare", o.db, 1, &rc);
     if (!store) return rc;
     kept_builds_for_db(o.db);
-    char err[1024], before[40];
+    char err[ERR_MAX], before[40];
     if (load_side(store, &o.a, err, sizeof err) != 0 || load_side(store, &o.b, err, sizeof err) != 0) {
         fprintf(stderr, "harness compare: %s\n", err);
         series_list_free(&o.a.list);
@@ -362,38 +400,7 @@ int cmd_compare(int argc, char **argv) {
         if (!o.a.bin && !o.b.bin) rc = EXIT_USAGE;
     }
     if (!rc) compare_print(stdout, rows, n, o.csv);
-    int counts[5] = {0}, open = 0, unconfirmed = 0, suspects = 0, rejected = 0;
-    for (int i = 0; i < n; i++) {
-        /* A flag the confirmation rejected is noise, counted as such: the
-         * summary said "1 regression" under a row "REGRESSION (rejected ...)". */
-        if ((rows[i].v == V_REGRESSION || rows[i].v == V_IMPROVEMENT) && rows[i].rejected) {
-            rejected++;
-            continue;
-        }
-        counts[rows[i].v]++;
-        suspects += rows[i].v == V_SAME && rows[i].suspect && !rows[i].rejected;
-        open += rows[i].v == V_REGRESSION && !rows[i].rejected;
-        unconfirmed += (rows[i].v == V_REGRESSION || rows[i].v == V_IMPROVEMENT) && !rows[i].confirmation[0];
-    }
-    if (!o.csv) {
-        printf("%d series compared: %d regression%s, %d improvement%s, %d same, %d inconclusive (cannot show %.0f"
-               " %%), %d that cannot be told",
-               n, counts[V_REGRESSION], counts[V_REGRESSION] == 1 ? "" : "s", counts[V_IMPROVEMENT],
-               counts[V_IMPROVEMENT] == 1 ? "" : "s", counts[V_SAME], counts[V_INCONCLUSIVE], 100 * o.p.target,
-               counts[V_FEW]);
-        if (rejected) printf(", %d flag%s rejected as noise by the confirmation", rejected, rejected == 1 ? "" : "s");
-        if (only_a || only_b) printf("; %d only in A, %d only in B", only_a, only_b);
-        printf("\n");
-        if (suspects && !o.rerun)
-            printf("%d suspect%s (past the minimum effect at p <= %.2g, not a change by itself): --rerun"
-                   " measures both builds again\n",
-                   suspects, suspects == 1 ? "" : "s", o.p.screen_alpha);
-        if (unconfirmed && !o.rerun)
-            printf("%d flag%s unconfirmed: no confirmation measured these builds again (harness compare %s %s"
-                   " --rerun)\n",
-                   unconfirmed, unconfirmed == 1 ? " is" : "s are", o.a.spec, o.b.spec);
-        if (n == 0) printf("no series in common: A and B measured different devices, configs or step counts\n");
-    }
+    const int open = summarise(&o, rows, n, only_a, only_b);
     if (!rc) rc = open ? EXIT_FOUND : EXIT_OK;
     if (!rc || rc == EXIT_FOUND) {
         if (o.rerun) rc = rerun(store, &o, rows, n);

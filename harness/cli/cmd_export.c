@@ -1,6 +1,3 @@
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 /* `harness export`: measurements as CSV (one row per measurement, every
  * column a reader needs to tell runs apart) or as a T4 results document, the
  * JSON that Kernel Tuner, KTT and BAT exchange

@@ -132,7 +132,7 @@ int cmd_launch_cost(int argc, char **argv) {
     const char *device = NULL, *db = NULL;
     int csv = 0, c;
     long v;
-    char err[512];
+    char err[ERR_MAX];
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {

@@ -55,7 +55,7 @@ static int sweep_completeness(struct store *s, const char *sweep, int shards) {
     else close(fd[0]);
     int status = 0, bad = -1;
     waitpid(pid, &status, 0);
-    char err[512];
+    char err[ERR_MAX];
     int64_t *want = xcalloc((size_t)shards, sizeof *want), *have = xcalloc((size_t)shards, sizeof *have);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         fprintf(stderr, "harness merge: could not expand %s with `harness sweep --dry-run`\n", sweep);
@@ -133,7 +133,7 @@ static int merge_main(int argc, char **argv, const char *sweep, int shards) {
         return EXIT_USAGE;
     }
     char out_real[PATH_MAX] = "", in_real[PATH_MAX];
-    char err[1024];
+    char err[ERR_MAX];
     for (int i = 2; i < argc && !sweep; i++) {
         if (access(argv[i], R_OK) != 0) {
             fprintf(stderr, "harness merge: cannot read %s\n", argv[i]);

@@ -240,6 +240,58 @@ all:
     return NULL;
 }
 
+/* One option (getopt's c, its optarg) into o: 0, -1 after --help, or
+ * EXIT_USAGE. */
+static int parse_option(int c, struct nightly_opts *o) {
+    switch (c) {
+    case 's':
+        if (o->nsuites == MAX_SUITES)
+            return fprintf(stderr, "harness nightly: at most %d --suite files\n", MAX_SUITES), EXIT_USAGE;
+        o->suites[o->nsuites++] = optarg;
+        break;
+    case 'b': o->db = optarg; break;
+    case 'r':
+    case 'c': {
+        long v;
+        if (parse_whole(optarg, 2, 1000, &v))
+            return fprintf(stderr,
+                           "harness nightly: --%s %s: want a whole number in 2..1000 (rounds are what"
+                           " a night is judged on: one round has no spread)\n",
+                           c == 'r' ? "rounds" : "confirm-rounds", optarg),
+                   EXIT_USAGE;
+        *(c == 'r' ? &o->rounds : &o->confirm_rounds) = (int)v;
+        break;
+    }
+    case 'B':
+    case 'k': {
+        double v;
+        if (parse_real(optarg, 0, 1e6, &v))
+            return fprintf(stderr, "harness nightly: --%s %s: want a number >= 0\n", c == 'B' ? "burn-in" : "keep-days",
+                           optarg),
+                   EXIT_USAGE;
+        *(c == 'B' ? &o->burn_in_s : &o->keep_days) = v;
+        break;
+    }
+    case 'N': o->confirm = 0; break;
+    case 'T':
+        if (cli_target("nightly", optarg, &o->target)) return EXIT_USAGE;
+        break;
+    case 'M':
+        if (cli_max_time("nightly", optarg, &o->max_time_s)) return EXIT_USAGE;
+        break;
+    case 'S': {
+        long seed;
+        if (parse_whole(optarg, 0, 0xffffffffL, &seed))
+            return fprintf(stderr, "harness nightly: --seed %s: want a whole number >= 0\n", optarg), EXIT_USAGE;
+        o->seed = seed;
+        break;
+    }
+    case 'h': usage(stdout); return -1;
+    default: usage(stderr); return EXIT_USAGE;
+    }
+    return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct nightly_opts *o) {
     static const struct option longopts[] = {{"suite", required_argument, 0, 's'},
                                              {"db", required_argument, 0, 'b'},
@@ -264,54 +316,9 @@ static int parse_opts(int argc, char **argv, struct nightly_opts *o) {
     o->max_time_s = -1;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case 's':
-            if (o->nsuites == MAX_SUITES)
-                return fprintf(stderr, "harness nightly: at most %d --suite files\n", MAX_SUITES), EXIT_USAGE;
-            o->suites[o->nsuites++] = optarg;
-            break;
-        case 'b': o->db = optarg; break;
-        case 'r':
-        case 'c': {
-            long v;
-            if (parse_whole(optarg, 2, 1000, &v))
-                return fprintf(stderr,
-                               "harness nightly: --%s %s: want a whole number in 2..1000 (rounds are what"
-                               " a night is judged on: one round has no spread)\n",
-                               c == 'r' ? "rounds" : "confirm-rounds", optarg),
-                       EXIT_USAGE;
-            *(c == 'r' ? &o->rounds : &o->confirm_rounds) = (int)v;
-            break;
-        }
-        case 'B':
-        case 'k': {
-            double v;
-            if (parse_real(optarg, 0, 1e6, &v))
-                return fprintf(stderr, "harness nightly: --%s %s: want a number >= 0\n",
-                               c == 'B' ? "burn-in" : "keep-days", optarg),
-                       EXIT_USAGE;
-            *(c == 'B' ? &o->burn_in_s : &o->keep_days) = v;
-            break;
-        }
-        case 'N': o->confirm = 0; break;
-        case 'T':
-            if (cli_target("nightly", optarg, &o->target)) return EXIT_USAGE;
-            break;
-        case 'M':
-            if (cli_max_time("nightly", optarg, &o->max_time_s)) return EXIT_USAGE;
-            break;
-        case 'S': {
-            long seed;
-            if (parse_whole(optarg, 0, 0xffffffffL, &seed))
-                return fprintf(stderr, "harness nightly: --seed %s: want a whole number >= 0\n", optarg), EXIT_USAGE;
-            o->seed = seed;
-            break;
-        }
-        case 'h': usage(stdout); return -1;
-        default: usage(stderr); return EXIT_USAGE;
-        }
-    }
+    int rc = 0;
+    while (!rc && (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) rc = parse_option(c, o);
+    if (rc) return rc;
     if (optind != argc)
         return fprintf(stderr, "harness nightly: unexpected '%s'\n", argv[optind]), usage(stderr), EXIT_USAGE;
     /* The default suite: every device at 128x128, where the launches and the
@@ -330,7 +337,7 @@ static int parse_opts(int argc, char **argv, struct nightly_opts *o) {
 
 /* This binary and the tree it reads, kept; "" (and a note) when it cannot be. */
 static void keep_this_build(char *hash, size_t n) {
-    char exe[PATH_MAX], dir[PATH_MAX], err[512];
+    char exe[PATH_MAX], dir[PATH_MAX], err[ERR_MAX];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     hash[0] = '\0';
     if (len <= 0) return;
@@ -370,28 +377,67 @@ static int run_sweeps(const struct nightly_opts *o, char files[][PATH_MAX], int 
     return run_child(args);
 }
 
+/* Every suite read, then the database opened: a bad file or database
+ * stops the night before anything runs. The store, or NULL (said why)
+ * with nothing left to free. */
+static struct store *night_open(const struct nightly_opts *o, struct sweep_spec *specs) {
+    char err[ERR_MAX];
+    for (int i = 0; i < o->nsuites; i++)
+        if (sweep_parse(o->suites[i], &specs[i], err, sizeof err) != 0) {
+            fprintf(stderr, "%s\n", err);
+            for (int j = 0; j < i; j++) sweep_free(&specs[j]);
+            return NULL;
+        }
+    struct store *store = store_open(o->db, err, sizeof err);
+    if (!store || store_nightly_tables(store, err, sizeof err) != 0) {
+        fprintf(stderr, "harness nightly: %s\n", err);
+        store_close(store);
+        for (int j = 0; j < o->nsuites; j++) sweep_free(&specs[j]);
+        return NULL;
+    }
+    return store;
+}
+
+/* The suites, each as the sweep files it becomes with its `variant tuned`
+ * lines resolved, measured in one go. Fails the night's step when a sweep
+ * did; sets the added rounds' default budget, as long again as the suite
+ * took. */
+static int measure_suites(struct nightly_opts *o, struct store *store, const struct sweep_spec *specs) {
+    char tmp[] = "/tmp/harness-nightly-XXXXXX";
+    static char files[MAX_TUNED][PATH_MAX];
+    int nfiles = 0;
+    if (mkdtemp(tmp))
+        for (int i = 0; i < o->nsuites; i++)
+            nfiles += tuned_sweeps(store, &specs[i], tmp, files + nfiles, MAX_TUNED - nfiles);
+    const double t_measure = clock_now();
+    const int failed = run_sweeps(o, files, nfiles) != 0;
+    if (o->max_time_s < 0) o->max_time_s = clock_now() - t_measure;
+    for (int i = 0; i < nfiles; i++) unlink(files[i]);
+    rmdir(tmp);
+    return failed;
+}
+
+/* The kept builds older than --keep-days go, but never tonight's nor the
+ * previous night's (the next confirmation needs both). */
+static void prune_builds(struct store *store, const struct nightly_opts *o, int64_t prev, const char *hash) {
+    char prev_hash[KEPT_HASH_LEN + 8] = "";
+    if (prev > 0) {
+        char prev_start[40];
+        store_nightly_build(store, prev, prev_hash, sizeof prev_hash, prev_start, sizeof prev_start);
+    }
+    const char *keep[2] = {hash, prev_hash};
+    kept_build_prune(o->keep_days, keep, 2, stderr);
+}
+
 int cmd_nightly(int argc, char **argv) {
     struct nightly_opts o;
     int rc = parse_opts(argc, argv, &o);
     if (rc) return rc < 0 ? EXIT_OK : rc;
-
-    /* Every suite is read first: a bad file stops the night before anything runs. */
     struct sweep_spec specs[MAX_SUITES];
-    char err[1024];
-    for (int i = 0; i < o.nsuites; i++)
-        if (sweep_parse(o.suites[i], &specs[i], err, sizeof err) != 0) {
-            fprintf(stderr, "%s\n", err);
-            for (int j = 0; j < i; j++) sweep_free(&specs[j]);
-            return EXIT_USAGE;
-        }
-    struct store *store = store_open(o.db, err, sizeof err);
-    if (!store || store_nightly_tables(store, err, sizeof err) != 0) {
-        fprintf(stderr, "harness nightly: %s\n", err);
-        store_close(store);
-        for (int j = 0; j < o.nsuites; j++) sweep_free(&specs[j]);
-        /* A database that cannot be opened (corrupt, or in a place that cannot be written) is bad input: exit 2. */
-        return EXIT_USAGE;
-    }
+    char err[ERR_MAX];
+    struct store *store = night_open(&o, specs);
+    /* A database that cannot be opened (corrupt, or in a place that cannot be written) is bad input: exit 2. */
+    if (!store) return EXIT_USAGE;
     kept_builds_for_db(o.db);
     char hash[KEPT_HASH_LEN + 1];
     keep_this_build(hash, sizeof hash);
@@ -413,18 +459,7 @@ int cmd_nightly(int argc, char **argv) {
     char *peak_args[] = {"peak", "--db", (char *)o.db, devs ? "--device" : NULL, devs, NULL};
     failed += run_child(peak_args) != 0;
     free(devs);
-    char tmp[] = "/tmp/harness-nightly-XXXXXX";
-    static char files[MAX_TUNED][PATH_MAX];
-    int nfiles = 0;
-    if (mkdtemp(tmp))
-        for (int i = 0; i < o.nsuites; i++)
-            nfiles += tuned_sweeps(store, &specs[i], tmp, files + nfiles, MAX_TUNED - nfiles);
-    const double t_measure = clock_now();
-    failed += run_sweeps(&o, files, nfiles) != 0;
-    /* The added rounds' default budget: as long again as the suite took. */
-    if (o.max_time_s < 0) o.max_time_s = clock_now() - t_measure;
-    for (int i = 0; i < nfiles; i++) unlink(files[i]);
-    rmdir(tmp);
+    failed += measure_suites(&o, store, specs);
 
     sb_free(&tel);
     sb_printf(&tel, "[end]\n");
@@ -457,13 +492,7 @@ int cmd_nightly(int argc, char **argv) {
     } else {
         printf("nightly %lld: the first night of this host and suite: nothing to compare with yet\n", (long long)id);
     }
-    char prev_hash[KEPT_HASH_LEN + 8] = "";
-    if (prev > 0) {
-        char prev_start[40];
-        store_nightly_build(store, prev, prev_hash, sizeof prev_hash, prev_start, sizeof prev_start);
-    }
-    const char *keep[2] = {hash, prev_hash};
-    kept_build_prune(o.keep_days, keep, 2, stderr);
+    prune_builds(store, &o, prev, hash);
     printf("again: harness compare nightly:-2 nightly:-1 --db %s\n", o.db);
     sb_free(&tel);
     sb_free(&names);

@@ -64,7 +64,7 @@ int cmd_noise(int argc, char **argv) {
     int rc = 0;
     struct store *store = nightly_store_open("noise", db_path, 1, &rc);
     if (!store) return rc;
-    char err[1024];
+    char err[ERR_MAX];
     struct noise_set ns;
     if (noise_set_load(store, NULL, &ns, err, sizeof err) != 0 || noise_set_store(store, &ns, err, sizeof err) != 0) {
         fprintf(stderr, "harness noise: %s\n", err);

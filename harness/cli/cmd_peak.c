@@ -45,7 +45,7 @@ int cmd_peak(int argc, char **argv) {
             cli_devices_free(&pick);
             return EXIT_USAGE;
         }
-    char err[1024];
+    char err[ERR_MAX];
     struct store *store = store_open(db ? db : store_default_path(), err, sizeof err);
     if (!store) {
         fprintf(stderr, "harness: %s\n", err);

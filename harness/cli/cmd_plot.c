@@ -1,6 +1,3 @@
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 /* `harness plot wg`: the work-group sweep of each device, input and variant
  * as the report's Figures 3-5 draw it: one bar per shape ("WxH", ordered by
  * total size then width), the median runtime with its IQR. Only verified
@@ -42,7 +39,7 @@ static void plot_usage(FILE *out) {
 }
 
 struct figure {
-    char fp[40], spec[64], name[128], driver[128], input[128], variant[64], knobs[1024];
+    char fp[40], spec[64], name[128], driver[128], input[128], variant[64], knobs[KNOBS_TEXT_MAX];
     char base[PATH_MAX]; /* output path without extension */
     long iters;          /* the figure's one step count */
     struct strbuf dat;
@@ -88,7 +85,7 @@ static void add_row(const struct wg_row *r, void *ctx) {
 /* Reads every figure's rows; returns the count or -1. */
 static int load_figures(struct store_reader *src, const char *const filt[4], struct figure **out) {
     struct figures fs = {0};
-    char err[1024];
+    char err[ERR_MAX];
     int rc = store_wg_rows(src, filt, add_row, &fs, err, sizeof err);
     if (rc != 0) fprintf(stderr, "harness plot: %s\n", err);
     *out = fs.fig;
@@ -135,7 +132,7 @@ static int draw(const struct figure *f, const char *tmpdir, const char *script, 
             f->driver[0] ? ", " : "", f->driver, f->input, steps, f->variant);
     const char *var[][2] = {{"datafile", dat}, {"pngfile", png}, {"svgfile", svg}, {"plottitle", title}};
     const char *outs[2] = {png, svg};
-    char err[1024];
+    char err[ERR_MAX];
     if (gnuplot_draw(script, var, 4, NULL, outs, 2, err, sizeof err) != 0) {
         fprintf(stderr, "harness plot: %s: %s\n", f->base, err);
         return -1;

@@ -74,7 +74,7 @@ int plot_nightly_series(const struct history *h, const struct series_change_poin
         sb_printf(&marks, " at %g, graph 0.95 left offset 0.3,0 tc rgb 'red'\n", at - 0.5);
     }
     const char *outs[2] = {png, svg};
-    char err[1024];
+    char err[ERR_MAX];
     rc = gnuplot_draw("plots/nightly.gp", var, svg ? 5 : 4, marks.s, outs, svg ? 2 : 1, err, sizeof err);
     sb_free(&marks);
     remove(dat);
@@ -97,6 +97,27 @@ static void index_entry(struct strbuf *md, const struct history *h, const char *
         sb_printf(md, "%s#%lld %.10s %+.1f%% %s", c ? "; " : "", cps[c].id, cps[c].night, 100 * cps[c].magnitude,
                   cps[c].triage);
     sb_printf(md, " |\n");
+}
+
+/* One series' chart (its change points dashed) into out_dir, named by the
+ * series and its key's hash, and its line in the index md. 1 drawn, -1
+ * failed (gnuplot), 0 a series with no night. */
+static int draw_series(struct store *s, const struct history *h, const char *tmpl, const char *out_dir,
+                       struct strbuf *md) {
+    if (!h->n) return 0;
+    struct series_change_point cps[64];
+    int ncp = store_series_change_points(s, h->id.key, cps, 64);
+    char stem[512], file[600], png[PATH_MAX + 700];
+    str_fmt(stem, sizeof stem, "%s-%s-%s-%s-%ux%u", h->id.spec, h->id.app, h->id.input, h->id.variant, h->id.wg[0],
+            h->id.wg[1]);
+    sanitise(stem);
+    /* The key's hash keeps two drivers or two step counts apart. */
+    str_fmt(file, sizeof file, "%s-%08llx.png", stem, (unsigned long long)(hash_str(h->id.key, 0) & 0xffffffffu));
+    str_fmt(png, sizeof png, "%s/%s", out_dir, file);
+    if (plot_nightly_series(h, cps, ncp, tmpl, png, NULL) != 0) return -1;
+    printf("%s\n", png);
+    index_entry(md, h, file, cps, ncp);
+    return 1;
 }
 
 int plot_nightly(int argc, char **argv) {
@@ -125,7 +146,7 @@ int plot_nightly(int argc, char **argv) {
     if (system("command -v gnuplot >/dev/null 2>&1") != 0)
         return fprintf(stderr, "harness plot nightly: gnuplot not found (Debian: apt-get install gnuplot-nox)\n"),
                EXIT_FOUND;
-    char err[1024];
+    char err[ERR_MAX];
     struct store *s = store_open(db_path, err, sizeof err);
     struct history_list hl = {0};
     if (!s || store_nightly_tables(s, err, sizeof err) != 0 || history_load(s, &hl, err, sizeof err) != 0) {
@@ -148,24 +169,8 @@ int plot_nightly(int argc, char **argv) {
               db_path);
     int drawn = 0, failed = 0;
     for (int i = 0; i < hl.n; i++) {
-        const struct history *h = &hl.h[i];
-        if (!h->n) continue;
-        struct series_change_point cps[64];
-        int ncp = store_series_change_points(s, h->id.key, cps, 64);
-        char stem[512], file[600], png[PATH_MAX + 700];
-        str_fmt(stem, sizeof stem, "%s-%s-%s-%s-%ux%u", h->id.spec, h->id.app, h->id.input, h->id.variant, h->id.wg[0],
-                h->id.wg[1]);
-        sanitise(stem);
-        /* The key's hash keeps two drivers or two step counts apart. */
-        str_fmt(file, sizeof file, "%s-%08llx.png", stem, (unsigned long long)(hash_str(h->id.key, 0) & 0xffffffffu));
-        str_fmt(png, sizeof png, "%s/%s", out_dir, file);
-        if (plot_nightly_series(h, cps, ncp, tmpl, png, NULL) != 0) {
-            failed++;
-            continue;
-        }
-        printf("%s\n", png);
-        index_entry(&md, h, file, cps, ncp);
-        drawn++;
+        const int got = draw_series(s, &hl.h[i], tmpl, out_dir, &md);
+        drawn += got > 0, failed += got < 0;
     }
     rmdir(tmpl);
     char index[PATH_MAX + 16];

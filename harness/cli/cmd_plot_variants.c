@@ -1,6 +1,3 @@
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 /* `harness plot variants`: one bar chart of an app's variants on every
  * device at one input, clustered by variant, a bar per device, the median
  * runtime with its IQR. The main job ends with it (the picture of its
@@ -128,7 +125,7 @@ static int draw(const struct chart *c, const char *app, const char *input, const
     str_fmt(ndev, sizeof ndev, "%d", c->nd);
     const char *var[][2] = {{"datafile", dat}, {"pngfile", png}, {"svgfile", svg}, {"plottitle", title}};
     const char *outs[2] = {png, svg};
-    char err[1024];
+    char err[ERR_MAX];
     char extra[64];
     str_fmt(extra, sizeof extra, "ndev = %s\n", ndev);
     if (rc == EXIT_OK && gnuplot_draw("plots/variants.gp", var, 4, extra, outs, 2, err, sizeof err) != 0) {
@@ -151,7 +148,7 @@ int plot_variants_chart(const char *db, const char *app, const char *input, long
     if (!src) return cli_reader_failed(db);
     int rc;
     struct chart *ch = xcalloc(1, sizeof *ch);
-    char err[1024];
+    char err[ERR_MAX];
     rc = store_variant_rows(src, app, input, iters, add_row, ch, err, sizeof err);
     store_reader_close(src);
     if (rc != 0) {

@@ -37,7 +37,7 @@ static int fail(const char *fmt, ...) {
 }
 
 static int probe_peak_child(const struct device_info *info, int fp32) {
-    char err[1024];
+    char err[ERR_MAX];
     struct dev *d = backend_by_name(info->backend)->open(info, err, sizeof err);
     if (!d) return fail("%s", err);
     probe_drill_abort(info->spec);
@@ -56,7 +56,7 @@ static int probe_peak_child(const struct device_info *info, int fp32) {
 static int probe_burn_child(const struct device_info *info, const char *min, const char *max) {
     probe_drill_abort(info->spec); /* burn_in opens the device itself */
     struct burn_result b;
-    char err[512];
+    char err[ERR_MAX];
     if (burn_in(info, atof(min), atof(max), &b, err, sizeof err) != 0) return fail("%s", err);
     fprintf(answer, "burn %d %.17g %.17g %.17g %d\n", b.canaries, b.seconds, b.gbs, b.spread, b.stable);
     return EXIT_OK;
@@ -98,7 +98,7 @@ int cmd_probe(int argc, char **argv) {
     if (fd < 0 || !(answer = fdopen(fd, "w"))) return EXIT_FOUND;
     const char *what = argv[1];
     struct device_info info;
-    char err[1024];
+    char err[ERR_MAX];
     int rc;
     if (strcmp(what, "peak") && !(!strcmp(what, "burn-in") && argc == 5) && !(!strcmp(what, "launch-cost") && argc == 7))
         rc = fail("unknown probe '%s' or wrong arguments", what);

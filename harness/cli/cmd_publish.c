@@ -1,6 +1,3 @@
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 /* `harness publish DIR`: a static HTML site of the results database that
  * works from file:// (no server, nothing fetched, no JavaScript): an index of
  * the devices, the apps and inputs measured, the nightly series and the
@@ -133,7 +130,7 @@ static void device_row(const struct pub_device *d, void *ctx) {
 
 static int site(struct publish *p, struct store_reader *rd, const char *reports) {
     struct strbuf devs = {0}, cases = {0}, series = {0}, reps = {0}, idx = {0};
-    char err[1024];
+    char err[ERR_MAX];
     sb_printf(&devs, "<table id=\"devices\">\n<tr><th>spec</th><th>name</th><th>driver</th><th>fingerprint</th>"
                      "<th>kind</th><th>measurements</th><th>verified</th><th>latest</th></tr>\n");
     const size_t empty = devs.len;

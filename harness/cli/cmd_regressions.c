@@ -345,7 +345,7 @@ static void detect_all(struct store *store, const struct history_list *hl, const
 static void confirm_new(struct store *store, struct pending *t, int n) {
     for (int i = 0; i < n; i++) {
         if (store_change_point_confirmed(store, t[i].cp_id)) continue;
-        char da[4096], ba[4096], dbd[4096], bb[4096], err[512], text[300];
+        char da[4096], ba[4096], dbd[4096], bb[4096], err[ERR_MAX], text[300];
         if (kept_build_find(t[i].build_a, da, sizeof da, ba, sizeof ba, err, sizeof err) != 0 ||
             kept_build_find(t[i].build_b, dbd, sizeof dbd, bb, sizeof bb, err, sizeof err) != 0)
             continue; /* not kept: nothing to measure again; it stays as found */
@@ -402,7 +402,7 @@ int cmd_regressions(int argc, char **argv) {
     struct store *store = nightly_store_open("regressions", o.db, 1, &rc);
     if (!store) return rc;
     kept_builds_for_db(o.db);
-    char err[1024] = "";
+    char err[ERR_MAX] = "";
     struct history_list hl;
     /* history_load (track/series.h) still reads the connection itself. */
     if (history_load(store, &hl, err, sizeof err) != 0) {

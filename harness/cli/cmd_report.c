@@ -188,7 +188,7 @@ static void ceilings(struct report *r) {
             d->copy_gbs > 0 && d->fp32_gflops > 0)
             continue;
         if (devset_is(&d->info)) continue; /* a set has no ceiling of its own: its members have theirs */
-        char err[1024];
+        char err[ERR_MAX];
         struct probe_peak p; /* in a process of its own: a runtime's failure costs this device's ceiling */
         if (probe_peak(&d->info, 1, &p, err, sizeof err) != 0) {
             fprintf(stderr, "harness report: %s: copy: %.300s\n", d->info.spec, err);
@@ -207,7 +207,7 @@ static void ceilings(struct report *r) {
 static void launch_costs(struct report *r) {
     struct launch_cost_opts o;
     launch_cost_defaults(&o);
-    char err[2048];
+    char err[ERR_MAX];
     launch_cost_parse_counts(r->quick ? "0,4,16,32" : "0,1,2,4,8,12,16,24,32", &o, err, sizeof err);
     o.reps = 3;
     if (r->quick) o.launches = 5000;
@@ -321,7 +321,7 @@ static void write_csv(const struct report *r) {
 static int full_step_counts(struct report *r) {
     for (int i = 0; i < r->def->ninputs; i++) {
         struct app_opts o = {.input = r->def->inputs[i]};
-        char err[1024];
+        char err[ERR_MAX];
         struct app_input *in = r->app->input_load(&o, err, sizeof err);
         if (!in) {
             fprintf(stderr, "harness report: %s: %s\n", r->def->path, err);
@@ -333,25 +333,108 @@ static int full_step_counts(struct report *r) {
     return 0;
 }
 
+/* The app's report definition (kernels/APP/report.def, or --def): 0, or
+ * EXIT_USAGE with the reason said. */
+static int load_definition(const struct app *app, const char *def_path, struct report_def *def) {
+    char path[4096], rel[128], err[ERR_MAX];
+    str_fmt(rel, sizeof rel, "kernels/%s/report.def", app->name);
+    if (def_path) str_copy(path, sizeof path, def_path);
+    else repo_path(path, sizeof path, rel);
+    if (report_def_parse(path, def, err, sizeof err) != 0) {
+        fprintf(stderr, "harness report: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if (strcmp(def->app, app->name) != 0) {
+        fprintf(stderr, "harness report: %s: the definition is for app %s, not %s\n", path, def->app, app->name);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* Everything the tables need before anything is measured or drawn: the
+ * variants (and --variant), the inputs' full step counts, and either the
+ * stored run (--from-db) or the devices and this build. 0, or the exit
+ * status, r freed. */
+static int prepare(struct report *r, struct report_def *def, const struct report_opts *o) {
+    char err[ERR_MAX];
+    const struct app *app = r->app;
+    if (cli_variants(app, "all", NULL, &r->vars) != 0) return EXIT_USAGE;
+    if (o->variant && strcmp(o->variant, TUNED_VARIANT) && !variant_find(&r->vars, o->variant)) {
+        fprintf(stderr, "harness report: --variant %s: no such variant in variants/%s.variants (nor %s)\n", o->variant,
+                app->name, TUNED_VARIANT);
+        report_run_free(r);
+        return EXIT_USAGE;
+    }
+    if (o->variant) override_variant(def, o->variant);
+    err[0] = 0;
+    if (check_variants(r, err, sizeof err) != 0 || full_step_counts(r) != 0) {
+        if (err[0]) fprintf(stderr, "harness report: %s\n", err);
+        report_run_free(r);
+        return EXIT_USAGE;
+    }
+    str_copy(r->db_path, sizeof r->db_path, o->db ? o->db : store_default_path());
+    int rc;
+    if (o->from_db) {
+        r->from_db = 1;
+        if (report_load_db(r, err, sizeof err) != 0) {
+            fprintf(stderr, "harness report: %s\n", err);
+            report_run_free(r);
+            return EXIT_FOUND;
+        }
+        /* The tables as they were measured: the stored command's --variant. */
+        char measured[64];
+        stored_variant(r->command, measured, sizeof measured);
+        if (!o->variant && measured[0]) override_variant(def, measured);
+    } else if ((rc = pick_devices(r, o->device)) != 0) {
+        report_run_free(r);
+        return rc;
+    } else {
+        const struct build_info *bi = build_info_get();
+        str_copy(r->commit, sizeof r->commit, bi->commit);
+        str_copy(r->compiler, sizeof r->compiler, bi->compiler);
+        r->dirty = bi->dirty;
+        const time_t now = time(NULL);
+        strftime(r->when, sizeof r->when, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    }
+    return 0;
+}
+
+/* --from-db: the tables and figures drawn again from the stored rows. */
+static int draw_from_db(struct report *r) {
+    const int rc = report_write_markdown(r);
+    write_csv(r);
+    printf("report: %s (drawn from %s, %d cells)\n", r->out_md, r->db_path, r->ncells);
+    report_run_free(r);
+    return rc ? EXIT_FOUND : EXIT_OK;
+}
+
+/* The database, and a run in it for each device, for this command. 0, or
+ * the exit status, r freed. */
+static int open_runs(struct report *r, int argc, char **argv) {
+    char err[ERR_MAX];
+    r->store = store_open(r->db_path, err, sizeof err);
+    if (!r->store) {
+        fprintf(stderr, "harness report: %s\n", err);
+        report_run_free(r);
+        /* A database that cannot be opened (corrupt, or in a place that cannot be written) is bad input: exit 2. */
+        return EXIT_USAGE;
+    }
+    cli_command_line(argc, argv, r->command, sizeof r->command);
+    for (int i = 0; i < r->ndev; i++) {
+        r->dev[i].run_id = store_run_begin(r->store, &r->dev[i].info, r->command, err, sizeof err);
+        if (r->dev[i].run_id < 0) fprintf(stderr, "harness report: %s\n", err);
+    }
+    return 0;
+}
+
 int cmd_report(int argc, char **argv) {
     struct report_opts o;
     int rc = parse(argc, argv, &o);
     if (rc) return rc < 0 ? EXIT_OK : rc;
     const struct app *app = cli_app(o.app);
     if (!app) return EXIT_USAGE;
-    char path[4096], rel[128], err[2048];
-    str_fmt(rel, sizeof rel, "kernels/%s/report.def", app->name);
-    if (o.def) str_copy(path, sizeof path, o.def);
-    else repo_path(path, sizeof path, rel);
     static struct report_def def;
-    if (report_def_parse(path, &def, err, sizeof err) != 0) {
-        fprintf(stderr, "harness report: %s\n", err);
-        return EXIT_USAGE;
-    }
-    if (strcmp(def.app, app->name) != 0) {
-        fprintf(stderr, "harness report: %s: the definition is for app %s, not %s\n", path, def.app, app->name);
-        return EXIT_USAGE;
-    }
+    if ((rc = load_definition(app, o.def, &def)) != 0) return rc;
     struct report r = {.def = &def,
                        .app = app,
                        .quick = o.quick,
@@ -361,43 +444,7 @@ int cmd_report(int argc, char **argv) {
                        .reps = o.reps,
                        .rounds = o.rounds,
                        .timeout_s = o.timeout_s};
-    if (cli_variants(app, "all", NULL, &r.vars) != 0) return EXIT_USAGE;
-    if (o.variant && strcmp(o.variant, TUNED_VARIANT) && !variant_find(&r.vars, o.variant)) {
-        fprintf(stderr, "harness report: --variant %s: no such variant in variants/%s.variants (nor %s)\n", o.variant,
-                app->name, TUNED_VARIANT);
-        report_run_free(&r);
-        return EXIT_USAGE;
-    }
-    if (o.variant) override_variant(&def, o.variant);
-    err[0] = 0;
-    if (check_variants(&r, err, sizeof err) != 0 || full_step_counts(&r) != 0) {
-        if (err[0]) fprintf(stderr, "harness report: %s\n", err);
-        report_run_free(&r);
-        return EXIT_USAGE;
-    }
-    str_copy(r.db_path, sizeof r.db_path, o.db ? o.db : store_default_path());
-    if (o.from_db) {
-        r.from_db = 1;
-        if (report_load_db(&r, err, sizeof err) != 0) {
-            fprintf(stderr, "harness report: %s\n", err);
-            report_run_free(&r);
-            return EXIT_FOUND;
-        }
-        /* The tables as they were measured: the stored command's --variant. */
-        char measured[64];
-        stored_variant(r.command, measured, sizeof measured);
-        if (!o.variant && measured[0]) override_variant(&def, measured);
-    } else if ((rc = pick_devices(&r, o.device)) != 0) {
-        report_run_free(&r);
-        return rc;
-    } else {
-        const struct build_info *bi = build_info_get();
-        str_copy(r.commit, sizeof r.commit, bi->commit);
-        str_copy(r.compiler, sizeof r.compiler, bi->compiler);
-        r.dirty = bi->dirty;
-        const time_t now = time(NULL);
-        strftime(r.when, sizeof r.when, "%Y-%m-%d %H:%M UTC", gmtime(&now));
-    }
+    if ((rc = prepare(&r, &def, &o)) != 0) return rc;
     char outdir[4096];
     if (o.out) str_copy(outdir, sizeof outdir, o.out);
     else repo_path(outdir, sizeof outdir, "results");
@@ -407,25 +454,8 @@ int cmd_report(int argc, char **argv) {
         report_run_free(&r);
         return EXIT_FOUND;
     }
-    if (r.from_db) {
-        rc = report_write_markdown(&r);
-        write_csv(&r);
-        printf("report: %s (drawn from %s, %d cells)\n", r.out_md, r.db_path, r.ncells);
-        report_run_free(&r);
-        return rc ? EXIT_FOUND : EXIT_OK;
-    }
-    r.store = store_open(r.db_path, err, sizeof err);
-    if (!r.store) {
-        fprintf(stderr, "harness report: %s\n", err);
-        report_run_free(&r);
-        /* A database that cannot be opened (corrupt, or in a place that cannot be written) is bad input: exit 2. */
-        return EXIT_USAGE;
-    }
-    cli_command_line(argc, argv, r.command, sizeof r.command);
-    for (int i = 0; i < r.ndev; i++) {
-        r.dev[i].run_id = store_run_begin(r.store, &r.dev[i].info, r.command, err, sizeof err);
-        if (r.dev[i].run_id < 0) fprintf(stderr, "harness report: %s\n", err);
-    }
+    if (r.from_db) return draw_from_db(&r);
+    if ((rc = open_runs(&r, argc, argv)) != 0) return rc;
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     const time_t start = time(NULL);

@@ -1,6 +1,3 @@
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 /* `harness results`: the most recent measurements, as a table or CSV. */
 #include <getopt.h>
 #include <limits.h>

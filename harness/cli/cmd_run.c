@@ -183,9 +183,11 @@ static void drop_directive_misfits(struct device_pick *p, const struct variant_l
     for (int d = 0; d < p->count; d++) {
         const struct device_info *info = &p->all[p->idx[d]];
         const char *why = NULL, *name = "";
+        char buf[ERR_MAX];
         for (int v = 0; v < vars->n && info->caps.directives && !why; v++)
             for (int w = 0; w < nwg && !vars->v[v].tuned && !why; w++)
-                if ((why = app_invalid(app, &vars->v[v].knobs, in, info, wgs[w]))) name = vars->v[v].name;
+                if ((why = app_invalid(app, &vars->v[v].knobs, in, info, wgs[w], buf, sizeof buf)))
+                    name = vars->v[v].name;
         if (why) fprintf(stderr, "note: %s skipped (not named by --device): %s: %s\n", info->spec, name, why);
         else p->idx[kept++] = p->idx[d];
     }
@@ -196,10 +198,11 @@ static void drop_directive_misfits(struct device_pick *p, const struct variant_l
 static int check_all(const struct device_pick *p, const struct variant_list *vars, const struct app *app,
                      const struct app_input *in, unsigned wgs[][2], int nwg) {
     int bad = 0;
+    char buf[ERR_MAX];
     for (int d = 0; d < p->count; d++)
         for (int v = 0; v < vars->n; v++)
             for (int w = 0; w < nwg && !vars->v[v].tuned; w++) { /* tuned: checked once resolved */
-                const char *why = app_invalid(app, &vars->v[v].knobs, in, &p->all[p->idx[d]], wgs[w]);
+                const char *why = app_invalid(app, &vars->v[v].knobs, in, &p->all[p->idx[d]], wgs[w], buf, sizeof buf);
                 if (why) {
                     fprintf(stderr, "harness: %s on %s with work-group %ux%u: %s\n", vars->v[v].name,
                             p->all[p->idx[d]].spec, wgs[w][0], wgs[w][1], why);
@@ -219,7 +222,8 @@ static void tuned_shape(struct store *s, const struct app *app, const struct app
     unsigned t[2];
     int tie = 0;
     if (store_tuned_get(s, dev->fingerprint, app->name, app->input_name(in), v->name, t, &tie) != 0) return;
-    const char *why = app_invalid(app, &v->knobs, in, dev, t);
+    char buf[ERR_MAX];
+    const char *why = app_invalid(app, &v->knobs, in, dev, t, buf, sizeof buf);
     if (why) {
         note("the tuned work-group %ux%u for %s on %s is no longer valid (%s); using %ux%u\n", t[0], t[1], v->name,
              dev->spec, why, wg[0], wg[1]);
@@ -264,7 +268,7 @@ static void plan_tuned(struct plan *pl, const struct run_opts *o, const struct a
     struct variant tv;
     struct tuned_config cfg;
     unsigned stored[2];
-    char why[1024];
+    char why[ERR_MAX];
     if (store_tuned_variant(store, app, in, info, &tv, stored, &cfg, why, sizeof why) != 0) {
         note("%s; skipped\n", why);
         pl->skipped += o->wg ? nwg : 1;
@@ -273,7 +277,7 @@ static void plan_tuned(struct plan *pl, const struct run_opts *o, const struct a
     const int n = o->wg ? nwg : 1;
     for (int w = 0; w < n; w++) {
         const unsigned *wg = o->wg ? wgs[w] : stored;
-        const char *bad = app_invalid(app, &tv.knobs, in, info, wg);
+        const char *bad = app_invalid(app, &tv.knobs, in, info, wg, why, sizeof why);
         if (bad) {
             note("the tuned configuration %s at %ux%u is not valid on %s: %s; skipped\n", cfg.config, wg[0], wg[1],
                  info->spec, bad);
@@ -314,7 +318,7 @@ static int out_failed; /* an --out file could not be written: the run's exit is 
 
 static void write_out(const struct run_opts *o, const struct app *app, const struct app_input *in,
                       const struct app_result *res, const struct measurement *m, const char *spec, int many) {
-    char dir[PATH_MAX], err[512];
+    char dir[PATH_MAX], err[ERR_MAX];
     if (many) str_fmt(dir, sizeof dir, "%s/%s-%s-%ux%u", o->out, spec, m->variant, m->wg[0], m->wg[1]);
     else str_copy(dir, sizeof dir, o->out);
     for (char *p = dir + strlen(o->out); *p; p++)
@@ -336,7 +340,7 @@ static int device_planned(const struct plan *pl, int d) {
 static int run_in_process(const struct run_opts *o, const struct app *app, const struct app_input *in,
                           const struct plan *pl, const struct device_pick *pick, struct store *store,
                           const char *command, struct ref_holder *refs) {
-    char err[2048];
+    char err[ERR_MAX];
     int failures = 0, many = pl->n > 1;
     for (int di = 0; di < pick->count; di++) {
         if (!device_planned(pl, di)) continue;
@@ -397,7 +401,7 @@ struct run_ctx {
 static void run_result(void *ctx, struct round_job *j, int round, int first_sample) {
     struct run_ctx *c = ctx;
     (void)round;
-    char err[1024];
+    char err[ERR_MAX];
     const struct device_info *dev = c->dev[j - c->jobs];
     int rc = j->mid > 0 ? store_measurement_more(c->store, j->mid, &j->m, first_sample, err, sizeof err)
                         : store_measurement_id(c->store, j->run_id, &j->m, &j->mid, err, sizeof err);
@@ -414,7 +418,7 @@ static void run_result(void *ctx, struct round_job *j, int round, int first_samp
 /* Each run's round: what the rest of the host did while it ran, as sweep stores it. */
 static void run_round_end(void *ctx, const struct round_state *st) {
     struct run_ctx *c = ctx;
-    char err[1024];
+    char err[ERR_MAX];
     for (int i = 0; i < c->nruns; i++)
         if (c->runs[i] >= 0 && store_round_state(c->store, c->runs[i], st, err, sizeof err) != 0)
             fprintf(stderr, "harness: %s\n", err);
@@ -425,7 +429,7 @@ static void run_round_end(void *ctx, const struct round_state *st) {
 static int run_in_rounds(const struct run_opts *o, const struct app *app, const struct app_input *in,
                          const struct plan *pl, const struct device_pick *pick, struct store *store,
                          const char *command, struct ref_holder *refs) {
-    char err[2048];
+    char err[ERR_MAX];
     int k = 0;
     struct round_job *jobs = xcalloc((size_t)pl->n + 1, sizeof *jobs);
     const struct device_info **devs = xcalloc((size_t)pl->n + 1, sizeof *devs);
@@ -498,7 +502,7 @@ int cmd_run(int argc, char **argv) {
     if (rc) return rc < 0 ? EXIT_OK : rc;
     const struct app *app = cli_app(o.app);
     if (!app) return EXIT_USAGE;
-    char err[2048];
+    char err[ERR_MAX];
     struct app_input *in = app->input_load(&o.in, err, sizeof err);
     if (!in) return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
     struct variant_list vars = {0};

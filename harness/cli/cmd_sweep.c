@@ -122,7 +122,7 @@ static char *join(char list[][64], int n) {
 
 /* Loads everything one file names; any problem is bad input (exit 2). */
 static int part_load(struct sweep_part *p, const char *path) {
-    char err[2048];
+    char err[ERR_MAX];
     if (sweep_parse(path, &p->spec, err, sizeof err) != 0) return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
     if (!(p->app = cli_app(p->spec.app))) return EXIT_USAGE;
     /* Every input and the variants are checked before giving up, so one
@@ -164,12 +164,13 @@ static void point_add(struct sweep_run *r, int part, int d, int i, int v, const 
     p->variant = v;
     p->wg[0] = wg[0];
     p->wg[1] = wg[1];
-    char knobs[1024];
+    char knobs[KNOBS_TEXT_MAX];
     knobs_canonical(&sp->variants.v[v].knobs, knobs, sizeof knobs);
     str_fmt(p->key, sizeof p->key, "%s|%s|%s|%s|%05ux%05u", dev->fingerprint, sp->app->name,
             sp->app->input_name(sp->inputs[i]), knobs, p->wg[0], p->wg[1]);
     p->iters = sp->app->input_iters(sp->inputs[i]);
-    const char *bad = app_invalid(sp->app, &sp->variants.v[v].knobs, sp->inputs[i], dev, p->wg);
+    char why[ERR_MAX];
+    const char *bad = app_invalid(sp->app, &sp->variants.v[v].knobs, sp->inputs[i], dev, p->wg, why, sizeof why);
     if (bad) str_copy(p->invalid, sizeof p->invalid, bad);
 }
 
@@ -181,7 +182,7 @@ static void point_tuned(struct sweep_run *r, int part, int d, int i) {
     const struct device_info *dev = &sp->devices.all[sp->devices.idx[d]];
     struct variant tv;
     unsigned wg[2];
-    char why[1024];
+    char why[ERR_MAX];
     if (store_tuned_variant(r->store, sp->app, sp->inputs[i], dev, &tv, wg, NULL, why, sizeof why) != 0) {
         note("%s: %s; skipped\n", sp->spec.path, why);
         r->untuned++;
@@ -252,7 +253,7 @@ static int64_t run_for(struct run_ids *ids, struct store *store, const struct de
     for (int i = 0; i < ids->n; i++)
         if (!strcmp(ids->spec[i], dev->spec)) return ids->id[i];
     if (ids->n == 64) return -1;
-    char err[1024];
+    char err[ERR_MAX];
     int64_t id = store_run_begin(store, dev, command, err, sizeof err);
     if (id < 0) fprintf(stderr, "harness: %s\n", err);
     str_copy(ids->spec[ids->n], sizeof ids->spec[0], dev->spec);
@@ -284,7 +285,7 @@ static void touch(struct sweep_ctx *c, int64_t run_id) {
 static void on_result(void *ctx, struct round_job *j, int round, int first_sample) {
     struct sweep_ctx *c = ctx;
     (void)round;
-    char err[1024];
+    char err[ERR_MAX];
     const struct point *p = j->user;
     const struct device_info *dev = point_device(c->r, p);
     int rc = j->mid > 0 ? store_measurement_more(c->store, j->mid, &j->m, first_sample, err, sizeof err)
@@ -304,7 +305,7 @@ static void on_result(void *ctx, struct round_job *j, int round, int first_sampl
 
 static void on_round(void *ctx, const struct round_state *st) {
     struct sweep_ctx *c = ctx;
-    char err[1024];
+    char err[ERR_MAX];
     for (int i = 0; i < c->ntouched; i++)
         if (c->touched[i] > 0 && store_round_state(c->store, c->touched[i], st, err, sizeof err) != 0)
             fprintf(stderr, "harness: %s\n", err);
@@ -316,7 +317,7 @@ static void on_round(void *ctx, const struct round_state *st) {
  * a resumed one with the rounds it has loaded. Returns the number of jobs. */
 static int plan_jobs(struct sweep_run *r, struct store *store, const char *command, struct run_ids *ids,
                      struct round_job *jobs, struct tally *t) {
-    char err[1024];
+    char err[ERR_MAX];
     int n = 0;
     for (int i = 0; i < r->npoints && !harness_interrupted; i++) {
         struct point *p = &r->points[i];
@@ -379,7 +380,7 @@ static int plan_jobs(struct sweep_run *r, struct store *store, const char *comma
 /* Every reference is computed here, once, so no worker spends its watchdog
  * on it (the apps keep them on disk for the workers). */
 static void references(struct sweep_run *r, const struct round_job *jobs, int n) {
-    char err[1024];
+    char err[ERR_MAX];
     for (int pi = 0; pi < r->nparts; pi++)
         for (int in = 0; in < r->parts[pi].spec.ninputs; in++) {
             const struct app *app = r->parts[pi].app;
@@ -484,70 +485,115 @@ static void dry_run(const struct sweep_run *r, struct store *store) {
     }
 }
 
-int cmd_sweep(int argc, char **argv) {
+/* The command line's own options (the files follow them). */
+struct sweep_opts {
+    const char *db;
+    int dry, keys;
+};
+
+/* The options into o and r (force, rounds, seed, the shard: --shard, or a
+ * Slurm array task's). 0, -1 after --help, or EXIT_USAGE. */
+static int parse_opts(int argc, char **argv, struct sweep_opts *o, struct sweep_run *r) {
     static const struct option longopts[] = {
         {"db", required_argument, 0, 'b'},   {"force", no_argument, 0, 'f'}, {"shard", required_argument, 0, 's'},
         {"dry-run", no_argument, 0, 'n'},    {"keys", no_argument, 0, 'k'},  {"rounds", required_argument, 0, 'R'},
         {"seed", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'},  {0, 0, 0, 0}};
-    const char *db = NULL, *shard = NULL;
-    int dry = 0, keys = 0, c, seeded = 0;
+    const char *shard = NULL;
+    int c, seeded = 0;
     long v;
-    static struct sweep_run r;
-    memset(&r, 0, sizeof r);
-    r.shards = 1;
+    *o = (struct sweep_opts){0};
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        if (c == 'b') db = optarg;
-        else if (c == 'f') r.force = 1;
+        if (c == 'b') o->db = optarg;
+        else if (c == 'f') r->force = 1;
         else if (c == 's') shard = optarg;
-        else if (c == 'n') dry = 1;
-        else if (c == 'k') keys = 1;
+        else if (c == 'n') o->dry = 1;
+        else if (c == 'k') o->keys = 1;
         else if (c == 'R') {
             if (parse_whole(optarg, 1, 10000, &v))
                 return fprintf(stderr, "harness: sweep --rounds %s: want a whole number in 1..10000\n", optarg),
                        EXIT_USAGE;
-            r.rounds = (int)v;
+            r->rounds = (int)v;
         } else if (c == 'S') {
             if (parse_whole(optarg, 0, 0xffffffffL, &v))
                 return fprintf(stderr, "harness: sweep --seed %s: want a whole number >= 0\n", optarg), EXIT_USAGE;
-            r.seed = (unsigned)v;
+            r->seed = (unsigned)v;
             seeded = 1;
-        } else if (c == 'h') return usage(stdout), EXIT_OK;
+        } else if (c == 'h') return usage(stdout), -1;
         else return usage(stderr), EXIT_USAGE;
     }
     if (optind >= argc) return usage(stderr), EXIT_USAGE;
     if (argc - optind > SWEEP_MAX_FILES)
         return fprintf(stderr, "harness: sweep: at most %d files at once\n", SWEEP_MAX_FILES), EXIT_USAGE;
-    if (!seeded) r.seed = (unsigned)(clock_now() * 1e3) ^ (unsigned)getpid();
+    if (!seeded) r->seed = (unsigned)(clock_now() * 1e3) ^ (unsigned)getpid();
     char env_shard[64];
     if (!shard && getenv("SLURM_ARRAY_TASK_ID") && getenv("SLURM_ARRAY_TASK_COUNT")) {
         str_fmt(env_shard, sizeof env_shard, "%s/%s", getenv("SLURM_ARRAY_TASK_ID"), getenv("SLURM_ARRAY_TASK_COUNT"));
         shard = env_shard;
     }
-    if (shard && cli_shard(shard, &r.shard, &r.shards) != 0)
+    if (shard && cli_shard(shard, &r->shard, &r->shards) != 0)
         return fprintf(stderr, "harness: --shard %s: expected I/N with 0 <= I < N\n", shard), EXIT_USAGE;
-    int rc = 0;
+    return 0;
+}
+
+/* The database first (`variant tuned` is looked up in it): a dry run opens
+ * an existing one read-only and never creates one. 0, or EXIT_USAGE when
+ * it cannot be opened to write. */
+static int open_db(struct sweep_run *r, const char *path, int dry) {
+    char err[ERR_MAX];
+    if (dry && access(path, F_OK) == 0) {
+        /* Read-only: a dry run never creates or migrates the database. */
+        r->store = store_open_readonly(path, err, sizeof err);
+        if (!r->store) note("%s: %s; the plan assumes nothing is measured\n", path, err);
+    } else if (!dry) {
+        r->store = store_open(path, err, sizeof err);
+        if (!r->store) {
+            fprintf(stderr, "harness: %s\n", err);
+            /* A database that cannot be opened (corrupt, or in a place that cannot be written) is bad input: exit 2. */
+            return EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
+/* The sweep's last line, and its exit status. */
+static int finish(const struct sweep_run *r, const struct tally *t, const char *path, int rc) {
+    fprintf(stderr, "sweep: %d measured (%d failed), %d invalid, %d skipped as already measured", t->measured,
+            t->failed, t->invalid, t->skipped);
+    if (r->untuned) fprintf(stderr, ", %d skipped without a tuned configuration", r->untuned);
+    if (t->resumed) fprintf(stderr, ", %d resumed (rounds a killed sweep left)", t->resumed);
+    fprintf(stderr, "%s\n",
+            t->unstored.count     ? "; STOPPED: the database refused a result"
+            : harness_interrupted ? "; interrupted"
+                                  : "");
+    if (t->unstored.count) {
+        fprintf(stderr,
+                "harness: the database %s could not store a result (%s): what is printed above was stored; "
+                "the rest of the sweep did not run (free space and run it again: it resumes)\n",
+                path, t->unstored.first);
+        return EXIT_FOUND;
+    }
+    if (harness_interrupted) return 130;
+    return rc ? EXIT_FOUND : t->failed ? EXIT_FOUND : EXIT_OK;
+}
+
+int cmd_sweep(int argc, char **argv) {
+    static struct sweep_run r;
+    memset(&r, 0, sizeof r);
+    r.shards = 1;
+    struct sweep_opts o;
+    int rc = parse_opts(argc, argv, &o, &r);
+    if (rc) return rc < 0 ? EXIT_OK : rc;
     for (int i = optind; i < argc && !rc; i++) rc = part_load(&r.parts[r.nparts++], argv[i]);
     if (rc) {
         sweep_free_all(&r);
         return rc;
     }
-    /* The database first: `variant tuned` is looked up in it. A dry run
-     * does not create one. */
-    char err[1024], command[1024];
-    const char *path = db ? db : store_default_path();
-    if (dry && access(path, F_OK) == 0) {
-        /* Read-only: a dry run never creates or migrates the database. */
-        r.store = store_open_readonly(path, err, sizeof err);
-        if (!r.store) note("%s: %s; the plan assumes nothing is measured\n", path, err);
-    } else if (!dry) {
-        r.store = store_open(path, err, sizeof err);
-        if (!r.store) {
-            fprintf(stderr, "harness: %s\n", err);
-            sweep_free_all(&r);
-            /* A database that cannot be opened (corrupt, or in a place that cannot be written) is bad input: exit 2. */
-            return EXIT_USAGE;
-        }
+    char command[1024];
+    const char *path = o.db ? o.db : store_default_path();
+    if ((rc = open_db(&r, path, o.dry)) != 0) {
+        sweep_free_all(&r);
+        return rc;
     }
     struct store *store = r.store;
     sweep_expand(&r);
@@ -563,8 +609,8 @@ int cmd_sweep(int argc, char **argv) {
     if (r.untuned) str_fmt(untuned, sizeof untuned, ", %d without a tuned configuration", r.untuned);
     fprintf(stderr, "sweep %s%s: %d configs (%d outside the constraints%s); this shard: %d\n", r.parts[0].spec.path,
             r.nparts > 1 ? " and more" : "", total, r.filtered, untuned, r.npoints);
-    if (dry) {
-        if (keys) dry_keys(&r);
+    if (o.dry) {
+        if (o.keys) dry_keys(&r);
         else dry_run(&r, store);
         store_close(store);
         sweep_free_all(&r);
@@ -576,18 +622,7 @@ int cmd_sweep(int argc, char **argv) {
     struct tally t = {0};
     rc = sweep_execute(&r, store, command, &t);
     store_close(store);
-    fprintf(stderr, "sweep: %d measured (%d failed), %d invalid, %d skipped as already measured", t.measured, t.failed,
-            t.invalid, t.skipped);
-    if (r.untuned) fprintf(stderr, ", %d skipped without a tuned configuration", r.untuned);
-    if (t.resumed) fprintf(stderr, ", %d resumed (rounds a killed sweep left)", t.resumed);
-    fprintf(stderr, "%s\n", t.unstored.count ? "; STOPPED: the database refused a result" : harness_interrupted ? "; interrupted" : "");
+    rc = finish(&r, &t, path, rc);
     sweep_free_all(&r);
-    if (t.unstored.count) {
-        fprintf(stderr, "harness: the database %s could not store a result (%s): what is printed above was stored; "
-                        "the rest of the sweep did not run (free space and run it again: it resumes)\n",
-                path, t.unstored.first);
-        return EXIT_FOUND;
-    }
-    if (harness_interrupted) return 130;
-    return rc ? EXIT_FOUND : t.failed ? EXIT_FOUND : EXIT_OK;
+    return rc;
 }

@@ -108,7 +108,7 @@ int cmd_exclude(int argc, char **argv) {
     }
     int rc = EXIT_OK;
     for (int i = optind; i < argc && rc == EXIT_OK; i++) {
-        char err[512] = "";
+        char err[ERR_MAX] = "";
         int n = store_runs_exclude(s, argv[i], undo ? NULL : reason, err, sizeof err);
         if (n < 0) {
             fprintf(stderr, "harness exclude: %s\n", err);

@@ -121,6 +121,84 @@ static int parse_int(const char *opt, const char *text, long lo, long hi, long *
     return 0;
 }
 
+/* One option (getopt's c, its optarg) into o: 0, -1 after --help, or
+ * EXIT_USAGE. */
+static int parse_option(int c, struct tune_opts *o) {
+    int rc = 0;
+    long v;
+    switch (c) {
+    case 'a': o->app = optarg; break;
+    case 'i': o->in.input = optarg; break;
+    case 'p': o->in.params = optarg; break;
+    case 'o': o->in.obstacles = optarg; break;
+    case 'n': rc = parse_int("iters", optarg, 1, 1L << 40, &o->in.iters); break;
+    case 'd': o->device = optarg; break;
+    case 'v': o->variant = optarg; break;
+    case 's': o->strategy = optarg; break;
+    case 'B': rc = parse_int("budget", optarg, 1, 1 << 24, &v), o->budget = (int)v; break;
+    case 'S': rc = parse_int("seed", optarg, 0, 0xffffffffL, &v), o->seed = (unsigned)v; break;
+    case 'r': rc = parse_int("reps", optarg, 1, 1 << 20, &v), o->reps = (int)v, o->reps_set = 1; break;
+    case 'u': rc = parse_int("warmup", optarg, 0, 1 << 20, &v), o->warmup = (int)v, o->warmup_set = 1; break;
+    case 'O': rc = parse_int("rounds", optarg, 1, 1000, &v), o->rounds = (int)v; break;
+    case 'W': rc = parse_int("wg-max", optarg, 1, 1 << 20, &o->wg_max); break;
+    case 'c': rc = parse_int("screen", optarg, 1, 1L << 40, &o->screen); break;
+    case 'f': rc = parse_int("finalists", optarg, 2, 64, &v), o->finalists = (int)v; break;
+    case 'j': o->objective = optarg; break;
+    case 'w': o->warm = 1; break;
+    case 't':
+        o->timeout_set = 1;
+        if (parse_real(optarg, 0, DBL_MAX, &o->timeout_s) || !(o->timeout_s > 0))
+            rc = (fprintf(stderr, "harness: --timeout %s: need seconds > 0\n", optarg), EXIT_USAGE);
+        break;
+    case 'R': o->replay = 1; break;
+    case 'T': o->store = 1; break;
+    case 'P': o->replace = 1; break;
+    case 'b': o->db = optarg; break;
+    case 'h': usage(stdout); return -1;
+    default: usage(stderr); return EXIT_USAGE;
+    }
+    return rc;
+}
+
+/* The options together: a strategy and what it needs, an objective a
+ * replay can use, and without a file an app, device, input and one
+ * variant (their defaults filled in). 0, or EXIT_USAGE with the reason. */
+static int check_opts(struct tune_opts *o) {
+    if (!tune_strategy_known(o->strategy)) {
+        fprintf(stderr, "harness: tune: %s%s; choose %s\n",
+                o->strategy ? "unknown --strategy " : "--strategy is required", o->strategy ? o->strategy : "",
+                TUNE_STRATEGIES);
+        return EXIT_USAGE;
+    }
+    if (!o->budget && strcmp(o->strategy, "exhaustive"))
+        return fprintf(stderr, "harness: tune: --strategy %s needs --budget N (distinct points to measure)\n",
+                       o->strategy),
+               EXIT_USAGE;
+    if (strcmp(o->objective, "time") && strcmp(o->objective, "energy"))
+        return fprintf(stderr, "harness: tune: --objective %s: choose time or energy\n", o->objective), EXIT_USAGE;
+    if (!strcmp(o->objective, "energy") && o->replay)
+        return fprintf(stderr, "harness: tune: --objective energy cannot be replayed (stored rows keep time)\n"),
+               EXIT_USAGE;
+    if (o->file) {
+        if (o->variant)
+            return fprintf(stderr, "harness: tune: %s names the variants; --variant is for tuning without a file\n",
+                           o->file),
+                   EXIT_USAGE;
+        return 0;
+    }
+    if (!o->variant) o->variant = "final";
+    if (!o->app) o->app = "lbm";
+    if (!o->device) return fprintf(stderr, "harness: tune: --device is required (or a sweep file)\n"), EXIT_USAGE;
+    if (!o->in.input && !o->in.params)
+        return fprintf(stderr, "harness: tune: --input is required (or a sweep file)\n"), EXIT_USAGE;
+    if (strchr(o->variant, ',') || !strcmp(o->variant, "all"))
+        return fprintf(stderr, "harness: tune: one --variant per search, not '%s' (a sweep file searches several)\n",
+                       o->variant),
+               EXIT_USAGE;
+    if (o->store && !o->replay) note("--store is implied without --replay\n");
+    return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct tune_opts *o) {
     static const struct option longopts[] = {{"app", required_argument, 0, 'a'},
                                              {"input", required_argument, 0, 'i'},
@@ -158,76 +236,11 @@ static int parse_opts(int argc, char **argv, struct tune_opts *o) {
                             .objective = "time"};
     optind = 1;
     int c, rc = 0;
-    long v;
-    while (!rc && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'a': o->app = optarg; break;
-        case 'i': o->in.input = optarg; break;
-        case 'p': o->in.params = optarg; break;
-        case 'o': o->in.obstacles = optarg; break;
-        case 'n': rc = parse_int("iters", optarg, 1, 1L << 40, &o->in.iters); break;
-        case 'd': o->device = optarg; break;
-        case 'v': o->variant = optarg; break;
-        case 's': o->strategy = optarg; break;
-        case 'B': rc = parse_int("budget", optarg, 1, 1 << 24, &v), o->budget = (int)v; break;
-        case 'S': rc = parse_int("seed", optarg, 0, 0xffffffffL, &v), o->seed = (unsigned)v; break;
-        case 'r': rc = parse_int("reps", optarg, 1, 1 << 20, &v), o->reps = (int)v, o->reps_set = 1; break;
-        case 'u': rc = parse_int("warmup", optarg, 0, 1 << 20, &v), o->warmup = (int)v, o->warmup_set = 1; break;
-        case 'O': rc = parse_int("rounds", optarg, 1, 1000, &v), o->rounds = (int)v; break;
-        case 'W': rc = parse_int("wg-max", optarg, 1, 1 << 20, &o->wg_max); break;
-        case 'c': rc = parse_int("screen", optarg, 1, 1L << 40, &o->screen); break;
-        case 'f': rc = parse_int("finalists", optarg, 2, 64, &v), o->finalists = (int)v; break;
-        case 'j': o->objective = optarg; break;
-        case 'w': o->warm = 1; break;
-        case 't':
-            o->timeout_set = 1;
-            if (parse_real(optarg, 0, DBL_MAX, &o->timeout_s) || !(o->timeout_s > 0))
-                rc = (fprintf(stderr, "harness: --timeout %s: need seconds > 0\n", optarg), EXIT_USAGE);
-            break;
-        case 'R': o->replay = 1; break;
-        case 'T': o->store = 1; break;
-        case 'P': o->replace = 1; break;
-        case 'b': o->db = optarg; break;
-        case 'h': usage(stdout); return -1;
-        default: usage(stderr); return EXIT_USAGE;
-        }
-    }
+    while (!rc && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) rc = parse_option(c, o);
     if (rc) return rc;
     if (optind < argc) o->file = argv[optind++];
     if (optind < argc) return fprintf(stderr, "harness: unexpected argument '%s'\n", argv[optind]), EXIT_USAGE;
-    if (!tune_strategy_known(o->strategy)) {
-        fprintf(stderr, "harness: tune: %s%s; choose %s\n",
-                o->strategy ? "unknown --strategy " : "--strategy is required", o->strategy ? o->strategy : "",
-                TUNE_STRATEGIES);
-        return EXIT_USAGE;
-    }
-    if (!o->budget && strcmp(o->strategy, "exhaustive"))
-        return fprintf(stderr, "harness: tune: --strategy %s needs --budget N (distinct points to measure)\n",
-                       o->strategy),
-               EXIT_USAGE;
-    if (strcmp(o->objective, "time") && strcmp(o->objective, "energy"))
-        return fprintf(stderr, "harness: tune: --objective %s: choose time or energy\n", o->objective), EXIT_USAGE;
-    if (!strcmp(o->objective, "energy") && o->replay)
-        return fprintf(stderr, "harness: tune: --objective energy cannot be replayed (stored rows keep time)\n"),
-               EXIT_USAGE;
-    if (o->file) {
-        if (o->variant)
-            return fprintf(stderr, "harness: tune: %s names the variants; --variant is for tuning without a file\n",
-                           o->file),
-                   EXIT_USAGE;
-        return 0;
-    }
-    if (!o->variant) o->variant = "final";
-    if (!o->app) o->app = "lbm";
-    if (!o->device) return fprintf(stderr, "harness: tune: --device is required (or a sweep file)\n"), EXIT_USAGE;
-    if (!o->in.input && !o->in.params)
-        return fprintf(stderr, "harness: tune: --input is required (or a sweep file)\n"), EXIT_USAGE;
-    if (strchr(o->variant, ',') || !strcmp(o->variant, "all"))
-        return fprintf(stderr, "harness: tune: one --variant per search, not '%s' (a sweep file searches several)\n",
-                       o->variant),
-               EXIT_USAGE;
-    if (o->store && !o->replay) note("--store is implied without --replay\n");
-    return 0;
+    return check_opts(o);
 }
 
 /* A replay may name a device that is not in this machine by its fingerprint. */
@@ -277,7 +290,7 @@ struct replay_load {
     struct search_def *d;
     int n;
     struct replay_table *tables; /* per variant of the call */
-    char (*knobs)[1024];         /* ... and its canonical knobs */
+    char (*knobs)[KNOBS_TEXT_MAX];         /* ... and its canonical knobs */
     long iters;
 };
 
@@ -309,7 +322,7 @@ static int pow2_shapes(long wg_max, unsigned (*out)[2]) {
 }
 
 static int load_input(const struct app *app, const struct app_opts *src, struct app_input **out, const char *where) {
-    char err[2048];
+    char err[ERR_MAX];
     if (!(*out = app->input_load(src, err, sizeof err))) {
         fprintf(stderr, "harness: %s%s%s\n", where ? where : "", where ? ": input: " : "", err);
         return EXIT_USAGE;
@@ -317,45 +330,90 @@ static int load_input(const struct app *app, const struct app_opts *src, struct 
     return 0;
 }
 
+/* A sweep file's call: its app, variants, shapes, repetitions and (unless
+ * --device) devices, the command line's options over the file's. 0, or
+ * EXIT_USAGE with the reason. */
+static int call_load_file(struct call *c, const struct app **app, char *devs_buf, size_t devs_n, const char **devices) {
+    struct tune_opts *o = &c->o;
+    char err[ERR_MAX];
+    if (sweep_parse(o->file, &c->spec, err, sizeof err) != 0) return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
+    c->have_spec = 1;
+    if (o->app && strcmp(o->app, c->spec.app))
+        return fprintf(stderr, "harness: tune: %s is for app %s, not %s\n", o->file, c->spec.app, o->app), EXIT_USAGE;
+    if (!(*app = cli_app(c->spec.app))) return EXIT_USAGE;
+    struct variant_list named;
+    if (variants_load_app((*app)->name, (*app)->knobs, &named, err, sizeof err) != 0)
+        return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
+    int rc = sweep_variants(&c->spec, (*app)->knobs, &named, &c->vars, err, sizeof err);
+    variants_free(&named);
+    if (rc) return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
+    if (c->spec.nshapes) {
+        c->shapes = xcalloc((size_t)c->spec.nshapes, sizeof *c->shapes);
+        memcpy(c->shapes, c->spec.shapes, sizeof *c->shapes * (size_t)c->spec.nshapes);
+        c->nshapes = c->spec.nshapes;
+    } else {
+        c->shapes = xcalloc(POW2_STEPS * POW2_STEPS, sizeof *c->shapes);
+        c->nshapes = pow2_shapes(o->wg_max, c->shapes);
+    }
+    if (!o->reps_set) o->reps = c->spec.reps;
+    if (!o->warmup_set) o->warmup = c->spec.warmup;
+    if (!o->timeout_set) o->timeout_s = c->spec.timeout_s;
+    if (!*devices) {
+        for (int i = 0; i < c->spec.ndevices; i++)
+            snprintf(devs_buf + strlen(devs_buf), devs_n - strlen(devs_buf), "%s%s", i ? "," : "", c->spec.devices[i]);
+        *devices = c->spec.ndevices ? devs_buf : "all";
+    }
+    return 0;
+}
+
+/* Search d: input i (the file's, or the command line's) on device dv (none
+ * for a replay by fingerprint), loaded, with its screening input, and able
+ * to measure what the objective asks. 0, or the exit status. */
+static int search_setup(struct call *c, struct search_def *d, const struct app *app, int dv, int i, int by_fp,
+                        const char *devices) {
+    const struct tune_opts *o = &c->o;
+    memset(d, 0, sizeof *d);
+    d->app = app;
+    d->src = o->in;
+    if (o->file && !o->in.input && !o->in.params) d->src.input = c->spec.inputs[i];
+    if (!d->src.iters && o->file) d->src.iters = c->spec.iters;
+    char where[1200] = "";
+    if (o->file && d->src.input == c->spec.inputs[i])
+        snprintf(where, sizeof where, "%s:%d", o->file, c->spec.input_lines[i]);
+    int rc = load_input(app, &d->src, &d->in, *where ? where : NULL);
+    if (rc) return rc;
+    if (o->screen && o->screen < app->input_iters(d->in)) {
+        d->src_screen = d->src;
+        d->src_screen.iters = o->screen;
+        if ((rc = load_input(app, &d->src_screen, &d->in_screen, NULL)) != 0) return rc;
+    }
+    d->dev = by_fp ? NULL : &c->pick.all[c->pick.idx[dv]];
+    if (d->dev && !strcmp(o->objective, "energy")) { /* a search that could measure nothing */
+        char why[256] = "";
+        struct energy_meter *em = energy_open_why(d->dev, why, sizeof why);
+        if (!em)
+            return fprintf(stderr, "harness: tune --objective energy: %s reports no energy%s%s\n", d->dev->spec,
+                           *why ? ": " : " (an NVIDIA GPU with NVML has a meter)", why),
+                   EXIT_USAGE;
+        energy_close(em);
+    }
+    str_copy(d->fp, sizeof d->fp, d->dev ? d->dev->fingerprint : devices);
+    str_copy(d->devname, sizeof d->devname, d->dev ? d->dev->spec : devices);
+    d->configs = o->file != NULL;
+    d->key_variant = d->configs ? TUNED_VARIANT : c->vars.v[0].name;
+    return 0;
+}
+
 /* Everything the call names, checked: exit 2 on anything wrong, before any
  * database is opened. */
 static int call_load(struct call *c) {
     struct tune_opts *o = &c->o;
-    char err[2048];
     const char *devices = o->device;
     char devs_buf[1024] = "";
     const struct app *app;
     if (o->file) {
-        if (sweep_parse(o->file, &c->spec, err, sizeof err) != 0)
-            return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
-        c->have_spec = 1;
-        if (o->app && strcmp(o->app, c->spec.app))
-            return fprintf(stderr, "harness: tune: %s is for app %s, not %s\n", o->file, c->spec.app, o->app),
-                   EXIT_USAGE;
-        if (!(app = cli_app(c->spec.app))) return EXIT_USAGE;
-        struct variant_list named;
-        if (variants_load_app(app->name, app->knobs, &named, err, sizeof err) != 0)
-            return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
-        int rc = sweep_variants(&c->spec, app->knobs, &named, &c->vars, err, sizeof err);
-        variants_free(&named);
-        if (rc) return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
-        if (c->spec.nshapes) {
-            c->shapes = xcalloc((size_t)c->spec.nshapes, sizeof *c->shapes);
-            memcpy(c->shapes, c->spec.shapes, sizeof *c->shapes * (size_t)c->spec.nshapes);
-            c->nshapes = c->spec.nshapes;
-        } else {
-            c->shapes = xcalloc(POW2_STEPS * POW2_STEPS, sizeof *c->shapes);
-            c->nshapes = pow2_shapes(o->wg_max, c->shapes);
-        }
-        if (!o->reps_set) o->reps = c->spec.reps;
-        if (!o->warmup_set) o->warmup = c->spec.warmup;
-        if (!o->timeout_set) o->timeout_s = c->spec.timeout_s;
-        if (!devices) {
-            for (int i = 0; i < c->spec.ndevices; i++)
-                snprintf(devs_buf + strlen(devs_buf), sizeof devs_buf - strlen(devs_buf), "%s%s", i ? "," : "",
-                         c->spec.devices[i]);
-            devices = c->spec.ndevices ? devs_buf : "all";
-        }
+        int rc = call_load_file(c, &app, devs_buf, sizeof devs_buf, &devices);
+        if (rc) return rc;
     } else {
         if (!(app = cli_app(o->app))) return EXIT_USAGE;
         if (cli_variants(app, o->variant, NULL, &c->vars) != 0) return EXIT_USAGE;
@@ -382,36 +440,8 @@ static int call_load(struct call *c) {
                EXIT_USAGE;
     for (int dv = 0; dv < ndev; dv++)
         for (int i = 0; i < ninputs; i++) {
-            struct search_def *d = &c->s[c->nsearch++];
-            memset(d, 0, sizeof *d);
-            d->app = app;
-            d->src = o->in;
-            if (o->file && !o->in.input && !o->in.params) d->src.input = c->spec.inputs[i];
-            if (!d->src.iters && o->file) d->src.iters = c->spec.iters;
-            char where[1200] = "";
-            if (o->file && d->src.input == c->spec.inputs[i])
-                snprintf(where, sizeof where, "%s:%d", o->file, c->spec.input_lines[i]);
-            int rc = load_input(app, &d->src, &d->in, *where ? where : NULL);
+            int rc = search_setup(c, &c->s[c->nsearch++], app, dv, i, by_fp, devices);
             if (rc) return rc;
-            if (o->screen && o->screen < app->input_iters(d->in)) {
-                d->src_screen = d->src;
-                d->src_screen.iters = o->screen;
-                if ((rc = load_input(app, &d->src_screen, &d->in_screen, NULL)) != 0) return rc;
-            }
-            d->dev = by_fp ? NULL : &c->pick.all[c->pick.idx[dv]];
-            if (d->dev && !strcmp(o->objective, "energy")) { /* a search that could measure nothing */
-                char why[256] = "";
-                struct energy_meter *em = energy_open_why(d->dev, why, sizeof why);
-                if (!em)
-                    return fprintf(stderr, "harness: tune --objective energy: %s reports no energy%s%s\n", d->dev->spec,
-                                   *why ? ": " : " (an NVIDIA GPU with NVML has a meter)", why),
-                           EXIT_USAGE;
-                energy_close(em);
-            }
-            str_copy(d->fp, sizeof d->fp, d->dev ? d->dev->fingerprint : devices);
-            str_copy(d->devname, sizeof d->devname, d->dev ? d->dev->spec : devices);
-            d->configs = o->file != NULL;
-            d->key_variant = d->configs ? TUNED_VARIANT : c->vars.v[0].name;
         }
     return 0;
 }
@@ -420,7 +450,7 @@ static int call_load(struct call *c) {
  * when a space is empty (nothing to search), 1 for a replay with nothing
  * stored. */
 static int call_plan(struct call *c, struct store *store) {
-    char err[512];
+    char err[ERR_MAX];
     for (int k = 0; k < c->nsearch; k++) {
         struct search_def *d = &c->s[k];
         const struct app *app = d->app;
@@ -541,7 +571,7 @@ static void progress(struct live *l) {
 /* Measures one configuration in a worker and stores the row; the figure
  * the objective asks for, or -1 when it failed. */
 static double measure(struct live *l, const struct config *cfg, int screen, double *noise) {
-    char err[512];
+    char err[ERR_MAX];
     struct measurement m = {0};
     const double t0 = clock_now();
     runner_measure_isolated(l->pool, l->d->dev, cfg, screen ? &l->refs_screen : &l->refs, l->c->o.warmup, l->c->o.reps,
@@ -705,7 +735,7 @@ static int stored_candidate(struct store *store, const struct search_def *d, str
     out->cfg.source = &d->src;
     out->cfg.wg[0] = tc->wg[0], out->cfg.wg[1] = tc->wg[1];
     if (d->configs) {
-        char err[256];
+        char err[ERR_MAX];
         knobs_init(&out->cfg.knobs, d->app->knobs);
         if (knobs_apply(&out->cfg.knobs, tc->knobs, err, sizeof err) != 0) return -1;
         str_copy(out->cfg.variant, sizeof out->cfg.variant, tc->config);
@@ -713,7 +743,7 @@ static int stored_candidate(struct store *store, const struct search_def *d, str
         out->cfg.knobs = d->plan.vars.v[0].knobs;
         str_copy(out->cfg.variant, sizeof out->cfg.variant, d->plan.vars.v[0].name);
     }
-    char knobs[1024];
+    char knobs[KNOBS_TEXT_MAX];
     knobs_canonical(&out->cfg.knobs, knobs, sizeof knobs);
     out->point = tune_plan_find(&d->plan, knobs, out->cfg.wg);
     return 0;
@@ -857,7 +887,7 @@ static void report(const struct tune_opts *o, const struct search_def *d, const 
 }
 
 static int same_config(const struct verdict_cand *a, const struct verdict_cand *b) {
-    char x[1024], y[1024];
+    char x[KNOBS_TEXT_MAX], y[KNOBS_TEXT_MAX];
     knobs_canonical(&a->cfg.knobs, x, sizeof x);
     knobs_canonical(&b->cfg.knobs, y, sizeof y);
     return a->cfg.wg[0] == b->cfg.wg[0] && a->cfg.wg[1] == b->cfg.wg[1] && !strcmp(x, y);
@@ -917,7 +947,7 @@ static void replay_regret(const struct search_def *d, const struct outcome *oc) 
 
 static int store_outcome(struct store *store, const struct tune_opts *o, const struct search_def *d,
                          const struct outcome *oc, double search_s, long iters) {
-    char err[512], knobs[1024];
+    char err[ERR_MAX], knobs[KNOBS_TEXT_MAX];
     knobs_canonical(&oc->best.cfg.knobs, knobs, sizeof knobs);
     struct tuned_decision dec = {.wg = {oc->best.cfg.wg[0], oc->best.cfg.wg[1]},
                                  .strategy = o->strategy,
@@ -957,9 +987,74 @@ static int store_outcome(struct store *store, const struct tune_opts *o, const s
 
 /* ---- one search ------------------------------------------------------------ */
 
+/* --replay: the strategy over the stored points, nothing run. 1 when it
+ * found a best (oc filled from the stored figures). */
+static int search_replay(const struct tune_opts *o, struct search_def *d, struct live *l, struct outcome *oc,
+                         const struct tuned_config *tc) {
+    printf("tune --replay %s %s on %s: %d measured %s at %ld steps", d->app->name, d->app->input_name(d->in),
+           d->devname, d->plan.n, d->configs ? "points" : "shapes", d->riters);
+    if (d->rskipped) printf(" (%d measured only at other step counts left out)", d->rskipped);
+    printf("\n");
+    if (oc->stored && o->store)
+        printf("stored       %ux%u, tuned before: a new best replaces it only when it beats it round for round\n",
+               tc->wg[0], tc->wg[1]);
+    fflush(stdout);
+    struct replay_ctx ctx = {d, 0};
+    const int found =
+        tune_search(o->strategy, &d->plan.space, o->budget, o->seed, replay_point_eval, &ctx, &oc->r) == 0;
+    if (found) {
+        cand_of_point(l, oc->r.best, &oc->best);
+        oc->other.point = -2;
+        if (oc->r.runner_up >= 0) cand_of_point(l, oc->r.runner_up, &oc->other);
+        oc->samples = d->rsamples[oc->r.best];
+    }
+    return found;
+}
+
+/* A live search's first lines: what is searched, and the stored
+ * configuration it has to beat. */
+static void live_header(const struct call *c, const struct search_def *d, const struct outcome *oc,
+                        const struct tuned_config *tc) {
+    printf("tune %s %s (%ld steps%s) on %s [%s]: %d valid %s", d->app->name, d->app->input_name(d->in),
+           d->app->input_iters(d->in), d->in_screen ? ", screened at fewer" : "", d->devname, d->fp, d->plan.n,
+           d->configs ? "points" : "shapes");
+    if (d->configs)
+        printf(" (%d settings x %d shapes: %d left out by constraints, %d invalid)", d->plan.vars.n, c->nshapes,
+               d->plan.constrained, d->plan.invalid);
+    else printf(" of %s", d->plan.vars.v[0].name);
+    printf("\n");
+    if (oc->stored)
+        printf("stored       %ux%u%s%s, tuned before: a new best replaces it only when it beats it round for round\n",
+               tc->wg[0], tc->wg[1], d->configs ? " " : "", d->configs ? tc->config : "");
+    fflush(stdout);
+}
+
+/* What the search came to: interrupted, nothing found, or the best
+ * reported and (live, or a replay with --store) stored. Its exit status. */
+static int conclude(struct store *store, const struct tune_opts *o, struct search_def *d, struct outcome *oc,
+                    struct live *l, int found, int disturbed) {
+    if (harness_interrupted) {
+        fprintf(stderr, "harness: tune interrupted after %d measured points (stored); nothing decided\n", l->measured);
+        return EXIT_FOUND;
+    }
+    if (!found) {
+        fprintf(stderr, "harness: tune: nothing succeeded on %s %s (%d evaluated)\n", d->devname,
+                d->app->input_name(d->in), oc->r.evaluations);
+        return EXIT_FOUND;
+    }
+    report(o, d, oc, o->replay ? NULL : l);
+    if (disturbed)
+        printf("host         DISTURBED while tuning (above): the verdict may be the host's; tune again when it is "
+               "quiet\n");
+    if (o->replay) replay_regret(d, oc);
+    if (!o->replay || o->store)
+        return store_outcome(store, o, d, oc, o->replay ? NAN : l->device_s,
+                             o->replay ? d->riters : d->app->input_iters(d->in));
+    return 0;
+}
+
 static int run_search(struct call *c, struct search_def *d, struct store *store, int argc, char **argv) {
     const struct tune_opts *o = &c->o;
-    const char *in = d->app->input_name(d->in);
     struct outcome oc = {0};
     oc.samples = o->reps;
     struct tuned_config tc;
@@ -971,41 +1066,14 @@ static int run_search(struct call *c, struct search_def *d, struct store *store,
         warm_start(store, d, &prior, &prior_pt, &prior_s);
         d->plan.space.prior = prior.n ? &prior : NULL;
     }
-    int found, rc = 0, disturbed = 0;
+    int found, disturbed = 0;
     struct live l = {.c = c, .d = d, .store = store, .run_id = -1, .started = clock_now()};
     progress_start(&l.pr, "tune", 0);
     if (o->replay) {
-        printf("tune --replay %s %s on %s: %d measured %s at %ld steps", d->app->name, in, d->devname, d->plan.n,
-               d->configs ? "points" : "shapes", d->riters);
-        if (d->rskipped) printf(" (%d measured only at other step counts left out)", d->rskipped);
-        printf("\n");
-        if (oc.stored && o->store)
-            printf("stored       %ux%u, tuned before: a new best replaces it only when it beats it round for round\n",
-                   tc.wg[0], tc.wg[1]);
-        fflush(stdout);
-        struct replay_ctx ctx = {d, 0};
-        found = tune_search(o->strategy, &d->plan.space, o->budget, o->seed, replay_point_eval, &ctx, &oc.r) == 0;
-        if (found) {
-            cand_of_point(&l, oc.r.best, &oc.best);
-            oc.other.point = -2;
-            if (oc.r.runner_up >= 0) cand_of_point(&l, oc.r.runner_up, &oc.other);
-            oc.samples = d->rsamples[oc.r.best];
-        }
+        found = search_replay(o, d, &l, &oc, &tc);
     } else {
-        printf("tune %s %s (%ld steps%s) on %s [%s]: %d valid %s", d->app->name, in, d->app->input_iters(d->in),
-               d->in_screen ? ", screened at fewer" : "", d->devname, d->fp, d->plan.n,
-               d->configs ? "points" : "shapes");
-        if (d->configs)
-            printf(" (%d settings x %d shapes: %d left out by constraints, %d invalid)", d->plan.vars.n, c->nshapes,
-                   d->plan.constrained, d->plan.invalid);
-        else printf(" of %s", d->plan.vars.v[0].name);
-        printf("\n");
-        if (oc.stored)
-            printf(
-                "stored       %ux%u%s%s, tuned before: a new best replaces it only when it beats it round for round\n",
-                tc.wg[0], tc.wg[1], d->configs ? " " : "", d->configs ? tc.config : "");
-        fflush(stdout);
-        char command[1024], err[512];
+        live_header(c, d, &oc, &tc);
+        char command[1024], err[ERR_MAX];
         cli_command_line(argc, argv, command, sizeof command);
         l.pool = pool_open();
         l.planned = strcmp(o->strategy, "exhaustive") && o->budget < d->plan.n ? o->budget : d->plan.n;
@@ -1036,22 +1104,7 @@ static int run_search(struct call *c, struct search_def *d, struct store *store,
         if (l.refs.ref) d->app->ref_free(l.refs.ref);
         if (l.refs_screen.ref) d->app->ref_free(l.refs_screen.ref);
     }
-    if (harness_interrupted) {
-        fprintf(stderr, "harness: tune interrupted after %d measured points (stored); nothing decided\n", l.measured);
-        rc = EXIT_FOUND;
-    } else if (!found) {
-        fprintf(stderr, "harness: tune: nothing succeeded on %s %s (%d evaluated)\n", d->devname, in, oc.r.evaluations);
-        rc = EXIT_FOUND;
-    } else {
-        report(o, d, &oc, o->replay ? NULL : &l);
-        if (disturbed)
-            printf("host         DISTURBED while tuning (above): the verdict may be the host's; tune again when it is "
-                   "quiet\n");
-        if (o->replay) replay_regret(d, &oc);
-        if (!o->replay || o->store)
-            rc = store_outcome(store, o, d, &oc, o->replay ? NAN : l.device_s,
-                               o->replay ? d->riters : d->app->input_iters(d->in));
-    }
+    const int rc = conclude(store, o, d, &oc, &l, found, disturbed);
     free(l.seen);
     free(l.full);
     free(prior_pt);
@@ -1085,7 +1138,7 @@ int cmd_tune(int argc, char **argv) {
     if (rc) return rc < 0 ? EXIT_OK : rc;
     const char *db = c.o.db ? c.o.db : store_default_path();
     struct store *store = NULL;
-    char err[2048];
+    char err[ERR_MAX];
     if ((rc = call_load(&c)) != 0) goto done;
     if (c.o.replay) {
         /* Reading must not create: a missing file has nothing to replay. */

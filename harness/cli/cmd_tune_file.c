@@ -51,34 +51,36 @@ int tune_replay_file_named(int argc, char **argv) {
     return 0;
 }
 
+/* The options of tune --replay FILE, and tune's other options, named so the
+ * message can say why they do not apply. */
+static const struct option longopts[] = {{"replay", required_argument, 0, 'R'},
+                                         {"strategy", required_argument, 0, 's'},
+                                         {"budget", required_argument, 0, 'B'},
+                                         {"seed", required_argument, 0, 'S'},
+                                         {"json", no_argument, 0, 'J'},
+                                         {"app", required_argument, 0, 'a'},
+                                         {"device", required_argument, 0, 'd'},
+                                         {"input", required_argument, 0, 'i'},
+                                         {"variant", required_argument, 0, 'v'},
+                                         {"iters", required_argument, 0, 'n'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"params", required_argument, 0, 'X'},
+                                         {"obstacles", required_argument, 0, 'X'},
+                                         {"reps", required_argument, 0, 'X'},
+                                         {"warmup", required_argument, 0, 'X'},
+                                         {"wg-max", required_argument, 0, 'X'},
+                                         {"timeout", required_argument, 0, 'X'},
+                                         {"rounds", required_argument, 0, 'X'},
+                                         {"db", required_argument, 0, 'X'},
+                                         {"screen", required_argument, 0, 'X'},
+                                         {"finalists", required_argument, 0, 'X'},
+                                         {"objective", required_argument, 0, 'X'},
+                                         {"store", no_argument, 0, 'X'},
+                                         {"replace", no_argument, 0, 'X'},
+                                         {"warm-start", no_argument, 0, 'X'},
+                                         {0, 0, 0, 0}};
+
 static int parse(int argc, char **argv, struct replay_file_opts *o, int *json) {
-    /* tune's other options: named so the message can say why they do not apply. */
-    static const struct option longopts[] = {{"replay", required_argument, 0, 'R'},
-                                             {"strategy", required_argument, 0, 's'},
-                                             {"budget", required_argument, 0, 'B'},
-                                             {"seed", required_argument, 0, 'S'},
-                                             {"json", no_argument, 0, 'J'},
-                                             {"app", required_argument, 0, 'a'},
-                                             {"device", required_argument, 0, 'd'},
-                                             {"input", required_argument, 0, 'i'},
-                                             {"variant", required_argument, 0, 'v'},
-                                             {"iters", required_argument, 0, 'n'},
-                                             {"help", no_argument, 0, 'h'},
-                                             {"params", required_argument, 0, 'X'},
-                                             {"obstacles", required_argument, 0, 'X'},
-                                             {"reps", required_argument, 0, 'X'},
-                                             {"warmup", required_argument, 0, 'X'},
-                                             {"wg-max", required_argument, 0, 'X'},
-                                             {"timeout", required_argument, 0, 'X'},
-                                             {"rounds", required_argument, 0, 'X'},
-                                             {"db", required_argument, 0, 'X'},
-                                             {"screen", required_argument, 0, 'X'},
-                                             {"finalists", required_argument, 0, 'X'},
-                                             {"objective", required_argument, 0, 'X'},
-                                             {"store", no_argument, 0, 'X'},
-                                             {"replace", no_argument, 0, 'X'},
-                                             {"warm-start", no_argument, 0, 'X'},
-                                             {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->seed = 1;
     *json = 0;

@@ -1,6 +1,3 @@
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 /* publish: a page per device x app x input with the latest verified
  * measurement of every variant (median, spread as CV %, shape, commit,
  * date), the chart of the variants at that input (`plot variants`: every
@@ -147,7 +144,7 @@ static const char *variants_chart(struct publish *p, const struct one_case *c, c
 static int case_page(struct publish *p, struct store_reader *rd, const struct one_case *c, const char *fps,
                      const char *chart) {
     struct latest *l = xcalloc(1, sizeof *l);
-    char err[1024];
+    char err[ERR_MAX];
     if (store_pub_latest(rd, c->fp, c->app, c->input, latest_row, l, err, sizeof err) != 0) {
         fprintf(stderr, "harness publish: %s: %s\n", p->db, err);
         sb_free(&l->rows);
@@ -202,7 +199,7 @@ static int case_page(struct publish *p, struct store_reader *rd, const struct on
 
 int publish_cases(struct publish *p, struct store_reader *rd, struct strbuf *idx) {
     struct cases cs = {0};
-    char err[1024];
+    char err[ERR_MAX];
     if (store_pub_cases(rd, case_add, &cs, err, sizeof err) != 0) {
         fprintf(stderr, "harness publish: %s: %s\n", p->db, err);
         return -1;

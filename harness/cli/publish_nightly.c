@@ -1,6 +1,3 @@
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 /* publish: a page per nightly series, as `plot nightly` draws it (each
  * night's median with its IQR, the change points `harness regressions`
  * stored as dashed lines), with the nights and the change points and their
@@ -167,7 +164,7 @@ int publish_nightly(struct publish *p, struct store_reader *rd, struct strbuf *i
         sb_printf(idx, "<p>No nightly series: <code>harness nightly</code> has not run on this database.</p>\n");
         return 0;
     }
-    char err[1024];
+    char err[ERR_MAX];
     struct store *s = store_open_readonly(p->db, err, sizeof err);
     struct history_list hl = {0};
     if (!s || history_load(s, &hl, err, sizeof err) != 0) {

@@ -1,6 +1,3 @@
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 /* publish: the reports `harness report` wrote (report-*.md beside the
  * database, each the latest for its host and devices, with its figure
  * folder) copied into DIR/reports/, and a page for each showing the
@@ -50,7 +47,7 @@ static void free_list(char **v, int n) {
 
 static int copy(struct publish *p, const char *from, const char *to) {
     size_t len = 0;
-    char err[512];
+    char err[ERR_MAX];
     char *data = file_read_all(from, &len, err, sizeof err);
     if (!data || file_write_all(to, data, len) != 0) {
         fprintf(stderr, "harness publish: cannot copy %s to %s%s%s\n", from, to, data ? "" : ": ", data ? "" : err);
@@ -75,7 +72,7 @@ static void report_page(struct publish *p, const char *from_dir, const char *md,
     str_fmt(dst, sizeof dst, "%s/reports/%s", p->dir, md);
     if (copy(p, src, dst) != 0) return;
     size_t len = 0;
-    char err[512];
+    char err[ERR_MAX];
     char *text = file_read_all(src, &len, err, sizeof err);
     struct strbuf b = {0};
     html_begin(&b, stem, 0);

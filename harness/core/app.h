@@ -46,10 +46,17 @@ struct app {
     double (*cell_updates)(const struct app_input *in);   /* per repetition */
     /* The grid extent that work-group shapes tile. */
     void (*grid)(const struct app_input *in, size_t g[2]);
-    /* Why a knob setting cannot run with this input on this device (NULL = valid). */
+    /* Why a knob setting cannot run with this input on this device: NULL
+     * when valid, else the reason, a constant text or one written into the
+     * caller's why (n bytes; ERR_MAX holds any). It keeps no state, so
+     * threads may ask at once; a caller that keeps the reason copies it
+     * before it asks again with the same buffer. */
     const char *(*invalid)(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
-                           const unsigned wg[2]);
-    /* Cost model: bytes moved and flops per cell update for this knob setting. */
+                           const unsigned wg[2], char *why, size_t n);
+    /* Cost model: bytes and flops per cell update, for GB/s and the
+     * roofline. An app may count them for this knob setting or, as LBM's
+     * effective bandwidth does, one model for every setting (the app's
+     * comment says which). */
     double (*bytes_per_cell)(const struct knob_set *k);
     double (*flops_per_cell)(const struct knob_set *k);
     /* The serial reference (cached by the app as it sees fit). */
@@ -80,6 +87,9 @@ struct app {
 
 extern const struct app *const apps[]; /* generated from the app folders, NULL-terminated */
 const struct app *app_find(const char *name);
+/* NULL when a w x h work-group is within the device's limits (its items,
+ * and each side), else why not, written into why (n bytes). */
+const char *app_wg_fits(const struct device_info *dev, const unsigned wg[2], char *why, size_t n);
 /* NULL when two w x h grids of cell_bytes each fit the device (its largest
  * allocation and its memory), else why not, written into why (n bytes). */
 const char *app_grid_fits(const struct device_info *dev, int w, int h, size_t cell_bytes, char *why, size_t n);

@@ -1,9 +1,24 @@
-/* Validity rules more than one app shares (app.h): whether a grid of
- * double-buffered cells fits a device. Generic: a grid's size in words,
- * no app's data. */
+/* Validity rules more than one app shares (app.h): whether a work-group
+ * is within a device's limits, and whether a grid of double-buffered cells
+ * fits it. Generic: shapes and sizes in words, no app's data. */
 #include <stdio.h>
 
 #include "core/app.h"
+
+const char *app_wg_fits(const struct device_info *dev, const unsigned wg[2], char *why, size_t n) {
+    const size_t items = (size_t)wg[0] * wg[1];
+    if (items > dev->max_wg) {
+        snprintf(why, n, "work-group %ux%u = %zu items exceeds the device's maximum of %zu", wg[0], wg[1], items,
+                 dev->max_wg);
+        return why;
+    }
+    if (wg[0] > dev->max_item[0] || wg[1] > dev->max_item[1]) {
+        snprintf(why, n, "work-group %ux%u exceeds the device's per-dimension limits %zux%zu", wg[0], wg[1],
+                 dev->max_item[0], dev->max_item[1]);
+        return why;
+    }
+    return NULL;
+}
 
 const char *app_grid_fits(const struct device_info *dev, int w, int h, size_t cell_bytes, char *why, size_t n) {
     const double grid = (double)w * (double)h * (double)cell_bytes;

@@ -5,8 +5,8 @@
  *
  * and one rule, called from the app's `invalid`:
  *
- *     const char *why = compiler_knobs_invalid(k, dev);
- *     if (why) return why;       // "cc=clang: no clang found (...)"
+ *     const char *bad = compiler_knobs_invalid(k, dev, why, n);
+ *     if (bad) return bad;       // "cc=clang: no clang found (...)"
  *
  * They reach the build as -DK_CC_CLANG=1 / -DK_OPT_O2=1 (knobs_defines),
  * which the backends read back (backend/compilers.h); at their defaults
@@ -31,7 +31,7 @@
      .quiet_default = 1}
 
 /* NULL when the device's backend can build with k's cc and opt; else why
- * not, one line (the compiler absent, no device runtime for the GPU, a
- * backend whose compiler is not a C compiler). */
-const char *compiler_knobs_invalid(const struct knob_set *k, const struct device_info *dev);
+ * not, one line written into why (n bytes: the compiler absent, no device
+ * runtime for the GPU, a backend whose compiler is not a C compiler). */
+const char *compiler_knobs_invalid(const struct knob_set *k, const struct device_info *dev, char *why, size_t n);
 #endif

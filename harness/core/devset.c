@@ -131,25 +131,24 @@ int devset_members(const struct device_info *set, struct device_info m[DEVSET_MA
     return 0;
 }
 
-const char *devset_invalid(const struct app *app, const struct knob_set *k, const struct device_info *dev) {
-    static _Thread_local char why[256];
+const char *devset_invalid(const struct app *app, const struct knob_set *k, const struct device_info *dev, char *why,
+                           size_t n) {
     const int splits = knobs_declare(app->knobs, "split");
     if (devset_is(dev) && !splits) {
-        str_fmt(why, sizeof why,
-                "%s does not run on device sets: its schedule has no row split (rowsplit.h says what it needs)",
+        str_fmt(why, n, "%s does not run on device sets: its schedule has no row split (rowsplit.h says what it needs)",
                 app->name);
         return why;
     }
     if (!devset_is(dev) && splits && (!knob_is(k, "split", "auto") || !knob_is(k, "exchange", "1"))) {
-        str_fmt(why, sizeof why,
-                "split and exchange divide a grid between the devices of a set (--device A+B); %s is one", dev->spec);
+        str_fmt(why, n, "split and exchange divide a grid between the devices of a set (--device A+B); %s is one",
+                dev->spec);
         return why;
     }
     return NULL;
 }
 
 const char *app_invalid(const struct app *app, const struct knob_set *k, const struct app_input *in,
-                        const struct device_info *dev, const unsigned wg[2]) {
-    const char *why = devset_invalid(app, k, dev);
-    return why ? why : app->invalid(k, in, dev, wg);
+                        const struct device_info *dev, const unsigned wg[2], char *why, size_t n) {
+    const char *set_why = devset_invalid(app, k, dev, why, n);
+    return set_why ? set_why : app->invalid(k, in, dev, wg, why, n);
 }

@@ -61,9 +61,10 @@ int devset_parallel(struct dev *set, int (*fn)(void *ctx, int member), void *ctx
 /* The core's rule before the app's: a set runs only an app that declares
  * the split knobs, and only a set takes them at other than their defaults.
  * NULL = the app decides. */
-const char *devset_invalid(const struct app *app, const struct knob_set *k, const struct device_info *dev);
+const char *devset_invalid(const struct app *app, const struct knob_set *k, const struct device_info *dev, char *why,
+                           size_t n);
 /* What every caller checks a config with: devset_invalid, then the app's
- * own invalid(). */
+ * own invalid(); the reason as app.h's invalid gives it (why: n bytes). */
 const char *app_invalid(const struct app *app, const struct knob_set *k, const struct app_input *in,
-                        const struct device_info *dev, const unsigned wg[2]);
+                        const struct device_info *dev, const unsigned wg[2], char *why, size_t n);
 #endif

@@ -26,6 +26,13 @@ static int knob_index(const struct knob_set *k, const char *name) {
     return -1;
 }
 
+/* "layout, kernels, ..." (or "none"), for the messages that name an
+ * unknown knob; the caller frees names. */
+static const char *knob_names(const struct knob_set *k, struct strbuf *names) {
+    for (int j = 0; j < k->n; j++) sb_printf(names, "%s%s", j ? ", " : "", k->defs[j].name);
+    return names->s ? names->s : "none";
+}
+
 /* 1..INT_MAX in plain decimal: no sign, no leading zero. Plain because
  * the text itself becomes a compiler define (-DK_CHUNK=value), where "010"
  * would be octal 8 while knob_int reads 10. */
@@ -95,8 +102,7 @@ int knobs_apply(struct knob_set *k, const char *text, char *err, size_t errn) {
         int i = knob_index(k, tok);
         if (i < 0) {
             struct strbuf names = {0};
-            for (int j = 0; j < k->n; j++) sb_printf(&names, "%s%s", j ? ", " : "", k->defs[j].name);
-            rc = err_set(err, errn, "unknown knob '%s' (knobs: %s)", tok, names.s ? names.s : "none");
+            rc = err_set(err, errn, "unknown knob '%s' (knobs: %s)", tok, knob_names(k, &names));
             sb_free(&names);
             break;
         }
@@ -119,10 +125,23 @@ int knobs_apply(struct knob_set *k, const char *text, char *err, size_t errn) {
     return rc;
 }
 
-const char *knob_get(const struct knob_set *k, const char *name) {
-    int i = knob_index(k, name);
-    return i < 0 ? "" : k->value[i];
+/* Reading a knob the app does not declare is a defect in the code that
+ * reads it, never bad input (the names are the source's own): a misspelt
+ * name, a rule copied from another app, or generic code asking for a knob
+ * only some apps have (which asks knobs_declare first). It used to read
+ * as "", so a rule testing it quietly never fired; now the process stops
+ * here, naming the knob and the ones the app has. */
+static int knob_declared(const struct knob_set *k, const char *name) {
+    const int i = knob_index(k, name);
+    if (i >= 0) return i;
+    struct strbuf names = {0};
+    fprintf(stderr, "harness: knob '%s' is read but the app does not declare it (its knobs: %s)\n", name,
+            knob_names(k, &names));
+    sb_free(&names);
+    abort();
 }
+
+const char *knob_get(const struct knob_set *k, const char *name) { return k->value[knob_declared(k, name)]; }
 
 int knob_is(const struct knob_set *k, const char *name, const char *value) {
     return strcmp(knob_get(k, name), value) == 0;

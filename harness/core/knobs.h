@@ -43,6 +43,11 @@ void knobs_init(struct knob_set *k, const struct knob_def *defs);
 /* Applies "a=b,c=d" (commas or spaces) on top of k. Unknown names or values
  * fill err and return -1. */
 int knobs_apply(struct knob_set *k, const char *text, char *err, size_t errn);
+/* A knob's value by name. The name must be one the app declares: any
+ * other is a defect in the code reading it, and the process aborts with a
+ * message naming it (generic code reading a knob only some apps declare
+ * asks knobs_declare first). So do knob_is, knob_int, knob_share and
+ * knob_shape. */
 const char *knob_get(const struct knob_set *k, const char *name);
 int knob_is(const struct knob_set *k, const char *name, const char *value);
 long knob_int(const struct knob_set *k, const char *name);
@@ -54,7 +59,7 @@ int knob_shape(const struct knob_set *k, const char *name, unsigned shape[2]);
 int knobs_declare(const struct knob_def *defs, const char *name);
 /* "layout=soa,kernels=fused,..." in declaration order: the identity of a
  * variant (host knobs and quiet_default ones only where they differ from
- * their default). */
+ * their default). Its holders are KNOBS_TEXT_MAX bytes (measurement.h). */
 void knobs_canonical(const struct knob_set *k, char *buf, size_t n);
 /* "-DK_LAYOUT_SOA=1 -DK_CHUNK=1792 ..." for kernel compilers: a numeric
  * value becomes -DK_NAME=value, any other -DK_NAME_VALUE=1; host knobs are

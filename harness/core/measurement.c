@@ -43,6 +43,17 @@ void measurement_unknown(struct measurement *m) {
     m->max_abs_err = m->max_rel_err = m->tolerance = m->result = NAN;
     m->energy_j = m->power_w = NAN;
     m->energy_reps = 0;
+    m->rep_differs = 0;
+    m->rep_sums[0] = m->rep_sums[1] = NAN;
+}
+
+void measurement_check_repetitions(struct measurement *m) {
+    if (m->status != ST_OK || !m->rep_differs) return;
+    m->status = ST_WRONG;
+    snprintf(m->reason, sizeof m->reason,
+             "repetition %d of %d (warm-ups counted) gave another result than the first: checksum %.9g, the "
+             "first's %.9g (the last repetition is the one compared with the reference)",
+             m->rep_differs, m->warmup + m->nsamples, m->rep_sums[1], m->rep_sums[0]);
 }
 
 void measurement_free(struct measurement *m) {

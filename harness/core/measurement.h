@@ -22,8 +22,15 @@ enum measure { MEASURE_WALL, MEASURE_CPU, MEASURE_CYCLES, MEASURE_INSTRUCTIONS, 
 const char *measure_name(enum measure k);   /* wall, cpu, cycles, instructions */
 const char *measure_column(enum measure k); /* the sample table's column */
 
+/* The size of a buffer holding a canonical knob string with its NUL
+ * (knobs.h: knobs_canonical, "layout=soa,kernels=fused,..."): a config's
+ * identity, in a measurement, a worker's job, the database's rows and the
+ * tuners' plans alike. Here, the one header every holder of such a string
+ * includes. */
+#define KNOBS_TEXT_MAX 1024
+
 struct measurement {
-    char app[32], input[64], variant[64], knobs[1024];
+    char app[32], input[64], variant[64], knobs[KNOBS_TEXT_MAX];
     unsigned wg[2];
     long iters;      /* steps per repetition as run */
     long iters_full; /* the input's own step count; > iters when scaled */
@@ -49,11 +56,23 @@ struct measurement {
      * unknown: no meter, or a window too short for the counter. */
     double energy_j, power_w;
     int energy_reps; /* the repetitions energy_j covers: its weight when rounds combine */
+    /* Every repetition's result summed and compared with the first's
+     * (timed.h: timed_check): the first that differed (1-based, warm-ups
+     * counted) and the two sums, first's first; 0 when all agreed or none
+     * was compared. The runner makes such a config wrong. */
+    int rep_differs;
+    double rep_sums[2];
 };
 
 /* Marks every number of m unknown (NAN; energy_reps 0), before anything is
  * measured: a zeroed measurement would claim zero seconds, errors, joules. */
 void measurement_unknown(struct measurement *m);
+
+/* After verify() judged the last repetition ok: wrong all the same when an
+ * earlier one's result summed to another (rep_differs, timed.h), with the
+ * repetition and both sums as the reason. Repetitions that compute
+ * different things are not a measurement of one program. */
+void measurement_check_repetitions(struct measurement *m);
 
 /* Fills median, quartiles, device median, MLUPS and GB/s from the samples;
  * bytes_per_cell comes from the app's cost model. */

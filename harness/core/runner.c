@@ -32,7 +32,8 @@ void runner_measure(struct dev *d, const struct config *c, struct ref_holder *re
                     struct measurement *m, struct app_result **keep) {
     const struct app *app = c->app;
     runner_describe(c, m);
-    const char *why = app_invalid(app, &c->knobs, c->in, &d->info, c->wg);
+    char buf[ERR_MAX];
+    const char *why = app_invalid(app, &c->knobs, c->in, &d->info, c->wg, buf, sizeof buf);
     if (why) {
         m->status = ST_INVALID;
         str_copy(m->reason, sizeof m->reason, why);
@@ -42,7 +43,7 @@ void runner_measure(struct dev *d, const struct config *c, struct ref_holder *re
     measurement_summarise(m, app->bytes_per_cell(&c->knobs));
     if (res && m->status == ST_OK) {
         if (!refs->ref) {
-            char err[512] = "";
+            char err[ERR_MAX] = "";
             refs->ref = app->reference(c->in, err, sizeof err);
             if (!refs->ref) {
                 m->status = ST_RUNTIME_ERROR;
@@ -50,6 +51,7 @@ void runner_measure(struct dev *d, const struct config *c, struct ref_holder *re
             }
         }
         if (refs->ref) app->verify(c->in, refs->ref, res, m);
+        measurement_check_repetitions(m);
     }
     if (keep && res) *keep = res;
     else if (res) app->result_free(res);
@@ -81,7 +83,7 @@ int runner_reference_watched(const struct app *app, const struct app_input *in, 
     const pid_t pid = fork();
     if (pid < 0) return 0; /* no child: the parent makes it as before */
     if (pid == 0) {
-        char err[512];
+        char err[ERR_MAX];
         struct app_ref *r = app->reference(in, err, sizeof err);
         _exit(r ? 0 : 1);
     }
@@ -109,7 +111,8 @@ void runner_measure_isolated(struct worker_pool *pool, const struct device_info 
                              struct ref_holder *refs, int warmup, int reps, double timeout_s, struct measurement *m) {
     const struct app *app = c->app;
     runner_describe(c, m);
-    const char *why = app_invalid(app, &c->knobs, c->in, dev, c->wg);
+    char buf[ERR_MAX];
+    const char *why = app_invalid(app, &c->knobs, c->in, dev, c->wg, buf, sizeof buf);
     if (why) {
         m->status = ST_INVALID;
         str_copy(m->reason, sizeof m->reason, why);
@@ -119,7 +122,7 @@ void runner_measure_isolated(struct worker_pool *pool, const struct device_info 
      * verified (LBM's work=empty, whose step count the report's budget
      * stretches to thousands: a reference no one reads). */
     if (!refs->ref && (!app->verified || app->verified(&c->knobs))) {
-        char err[512] = "";
+        char err[ERR_MAX] = "";
         if (runner_reference_watched(app, c->in, timeout_s, m) != 0) return;
         refs->ref = app->reference(c->in, err, sizeof err);
     }

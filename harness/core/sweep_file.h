@@ -15,10 +15,11 @@
 #define SWEEP_MAX_EXTENT 1048576  /* the largest size one dimension may name */
 #define SWEEP_MAX_EXPANSIONS 4096 /* variants from all knobs patterns together */
 #define SWEEP_DEFAULT_ROUNDS 3    /* rounds.h: the fewest that show a spread between processes */
+#define SWEEP_MAX_PATTERN 1024    /* a knobs line's text, its alternatives unexpanded */
 
 struct sweep_pattern {
     char base[64];    /* a named variant to start from, or "" for the app's defaults */
-    char knobs[1024]; /* "k=v1|v2 k2=v3": the cartesian product of the alternatives */
+    char knobs[SWEEP_MAX_PATTERN]; /* "k=v1|v2 k2=v3": the cartesian product of the alternatives */
     int line;
 };
 

@@ -16,7 +16,34 @@ void timed_energy(struct measurement *m, unsigned long long before_mj, unsigned 
     m->energy_reps = reps;
 }
 
-int timed_reps(struct dev *d, int warmup, int reps, struct measurement *m, timed_rep_fn rep, void *ctx) {
+/* The first repetition's sum, once taken. */
+struct first_sum {
+    int taken;
+    double sum;
+};
+
+/* Repetition r's sum against the first's: the first that differs is noted
+ * in m, with both sums. A NAN differs from any number; two NANs agree, and
+ * the reference comparison of the last repetition judges them. */
+static void check_repetition(struct measurement *m, const struct timed_check *check, void *ctx, int r,
+                             struct first_sum *first) {
+    double sum;
+    if (check->sum(ctx, &sum) != 0) return;
+    if (r == 0) {
+        *first = (struct first_sum){1, sum};
+        return;
+    }
+    if (!first->taken || m->rep_differs) return;
+    const int differs = isnan(sum) || isnan(first->sum) ? isnan(sum) != isnan(first->sum)
+                                                        : fabs(sum - first->sum) > check->rtol * fabs(first->sum);
+    if (!differs) return;
+    m->rep_differs = r + 1;
+    m->rep_sums[0] = first->sum;
+    m->rep_sums[1] = sum;
+}
+
+int timed_reps(struct dev *d, int warmup, int reps, struct measurement *m, timed_rep_fn rep, void *ctx,
+               const struct timed_check *check) {
     m->samples = xcalloc((size_t)(reps > 0 ? reps : 1), sizeof(double));
     m->device_samples = xcalloc((size_t)(reps > 0 ? reps : 1), sizeof(double));
     for (int c = 0; c < MEASURE_COUNTERS; c++) m->counters[c] = xcalloc((size_t)(reps > 0 ? reps : 1), sizeof(double));
@@ -27,6 +54,7 @@ int timed_reps(struct dev *d, int warmup, int reps, struct measurement *m, timed
     unsigned long long before = 0, after = 0;
     int metered = 0;
     double t0 = 0;
+    struct first_sum first = {0, NAN};
     for (int r = 0; r < warmup + reps; r++) {
         if (r == warmup && d->energy) {
             metered = energy_read_mj(d->energy, &before) == 0;
@@ -37,6 +65,7 @@ int timed_reps(struct dev *d, int warmup, int reps, struct measurement *m, timed
         cpu_counters_read(&c0);
         if (rep(ctx, &wall, &dev_s)) return -1;
         cpu_counters_read(&c1);
+        if (check) check_repetition(m, check, ctx, r, &first);
         if (r >= warmup) {
             const int i = m->nsamples++;
             m->samples[i] = wall;

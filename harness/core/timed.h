@@ -25,11 +25,27 @@
  * it returns, so that a counter read after the last one covers its work. */
 typedef int (*timed_rep_fn)(void *ctx, double *wall, double *device);
 
+/* Every repetition's result checked, not only the last one's (which the
+ * app's verify() compares with the reference in full): after each returns,
+ * outside its timed region, `sum` sums up what it produced into one number
+ * (the app's results as the host has them, or read back), 0 with *sum, or
+ * -1 when there is nothing to compare this time. A repetition, warm-ups
+ * included, whose sum differs from the first's by more than rtol (relative;
+ * 0: exactly) is noted in m (rep_differs, rep_sums), and the runner records
+ * the config as wrong (runner.c). rtol covers what may differ honestly: a
+ * float reduction whose order the device does not fix. */
+struct timed_check {
+    int (*sum)(void *ctx, double *sum);
+    double rtol;
+};
+
 /* Runs the repetitions into m (its sample arrays allocated here, for reps)
- * and, with a meter, sets m's energy_j, power_w and energy_reps. Returns 0,
- * or -1 at the first failed repetition (the samples before it stay; the
- * energy stays unknown). */
-int timed_reps(struct dev *d, int warmup, int reps, struct measurement *m, timed_rep_fn rep, void *ctx);
+ * and, with a meter, sets m's energy_j, power_w and energy_reps; with a
+ * check (NULL: none), compares every repetition's sum with the first's.
+ * Returns 0, or -1 at the first failed repetition (the samples before it
+ * stay; the energy stays unknown). */
+int timed_reps(struct dev *d, int warmup, int reps, struct measurement *m, timed_rep_fn rep, void *ctx,
+               const struct timed_check *check);
 
 /* The energy of one window from the counter's two reads (millijoules) around
  * `reps` repetitions lasting window_s: sets m's energy fields, or leaves them

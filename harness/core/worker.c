@@ -301,7 +301,7 @@ static int wait_with_heartbeat(struct worker *w, const struct job *j, double dea
 }
 
 void pool_run(struct worker_pool *p, const struct job *j, double timeout_s, struct measurement *m) {
-    char err[256];
+    char err[ERR_MAX];
     struct worker *w = worker_for(p, j->device);
     w->use = ++p->clock;
     if (!w->pid && worker_start(p, w, err, sizeof err) != 0) {

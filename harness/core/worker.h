@@ -30,7 +30,7 @@ struct job {
     char params[1024], obstacles[1024];
     long iters; /* 0: the input's own */
     char variant[64];
-    char knobs[1024]; /* canonical knob string: the config's identity */
+    char knobs[KNOBS_TEXT_MAX]; /* canonical knob string: the config's identity */
     unsigned wg[2];
     char device[32]; /* a device spec */
     int warmup, reps;

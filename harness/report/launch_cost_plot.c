@@ -1,6 +1,3 @@
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 /* The launch-cost figure (plots/launch_cost.gp) from the database, for the
  * report (one PNG) and `harness plot launch-cost` (cli/cmd_plot_launch_cost.c:
  * PNG and SVG under plots/out). This file picks the rows, writes them to a

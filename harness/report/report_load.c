@@ -64,7 +64,7 @@ static struct report_cell *cell_slot(struct report *r, int device, int input, co
 static int input_of(const struct report *r, const char *stored) {
     for (int i = 0; i < r->def->ninputs; i++) {
         struct app_opts o = {.input = r->def->inputs[i]};
-        char err[256];
+        char err[ERR_MAX];
         struct app_input *in = r->app->input_load(&o, err, sizeof err);
         const int same = in && !strcmp(r->app->input_name(in), stored);
         if (in) r->app->input_free(in);
@@ -119,7 +119,7 @@ static int load_cells(struct store_reader *rd, struct report *r, int dev) {
         struct report_cell *c = cell_slot(r, dev, input, rows[i].variant, rows[i].wg);
         cell_fill(&c->m, &rows[i]);
         if (!strcmp(c->variant, TUNED_VARIANT)) { /* the configuration it ran: its knobs and shape */
-            char err[512];
+            char err[ERR_MAX];
             knobs_init(&c->knobs, r->app->knobs);
             c->tuned = knobs_apply(&c->knobs, rows[i].knobs, err, sizeof err) == 0;
             c->wg[0] = rows[i].wg[0];

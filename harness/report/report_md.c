@@ -83,7 +83,7 @@ static void step_table(struct report *r, const struct report_table *t, struct st
     struct strbuf why = {0};
     sb_printf(b, "| size |%s", t->nrows > 1 ? " variant |" : "");
     for (int d = 0; d < r->ndev; d++)
-        if (r->dev[d].ladder) sb_printf(b, " %s (s) | speedup |", r->dev[d].info.spec);
+        if (r->dev[d].ladder) sb_printf(b, " %s (s) | our speedup |", r->dev[d].info.spec);
     sb_printf(b, " report (s) | report speedup | report / ours | direction |\n|---|%s", t->nrows > 1 ? "---|" : "");
     for (int i = 0; i < 2 * ladder_count(r) + 4; i++) sb_printf(b, "---|");
     sb_printf(b, "\n");
@@ -178,7 +178,7 @@ static void tuned_note(struct report *r, struct strbuf *b, const int *cols, int 
         for (int in = 0; in < r->def->ninputs; in++) {
             const struct report_cell *cell = report_find(r, cols[c], in, TUNED_VARIANT, r->def->wg);
             if (!cell || !cell->tuned) continue;
-            char knobs[1024];
+            char knobs[KNOBS_TEXT_MAX];
             knobs_changed(r, &cell->knobs, knobs, sizeof knobs);
             sb_printf(b, "%s %s %s: %s at %ux%u", n++ ? ";" : " Here:", r->dev[cols[c]].info.spec, r->def->inputs[in],
                       knobs, cell->wg[0], cell->wg[1]);
@@ -397,7 +397,7 @@ static void speedup_table(struct report *r, const struct report_table *t, struct
         sb_printf(b, "| size |");
         for (int d = 0; d < r->ndev; d++)
             if (r->dev[d].ladder)
-                sb_printf(b, " %s: %s (s) | %s (s) | speedup |", r->dev[d].info.spec, row->from, row->variant);
+                sb_printf(b, " %s: %s (s) | %s (s) | our speedup |", r->dev[d].info.spec, row->from, row->variant);
         sb_printf(b, " report speedup |\n|---|");
         for (int i = 0; i < 3 * ladder_count(r) + 1; i++) sb_printf(b, "---|");
         sb_printf(b, "\n");
@@ -498,7 +498,9 @@ static void preamble(struct report *r, struct strbuf *b) {
               " all of them. †: not verified by design (the kernels are emptied).\n",
               r->reps, r->rounds, r->rounds == 1 ? "" : "s", r->warmup, def->wg[0], def->wg[1], r->target_s);
     sb_printf(b,
-              "- Speedup: over the step a row builds on (the report's \"speedup over the previous step\")."
+              "- Our speedup: this run's, over the step a row builds on, from the times measured here. Report"
+              " speedup: the same ratio of the report's seconds (step tables; its \"speedup over the previous"
+              " step\"), or the report's own figure (speedup tables)."
               " Direction: ours is faster or slower only when the two rows' round medians separate (Welch's"
               " t-test on the rounds, p <= %.2g, and at least %.0f %%), else the same; the report's within"
               " %.0f %%. \"differs\" rows are explained below their table from this run's measurements.\n",

@@ -67,7 +67,7 @@ static void probe_hostlang(const char *language, char *out, size_t n) {
 
 static void store_note(struct report *r, const char *key, const char *text) {
     for (int d = 0; d < r->ndev; d++) {
-        char err[512];
+        char err[ERR_MAX];
         if (r->dev[d].run_id >= 0 && store_report_note_put(r->store, r->dev[d].run_id, key, text, err, sizeof err))
             note("harness report: %s\n", err);
     }

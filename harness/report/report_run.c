@@ -54,7 +54,7 @@ static struct report_loaded *load(struct report *r, int input, long iters) {
     for (int i = 0; i < r->nloaded; i++)
         if (r->loaded[i].input == input && r->loaded[i].iters == iters) return &r->loaded[i];
     struct app_opts o = {.input = r->def->inputs[input], .iters = iters};
-    char err[1024];
+    char err[ERR_MAX];
     struct app_input *in = r->app->input_load(&o, err, sizeof err);
     if (!in) {
         fprintf(stderr, "harness report: %s\n", err);
@@ -113,7 +113,7 @@ static const struct knob_set *cell_knobs(const struct report *r, struct report_c
     const struct variant *v = variant_find(&r->vars, c->variant);
     if (v) return &v->knobs;
     const char *plus = strchr(c->variant, '+');
-    char base[64], err[256];
+    char base[64], err[ERR_MAX];
     if (!plus || (size_t)(plus - c->variant) >= sizeof base) return NULL;
     str_fmt(base, sizeof base, "%.*s", (int)(plus - c->variant), c->variant);
     if (!(v = variant_find(&r->vars, base))) return NULL;
@@ -145,7 +145,7 @@ static void measure(struct report *r, struct report_cell *c, long iters) {
     c->m.rounds_done = 1;
     runner_print(stdout, &dv->info, &c->m, dv->copy_gbs);
     fflush(stdout);
-    char err[512];
+    char err[ERR_MAX];
     if (dv->run_id >= 0 && store_measurement_id(r->store, dv->run_id, &c->m, &c->mid, err, sizeof err) != 0)
         fprintf(stderr, "harness report: %s\n", err);
 }
@@ -190,7 +190,7 @@ static const struct report_cell *tuned_cell(struct report *r, int device, int in
     struct variant tv;
     struct tuned_config cfg;
     unsigned wg[2] = {r->def->wg[0], r->def->wg[1]};
-    char why[1024] = "the input did not load";
+    char why[ERR_MAX] = "the input did not load";
     const int rc =
         l ? store_tuned_variant(r->store, r->app, l->in, &r->dev[device].info, &tv, wg, &cfg, why, sizeof why) : -1;
     struct report_cell *c = report_cell_new(r, device, input, TUNED_VARIANT, wg);
@@ -274,7 +274,7 @@ static void more_result(void *ctx, struct round_job *j, int round, int first_sam
     struct more_ctx *c = ctx;
     (void)round;
     struct report_cell *cell = c->cells[j - c->jobs];
-    char err[512];
+    char err[ERR_MAX];
     if (cell->mid > 0 && store_measurement_more(c->r->store, cell->mid, &j->m, first_sample, err, sizeof err) != 0)
         fprintf(stderr, "harness report: %s\n", err);
     if (j->m.status != ST_OK && j->m.status != ST_UNVERIFIED) c->r->failed++;
@@ -282,7 +282,7 @@ static void more_result(void *ctx, struct round_job *j, int round, int first_sam
 
 static void more_round_end(void *ctx, const struct round_state *st) {
     struct more_ctx *c = ctx;
-    char err[512];
+    char err[ERR_MAX];
     for (int d = 0; d < c->r->ndev; d++)
         if (c->r->dev[d].run_id >= 0) store_round_state(c->r->store, c->r->dev[d].run_id, st, err, sizeof err);
     rounds_note(stderr, "report", st);

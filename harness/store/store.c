@@ -1,6 +1,3 @@
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include "store/store.h"
 #include "core/devset.h"
 #include "core/rounds.h"
@@ -994,7 +991,7 @@ int store_print_recent(struct store *s, int limit, int csv, FILE *out) {
     }
     /* A read transaction keeps both table passes on one snapshot while a
      * sweep may be writing. */
-    char err[512] = "";
+    char err[ERR_MAX] = "";
     int ret = step_exec(s, s->q[Q_BEGIN_READ], err, sizeof err);
     if (ret == 0) {
         if (csv) {
@@ -1044,7 +1041,7 @@ int64_t store_build_id(struct store *s, int64_t run_id) { return run_column(s, r
 
 int64_t store_build_this(struct store *s) {
     int64_t id = -1;
-    char err[512];
+    char err[ERR_MAX];
     if (s->q[Q_BUILD_INS]) return build_upsert(s, &id, err, sizeof err) == 0 ? id : -1;
     /* A read-only store (store_open_readonly: a dry run) has no prepared
      * statements and may not insert: it finds the build, or -1. */
@@ -1105,7 +1102,7 @@ struct store *store_open_readonly(const char *path, char *err, size_t errn) {
 }
 
 struct store_reader *store_reader_open_cmd(const char *cmd, const char *path) {
-    char err[1024];
+    char err[ERR_MAX];
     struct store_reader *rd = store_reader_open(path, err, sizeof err);
     if (!rd) fprintf(stderr, "harness %s: %s\n", cmd, err);
     return rd;

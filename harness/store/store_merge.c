@@ -160,20 +160,10 @@ static int merge_measurements(sqlite3 *db, struct run_stmts *q, int64_t src, int
     return rc;
 }
 
-/* Runs, their measurements and samples. */
-static int merge_runs(sqlite3 *db, struct merge_tally *t, char *err, size_t errn) {
-    char *rcols = common_columns(db, "run", "id host_id device_id build_id");
-    char *mcols = common_columns(db, "measurement", "id run_id config_id");
-    char *mcols_m = columns_prefixed(db, "measurement", "id run_id config_id", "m.");
-    /* Samples with whatever columns both have (a file from before rounds has
-     * no sample.round: its samples are round 0 here, as a migration makes them). */
-    char *scols = common_columns(db, "sample", "measurement_id");
-    int rc = -1;
-    struct run_stmts q = {0};
-    if (!rcols || !mcols || !mcols_m || !scols) {
-        err_set(err, errn, "the input lacks run or measurement");
-        goto done;
-    }
+/* The statements merge_runs steps through, over the columns both files
+ * have: 0, or nonzero with the error in db. */
+static int run_stmts_prepare(sqlite3 *db, struct run_stmts *q, const char *rcols, const char *mcols,
+                             const char *mcols_m, const char *scols) {
     /* Each src run with the ids its host, device and build have in main. */
     const char *runs_sql =
         "SELECT r.id, mh.id, md.id, mb.id, r.started_at, r.command FROM src.run r"
@@ -202,53 +192,77 @@ static int merge_runs(sqlite3 *db, struct merge_tally *t, char *err, size_t errn
                                           " WHERE measurement_id = ?2 AND round >= ?3",
                                           scols, scols);
     int prep =
-        sqlite3_prepare_v2(db, runs_sql, -1, &q.runs, NULL) ||
+        sqlite3_prepare_v2(db, runs_sql, -1, &q->runs, NULL) ||
         sqlite3_prepare_v2(db,
                            "SELECT id FROM main.run WHERE host_id = ?1 AND device_id = ?2 AND build_id = ?3"
                            " AND started_at = ?4 AND command = ?5",
-                           -1, &q.find, NULL) ||
-        sqlite3_prepare_v2(db, ins_sql, -1, &q.ins, NULL) ||
-        sqlite3_prepare_v2(db, "SELECT id, rounds_done FROM src.measurement WHERE run_id = ?1 ORDER BY id", -1, &q.meas,
-                           NULL) ||
+                           -1, &q->find, NULL) ||
+        sqlite3_prepare_v2(db, ins_sql, -1, &q->ins, NULL) ||
+        sqlite3_prepare_v2(db, "SELECT id, rounds_done FROM src.measurement WHERE run_id = ?1 ORDER BY id", -1,
+                           &q->meas, NULL) ||
         sqlite3_prepare_v2(db, "SELECT id, rounds_done FROM main.measurement WHERE run_id = ?1 ORDER BY id", -1,
-                           &q.dmeas, NULL) ||
-        sqlite3_prepare_v2(db, mins_sql, -1, &q.mins, NULL) || sqlite3_prepare_v2(db, samp_sql, -1, &q.samp, NULL) ||
-        sqlite3_prepare_v2(db, more_sql, -1, &q.more, NULL) ||
-        sqlite3_prepare_v2(db, more_samp_sql, -1, &q.more_samp, NULL) ||
-        sqlite3_prepare_v2(db, "INSERT INTO temp.run_map(src, dst, fresh) VALUES (?1, ?2, ?3)", -1, &q.map, NULL);
+                           &q->dmeas, NULL) ||
+        sqlite3_prepare_v2(db, mins_sql, -1, &q->mins, NULL) || sqlite3_prepare_v2(db, samp_sql, -1, &q->samp, NULL) ||
+        sqlite3_prepare_v2(db, more_sql, -1, &q->more, NULL) ||
+        sqlite3_prepare_v2(db, more_samp_sql, -1, &q->more_samp, NULL) ||
+        sqlite3_prepare_v2(db, "INSERT INTO temp.run_map(src, dst, fresh) VALUES (?1, ?2, ?3)", -1, &q->map, NULL);
     sqlite3_free(ins_sql);
     sqlite3_free(mins_sql);
     sqlite3_free(samp_sql);
     sqlite3_free(more_sql);
     sqlite3_free(more_samp_sql);
-    if (prep) {
-        err_set(err, errn, "%s", sqlite3_errmsg(db));
-        goto done;
-    }
+    return prep;
+}
+
+/* Each src run: found in OUT (the same host, device, build, start and
+ * command) or copied, then its measurements, and its ids in temp.run_map.
+ * The last sqlite3_step of the runs: SQLITE_DONE when every one went. */
+static int copy_runs(sqlite3 *db, struct run_stmts *q, struct merge_tally *t) {
     int step;
-    while ((step = sqlite3_step(q.runs)) == SQLITE_ROW) {
-        int64_t src = sqlite3_column_int64(q.runs, 0);
-        for (int i = 0; i < 5; i++) sqlite3_bind_value(q.find, i + 1, sqlite3_column_value(q.runs, i + 1));
-        int64_t dst = one_id(q.find);
+    while ((step = sqlite3_step(q->runs)) == SQLITE_ROW) {
+        int64_t src = sqlite3_column_int64(q->runs, 0);
+        for (int i = 0; i < 5; i++) sqlite3_bind_value(q->find, i + 1, sqlite3_column_value(q->runs, i + 1));
+        int64_t dst = one_id(q->find);
         const int fresh = !dst;
         if (fresh) {
-            for (int i = 0; i < 3; i++) sqlite3_bind_value(q.ins, i + 1, sqlite3_column_value(q.runs, i + 1));
-            sqlite3_bind_int64(q.ins, 4, src);
-            if (sqlite3_step(q.ins) != SQLITE_DONE) break;
-            sqlite3_reset(q.ins);
+            for (int i = 0; i < 3; i++) sqlite3_bind_value(q->ins, i + 1, sqlite3_column_value(q->runs, i + 1));
+            sqlite3_bind_int64(q->ins, 4, src);
+            if (sqlite3_step(q->ins) != SQLITE_DONE) break;
+            sqlite3_reset(q->ins);
             dst = sqlite3_last_insert_rowid(db);
             t->runs++;
         } else {
             t->skipped++;
         }
-        if (merge_measurements(db, &q, src, dst, fresh, t) != 0) break;
-        sqlite3_bind_int64(q.map, 1, src);
-        sqlite3_bind_int64(q.map, 2, dst);
-        sqlite3_bind_int(q.map, 3, fresh);
-        if (sqlite3_step(q.map) != SQLITE_DONE) break;
-        sqlite3_reset(q.map);
+        if (merge_measurements(db, q, src, dst, fresh, t) != 0) break;
+        sqlite3_bind_int64(q->map, 1, src);
+        sqlite3_bind_int64(q->map, 2, dst);
+        sqlite3_bind_int(q->map, 3, fresh);
+        if (sqlite3_step(q->map) != SQLITE_DONE) break;
+        sqlite3_reset(q->map);
     }
-    if (step != SQLITE_DONE) {
+    return step;
+}
+
+/* Runs, their measurements and samples. */
+static int merge_runs(sqlite3 *db, struct merge_tally *t, char *err, size_t errn) {
+    char *rcols = common_columns(db, "run", "id host_id device_id build_id");
+    char *mcols = common_columns(db, "measurement", "id run_id config_id");
+    char *mcols_m = columns_prefixed(db, "measurement", "id run_id config_id", "m.");
+    /* Samples with whatever columns both have (a file from before rounds has
+     * no sample.round: its samples are round 0 here, as a migration makes them). */
+    char *scols = common_columns(db, "sample", "measurement_id");
+    int rc = -1;
+    struct run_stmts q = {0};
+    if (!rcols || !mcols || !mcols_m || !scols) {
+        err_set(err, errn, "the input lacks run or measurement");
+        goto done;
+    }
+    if (run_stmts_prepare(db, &q, rcols, mcols, mcols_m, scols)) {
+        err_set(err, errn, "%s", sqlite3_errmsg(db));
+        goto done;
+    }
+    if (copy_runs(db, &q, t) != SQLITE_DONE) {
         err_set(err, errn, "run: %s", sqlite3_errmsg(db));
         goto done;
     }

@@ -242,7 +242,7 @@ struct store *nightly_store_open(const char *cmd, const char *path, int must_exi
         *code = EXIT_FOUND; /* nothing to show or judge: 1, as every command that reads a database */
         return NULL;
     }
-    char err[1024];
+    char err[ERR_MAX];
     struct store *s = store_open(path, err, sizeof err);
     if (!s || nightly_schema(store_db(s), err, sizeof err) != 0) {
         fprintf(stderr, "harness %s: %s\n", cmd, err);

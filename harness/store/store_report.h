@@ -75,7 +75,7 @@ int store_launch_cost_of_run(struct store_reader *rd, int64_t run_id, struct lau
 /* A run's measurements in the order they were stored, as far as a report
  * shows them; times NaN where not stored. */
 struct measurement_row {
-    char input[64], variant[64], status[32], reason[2048], knobs[1024];
+    char input[64], variant[64], status[32], reason[2048], knobs[KNOBS_TEXT_MAX];
     unsigned wg[2];
     long iters, iters_full;
     double median, q1, q3, device_median, cell_updates, mlups, gbs, max_rel_err;

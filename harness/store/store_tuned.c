@@ -94,7 +94,7 @@ int store_tuned_variant(struct store *s, const struct app *app, const struct app
                        app->name, input, dev->spec, dev->fingerprint),
                1;
     if (cfg) *cfg = c;
-    char err[512];
+    char err[ERR_MAX];
     if (!c.knobs[0] || variant_tuned(out, app->knobs, c.knobs, c.config, err, sizeof err) != 0) {
         variant_tuned_placeholder(out, app->knobs);
         return err_set(why, whyn, "the tuned configuration %s for %s %s on %s no longer applies (%s); tune again",

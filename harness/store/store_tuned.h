@@ -37,7 +37,7 @@ int store_tuned_get(struct store *s, const char *fingerprint, const char *app, c
 struct tuned_config {
     unsigned wg[2];
     int tie;
-    char knobs[1024], config[192], objective[16];
+    char knobs[KNOBS_TEXT_MAX], config[192], objective[16];
     double median_s, margin, noise; /* NAN when unknown */
 };
 /* 0 and the row when the key has one; -1 when not. */

@@ -67,7 +67,7 @@ int burn_in_devices(const struct device_info *devs, int n, double min_s, double 
     for (int i = 0; i < n; i++) {
         const struct device_info *dev = &devs[i];
         struct burn_result b;
-        char err[512];
+        char err[ERR_MAX];
         /* The bound is the whole burn-in's: each device gets its share. */
         double share = max_s / n;
         if (burn_in_isolated(dev, min_s < share ? min_s : share, share, &b, err, sizeof err) != 0) {

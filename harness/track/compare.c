@@ -34,12 +34,19 @@ void compare_series_pooled(const struct series_samples *a, const struct series_s
     memset(r, 0, sizeof *r);
     r->a = a;
     r->b = b;
-    struct mwu m;
-    mwu_test(a->v, (size_t)a->n, b->v, (size_t)b->n, &m);
+    /* A side with no samples has nothing to test: mwu_test refuses it and
+     * fills nothing, so its p (read uninitialised before) is unknown and
+     * the verdict is "cannot tell". */
+    struct mwu m = {.p = NAN, .p_min = NAN};
+    const int tested = mwu_test(a->v, (size_t)a->n, b->v, (size_t)b->n, &m) == 0;
     r->med_a = stats_median(a->v, (size_t)a->n);
     r->med_b = stats_median(b->v, (size_t)b->n);
     r->r = (struct rc_result){
         .nights_a = 1, .nights_b = 1, .rounds_a = a->n, .rounds_b = b->n, .ratio = r->med_b / r->med_a, .p = m.p};
+    if (!tested) {
+        r->v = V_FEW;
+        return;
+    }
     r->r.noise = fmax(rel_iqr(a->v, a->n), rel_iqr(b->v, b->n));
     r->r.threshold = fmax(p->min_effect, r->r.noise);
     if (m.p_min > p->alpha) r->v = V_FEW;

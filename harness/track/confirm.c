@@ -41,7 +41,7 @@ static const char *job_for(const struct confirm_series *c, const struct device_i
     w->warmup = c->warmup;
     w->reps = c->reps > 0 ? c->reps : 1;
     struct knob_set k;
-    char err[256];
+    char err[ERR_MAX];
     knobs_init(&k, app->knobs);
     if (knobs_apply(&k, c->id.knobs, err, sizeof err) != 0) return "its knobs are not this harness's";
     j->bytes_per_cell = app->bytes_per_cell(&k);
@@ -116,26 +116,24 @@ static int64_t record(struct store *store, const struct confirm_series *c, const
     return store_confirmation_put(store, &row, &a->m, &b->m);
 }
 
-int confirm_run(struct store *store, struct confirm_series *s, int n, struct confirm_opts *opts) {
-    struct confirm_opts o = *opts;
-    if (o.rounds < 2) o.rounds = CONFIRM_ROUNDS;
-    if (!(o.alpha > 0)) o.alpha = CONFIRM_ALPHA;
-    if (!(o.min_effect > 0)) o.min_effect = 0.03;
-    if (!(o.timeout_s > 0)) o.timeout_s = CONFIG_TIMEOUT_S;
+/* Two jobs a series (jobs[2i]: build A, jobs[2i + 1]: B) on the devices
+ * present. A series that cannot be measured here, or an inconclusive one
+ * with no time to add rounds, is skipped and failed with the reason; an
+ * inconclusive one with time is left open, planned with the added rounds. */
+static void plan_jobs(struct confirm_series *s, int n, const struct confirm_opts *o, struct round_job *jobs) {
     struct device_info *all = NULL;
     char notes[8][256];
     int nnotes = 0, nall = devices_all(&all, notes, 8, &nnotes);
-    struct round_job *jobs = xcalloc((size_t)(2 * n) + 1, sizeof *jobs);
     for (int i = 0; i < n; i++)
         for (int side = 0; side < 2; side++) {
             struct round_job *j = &jobs[2 * i + side];
-            const char *why = job_for(&s[i], all, nall, j, side, &o);
+            const char *why = job_for(&s[i], all, nall, j, side, o);
             j->group = i;
             if (why) {
                 j->skip = 1;
                 str_copy(s[i].verdict, sizeof s[i].verdict, "failed");
                 str_fmt(s[i].reason, sizeof s[i].reason, "cannot measure it again here: %s", why);
-            } else if (s[i].open && !(o.target > 0 && o.max_time_s > 0)) {
+            } else if (s[i].open && !(o->target > 0 && o->max_time_s > 0)) {
                 j->skip = 1; /* inconclusive, and no time to add: it stays so */
                 str_copy(s[i].verdict, sizeof s[i].verdict, "failed");
                 str_copy(s[i].reason, sizeof s[i].reason, "not measured again: no time for added rounds (--max-time)");
@@ -146,6 +144,37 @@ int confirm_run(struct store *store, struct confirm_series *s, int n, struct con
             }
         }
     free(all);
+}
+
+/* The next batch of added rounds: more[i] pairs for series i, every other
+ * job done (and skipped for good once its series is settled). Returns the
+ * pairs the batch runs. */
+static int plan_batch(struct confirm_series *s, int n, const int *more, double target, struct round_job *jobs) {
+    int batch_pairs = 0;
+    for (int i = 0; i < n; i++)
+        for (int side = 0; side < 2; side++) {
+            struct round_job *j = &jobs[2 * i + side];
+            if (!more[i] || j->skip) {
+                j->done = 1;                                         /* nothing to add this time */
+                if (!confirm_wants_more(&s[i], target)) j->skip = 1; /* settled (or failed) */
+                continue;
+            }
+            j->first = j->m.rounds;
+            j->m.rounds += more[i];
+            j->done = 0;
+            batch_pairs += side == 0 ? more[i] : 0;
+        }
+    return batch_pairs;
+}
+
+int confirm_run(struct store *store, struct confirm_series *s, int n, struct confirm_opts *opts) {
+    struct confirm_opts o = *opts;
+    if (o.rounds < 2) o.rounds = CONFIRM_ROUNDS;
+    if (!(o.alpha > 0)) o.alpha = CONFIRM_ALPHA;
+    if (!(o.min_effect > 0)) o.min_effect = 0.03;
+    if (!(o.timeout_s > 0)) o.timeout_s = CONFIG_TIMEOUT_S;
+    struct round_job *jobs = xcalloc((size_t)(2 * n) + 1, sizeof *jobs);
+    plan_jobs(s, n, &o, jobs);
     struct round_exec execs[2] = {o.a, o.b};
     struct rounds_opts ro = {.seed = o.seed, .execs = execs, .nexecs = 2, .what = "confirm"};
     double t0 = clock_now();
@@ -163,20 +192,7 @@ int confirm_run(struct store *store, struct confirm_series *s, int n, struct con
     int *more = xcalloc((size_t)n + 1, sizeof *more);
     while (rc >= 0 && o.target > 0 && o.max_time_s > 0) {
         if (!confirm_plan(s, n, o.target, per_pair, o.max_time_s - (clock_now() - t_added), more)) break;
-        int batch_pairs = 0;
-        for (int i = 0; i < n; i++)
-            for (int side = 0; side < 2; side++) {
-                struct round_job *j = &jobs[2 * i + side];
-                if (!more[i] || j->skip) {
-                    j->done = 1; /* nothing to add this time */
-                    if (!confirm_wants_more(&s[i], o.target)) j->skip = 1; /* settled (or failed) */
-                    continue;
-                }
-                j->first = j->m.rounds;
-                j->m.rounds += more[i];
-                j->done = 0;
-                batch_pairs += side == 0 ? more[i] : 0;
-            }
+        const int batch_pairs = plan_batch(s, n, more, o.target, jobs);
         const double tb = clock_now();
         rc = rounds_run(jobs, 2 * n, &ro);
         per_pair = (clock_now() - tb) / batch_pairs;

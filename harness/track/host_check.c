@@ -16,7 +16,7 @@ void host_check(struct store *s, const struct device_info *devs, int ndev, struc
         sb_printf(&why, "other processes kept %.1f cores busy", out->foreign_cores);
     for (int i = 0; i < ndev && out->ndev < HOST_CHECK_MAX_DEVICES; i++) {
         const struct device_info *info = &devs[i];
-        char err[512];
+        char err[ERR_MAX];
         struct probe_peak p; /* in a process of its own (probe_isolated.h) */
         if (probe_peak(info, 0, &p, err, sizeof err) != 0) continue;
         const double gbs = p.gbs;

@@ -40,7 +40,7 @@ static int touched(const char *devices, const char *spec) {
 static void confirm_flags(struct store *store, int64_t id, const char *hash_a, const char *hash_b,
                           struct compare_row *rows, int n, const struct gate_opts *o, struct gate_result *res,
                           FILE *out) {
-    char dir_a[4096], bin_a[4096], dir_b[4096], bin_b[4096], err[512];
+    char dir_a[4096], bin_a[4096], dir_b[4096], bin_b[4096], err[ERR_MAX];
     if (kept_build_find(hash_a, dir_a, sizeof dir_a, bin_a, sizeof bin_a, err, sizeof err) != 0 ||
         kept_build_find(hash_b, dir_b, sizeof dir_b, bin_b, sizeof bin_b, err, sizeof err) != 0) {
         for (int i = 0; i < n; i++)
@@ -81,6 +81,76 @@ static void confirm_flags(struct store *store, int64_t id, const char *hash_a, c
     }
     sb_free(&devs);
     free(cs);
+}
+
+/* Each series' verdict into the night's record; counts the suspects the
+ * confirmation called noise and the inconclusive series. */
+static void store_verdicts(struct store *store, int64_t id, const struct compare_row *rows, int n,
+                           struct gate_result *res, FILE *out) {
+    /* A suspect the confirmation called noise is listed with the noise; one it
+     * confirmed is a change from here on (its verdict was set). */
+    for (int i = 0; i < n; i++) {
+        res->suspects_rejected += rows[i].v == V_SAME && rows[i].suspect && rows[i].rejected;
+        res->inconclusive += rows[i].v == V_INCONCLUSIVE;
+        const struct store_night_verdict v = {.series = rows[i].b->id.key,
+                                              .verdict = verdict_name(rows[i].v),
+                                              .measure = measure_name(rows[i].measure),
+                                              .confirmation = rows[i].confirmation,
+                                              .ratio = rows[i].r.ratio,
+                                              .detectable = rows[i].detectable,
+                                              .target = rows[i].target};
+        char verr[256];
+        if (store_nightly_verdict_put(store, id, &v, verr, sizeof verr) != 0)
+            fprintf(out, "note: the verdict of %s was not stored: %s\n", rows[i].b->id.key, verr);
+    }
+}
+
+/* The flags by what the confirmation made of them. Returns how many of
+ * the unconfirmed ones are on devices tonight was disturbed on. */
+static int tally_flags(const struct compare_row *rows, int n, const struct gate_opts *o, struct gate_result *res) {
+    int on_disturbed = 0;
+    for (int i = 0; i < n; i++) {
+        if (!is_flag(&rows[i])) continue;
+        int confirmed = !strncmp(rows[i].confirmation, "confirmed", 9);
+        if (confirmed) {
+            res->confirmed_regressions += rows[i].v == V_REGRESSION;
+            res->confirmed_improvements += rows[i].v == V_IMPROVEMENT;
+        } else if (!strncmp(rows[i].confirmation, "rejected", 8)) {
+            res->rejected++;
+        } else {
+            res->unconfirmed++;
+            on_disturbed += touched(o->disturbed_devices, rows[i].b->id.spec);
+        }
+    }
+    return on_disturbed;
+}
+
+/* The night's closing lines: noise rejected, flags unconfirmed, rounds
+ * added, series inconclusive, and what was confirmed. */
+static void print_outcome(FILE *out, const struct gate_opts *o, const struct gate_result *res, int on_disturbed) {
+    if (res->rejected)
+        fprintf(out, "noise: %d flag%s rejected by the confirmation (figures above)\n", res->rejected,
+                res->rejected == 1 ? "" : "s");
+    if (res->suspects_rejected)
+        fprintf(out, "noise: %d suspect%s rejected by the confirmation (figures above)\n", res->suspects_rejected,
+                res->suspects_rejected == 1 ? "" : "s");
+    if (res->unconfirmed)
+        fprintf(out, "%d flag%s unconfirmed%s\n", res->unconfirmed, res->unconfirmed == 1 ? "" : "s",
+                on_disturbed == res->unconfirmed
+                    ? "; tonight was disturbed on their devices, so they are the host's, not the code's"
+                : on_disturbed ? "; some on devices tonight was disturbed on: those are the host's"
+                               : "");
+    if (res->added_rounds)
+        fprintf(out, "added rounds: %d pairs in %.0f s (budget %.0f s); %d inconclusive series settled\n",
+                res->added_rounds, res->added_s, o->max_time_s, res->settled);
+    if (res->inconclusive)
+        fprintf(out,
+                "inconclusive: %d series could not show a change of %.0f %% (the \"sees\" column): neither a"
+                " regression nor the same; more rounds (--rounds, --max-time) or a quieter host would tell\n",
+                res->inconclusive, 100 * o->target);
+    fprintf(out, "confirmed: %d regression%s, %d improvement%s\n", res->confirmed_regressions,
+            res->confirmed_regressions == 1 ? "" : "s", res->confirmed_improvements,
+            res->confirmed_improvements == 1 ? "" : "s");
 }
 
 int nightly_gate(struct store *store, int64_t prev, int64_t id, const struct gate_opts *o, struct gate_result *res,
@@ -133,59 +203,8 @@ int nightly_gate(struct store *store, int64_t prev, int64_t id, const struct gat
                 str_fmt(rows[i].confirmation, sizeof rows[i].confirmation, "unconfirmed: %s",
                         !o->confirm ? "--no-confirm" : "a night without a kept build");
     compare_print(out, rows, n, 0);
-    /* A suspect the confirmation called noise is listed with the noise; one it
-     * confirmed is a change from here on (its verdict was set). */
-    for (int i = 0; i < n; i++) {
-        res->suspects_rejected += rows[i].v == V_SAME && rows[i].suspect && rows[i].rejected;
-        res->inconclusive += rows[i].v == V_INCONCLUSIVE;
-        const struct store_night_verdict v = {.series = rows[i].b->id.key,
-                                              .verdict = verdict_name(rows[i].v),
-                                              .measure = measure_name(rows[i].measure),
-                                              .confirmation = rows[i].confirmation,
-                                              .ratio = rows[i].r.ratio,
-                                              .detectable = rows[i].detectable,
-                                              .target = rows[i].target};
-        char verr[256];
-        if (store_nightly_verdict_put(store, id, &v, verr, sizeof verr) != 0)
-            fprintf(out, "note: the verdict of %s was not stored: %s\n", rows[i].b->id.key, verr);
-    }
-    int on_disturbed = 0; /* unconfirmed flags on devices tonight was disturbed on */
-    for (int i = 0; i < n; i++) {
-        if (!is_flag(&rows[i])) continue;
-        int confirmed = !strncmp(rows[i].confirmation, "confirmed", 9);
-        if (confirmed) {
-            res->confirmed_regressions += rows[i].v == V_REGRESSION;
-            res->confirmed_improvements += rows[i].v == V_IMPROVEMENT;
-        } else if (!strncmp(rows[i].confirmation, "rejected", 8)) {
-            res->rejected++;
-        } else {
-            res->unconfirmed++;
-            on_disturbed += touched(o->disturbed_devices, rows[i].b->id.spec);
-        }
-    }
-    if (res->rejected)
-        fprintf(out, "noise: %d flag%s rejected by the confirmation (figures above)\n", res->rejected,
-                res->rejected == 1 ? "" : "s");
-    if (res->suspects_rejected)
-        fprintf(out, "noise: %d suspect%s rejected by the confirmation (figures above)\n", res->suspects_rejected,
-                res->suspects_rejected == 1 ? "" : "s");
-    if (res->unconfirmed)
-        fprintf(out, "%d flag%s unconfirmed%s\n", res->unconfirmed, res->unconfirmed == 1 ? "" : "s",
-                on_disturbed == res->unconfirmed
-                    ? "; tonight was disturbed on their devices, so they are the host's, not the code's"
-                : on_disturbed ? "; some on devices tonight was disturbed on: those are the host's"
-                               : "");
-    if (res->added_rounds)
-        fprintf(out, "added rounds: %d pairs in %.0f s (budget %.0f s); %d inconclusive series settled\n",
-                res->added_rounds, res->added_s, o->max_time_s, res->settled);
-    if (res->inconclusive)
-        fprintf(out,
-                "inconclusive: %d series could not show a change of %.0f %% (the \"sees\" column): neither a"
-                " regression nor the same; more rounds (--rounds, --max-time) or a quieter host would tell\n",
-                res->inconclusive, 100 * o->target);
-    fprintf(out, "confirmed: %d regression%s, %d improvement%s\n", res->confirmed_regressions,
-            res->confirmed_regressions == 1 ? "" : "s", res->confirmed_improvements,
-            res->confirmed_improvements == 1 ? "" : "s");
+    store_verdicts(store, id, rows, n, res, out);
+    print_outcome(out, o, res, tally_flags(rows, n, o, res));
     free(rows);
     noise_set_free(&ns);
     series_list_free(&la);

@@ -19,7 +19,7 @@ struct store;
 struct series_id {
     char key[1024]; /* fingerprint|app|input|knobs|WxH|iters: change_point.series */
     char fp[24], spec[32], device[128];
-    char app[32], input[64], variant[64], knobs[1024];
+    char app[32], input[64], variant[64], knobs[KNOBS_TEXT_MAX];
     unsigned wg[2];
     long iters; /* steps per repetition, and warm-ups, as measured */
     int warmup;

@@ -331,38 +331,170 @@ static void warm_start(struct search *s, int m) {
     }
 }
 
+/* What the forest keeps across its steps: the training rows, the
+ * candidates, the trees and the additive model beneath them. */
+struct forest {
+    int d, rows_max, cand_max;
+    int *x, *pt, *cand, *mark;
+    double *y, *resid, *f;
+    double *w_prior; /* the warm start's prior weights, or NULL */
+    struct tree trees[FOREST_TREES];
+    struct linear_model lm;
+    int fitted; /* the rows the trees were last grown on */
+};
+
+static void forest_open(struct forest *F, const struct search *s) {
+    const struct tune_space *sp = s->sp;
+    const int nprior = sp->prior ? sp->prior->n : 0;
+    memset(F, 0, sizeof *F);
+    F->d = sp->nparams;
+    F->rows_max = (s->budget < FOREST_MAX_ROWS ? s->budget : FOREST_MAX_ROWS) + nprior + 1;
+    F->x = xcalloc((size_t)F->rows_max * (size_t)F->d, sizeof *F->x);
+    F->y = xcalloc((size_t)F->rows_max, sizeof *F->y);
+    F->pt = xcalloc((size_t)F->rows_max, sizeof *F->pt);
+    F->resid = xcalloc((size_t)F->rows_max, sizeof *F->resid);
+    F->cand_max = 4 * FOREST_CANDIDATES + FOREST_TOP * 4096;
+    F->cand = xcalloc((size_t)F->cand_max, sizeof *F->cand);
+    F->mark = xcalloc((size_t)sp->n, sizeof *F->mark);
+    linear_init(&F->lm, sp);
+    F->f = xcalloc((size_t)F->lm.p + 1, sizeof *F->f);
+}
+
+static void forest_close(struct forest *F) {
+    for (int t = 0; t < FOREST_TREES; t++) free(F->trees[t].node);
+    free(F->x);
+    free(F->y);
+    free(F->cand);
+    free(F->mark);
+    free(F->pt);
+    free(F->resid);
+    free(F->f);
+    linear_free(&F->lm);
+    free(F->w_prior);
+}
+
+/* A warm start's prior: the additive model fitted to the other source's
+ * rows is the prior mean of this one's weights, so its evaluations read as
+ * "what the knobs did there" and this search's own few rows override it
+ * where they disagree (mixing the rows instead let the 87 prior rows
+ * outvote 8 own ones: replayed, 128x128 as the prior of 256x256 then
+ * reached the winner in 1 of 20 seeds). NULL without one. */
+static double *prior_weights(struct search *s, struct forest *F) {
+    int own;
+    const int rows = training_rows(s, F->x, F->y, F->pt, &own);
+    if (rows <= own || !linear_fit(&F->lm, F->pt + own, F->y + own, rows - own, NULL)) return NULL;
+    double *w = xcalloc((size_t)F->lm.p, sizeof *w);
+    memcpy(w, F->lm.w, sizeof *w * (size_t)F->lm.p);
+    return w;
+}
+
+/* Interleaving (SMAC's random interleaving, Hutter et al. 2011, plus a
+ * polish): once the trees have joined the model (FOREST_ROWS evaluations),
+ * one step in FOREST_CYCLE takes an unseen neighbour of one of the three
+ * best points and one a uniform draw, the rest follow expected
+ * improvement. Why: a forest is confidently wrong about regions it has not
+ * sampled, and on the generated landscapes of several basins (tune_synth.c,
+ * development seeds 1 to 8) expected improvement alone spent whole budgets
+ * in the basin its design found first (diffusion3d #1: the best 51 % off
+ * the optimum in half the seeds with a quarter of the evaluations); the
+ * uniform draws bound how long a wrong belief can last, the polish finishes
+ * the basin the model points at. Before FOREST_ROWS evaluations the model
+ * alone picks: with 8 evaluations (the LBM replays at 10 %) every
+ * interleaved step cost a third of the seeds. 1 when this step visited a
+ * point so. */
+static int interleaved(struct search *s, int *cycle) {
+    const int mixing = s->evaluations >= FOREST_ROWS;
+    if (mixing) (*cycle)++;
+    if (mixing && *cycle % FOREST_CYCLE == 1) {
+        const int j = search_polish(s, 3);
+        if (j >= 0) {
+            search_visit(s, j);
+            return 1;
+        }
+    }
+    if (mixing && *cycle % FOREST_CYCLE == 2) {
+        const int j = search_unvisited(s);
+        if (j >= 0) {
+            search_visit(s, j);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Of the m candidates, the one of the largest expected improvement over
+ * best_y; among equals (none expected at all) the lowest predicted time.
+ * The trees count when grown, the additive model when fitted (linear). */
+static int best_candidate(struct search *s, struct forest *F, int m, int grown, int linear, double best_y) {
+    int pick = -1;
+    double pick_ei = -1, pick_mu = INFINITY;
+    for (int k = 0; k < m; k++) {
+        const int *c = search_coords(s, F->cand[k]);
+        double sum = 0, sq = 0;
+        for (int t = 0; grown && t < FOREST_TREES; t++) {
+            const double v = tree_predict(&F->trees[t], c);
+            sum += v, sq += v * v;
+        }
+        double mu = sum / FOREST_TREES, var = sq / FOREST_TREES - mu * mu;
+        if (var < 0) var = 0;
+        if (linear) {
+            linear_features(&F->lm, F->cand[k], F->f);
+            mu += linear_mean_f(&F->lm, F->f), var += linear_var_f(&F->lm, F->f);
+        }
+        const double ei = expected_improvement(mu, var > 0 ? sqrt(var) : 0, best_y);
+        if (ei > pick_ei + 1e-15 || (ei > pick_ei - 1e-15 && mu < pick_mu))
+            pick = F->cand[k], pick_ei = ei, pick_mu = mu;
+    }
+    return pick;
+}
+
+/* One step by the model: the additive model fitted to the rows, the trees
+ * grown on what it leaves, and the best candidate visited (a design point
+ * while there is nothing to learn from, or no candidate unseen). */
+static void model_step(struct search *s, struct forest *F, int step) {
+    int own;
+    training_rows(s, F->x, F->y, F->pt, &own);
+    if (own < 2 || search_best(s) < 0) { /* nothing to learn from yet */
+        search_design(s, 1);
+        return;
+    }
+    /* The best on the model's scale: the rows are centred on the median
+     * of the evaluated ones, so the best's row is found again. */
+    double best_y = INFINITY;
+    for (int i = 0; i < own; i++) best_y = fmin(best_y, F->y[i]);
+    /* The additive model first; the trees learn what it leaves. */
+    const int linear =
+        F->w_prior ? linear_fit(&F->lm, F->pt, F->y, own, F->w_prior) : linear_fit_cold(&F->lm, F->pt, F->y, own);
+    for (int i = 0; i < own; i++) {
+        if (linear) linear_features(&F->lm, F->pt[i], F->f);
+        F->resid[i] = F->y[i] - (linear ? linear_mean_f(&F->lm, F->f) : 0);
+    }
+    struct rows r = {own, F->d, F->x, F->resid};
+    const int grown = own >= FOREST_ROWS;
+    /* The trees are grown again once the rows have grown by a sixteenth
+     * (every step while they are few): a step's cost stays near the
+     * scoring's, and trees a few rows old still rank the candidates. */
+    if (grown && own - F->fitted >= 1 + F->fitted / 16) {
+        forest_fit(F->trees, &r, s->sp->params, &s->rng);
+        F->fitted = own;
+    }
+    const int m = candidates(s, F->cand, F->cand_max, F->mark, step);
+    if (!m) {
+        search_design(s, 1); /* the random draws all hit seen points: a dense corner of a huge space */
+        return;
+    }
+    search_visit(s, best_candidate(s, F, m, grown, linear, best_y));
+}
+
 void strategy_forest(struct search *s) {
     const struct tune_space *sp = s->sp;
-    const int n = sp->n, d = sp->nparams, nprior = sp->prior ? sp->prior->n : 0;
-    const int rows_max = (s->budget < FOREST_MAX_ROWS ? s->budget : FOREST_MAX_ROWS) + nprior + 1;
+    const int n = sp->n, nprior = sp->prior ? sp->prior->n : 0;
     int init = (int)ceil(FOREST_INIT_SHARE * s->budget);
     if (init < FOREST_INIT_MIN) init = FOREST_INIT_MIN;
     if (nprior) warm_start(s, WARM_POINTS);
-    int *x = xcalloc((size_t)rows_max * (size_t)d, sizeof *x);
-    double *y = xcalloc((size_t)rows_max, sizeof *y);
-    int *pt = xcalloc((size_t)rows_max, sizeof *pt);
-    double *resid = xcalloc((size_t)rows_max, sizeof *resid);
-    const int cand_max = 4 * FOREST_CANDIDATES + FOREST_TOP * 4096;
-    int *cand = xcalloc((size_t)cand_max, sizeof *cand), *mark = xcalloc((size_t)n, sizeof *mark);
-    struct tree trees[FOREST_TREES] = {{0}};
-    struct linear_model lm;
-    linear_init(&lm, sp);
-    double *f = xcalloc((size_t)lm.p + 1, sizeof *f);
-    /* A warm start's prior: the additive model fitted to the other
-     * source's rows is the prior mean of this one's weights, so its
-     * evaluations read as "what the knobs did there" and this search's own
-     * few rows override it where they disagree (mixing the rows instead let
-     * the 87 prior rows outvote 8 own ones: replayed, 128x128 as the prior
-     * of 256x256 then reached the winner in 1 of 20 seeds). */
-    double *w_prior = NULL;
-    {
-        int own;
-        const int rows = training_rows(s, x, y, pt, &own);
-        if (rows > own && linear_fit(&lm, pt + own, y + own, rows - own, NULL)) {
-            w_prior = xcalloc((size_t)lm.p, sizeof *w_prior);
-            memcpy(w_prior, lm.w, sizeof *w_prior * (size_t)lm.p);
-        }
-    }
+    struct forest F;
+    forest_open(&F, s);
+    F.w_prior = prior_weights(s, &F);
     /* The design is there to give a model that knows nothing something to
      * learn from; a warm start's prior already says which knobs and shapes
      * were fast, so the design's evaluations go to the model's picks
@@ -375,101 +507,9 @@ void strategy_forest(struct search *s) {
      * 1024x1024 from 512x512 66 % (51 %); from a source 4x or 8x smaller it
      * did worse (tuning.md, "Warm starts"). Without a prior model (none, or
      * it could not be fitted) the search starts cold, design and all. */
-    if (!w_prior) search_design_for(s, init, 1);
-    int fitted = 0; /* the rows the trees were last grown on */
+    if (!F.w_prior) search_design_for(s, init, 1);
     int cycle = 0;
-    for (int step = 1; search_more(s) && s->evaluations < n; step++) {
-        /* Interleaving (SMAC's random interleaving, Hutter et al. 2011, plus
-         * a polish): once the trees have joined the model (FOREST_ROWS
-         * evaluations), one step in FOREST_CYCLE takes an unseen neighbour
-         * of one of the three best points and one a uniform draw, the rest
-         * follow expected improvement. Why: a forest is confidently wrong
-         * about regions it has not sampled, and on the generated landscapes
-         * of several basins (tune_synth.c, development seeds 1 to 8) expected
-         * improvement alone spent whole budgets in the basin its design
-         * found first (diffusion3d #1: the best 51 % off the optimum in half
-         * the seeds with a quarter of the evaluations); the uniform draws
-         * bound how long a wrong belief can last, the polish finishes the
-         * basin the model points at. Before FOREST_ROWS evaluations the
-         * model alone picks: with 8 evaluations (the LBM replays at 10 %)
-         * every interleaved step cost a third of the seeds. */
-        const int mixing = s->evaluations >= FOREST_ROWS;
-        if (mixing) cycle++;
-        if (mixing && cycle % FOREST_CYCLE == 1) {
-            const int j = search_polish(s, 3);
-            if (j >= 0) {
-                search_visit(s, j);
-                continue;
-            }
-        }
-        if (mixing && cycle % FOREST_CYCLE == 2) {
-            const int j = search_unvisited(s);
-            if (j >= 0) {
-                search_visit(s, j);
-                continue;
-            }
-        }
-        int own;
-        training_rows(s, x, y, pt, &own);
-        if (own < 2 || search_best(s) < 0) { /* nothing to learn from yet */
-            search_design(s, 1);
-            continue;
-        }
-        /* The best on the model's scale: the rows are centred on the median
-         * of the evaluated ones, so the best's row is found again. */
-        double best_y = INFINITY;
-        for (int i = 0; i < own; i++) best_y = fmin(best_y, y[i]);
-        /* The additive model first; the trees learn what it leaves. */
-        const int linear = w_prior ? linear_fit(&lm, pt, y, own, w_prior) : linear_fit_cold(&lm, pt, y, own);
-        for (int i = 0; i < own; i++) {
-            if (linear) linear_features(&lm, pt[i], f);
-            resid[i] = y[i] - (linear ? linear_mean_f(&lm, f) : 0);
-        }
-        struct rows r = {own, d, x, resid};
-        const int grown = own >= FOREST_ROWS;
-        /* The trees are grown again once the rows have grown by a sixteenth
-         * (every step while they are few): a step's cost stays near the
-         * scoring's, and trees a few rows old still rank the candidates. */
-        if (grown && own - fitted >= 1 + fitted / 16) {
-            forest_fit(trees, &r, sp->params, &s->rng);
-            fitted = own;
-        }
-        const int m = candidates(s, cand, cand_max, mark, step);
-        if (!m) {
-            search_design(s, 1); /* the random draws all hit seen points: a dense corner of a huge space */
-            continue;
-        }
-        int pick = -1;
-        double pick_ei = -1, pick_mu = INFINITY;
-        for (int k = 0; k < m; k++) {
-            const int *c = search_coords(s, cand[k]);
-            double sum = 0, sq = 0;
-            for (int t = 0; grown && t < FOREST_TREES; t++) {
-                const double v = tree_predict(&trees[t], c);
-                sum += v, sq += v * v;
-            }
-            double mu = sum / FOREST_TREES, var = sq / FOREST_TREES - mu * mu;
-            if (var < 0) var = 0;
-            if (linear) {
-                linear_features(&lm, cand[k], f);
-                mu += linear_mean_f(&lm, f), var += linear_var_f(&lm, f);
-            }
-            const double ei = expected_improvement(mu, var > 0 ? sqrt(var) : 0, best_y);
-            /* The largest improvement; among equals (none expected at all)
-             * the lowest predicted time. */
-            if (ei > pick_ei + 1e-15 || (ei > pick_ei - 1e-15 && mu < pick_mu))
-                pick = cand[k], pick_ei = ei, pick_mu = mu;
-        }
-        search_visit(s, pick);
-    }
-    for (int t = 0; t < FOREST_TREES; t++) free(trees[t].node);
-    free(x);
-    free(y);
-    free(cand);
-    free(mark);
-    free(pt);
-    free(resid);
-    free(f);
-    linear_free(&lm);
-    free(w_prior);
+    for (int step = 1; search_more(s) && s->evaluations < n; step++)
+        if (!interleaved(s, &cycle)) model_step(s, &F, step);
+    forest_close(&F);
 }

@@ -36,16 +36,13 @@ static int cmp_numeric(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-int tune_plan_build(struct tune_plan *p, const struct app *app, const struct app_input *in,
-                    const struct device_info *dev, const struct variant_list *vars, const unsigned (*shapes)[2],
-                    int nshapes, const struct sweep_spec *spec, tune_keep_fn keep, void *keep_ctx, char *err,
-                    size_t errn) {
-    memset(p, 0, sizeof *p);
-    /* Distinct knob settings: two names for one setting are one variant. */
+/* The distinct knob settings of vars into p (two names for one setting are
+ * one variant), with their canonical strings. */
+static void plan_distinct(struct tune_plan *p, const struct variant_list *vars) {
     p->vars.v = xcalloc((size_t)vars->n + 1, sizeof *p->vars.v);
     p->knobs = xcalloc((size_t)vars->n + 1, sizeof *p->knobs);
     for (int v = 0; v < vars->n; v++) {
-        char k[1024];
+        char k[KNOBS_TEXT_MAX];
         knobs_canonical(&vars->v[v].knobs, k, sizeof k);
         int dup = 0;
         for (int u = 0; u < p->vars.n; u++) dup |= !strcmp(p->knobs[u], k);
@@ -53,14 +50,18 @@ int tune_plan_build(struct tune_plan *p, const struct app *app, const struct app
         p->vars.v[p->vars.n] = vars->v[v];
         str_copy(p->knobs[p->vars.n++], sizeof p->knobs[0], k);
     }
-    /* Parameters: the knobs that differ, then the shape's sides. */
-    const int nk = p->vars.n ? p->vars.v[0].knobs.n : 0;
-    struct levels *lv = xcalloc((size_t)nk + 1, sizeof *lv);
-    int knob_of[TUNE_MAX_PARAMS], np = 0, rc = 0;
-    for (int k = 0; k < nk && !rc; k++) {
+}
+
+/* Each of the nk knobs' levels among p's settings (lv[k]), and the knobs
+ * that vary, the search's parameters (knob_of[0..*np)). 0, or -1 with err
+ * when more vary than a space holds. */
+static int plan_levels(const struct tune_plan *p, struct levels *lv, int nk, int *knob_of, int *np, char *err,
+                       size_t errn) {
+    *np = 0;
+    for (int k = 0; k < nk; k++) {
         struct levels *l = &lv[k];
         l->ordinal = 1;
-        for (int v = 0; v < p->vars.n && !rc; v++) {
+        for (int v = 0; v < p->vars.n; v++) {
             const char *val = p->vars.v[v].knobs.value[k];
             if (level_find(l, val) >= 0) continue;
             if (l->n == l->cap) l->value = xrealloc(l->value, sizeof *l->value * (size_t)(l->cap = l->cap ? 2 * l->cap : 8));
@@ -69,15 +70,17 @@ int tune_plan_build(struct tune_plan *p, const struct app *app, const struct app
         if (l->ordinal) qsort(l->value, (size_t)l->n, sizeof l->value[0], cmp_numeric);
         if (l->ordinal && l->n == 2 && !strcmp(l->value[0], "0") && !strcmp(l->value[1], "1")) l->ordinal = 0;
         if (l->n < 2) continue;
-        if (np == TUNE_MAX_PARAMS - 2) {
-            rc = err_set(err, errn, "more than %d knobs vary in one search", TUNE_MAX_PARAMS - 2);
-            break;
-        }
-        knob_of[np++] = k;
+        if (*np == TUNE_MAX_PARAMS - 2)
+            return err_set(err, errn, "more than %d knobs vary in one search", TUNE_MAX_PARAMS - 2);
+        knob_of[(*np)++] = k;
     }
-    unsigned *vx = xcalloc((size_t)nshapes + 1, sizeof *vx), *vy = xcalloc((size_t)nshapes + 1, sizeof *vy);
-    const int nx = tune_sides(shapes, nshapes, 0, vx), ny = tune_sides(shapes, nshapes, 1, vy);
-    if (rc) goto done;
+    return 0;
+}
+
+/* The space's parameters: the varying knobs, then the shape's sides (their
+ * nx and ny lengths vx and vy). */
+static void plan_params(struct tune_plan *p, const struct levels *lv, const int *knob_of, int np, unsigned *vx, int nx,
+                        unsigned *vy, int ny) {
     tune_space_init(&p->space, np + 2);
     for (int q = 0; q < np; q++) {
         struct tune_param *t = &p->space.params[q];
@@ -90,6 +93,23 @@ int tune_plan_build(struct tune_plan *p, const struct app *app, const struct app
     p->space.params[np].levels = nx, p->space.params[np + 1].levels = ny;
     p->space.params[np].ordinal = p->space.params[np + 1].ordinal = 1;
     tune_space_set_sides(&p->space, np, vx, np + 1, vy);
+}
+
+int tune_plan_build(struct tune_plan *p, const struct app *app, const struct app_input *in,
+                    const struct device_info *dev, const struct variant_list *vars, const unsigned (*shapes)[2],
+                    int nshapes, const struct sweep_spec *spec, tune_keep_fn keep, void *keep_ctx, char *err,
+                    size_t errn) {
+    memset(p, 0, sizeof *p);
+    plan_distinct(p, vars);
+    /* Parameters: the knobs that differ, then the shape's sides. */
+    const int nk = p->vars.n ? p->vars.v[0].knobs.n : 0;
+    struct levels *lv = xcalloc((size_t)nk + 1, sizeof *lv);
+    int knob_of[TUNE_MAX_PARAMS], np = 0;
+    const int rc = plan_levels(p, lv, nk, knob_of, &np, err, errn);
+    unsigned *vx = xcalloc((size_t)nshapes + 1, sizeof *vx), *vy = xcalloc((size_t)nshapes + 1, sizeof *vy);
+    const int nx = tune_sides(shapes, nshapes, 0, vx), ny = tune_sides(shapes, nshapes, 1, vy);
+    if (rc) goto done;
+    plan_params(p, lv, knob_of, np, vx, nx, vy, ny);
     size_t grid[2] = {0, 0};
     if (in) app->grid(in, grid);
     int cap = 0;
@@ -100,12 +120,12 @@ int tune_plan_build(struct tune_plan *p, const struct app *app, const struct app
         for (int q = 0; q < np; q++) c[q] = level_find(&lv[knob_of[q]], p->vars.v[v].knobs.value[knob_of[q]]);
         for (int s = 0; s < nshapes; s++) {
             p->considered++;
-            char why[256];
+            char why[ERR_MAX];
             if (spec && dev && sweep_constraints_ok(spec, shapes[s], dev, grid, why, sizeof why) <= 0) {
                 p->constrained++;
                 continue;
             }
-            const char *bad = dev ? app_invalid(app, &p->vars.v[v].knobs, in, dev, shapes[s]) : NULL;
+            const char *bad = dev ? app_invalid(app, &p->vars.v[v].knobs, in, dev, shapes[s], why, sizeof why) : NULL;
             if (bad) {
                 p->invalid++;
                 str_copy(p->why, sizeof p->why, bad);

@@ -18,7 +18,7 @@ struct tune_point {
 
 struct tune_plan {
     struct variant_list vars; /* distinct knob settings (one per canonical string) */
-    char (*knobs)[1024];      /* their canonical strings */
+    char (*knobs)[KNOBS_TEXT_MAX];      /* their canonical strings */
     int n;                    /* points, also space.n */
     struct tune_point *pt;
     int *first; /* per variant: its points are pt[first[v] .. first[v + 1]) */

@@ -245,91 +245,114 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* The device, the problem and the landscape's quirks, drawn from *r in
+ * this order (a landscape is its seed's: the order is part of it), the
+ * family trimmed to about `points`. Returns 1 for an AMD-like device. */
+static int model_draw(struct model *m, struct family *f, long points, uint64_t *r) {
+    const int amd = unit(r) < 0.4;
+    m->sms = amd ? 104 + 8 * (int)(unit(r) * 3) : (int)(80 + unit(r) * 60);
+    m->warp = amd ? 64 : 32;
+    m->regs_sm = 65536, m->smem_sm = (amd ? 64 : 100 + 64 * unit(r)) * 1024;
+    m->halo = 1 + floor(unit(r) * 8);
+    /* Half the problems are small: a few waves, where small groups win. */
+    const double side = unit(r) < 0.5 ? 512 + 512 * floor(unit(r) * 3) : 2048 * (1 + floor(unit(r) * 3));
+    m->width = side, m->height = side * (0.5 + unit(r));
+    m->depth = f->sides == 3 ? 64 + 64 * floor(unit(r) * 4) : 1;
+    if (!strcmp(f->name, "pnpoly")) m->width = 2e7 * (0.2 + unit(r)), m->height = 1, m->halo = 0;
+    m->occ_need = 0.2 + 0.5 * unit(r);
+    for (int k = 0; k < 4; k++) m->method_tile[k] = unit(r) * 4, m->method_cost[k] = 1 + 0.4 * unit(r);
+    m->ro_gain = 0.12 * unit(r), m->unroll_gain = 0.2 * unit(r);
+    trim(f, m, points, r);
+    const int d = f->np;
+    for (int k = 0; k < d; k++) {
+        m->rough[k] = xcalloc((size_t)f->p[k].n, sizeof *m->rough[k]);
+        for (int l = 0; l < f->p[k].n; l++) m->rough[k][l] = exp(0.015 * gauss(r));
+    }
+    m->pair[0] = (int)(splitmix64(r) % (uint64_t)d);
+    m->pair[1] = (m->pair[0] + 1 + (int)(splitmix64(r) % (uint64_t)(d - 1))) % d;
+    for (int a = 0; a < 8; a++)
+        for (int b = 0; b < 8; b++) m->pair_fx[a][b] = exp(0.05 * gauss(r));
+    return amd;
+}
+
+/* The space: every allowed combination, in grid order (the file order of
+ * an exhaustive sweep, which the "no search" control reads), its first
+ * f->sides parameters the shape. */
+static void space_build(struct tune_space *sp, const struct family *f, const struct model *m) {
+    const int d = f->np;
+    tune_space_init(sp, d);
+    for (int k = 0; k < d; k++) {
+        str_copy(sp->params[k].name, sizeof sp->params[k].name, f->p[k].name);
+        sp->params[k].levels = f->p[k].n;
+        sp->params[k].ordinal = f->p[k].ordinal;
+    }
+    int level[10] = {0};
+    double val[10] = {0};
+    for (;;) {
+        for (int k = 0; k < d; k++) val[k] = f->p[k].v[level[k]];
+        if (allowed(m, val)) tune_space_add(sp, level);
+        int k = d - 1;
+        while (k >= 0 && ++level[k] == f->p[k].n) level[k--] = 0;
+        if (k < 0) break;
+    }
+    int param[TUNE_MAX_SIDES];
+    unsigned *len[TUNE_MAX_SIDES];
+    for (int k = 0; k < f->sides; k++) {
+        param[k] = k;
+        len[k] = xcalloc((size_t)f->p[k].n, sizeof *len[k]);
+        for (int l = 0; l < f->p[k].n; l++) len[k][l] = (unsigned)f->p[k].v[l];
+    }
+    tune_space_set_shape(sp, f->sides, param, (const unsigned *const *)len);
+    for (int k = 0; k < f->sides; k++) free(len[k]);
+}
+
+/* Failures: some points cannot launch whatever the limits (a group's
+ * registers exceed the multiprocessor's); the rest of fail_share fails at
+ * the register limit per thread, set at the quantile that does it. That
+ * limit (INFINITY: none needed). */
+static double fail_regs_limit(const struct model *m, const struct family *f, const struct tune_space *sp,
+                              double fail_share) {
+    const int n = sp->n, d = f->np;
+    double val[10] = {0};
+    double *need = xcalloc((size_t)n + 1, sizeof *need);
+    int intrinsic = 0, rest = 0;
+    for (int i = 0; i < n; i++) {
+        const int *c = sp->coord + (size_t)i * d;
+        for (int k = 0; k < d; k++) val[k] = f->p[k].v[c[k]];
+        if (model_time(m, val, c, INFINITY, INFINITY) < 0) {
+            intrinsic++;
+            continue;
+        }
+        struct cfg cf;
+        double smem;
+        cfg_of(m, val, &cf);
+        resources(m, &cf, &need[rest++], &smem);
+    }
+    qsort(need, (size_t)rest, sizeof *need, cmp_double);
+    const double extra = fail_share - (double)intrinsic / n;
+    const double fail_regs = extra > 0 && rest ? need[(size_t)((1 - extra * n / rest) * (rest - 1))] + 1e-9 : INFINITY;
+    free(need);
+    return fail_regs;
+}
+
 int tune_synth_make(struct tune_synth *ls, unsigned seed, long points) {
     memset(ls, 0, sizeof *ls);
     uint64_t r = 0x5eed0000ull + seed * 0x9e3779b97f4a7c15ull;
     static struct family f; /* trimmed copy; the landscape keeps what it needs */
     f = families[seed % NFAMILIES];
     struct model m = {.f = &f};
-    const int amd = unit(&r) < 0.4;
-    m.sms = amd ? 104 + 8 * (int)(unit(&r) * 3) : (int)(80 + unit(&r) * 60);
-    m.warp = amd ? 64 : 32;
-    m.regs_sm = 65536, m.smem_sm = (amd ? 64 : 100 + 64 * unit(&r)) * 1024;
-    m.halo = 1 + floor(unit(&r) * 8);
-    /* Half the problems are small: a few waves, where small groups win. */
-    const double side = unit(&r) < 0.5 ? 512 + 512 * floor(unit(&r) * 3) : 2048 * (1 + floor(unit(&r) * 3));
-    m.width = side, m.height = side * (0.5 + unit(&r));
-    m.depth = f.sides == 3 ? 64 + 64 * floor(unit(&r) * 4) : 1;
-    if (!strcmp(f.name, "pnpoly")) m.width = 2e7 * (0.2 + unit(&r)), m.height = 1, m.halo = 0;
-    m.occ_need = 0.2 + 0.5 * unit(&r);
-    for (int k = 0; k < 4; k++) m.method_tile[k] = unit(&r) * 4, m.method_cost[k] = 1 + 0.4 * unit(&r);
-    m.ro_gain = 0.12 * unit(&r), m.unroll_gain = 0.2 * unit(&r);
-    trim(&f, &m, points, &r);
+    const int amd = model_draw(&m, &f, points, &r);
     const int d = f.np;
-    for (int k = 0; k < d; k++) {
-        m.rough[k] = xcalloc((size_t)f.p[k].n, sizeof *m.rough[k]);
-        for (int l = 0; l < f.p[k].n; l++) m.rough[k][l] = exp(0.015 * gauss(&r));
-    }
-    m.pair[0] = (int)(splitmix64(&r) % (uint64_t)d);
-    m.pair[1] = (m.pair[0] + 1 + (int)(splitmix64(&r) % (uint64_t)(d - 1))) % d;
-    for (int a = 0; a < 8; a++)
-        for (int b = 0; b < 8; b++) m.pair_fx[a][b] = exp(0.05 * gauss(&r));
     ls->sigma = 0.01 + 0.02 * unit(&r);
     const double fail_share = 0.04 + 0.18 * unit(&r);
     snprintf(ls->name, sizeof ls->name, "generated %s #%u (%s, %d SMs)", f.name, seed, amd ? "AMD-like" : "NVIDIA-like",
              m.sms);
 
-    /* The space: every allowed combination, in grid order (the file order of
-     * an exhaustive sweep, which the "no search" control reads). */
     struct tune_space *sp = &ls->space;
-    tune_space_init(sp, d);
-    for (int k = 0; k < d; k++) {
-        str_copy(sp->params[k].name, sizeof sp->params[k].name, f.p[k].name);
-        sp->params[k].levels = f.p[k].n;
-        sp->params[k].ordinal = f.p[k].ordinal;
-    }
-    int level[10] = {0};
-    double val[10] = {0};
-    for (;;) {
-        for (int k = 0; k < d; k++) val[k] = f.p[k].v[level[k]];
-        if (allowed(&m, val)) tune_space_add(sp, level);
-        int k = d - 1;
-        while (k >= 0 && ++level[k] == f.p[k].n) level[k--] = 0;
-        if (k < 0) break;
-    }
+    space_build(sp, &f, &m);
     const int n = sp->n;
-    int param[TUNE_MAX_SIDES];
-    unsigned *len[TUNE_MAX_SIDES];
-    for (int k = 0; k < f.sides; k++) {
-        param[k] = k;
-        len[k] = xcalloc((size_t)f.p[k].n, sizeof *len[k]);
-        for (int l = 0; l < f.p[k].n; l++) len[k][l] = (unsigned)f.p[k].v[l];
-    }
-    tune_space_set_shape(sp, f.sides, param, (const unsigned *const *)len);
-    for (int k = 0; k < f.sides; k++) free(len[k]);
-
-    /* Failures: some points cannot launch whatever the limits (a group's
-     * registers exceed the multiprocessor's); the rest of fail_share fails
-     * at the register limit per thread, set at the quantile that does it. */
-    double *need = xcalloc((size_t)n + 1, sizeof *need);
-    int intrinsic = 0, rest = 0;
-    for (int i = 0; i < n; i++) {
-        const int *c = sp->coord + (size_t)i * d;
-        for (int k = 0; k < d; k++) val[k] = f.p[k].v[c[k]];
-        if (model_time(&m, val, c, INFINITY, INFINITY) < 0) {
-            intrinsic++;
-            continue;
-        }
-        struct cfg cf;
-        double smem;
-        cfg_of(&m, val, &cf);
-        resources(&m, &cf, &need[rest++], &smem);
-    }
-    qsort(need, (size_t)rest, sizeof *need, cmp_double);
-    const double extra = fail_share - (double)intrinsic / n;
-    const double fail_regs = extra > 0 && rest ? need[(size_t)((1 - extra * n / rest) * (rest - 1))] + 1e-9 : INFINITY;
-    const double fail_smem = INFINITY;
-    free(need);
+    const double fail_regs = fail_regs_limit(&m, &f, sp, fail_share), fail_smem = INFINITY;
+    double val[10] = {0};
 
     ls->seconds = xcalloc((size_t)n + 1, sizeof *ls->seconds);
     ls->noise = xcalloc((size_t)n + 1, sizeof *ls->noise);

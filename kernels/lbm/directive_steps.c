@@ -52,6 +52,20 @@ static int repetition(void *ctx, double *wall, double *device) {
     return d->ops->elapsed(d, device);
 }
 
+/* timed_check: the repetition's per-step averages, read back (iters
+ * floats) and summed. */
+static int repetition_sum(void *ctx, double *sum) {
+    struct directive_exec *e = ctx;
+    const size_t n = (size_t)e->in->iters;
+    float *av = xcalloc(n, sizeof(float));
+    const int rc = e->d->ops->read(e->d, e->av, 0, n * sizeof(float), av);
+    *sum = 0;
+    for (size_t t = 0; t < n; t++) *sum += av[t];
+    free(av);
+    return rc ? -1 : 0;
+}
+static const struct timed_check repetition_check = {repetition_sum, LBM_REP_RTOL};
+
 static int setup(struct directive_exec *e, const struct knob_set *k, const unsigned wg[2]) {
     struct dev *d = e->d;
     char src[PATH_MAX], rel[128], dir[PATH_MAX];
@@ -115,7 +129,7 @@ struct app_result *lbm_execute_directive(struct dev *d, const struct app_input *
         planes(aos, e.initial, n, 1);
     }
     struct app_result *res = NULL;
-    if (timed_reps(d, warmup, reps, m, repetition, &e)) {
+    if (timed_reps(d, warmup, reps, m, repetition, &e, &repetition_check)) {
         m->status = ST_RUNTIME_ERROR;
         str_copy(m->reason, sizeof m->reason, d->err);
     } else {

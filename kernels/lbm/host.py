@@ -7,7 +7,10 @@ talks to it over stdin/stdout, one line at a time:
   worker -> host   `KEY VALUE` setup lines, then `end`
   host -> worker   `ready`, or `compile-error MSG` / `error MSG`
   worker -> host   `rep`      one repetition from the initial state
-  host -> worker   `ok WALL DEVICE` (seconds), or `error MSG`
+  host -> worker   `ok WALL DEVICE SUM` (seconds; SUM: the repetition's
+                              per-step averages summed, which the worker
+                              checks against the first repetition's), or
+                              `error MSG`
   worker -> host   `result`   the last repetition's lattice and averages
                               into the files the setup named
   host -> worker   `ok`, or `error MSG`
@@ -194,7 +197,7 @@ def main():
         try:
             if cmd == "rep":
                 wall, device = host.repetition()
-                reply("ok %.9e %.9e" % (wall, device))
+                reply("ok %.9e %.9e %.17g" % (wall, device, float(host.av_host.sum(dtype=np.float64))))
             elif cmd == "result":
                 host.result()
                 reply("ok")

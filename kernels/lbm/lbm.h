@@ -24,6 +24,14 @@ struct app_ref {
     double *ux, *uy, *pressure; /* per cell (obstacles: 0, 0, density*c_sq) */
 };
 
+/* Every repetition checked against the first (timed.h: timed_check) by the
+ * sum of its per-step average velocities, within this relative tolerance:
+ * each average is a float reduction over the grid, which OpenMP's and the
+ * directive programs' reduction clauses may combine in another order from
+ * one repetition to the next (a few ulps), while a repetition that computed
+ * another flow moves the sum by far more. */
+#define LBM_REP_RTOL 1e-5
+
 /* What a device run produced: av_vels per step and the final grid in the
  * canonical AoS order (cell i, speed k at i*9+k). */
 struct app_result {
@@ -70,9 +78,10 @@ void lbm_result_free(struct app_result *r);
 void lbm_host_rebound_collision(const struct app_input *in, const float *tmp, float *cells);
 double lbm_host_av_velocity(const struct app_input *in, const float *cells);
 
-/* python_rules.c: why host=python cannot run k on dev (NULL: it can); and
- * which Python has pyopencl and numpy (NULL with why filled: none). */
-const char *lbm_python_invalid(const struct knob_set *k, const struct device_info *dev);
+/* python_rules.c: why host=python cannot run k on dev (NULL: it can; the
+ * reason a constant or written into why, n bytes); and which Python has
+ * pyopencl and numpy (NULL with why filled: none). */
+const char *lbm_python_invalid(const struct knob_set *k, const struct device_info *dev, char *why, size_t n);
 const char *lbm_python_find(char *why, size_t whyn);
 /* python_host.c: lbm_execute for host=python, through kernels/lbm/host.py. */
 struct app_result *lbm_python_execute(struct dev *d, const struct app_input *in, const struct knob_set *k,

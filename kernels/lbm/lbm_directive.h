@@ -342,177 +342,268 @@ static void lbm_run_globals(float *a, float *b, const unsigned char *obst, float
 /* Steps whose row partials are kept before the device reduces them. */
 #define CHUNK_BYTES ((size_t)64 << 20)
 
+/* The dependence every queued OpenMP step names: one object for all of
+ * them, so each waits for the one before. */
+static char dep __attribute__((unused));
+
+/* What lbm_run's steps share: the lattices (a the current state), the
+ * obstacles, the row partials and the averages, all device addresses, and
+ * the grid and its constants. Each step's function takes its names back
+ * (a, b, obst, part, av, nx, ...): the directives' clauses name them. */
+struct lbm_run_state {
+    float *a, *b, *part, *av;
+    const unsigned char *obst;
+    int nx, ny, cell_gangs, row_gangs, nparts, fluid;
+    size_t ncells;
+    float omega, w1, w2;
+    long iters, chunk;
+};
+
+#if defined(K_KERNELS_SPLIT)
+/* One step of the report's OpenACC program: propagate, rebound, collision
+ * and av_velocity each a loop over the grid; the result back in a. Its row
+ * sums at part + prow (avvels=device), or its sum of |u| and of fluid
+ * cells into *tot_u and *tot_cells (each-step). */
+static void step_split(const struct lbm_run_state *r, size_t prow, float *tot_u, int *tot_cells) {
+    float *a = r->a, *b = r->b, *part = r->part, *av = r->av;
+    const unsigned char *obst = r->obst;
+    const int nx = r->nx, ny = r->ny, cell_gangs = r->cell_gangs, row_gangs = r->row_gangs;
+    const size_t ncells = r->ncells;
+    const float omega = r->omega;
+    (void)part, (void)av, (void)prow, (void)ncells, (void)cell_gangs, (void)row_gangs, (void)tot_u, (void)tot_cells;
+    OUTER(ASYNC)
+    for (int jj = 0; jj < ny; jj++)
+        INNER()
+        for (int ii = 0; ii < nx; ii++) {
+            NEIGHBOURS;
+            float s[9];
+            PULL(a, s);
+            for (int k = 0; k < 9; k++) AT(b, k, ii + jj * nx) = s[k];
+        }
+    OUTER(ASYNC)
+    for (int jj = 0; jj < ny; jj++)
+        INNER()
+        for (int ii = 0; ii < nx; ii++) {
+            const int i = ii + jj * nx;
+            float s[9];
+            for (int k = 0; k < 9; k++) s[k] = AT(b, k, i);
+            if (obst[i]) lbm_rebound(s);
+            else lbm_collide(s, omega);
+            for (int k = 0; k < 9; k++) AT(a, k, i) = s[k];
+        }
+#if defined(K_AVVELS_DEVICE)
+    ROWS_LOOP(row_gangs, W, ASYNC)
+    for (int jj = 0; jj < ny; jj++) {
+        float row = 0.0f;
+        COLS_LOOP(INNER_RED(row))
+        for (int ii = 0; ii < nx; ii++) {
+            const int i = ii + jj * nx;
+            float s[9];
+            for (int k = 0; k < 9; k++) s[k] = AT(a, k, i);
+            row += obst[i] ? 0.0f : lbm_speed(s);
+        }
+        part[prow + (size_t)jj] = row;
+    }
+#else
+    float u = 0.0f;
+    int cells = 0;
+    OUTER(RED2(u, cells))
+    for (int jj = 0; jj < ny; jj++)
+        INNER(INNER_RED2(u, cells))
+        for (int ii = 0; ii < nx; ii++) {
+            const int i = ii + jj * nx;
+            float s[9];
+            for (int k = 0; k < 9; k++) s[k] = AT(a, k, i);
+            u += obst[i] ? 0.0f : lbm_speed(s);
+            cells += obst[i] ? 0 : 1;
+        }
+    *tot_u = u;
+    *tot_cells = cells;
+#endif
+}
+#else
+/* One fused step from a to b (fused_cell), fold the next step's
+ * acceleration (fused-accel). Its strips' sums at part + prow
+ * (avvels=device), or its sum of |u| and of fluid cells into *tot_u and
+ * *tot_cells (each-step). */
+static void step_fused(const struct lbm_run_state *r, float fold, size_t prow, float *tot_u, int *tot_cells) {
+    float *a = r->a, *b = r->b, *part = r->part, *av = r->av;
+    const unsigned char *obst = r->obst;
+    const int nx = r->nx, ny = r->ny, cell_gangs = r->cell_gangs, row_gangs = r->row_gangs, nparts = r->nparts;
+    const size_t ncells = r->ncells;
+    const float omega = r->omega, w1 = r->w1, w2 = r->w2;
+    (void)part, (void)av, (void)prow, (void)nparts, (void)cell_gangs, (void)row_gangs, (void)tot_u, (void)tot_cells;
+#if defined(K_AVVELS_DEVICE)
+    ROWS_LOOP(row_gangs * STRIPS, W, ASYNC)
+    for (int g = 0; g < nparts; g++) { /* strip g % STRIPS of row g / STRIPS */
+        const int jj = g / STRIPS, i0 = (int)((long)nx * (g % STRIPS) / STRIPS),
+                  i1 = (int)((long)nx * (g % STRIPS + 1) / STRIPS);
+        float row = 0.0f;
+        COLS_LOOP(INNER_RED(row))
+        for (int ii = i0; ii < i1; ii++) row += fused_cell(a, b, obst, ii, jj, nx, ny, ncells, omega, w1, w2, fold);
+        part[prow + (size_t)g] = row;
+    }
+#else
+    float u = 0.0f;
+    int cells = 0;
+    OUTER(RED2(u, cells))
+    for (int jj = 0; jj < ny; jj++)
+        INNER(INNER_RED2(u, cells))
+        for (int ii = 0; ii < nx; ii++) {
+            u += fused_cell(a, b, obst, ii, jj, nx, ny, ncells, omega, w1, w2, fold);
+            cells += obst[ii + jj * nx] ? 0 : 1;
+        }
+    *tot_u = u;
+    *tot_cells = cells;
+#endif
+}
+#endif
+
+/* accelerate_flow on the current lattice (ACCELERATE_ROW's names). */
+static void accelerate(const struct lbm_run_state *r) {
+    float *a = r->a, *b = r->b, *part = r->part, *av = r->av;
+    const unsigned char *obst = r->obst;
+    const int nx = r->nx, ny = r->ny;
+    const size_t ncells = r->ncells;
+    const float w1 = r->w1, w2 = r->w2;
+    (void)b, (void)part, (void)av, (void)ncells;
+    ACCELERATE_ROW();
+}
+
+#if defined(K_AVVELS_DEVICE)
+/* avvels=device, after step t: at a chunk's last step (or the run's), the
+ * chunk's row partials summed on the device into av, one lane a step. */
+static void reduce_chunk(const struct lbm_run_state *r, long t) {
+    float *a = r->a, *b = r->b, *part = r->part, *av = r->av;
+    const unsigned char *obst = r->obst;
+    const long chunk = r->chunk;
+    const int nparts = r->nparts, fluid = r->fluid;
+    (void)a, (void)b, (void)obst;
+    if (t % chunk != chunk - 1 && t != r->iters - 1) return;
+    const long first = t - t % chunk, n = t - first + 1;
+    LINE_LOOP(ASYNC)
+    for (long s = 0; s < n; s++) {
+        float sum = 0.0f;
+        for (int g = 0; g < nparts; g++) sum += part[(size_t)s * (size_t)nparts + (size_t)g];
+        av[first + s] = sum / (float)fluid;
+    }
+}
+
+/* avvels=device: room for a chunk of steps' partials (a row's or a
+ * strip's each), and the fluid cells, counted once (the obstacles never
+ * change). */
+static void partials_open(struct lbm_run_state *r) {
+    r->nparts = r->ny * STRIPS;
+    r->chunk = (long)(CHUNK_BYTES / ((size_t)r->nparts * sizeof(float)));
+    if (r->chunk > r->iters) r->chunk = r->iters;
+    if (r->chunk < 1) r->chunk = 1;
+    r->part = dev_alloc((size_t)r->chunk * (size_t)r->nparts * sizeof(float));
+    float *a = r->a, *b = r->b, *part = r->part, *av = r->av;
+    const unsigned char *obst = r->obst;
+    const size_t ncells = r->ncells; /* a region reads locals, never r */
+    (void)a, (void)b, (void)part, (void)av;
+    int fluid = 0;
+    LINE_LOOP(RED(fluid))
+    for (size_t i = 0; i < ncells; i++) fluid += obst[i] ? 0 : 1;
+    r->fluid = fluid;
+}
+#endif
+
+/* After the last step: an odd number of fused steps left the state in
+ * tmp (b holds the caller's cells then), so it is copied home. */
+static void state_home(const struct lbm_run_state *r, float *cells) {
+    float *a = r->a, *b = cells, *part = r->part, *av = r->av;
+    const unsigned char *obst = r->obst;
+    const size_t ncells = r->ncells;
+    (void)part, (void)av, (void)obst;
+    if (a == cells) return;
+    LINE_LOOP()
+    for (size_t i = 0; i < 9 * ncells; i++) b[i] = a[i];
+}
+
 /* args: cells, tmp, obstacles, av (iters floats), nx, ny, omega, density,
  * accel, iters. On return cells holds the final state and av each step's
  * average velocity. */
 void lbm_run(const struct omp_launch *L, void *const *args) {
-    float *a = args[0], *b = args[1], *const cells = args[0];
-    const unsigned char *obst = args[2];
-    float *av = args[3], *part = NULL;
-    const int nx = *(const int *)args[4], ny = *(const int *)args[5];
-    const float omega = *(const float *)args[6], density = *(const float *)args[7], accel = *(const float *)args[8];
-    const long iters = *(const int *)args[9];
-    const size_t ncells = (size_t)nx * (size_t)ny;
+    float *const cells = args[0];
+    struct lbm_run_state r = {.a = args[0], .b = args[1], .obst = args[2], .av = args[3]};
+    r.nx = *(const int *)args[4], r.ny = *(const int *)args[5];
+    const float density = *(const float *)args[7], accel = *(const float *)args[8];
+    r.omega = *(const float *)args[6];
+    r.iters = *(const int *)args[9];
+    r.ncells = (size_t)r.nx * (size_t)r.ny;
     (void)L; /* the shape is compiled in (K_WG_X, K_WG_Y) */
-    const float w1 = density * accel / 9.0f, w2 = density * accel / 36.0f;
+    r.w1 = density * accel / 9.0f, r.w2 = density * accel / 36.0f;
 #if defined(K_PARAMS_GLOBALS)
-    lbm_run_globals(a, b, obst, av, nx, ny, omega, w1, w2, iters);
+    lbm_run_globals(r.a, r.b, r.obst, r.av, r.nx, r.ny, r.omega, r.w1, r.w2, r.iters);
     return;
 #endif
-    int cell_gangs = (int)(ncells / ((size_t)W * (size_t)H)), row_gangs = ny / H;
+    r.cell_gangs = (int)(r.ncells / ((size_t)W * (size_t)H)), r.row_gangs = r.ny / H;
 #if defined(LBM_OMP)
     /* The named host fallback (omp-target:host): GCC runs host teams one
      * after another, each opening its own parallel region, so one team of
      * all the threads is the same loop without a region per team. */
-    if (omp_get_default_device() == omp_get_initial_device()) cell_gangs = row_gangs = 1;
+    if (omp_get_default_device() == omp_get_initial_device()) r.cell_gangs = r.row_gangs = 1;
 #endif
-    static char dep; /* the dependence every queued OpenMP step names */
-    (void)dep, (void)cell_gangs, (void)row_gangs;
 #if defined(K_DATA_PER_STEP)
     /* The host's copy of the lattice a data region inside the time loop
      * would copy in at each step's start and out at its end. */
-    float *stage = malloc(9 * ncells * sizeof(float));
-    from_dev(stage, a, 9 * ncells * sizeof(float));
+    float *stage = malloc(9 * r.ncells * sizeof(float));
+    from_dev(stage, r.a, 9 * r.ncells * sizeof(float));
 #endif
 #if defined(K_AVVELS_DEVICE)
-    const int nparts = ny * STRIPS; /* a step's partial sums: a row's, or a strip's */
-    long chunk = (long)(CHUNK_BYTES / ((size_t)nparts * sizeof(float)));
-    if (chunk > iters) chunk = iters;
-    if (chunk < 1) chunk = 1;
-    part = dev_alloc((size_t)chunk * (size_t)nparts * sizeof(float));
-    /* The fluid cells, counted once (the obstacles never change). */
-    int fluid = 0;
-    LINE_LOOP(RED(fluid))
-    for (size_t i = 0; i < ncells; i++) fluid += obst[i] ? 0 : 1;
+    partials_open(&r);
 #else
-    float *av_host = malloc((size_t)iters * sizeof(float));
+    float *av_host = malloc((size_t)r.iters * sizeof(float));
 #endif
-    for (long t = 0; t < iters; t++) {
+    for (long t = 0; t < r.iters; t++) {
 #if defined(K_DATA_PER_STEP)
         WAIT();
-        to_dev(a, stage, 9 * ncells * sizeof(float));
+        to_dev(r.a, stage, 9 * r.ncells * sizeof(float));
 #endif
 #if defined(K_KERNELS_FUSED_ACCEL)
         const int accel_here = t == 0; /* later steps fold it into the previous one */
 #else
         const int accel_here = 1;
 #endif
-        /* fused-accel: the next step's acceleration, none after the last. */
-        const float fold = t < iters - 1 ? 1.0f : 0.0f;
-        (void)fold;
-        if (accel_here) ACCELERATE_ROW();
+        if (accel_here) accelerate(&r);
 #if defined(K_AVVELS_DEVICE)
         /* This step's row sums: an offset into part, not a pointer of its
          * own. A pointer computed on the host and named in no clause is
          * mapped implicitly in an OpenMP target region, as a zero-length
          * array section of memory the runtime does not know: GCC passes
          * NULL, and the stores faulted (a04-a06 crashed on omp-target). */
-        const size_t prow = (size_t)(t % chunk) * (size_t)nparts;
+        const size_t prow = (size_t)(t % r.chunk) * (size_t)r.nparts;
 #else
+        const size_t prow = 0;
+#endif
         float tot_u = 0.0f;
         int tot_cells = 0;
-#endif
 #if defined(K_KERNELS_SPLIT)
-        /* The report's OpenACC program: propagate, rebound, collision and
-         * av_velocity each a loop over the grid; the result back in a. */
-        OUTER(ASYNC)
-        for (int jj = 0; jj < ny; jj++)
-            INNER()
-            for (int ii = 0; ii < nx; ii++) {
-                NEIGHBOURS;
-                float s[9];
-                PULL(a, s);
-                for (int k = 0; k < 9; k++) AT(b, k, ii + jj * nx) = s[k];
-            }
-        OUTER(ASYNC)
-        for (int jj = 0; jj < ny; jj++)
-            INNER()
-            for (int ii = 0; ii < nx; ii++) {
-                const int i = ii + jj * nx;
-                float s[9];
-                for (int k = 0; k < 9; k++) s[k] = AT(b, k, i);
-                if (obst[i]) lbm_rebound(s);
-                else lbm_collide(s, omega);
-                for (int k = 0; k < 9; k++) AT(a, k, i) = s[k];
-            }
-#if defined(K_AVVELS_DEVICE)
-        ROWS_LOOP(row_gangs, W, ASYNC)
-        for (int jj = 0; jj < ny; jj++) {
-            float row = 0.0f;
-            COLS_LOOP(INNER_RED(row))
-            for (int ii = 0; ii < nx; ii++) {
-                const int i = ii + jj * nx;
-                float s[9];
-                for (int k = 0; k < 9; k++) s[k] = AT(a, k, i);
-                row += obst[i] ? 0.0f : lbm_speed(s);
-            }
-            part[prow + (size_t)jj] = row;
-        }
+        step_split(&r, prow, &tot_u, &tot_cells);
 #else
-        OUTER(RED2(tot_u, tot_cells))
-        for (int jj = 0; jj < ny; jj++)
-            INNER(INNER_RED2(tot_u, tot_cells))
-            for (int ii = 0; ii < nx; ii++) {
-                const int i = ii + jj * nx;
-                float s[9];
-                for (int k = 0; k < 9; k++) s[k] = AT(a, k, i);
-                tot_u += obst[i] ? 0.0f : lbm_speed(s);
-                tot_cells += obst[i] ? 0 : 1;
-            }
-#endif
-#else /* fused */
-#if defined(K_AVVELS_DEVICE)
-        ROWS_LOOP(row_gangs * STRIPS, W, ASYNC)
-        for (int g = 0; g < nparts; g++) { /* strip g % STRIPS of row g / STRIPS */
-            const int jj = g / STRIPS, i0 = (int)((long)nx * (g % STRIPS) / STRIPS),
-                      i1 = (int)((long)nx * (g % STRIPS + 1) / STRIPS);
-            float row = 0.0f;
-            COLS_LOOP(INNER_RED(row))
-            for (int ii = i0; ii < i1; ii++) row += fused_cell(a, b, obst, ii, jj, nx, ny, ncells, omega, w1, w2, fold);
-            part[prow + (size_t)g] = row;
-        }
-#else
-        OUTER(RED2(tot_u, tot_cells))
-        for (int jj = 0; jj < ny; jj++)
-            INNER(INNER_RED2(tot_u, tot_cells))
-            for (int ii = 0; ii < nx; ii++) {
-                tot_u += fused_cell(a, b, obst, ii, jj, nx, ny, ncells, omega, w1, w2, fold);
-                tot_cells += obst[ii + jj * nx] ? 0 : 1;
-            }
-#endif
-        float *swap = a;
-        a = b;
-        b = swap;
+        /* fused-accel: the next step's acceleration, none after the last. */
+        step_fused(&r, t < r.iters - 1 ? 1.0f : 0.0f, prow, &tot_u, &tot_cells);
+        float *swap = r.a;
+        r.a = r.b;
+        r.b = swap;
 #endif
 #if defined(K_AVVELS_DEVICE)
-        if (t % chunk == chunk - 1 || t == iters - 1) {
-            /* The chunk's row partials summed on the device, one lane a step. */
-            const long first = t - t % chunk, n = t - first + 1;
-            LINE_LOOP(ASYNC)
-            for (long s = 0; s < n; s++) {
-                float sum = 0.0f;
-                for (int g = 0; g < nparts; g++) sum += part[(size_t)s * (size_t)nparts + (size_t)g];
-                av[first + s] = sum / (float)fluid;
-            }
-        }
+        reduce_chunk(&r, t);
 #else
         av_host[t] = tot_cells ? tot_u / (float)tot_cells : 0.0f;
 #endif
 #if defined(K_DATA_PER_STEP)
         WAIT();
-        from_dev(stage, a, 9 * ncells * sizeof(float));
+        from_dev(stage, r.a, 9 * r.ncells * sizeof(float));
 #endif
     }
     WAIT();
-    if (a != cells) { /* an odd number of fused steps left the state in tmp */
-        b = cells;
-        LINE_LOOP()
-        for (size_t i = 0; i < 9 * ncells; i++) b[i] = a[i];
-    }
+    state_home(&r, cells);
 #if defined(K_AVVELS_DEVICE)
-    dev_free(part);
+    dev_free(r.part);
 #else
-    to_dev(av, av_host, (size_t)iters * sizeof(float));
+    to_dev(r.av, av_host, (size_t)r.iters * sizeof(float));
     free(av_host);
 #endif
 #if defined(K_DATA_PER_STEP)

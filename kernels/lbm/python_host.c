@@ -26,6 +26,8 @@ struct pyhost {
     FILE *to, *from;
     char dir[PATH_MAX];
     char line[8192];
+    int summed; /* the last repetition's reply gave sum, its averages summed */
+    double sum;
 };
 
 /* host.py's next line, without its newline; NULL when it has exited. */
@@ -112,7 +114,7 @@ static int pyhost_setup(struct pyhost *p, const struct app_input *in, const stru
     /* The options of the C host's build of the same knobs (schedule.c's
      * build()): host=c so that not even the unread K_HOST_ define differs. */
     struct knob_set c_knobs = *k;
-    char err[256];
+    char err[ERR_MAX];
     if (knobs_apply(&c_knobs, "host=c", err, sizeof err)) return dev_fail(d, "%s", err);
     char src[PATH_MAX], dir[PATH_MAX];
     repo_path(src, sizeof src, "kernels/lbm/lbm.cl");
@@ -157,9 +159,19 @@ static int pyhost_rep(void *ctx, double *wall, double *device) {
     fflush(p->to);
     const char *r = pyhost_read(p);
     if (!r) return pyhost_died(p, "during a repetition");
-    if (sscanf(r, "ok %lf %lf", wall, device) == 2) return 0;
+    const int got = sscanf(r, "ok %lf %lf %lf", wall, device, &p->sum);
+    p->summed = got == 3;
+    if (got >= 2) return 0;
     return dev_fail(p->d, "Python host: %s", !strncmp(r, "error ", 6) ? r + 6 : r);
 }
+
+/* timed_check: the sum host.py gave with the repetition. */
+static int pyhost_sum(void *ctx, double *sum) {
+    const struct pyhost *p = ctx;
+    *sum = p->sum;
+    return p->summed ? 0 : -1;
+}
+static const struct timed_check pyhost_check = {pyhost_sum, LBM_REP_RTOL};
 
 /* The last repetition's lattice (soa-3d, back to AoS) and averages. */
 static struct app_result *pyhost_result(struct pyhost *p, const struct app_input *in) {
@@ -169,7 +181,7 @@ static struct app_result *pyhost_result(struct pyhost *p, const struct app_input
     if (!r) return pyhost_died(p, "while it wrote its result"), NULL;
     if (strcmp(r, "ok")) return dev_fail(p->d, "Python host: %s", r), NULL;
     const size_t n = (size_t)in->nx * (size_t)in->ny;
-    char cells[PATH_MAX], av[PATH_MAX], err[256];
+    char cells[PATH_MAX], av[PATH_MAX], err[ERR_MAX];
     path_in(p, cells, sizeof cells, "cells.f32");
     path_in(p, av, sizeof av, "av.f32");
     size_t cells_len = 0, av_len = 0;
@@ -233,7 +245,7 @@ struct app_result *lbm_python_execute(struct dev *d, const struct app_input *in,
     int rc = pyhost_start(&p, python);
     if (!rc) rc = pyhost_setup(&p, in, k, wg);
     if (rc) m->status = rc == -2 ? ST_COMPILE_ERROR : ST_RUNTIME_ERROR;
-    else if (timed_reps(d, warmup, reps, m, pyhost_rep, &p)) m->status = ST_RUNTIME_ERROR;
+    else if (timed_reps(d, warmup, reps, m, pyhost_rep, &p, &pyhost_check)) m->status = ST_RUNTIME_ERROR;
     else if ((res = pyhost_result(&p, in))) m->status = ST_OK; /* verify() decides ok or wrong */
     if (m->status != ST_OK) str_copy(m->reason, sizeof m->reason, d->err);
     pyhost_stop(&p);

@@ -102,12 +102,11 @@ const char *lbm_python_find(char *why, size_t whyn) {
     return found[0] ? found : NULL;
 }
 
-const char *lbm_python_invalid(const struct knob_set *k, const struct device_info *dev) {
-    static _Thread_local char why[1200];
+const char *lbm_python_invalid(const struct knob_set *k, const struct device_info *dev, char *why, size_t n) {
     if (!knob_is(k, "host", "python")) return NULL;
     for (size_t i = 0; i < sizeof python_schedule / sizeof python_schedule[0]; i++)
         if (!knob_is(k, python_schedule[i].knob, python_schedule[i].value)) {
-            snprintf(why, sizeof why,
+            snprintf(why, n,
                      "host=python drives final's schedule only (kernels=fused-accel reduction=deferred "
                      "layout=soa-3d args=packed sync=in-order bind=each launch=stream persistent=off "
                      "temporal=1 overlap=off work=full); %s=%s is the C host's",
@@ -118,5 +117,5 @@ const char *lbm_python_invalid(const struct knob_set *k, const struct device_inf
         return "host=python opens the device through pyopencl, an OpenCL ICD loader's platform and "
                "device: this device is not one";
     /* Last: the probe costs a process, and only a config valid otherwise needs it. */
-    return lbm_python_find(why, sizeof why) ? NULL : why;
+    return lbm_python_find(why, n) ? NULL : why;
 }

@@ -94,11 +94,10 @@ static const struct knob_def matvec_knobs[] = {
  * and runs 32 lanes (1024 above it): a row labelled W that measured 32. Refused on openacc:host too (the same
  * program, nvptx code included, is built there), so a host sweep shows the
  * rows a GPU's would. OpenMP's thread_limit takes any width. */
-static const char *matvec_invalid_directive(const struct device_info *dev, const unsigned wg[2]) {
-    static _Thread_local char why[256];
+static const char *matvec_invalid_directive(const struct device_info *dev, const unsigned wg[2], char *why, size_t n) {
     if (!dev->caps.directives || !dev->caps.vector_in_warps) return NULL;
     if (wg[0] % 32 || wg[0] > 1024) {
-        snprintf(why, sizeof why,
+        snprintf(why, n,
                  "vector_length(%u): GCC's OpenACC takes a multiple of 32 lanes up to 1024; it builds %u with "
                  "only a warning and runs 32 (or 1024) lanes",
                  wg[0], wg[0]);
@@ -120,13 +119,12 @@ static const char *matvec_invalid_atomics(const struct knob_set *k, const struct
 
 /* params=globals and async=on shape the OpenACC program's regions
  * (matvec_directive.h): refused wherever they mean nothing, with the reason. */
-static const char *matvec_invalid_launch(const struct knob_set *k, const struct device_info *dev) {
-    static _Thread_local char why[256];
+static const char *matvec_invalid_launch(const struct knob_set *k, const struct device_info *dev, char *why, size_t n) {
     const int globals = knob_is(k, "params", "globals"), async = knob_is(k, "async", "on");
     if (!globals && !async) return NULL;
     const char *knob = globals ? "params=globals" : "async=on";
     if (!dev->caps.directives) {
-        snprintf(why, sizeof why,
+        snprintf(why, n,
                  "%s shapes the OpenACC program's regions (matvec_directive.h); this device runs kernels, "
                  "launched by the schedule",
                  knob);
@@ -146,9 +144,8 @@ static const char *matvec_invalid_launch(const struct knob_set *k, const struct 
 }
 
 static const char *matvec_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
-                                  const unsigned wg[2]) {
-    static _Thread_local char why[256];
-    const char *why_compiler = compiler_knobs_invalid(k, dev);
+                                  const unsigned wg[2], char *why, size_t n) {
+    const char *why_compiler = compiler_knobs_invalid(k, dev, why, n);
     if (why_compiler) return why_compiler;
     const int masked = knob_is(k, "colours", "masked"), uncoloured = knob_is(k, "colours", "none");
     if (masked && !knob_is(k, "update", "atomic"))
@@ -156,31 +153,22 @@ static const char *matvec_invalid(const struct knob_set *k, const struct app_inp
                "update=atomic";
     if (uncoloured && !knob_is(k, "update", "atomic"))
         return "colours=none runs neighbouring cells together, and those share lhs dofs: it needs update=atomic";
-    const char *why_launch = matvec_invalid_launch(k, dev);
+    const char *why_launch = matvec_invalid_launch(k, dev, why, n);
     if (why_launch) return why_launch;
     const char *why_atomics = matvec_invalid_atomics(k, dev);
     if (why_atomics) return why_atomics;
     if (wg[0] == 0 || wg[1] == 0) return "an empty work-group";
-    const size_t items = (size_t)wg[0] * wg[1];
-    if (items > dev->max_wg) {
-        snprintf(why, sizeof why, "work-group %ux%u = %zu items exceeds the device's maximum of %zu", wg[0], wg[1],
-                 items, dev->max_wg);
-        return why;
-    }
-    if (wg[0] > dev->max_item[0] || wg[1] > dev->max_item[1]) {
-        snprintf(why, sizeof why, "work-group %ux%u exceeds the device's per-dimension limits %zux%zu", wg[0], wg[1],
-                 dev->max_item[0], dev->max_item[1]);
-        return why;
-    }
-    const char *why_directive = matvec_invalid_directive(dev, wg);
+    const char *why_wg = app_wg_fits(dev, wg, why, n);
+    if (why_wg) return why_wg;
+    const char *why_directive = matvec_invalid_directive(dev, wg, why, n);
     if (why_directive) return why_directive;
     /* Where lanes are work-items or vector lanes (not OpenMP, whose threads
      * take whole cells and ignore the width), a group much wider than a cell
      * idles. */
     const size_t lanes = matvec_lanes(k, in->nl);
     if ((dev->caps.work_groups || dev->caps.directives) && wg[0] > 2 * lanes + 32) {
-        snprintf(why, sizeof why, "a work-group %u lanes wide leaves most idle: a cell has %zu lanes (form=%s)", wg[0],
-                 lanes, knob_get(k, "form"));
+        snprintf(why, n, "a work-group %u lanes wide leaves most idle: a cell has %zu lanes (form=%s)", wg[0], lanes,
+                 knob_get(k, "form"));
         return why;
     }
     /* schedule.c: a colour's cells padded to the group height, six such
@@ -191,21 +179,21 @@ static const char *matvec_invalid(const struct knob_set *k, const struct app_inp
                                          : per_colour;
     const size_t slots = MV_COLOURS * (size_t)in->ncp_max;     /* the temp form's scratch slots */
     if (!dev->caps.directives && groups_y > MV_MAX_GROUPS_Y) { /* gangs / teams have no such limit */
-        snprintf(why, sizeof why, "%zu work-groups of height %u along y, over the limit of %d", groups_y, wg[1],
+        snprintf(why, n, "%zu work-groups of height %u along y, over the limit of %d", groups_y, wg[1],
                  MV_MAX_GROUPS_Y);
         return why;
     }
     const double matrix = (double)in->ncells * in->nl * MV_NDF * MV_NDF * sizeof(double);
     if (dev->max_alloc && matrix > (double)dev->max_alloc) {
-        snprintf(why, sizeof why, "the %s matrix is %.2f GiB, over the device's largest allocation of %.2f GiB",
-                 in->name, matrix / 1073741824.0, (double)dev->max_alloc / 1073741824.0);
+        snprintf(why, n, "the %s matrix is %.2f GiB, over the device's largest allocation of %.2f GiB", in->name,
+                 matrix / 1073741824.0, (double)dev->max_alloc / 1073741824.0);
         return why;
     }
     const double temp = knob_is(k, "form", "temp") ? (double)slots * MV_NDF * in->nl * sizeof(double) : 0;
     const double total = matrix + temp + 2.0 * in->ndofs * sizeof(double);
     if (dev->global_mem && 1.05 * total > (double)dev->global_mem) {
-        snprintf(why, sizeof why, "the %s problem needs %.2f GiB; the device has %.2f GiB", in->name,
-                 total / 1073741824.0, (double)dev->global_mem / 1073741824.0);
+        snprintf(why, n, "the %s problem needs %.2f GiB; the device has %.2f GiB", in->name, total / 1073741824.0,
+                 (double)dev->global_mem / 1073741824.0);
         return why;
     }
     return NULL;

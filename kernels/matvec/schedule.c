@@ -9,7 +9,8 @@
  * per execution (the matrix transposed first for matrix=k-fastest); lhs is
  * reset to its initial values before each repetition,
  * outside the timed region, so every repetition computes the same thing and
- * the last one is what verify() sees.
+ * the last one is what verify() sees; every one's lhs is read back after it
+ * and summed, checked against the first's (timed.h: timed_check).
  *
  * The same schedule drives every backend, the directive ones included
  * (caps.directives: matvec_acc.c / matvec_omptgt.c, one compute region a
@@ -89,6 +90,22 @@ static int repetition(void *ctx, double *wall, double *device) {
     *wall = clock_now() - t0;
     return d->ops->elapsed(d, device);
 }
+
+/* timed_check: the repetition's lhs, read back and summed by magnitude.
+ * Within 1e-9: update=atomic adds a dof's doubles in whatever order the
+ * device runs them (last-bit differences); a repetition that computed
+ * another product moves the sum by far more. */
+static int repetition_sum(void *ctx, double *sum) {
+    struct mv_exec *e = ctx;
+    const size_t n = (size_t)e->in->ndofs;
+    double *lhs = xcalloc(n, sizeof(double));
+    const int rc = e->d->ops->read(e->d, e->lhs, 0, n * sizeof(double), lhs);
+    *sum = 0;
+    for (size_t i = 0; i < n; i++) *sum += lhs[i] < 0 ? -lhs[i] : lhs[i];
+    free(lhs);
+    return rc ? -1 : 0;
+}
+static const struct timed_check repetition_check = {repetition_sum, 1e-9};
 
 static int build(struct mv_exec *e, const struct knob_set *k) {
     struct dev *d = e->d;
@@ -190,7 +207,7 @@ struct app_result *matvec_execute(struct dev *d, const struct app_input *in, con
         return NULL;
     }
     struct app_result *res = NULL;
-    if (timed_reps(d, warmup, reps, m, repetition, &e)) {
+    if (timed_reps(d, warmup, reps, m, repetition, &e, &repetition_check)) {
         fail(m, ST_RUNTIME_ERROR, d);
     } else {
         res = xcalloc(1, sizeof *res);

@@ -81,7 +81,7 @@ static const struct knob_def sandpile_knobs[] = {
 };
 
 static const char *member_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
-                                  const unsigned wg[2], int in_set);
+                                  const unsigned wg[2], int in_set, char *why, size_t n);
 
 int sandpile_tile_shape(const struct device_info *dev, const struct knob_set *k, const unsigned wg[2],
                         unsigned shape[2]) {
@@ -95,8 +95,7 @@ int sandpile_tile_shape(const struct device_info *dev, const struct knob_set *k,
  * valid on each member: the config's shape is a GPU's work-group, and a
  * CPU member's tiles too unless host_tile gives it its own. */
 static const char *set_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *set,
-                               const unsigned wg[2]) {
-    static _Thread_local char why[512];
+                               const unsigned wg[2], char *why, size_t n) {
     if (knob_is(k, "rule", "async"))
         return "rule=async sweeps in place in an order of its own, with no rows to split: a device set runs rule=sync";
     if (knob_is(k, "launch", "resident"))
@@ -105,38 +104,101 @@ static const char *set_invalid(const struct knob_set *k, const struct app_input 
     const char *bad = rowsplit_invalid(k, 1, in->h - 1);
     if (bad) return bad;
     struct device_info m[DEVSET_MAX];
-    char err[256];
-    if (devset_members(set, m, err, sizeof err)) {
-        str_copy(why, sizeof why, err);
-        return why;
-    }
+    if (devset_members(set, m, why, n)) return why;
     if (!knob_is(k, "host_tile", "auto") && m[0].caps.work_groups && m[1].caps.work_groups)
         return "host_tile is a CPU member's tile shape, and neither device of this set is a CPU (OpenMP): leave it "
                "auto";
+    char member_why[ERR_MAX];
     for (int i = 0; i < DEVSET_MAX; i++)
-        if ((bad = member_invalid(k, in, &m[i], wg, 1))) {
-            char copy[256];
-            str_copy(copy, sizeof copy, bad);
-            str_fmt(why, sizeof why, "%s: %s", m[i].spec, copy);
+        if ((bad = member_invalid(k, in, &m[i], wg, 1, member_why, sizeof member_why))) {
+            str_fmt(why, n, "%s: %s", m[i].spec, bad);
             return why;
         }
     return NULL;
 }
 
 static const char *sandpile_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
-                                    const unsigned wg[2]) {
-    if (devset_is(dev)) return set_invalid(k, in, dev, wg);
+                                    const unsigned wg[2], char *why, size_t n) {
+    if (devset_is(dev)) return set_invalid(k, in, dev, wg, why, n);
     if (!knob_is(k, "host_tile", "auto") && dev->caps.work_groups)
         return "host_tile is a CPU's (OpenMP's) tile shape; a GPU alone runs the config's work-group shape: leave it "
                "auto (on a device set it is the CPU member's)";
-    return member_invalid(k, in, dev, wg, 0);
+    return member_invalid(k, in, dev, wg, 0, why, n);
+}
+
+/* launch=resident and rule=async: the schedules only some devices and
+ * detections can run. */
+static const char *member_invalid_schedule(const struct knob_set *k, const struct app_input *in,
+                                           const struct device_info *dev, const unsigned wg[2], long steps) {
+    const int none = knob_is(k, "detect", "none"), predict = knob_is(k, "detect", "predict");
+    if (knob_is(k, "launch", "resident")) {
+        if (!dev->caps.work_groups || !dev->caps.coresident_grid)
+            return "launch=resident waits at grid-wide barriers: it needs work-groups that are all resident at "
+                   "once, which only CUDA's cooperative launch promises here";
+        if (steps < 2) return "launch=resident runs the tiled kernel's rounds: give steps=T with T >= 2";
+        if (!knob_is(k, "detect", "flag") && !knob_is(k, "detect", "predict"))
+            return "launch=resident ends at the step the flags show stable: detect=flag or predict";
+        if (!knob_is(k, "vote", "group") && !knob_is(k, "vote", "item"))
+            return "launch=resident reads each round's step flag on the device: vote=group or item (not cell)";
+    }
+    if (knob_is(k, "rule", "async")) {
+        if (dev->caps.work_groups)
+            return "rule=async topples in place, and neighbouring work-groups would add to the same cells "
+                   "without atomics: it runs on the CPU (OpenMP) only";
+        if (none || predict)
+            return "rule=async counts sweeps, not the synchronous iterations: neither a serial count nor a "
+                   "prediction applies; use detect=flag or grid";
+        if (steps != 1) return "steps is the synchronous rule's temporal blocking; rule=async sweeps in place";
+        if (in->cap > 0)
+            return "a capped asynchronous run stops in an order of its own, with nothing to compare: run it to "
+                   "stability (no --iters)";
+        if (wg[0] < 2 || wg[1] < 2)
+            return "rule=async needs tiles of at least 2x2 cells, so that tiles of one colour never share a "
+                   "neighbour";
+    }
+    return NULL;
+}
+
+/* The work-group (with steps=T its T-cell halo on every side; with cells=R,
+ * R rows of that per item) within the device's limits and local memory,
+ * and the grid within its memory. A CPU's own tile shape (own_shape) is
+ * explicit: only the grid is checked. */
+static const char *member_invalid_group(const struct knob_set *k, const struct app_input *in,
+                                        const struct device_info *dev, const unsigned wg[2], int own_shape, long steps,
+                                        long cells, char *why, size_t n) {
+    if (wg[0] == 0 || wg[1] == 0) return "the work-group shape must be at least 1x1";
+    const size_t gx = wg[0] + (steps > 1 ? 2 * (size_t)steps : 0), rows = wg[1] + (steps > 1 ? 2 * (size_t)steps : 0);
+    const size_t gy = rows / (size_t)cells, items = gx * gy;
+    if (own_shape) return app_grid_fits(dev, in->w, in->h, sizeof(unsigned), why, n);
+    if (items > dev->max_wg) {
+        if (steps > 1)
+            snprintf(why, n,
+                     "steps=%ld, cells=%ld: the %ux%u block with its %ld-cell halo is a %zux%zu group, %zu items, "
+                     "over the device's maximum of %zu",
+                     steps, cells, wg[0], wg[1], steps, gx, gy, items, dev->max_wg);
+        else
+            snprintf(why, n, "work-group %ux%u = %zu items exceeds the device's maximum of %zu", wg[0], wg[1], items,
+                     dev->max_wg);
+        return why;
+    }
+    if (gx > dev->max_item[0] || gy > dev->max_item[1]) {
+        snprintf(why, n, "work-group %zux%zu exceeds the device's per-dimension limits %zux%zu", gx, gy,
+                 dev->max_item[0], dev->max_item[1]);
+        return why;
+    }
+    const size_t local = sandpile_local_bytes((int)steps, knob_is(k, "tile", "double"), (int)cells, wg);
+    if (dev->caps.work_groups && dev->local_mem && local > dev->local_mem) {
+        snprintf(why, n, "the tile needs %zu bytes of local memory; the device has %llu", local,
+                 (unsigned long long)dev->local_mem);
+        return why;
+    }
+    return app_grid_fits(dev, in->w, in->h, sizeof(unsigned), why, n);
 }
 
 /* One device's rules, alone or as a set's member (in_set: knobs for the
  * other member are not this one's to refuse). */
 static const char *member_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
-                                  const unsigned wg_config[2], int in_set) {
-    static _Thread_local char why[256];
+                                  const unsigned wg_config[2], int in_set, char *why, size_t n) {
     /* A CPU's own tile shape (host_tile) is explicit, so the device's limits,
      * which only keep shape sweeps finite on OpenMP, do not apply to it. */
     unsigned wg[2];
@@ -165,67 +227,16 @@ static const char *member_invalid(const struct knob_set *k, const struct app_inp
         if (knob_is(k, "launch", "resident"))
             return "cells=R has its own kernel; launch=resident runs topple_tiled's one cell per item: launch=each";
         if ((wg[1] + 2 * (unsigned long)steps) % (unsigned long)cells) {
-            snprintf(why, sizeof why,
+            snprintf(why, n,
                      "cells=%ld: the %ux%u block with its %ld-cell halo is %lu rows tall, not a multiple of %ld "
                      "(each item holds %ld rows)",
                      cells, wg[0], wg[1], steps, wg[1] + 2 * (unsigned long)steps, cells, cells);
             return why;
         }
     }
-    if (knob_is(k, "launch", "resident")) {
-        if (!dev->caps.work_groups || !dev->caps.coresident_grid)
-            return "launch=resident waits at grid-wide barriers: it needs work-groups that are all resident at "
-                   "once, which only CUDA's cooperative launch promises here";
-        if (steps < 2) return "launch=resident runs the tiled kernel's rounds: give steps=T with T >= 2";
-        if (!knob_is(k, "detect", "flag") && !knob_is(k, "detect", "predict"))
-            return "launch=resident ends at the step the flags show stable: detect=flag or predict";
-        if (!knob_is(k, "vote", "group") && !knob_is(k, "vote", "item"))
-            return "launch=resident reads each round's step flag on the device: vote=group or item (not cell)";
-    }
-    if (knob_is(k, "rule", "async")) {
-        if (dev->caps.work_groups)
-            return "rule=async topples in place, and neighbouring work-groups would add to the same cells "
-                   "without atomics: it runs on the CPU (OpenMP) only";
-        if (none || predict)
-            return "rule=async counts sweeps, not the synchronous iterations: neither a serial count nor a "
-                   "prediction applies; use detect=flag or grid";
-        if (steps != 1) return "steps is the synchronous rule's temporal blocking; rule=async sweeps in place";
-        if (in->cap > 0)
-            return "a capped asynchronous run stops in an order of its own, with nothing to compare: run it to "
-                   "stability (no --iters)";
-        if (wg[0] < 2 || wg[1] < 2)
-            return "rule=async needs tiles of at least 2x2 cells, so that tiles of one colour never share a "
-                   "neighbour";
-    }
-    if (wg[0] == 0 || wg[1] == 0) return "the work-group shape must be at least 1x1";
-    /* steps=T: the group is the shape plus a T-cell halo on every side;
-     * with cells=R, R rows of that per item. */
-    const size_t gx = wg[0] + (steps > 1 ? 2 * (size_t)steps : 0), rows = wg[1] + (steps > 1 ? 2 * (size_t)steps : 0);
-    const size_t gy = rows / (size_t)cells, items = gx * gy;
-    if (own_shape) return app_grid_fits(dev, in->w, in->h, sizeof(unsigned), why, sizeof why);
-    if (items > dev->max_wg) {
-        if (steps > 1)
-            snprintf(why, sizeof why,
-                     "steps=%ld, cells=%ld: the %ux%u block with its %ld-cell halo is a %zux%zu group, %zu items, "
-                     "over the device's maximum of %zu",
-                     steps, cells, wg[0], wg[1], steps, gx, gy, items, dev->max_wg);
-        else
-            snprintf(why, sizeof why, "work-group %ux%u = %zu items exceeds the device's maximum of %zu", wg[0], wg[1],
-                     items, dev->max_wg);
-        return why;
-    }
-    if (gx > dev->max_item[0] || gy > dev->max_item[1]) {
-        snprintf(why, sizeof why, "work-group %zux%zu exceeds the device's per-dimension limits %zux%zu", gx, gy,
-                 dev->max_item[0], dev->max_item[1]);
-        return why;
-    }
-    const size_t local = sandpile_local_bytes((int)steps, knob_is(k, "tile", "double"), (int)cells, wg);
-    if (dev->caps.work_groups && dev->local_mem && local > dev->local_mem) {
-        snprintf(why, sizeof why, "the tile needs %zu bytes of local memory; the device has %llu", local,
-                 (unsigned long long)dev->local_mem);
-        return why;
-    }
-    return app_grid_fits(dev, in->w, in->h, sizeof(unsigned), why, sizeof why);
+    const char *why_schedule = member_invalid_schedule(k, in, dev, wg, steps);
+    if (why_schedule) return why_schedule;
+    return member_invalid_group(k, in, dev, wg, own_shape, steps, cells, why, n);
 }
 
 /* Effective bandwidth counts the least traffic a synchronous step can

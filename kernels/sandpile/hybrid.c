@@ -159,6 +159,21 @@ static int repetition(void *ctx, double *wall, double *device) {
     return 0;
 }
 
+static struct app_result *result(struct sp_set *s);
+
+/* timed_check: the repetition's final grid, gathered from both members
+ * and hashed, exactly (schedule.c's check, over the set). */
+static int repetition_sum(void *ctx, double *sum) {
+    struct sp_set *s = ctx;
+    struct app_result *res = result(s);
+    if (!res) return -1;
+    const struct app_input *in = s->e[0].in;
+    *sum = (double)hash_fnv1a(res->grid, (size_t)in->w * (size_t)in->h * sizeof(unsigned), 0);
+    sandpile_result_free(res);
+    return 0;
+}
+static const struct timed_check repetition_check = {repetition_sum, 0};
+
 /* The final grid: each member's own rows (the border is never written: 0). */
 static struct app_result *result(struct sp_set *s) {
     const struct app_input *in = s->e[0].in;
@@ -201,7 +216,7 @@ struct app_result *sandpile_execute_set(struct dev *set, const struct app_input 
         s.layout = (struct rowsplit_layout){.row_bytes = (size_t)in->w * sizeof(unsigned), .planes = 1};
         rowsplit_init(&s.split, k, 1, in->h - 1, 1, 0, set);
         s.scratch = xcalloc(1, rowsplit_scratch_bytes(&s.split, &s.layout));
-        if (timed_reps(set, warmup, reps, m, repetition, &s) || !(res = result(&s))) {
+        if (timed_reps(set, warmup, reps, m, repetition, &s, &repetition_check) || !(res = result(&s))) {
             m->status = ST_RUNTIME_ERROR;
             str_copy(m->reason, sizeof m->reason, set->err);
         } else {

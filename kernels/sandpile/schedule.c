@@ -239,6 +239,20 @@ static int repetition(struct sp_exec *e, double *wall, double *device) {
 
 static int timed_repetition(void *ctx, double *wall, double *device) { return repetition(ctx, wall, device); }
 
+/* timed_check: the repetition's final grid, read back and hashed, exactly:
+ * a stable grid is the same whatever order the topplings ran in, and a
+ * capped synchronous run is determined step by step. */
+static int repetition_sum(void *ctx, double *sum) {
+    struct sp_exec *e = ctx;
+    const size_t bytes = sp_cells(e) * sizeof(unsigned);
+    unsigned *grid = xcalloc(1, bytes);
+    const int rc = e->d->ops->read(e->d, e->grid[0], 0, bytes, grid);
+    *sum = (double)hash_fnv1a(grid, bytes, 0);
+    free(grid);
+    return rc ? -1 : 0;
+}
+static const struct timed_check repetition_check = {repetition_sum, 0};
+
 static void fail(struct measurement *m, enum status st, const struct dev *d) {
     m->status = st;
     str_copy(m->reason, sizeof m->reason, d->err);
@@ -327,7 +341,7 @@ struct app_result *sandpile_execute(struct dev *d, const struct app_input *in, c
         return NULL;
     }
     const size_t n = sp_cells(&e);
-    int rc = timed_reps(d, warmup, reps, m, timed_repetition, &e);
+    int rc = timed_reps(d, warmup, reps, m, timed_repetition, &e, &repetition_check);
     struct app_result *res = NULL;
     if (rc) {
         fail(m, ST_RUNTIME_ERROR, d);

@@ -58,8 +58,10 @@ static void st_grid(const struct app_input *in, size_t g[2]) {
 }
 
 static const char *st_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
-                              const unsigned wg[2]) {
+                              const unsigned wg[2], char *why, size_t n) {
     (void)k;
+    (void)why;
+    (void)n;
     if (wg[1] != 1) return "selftest is one-dimensional: the shape must be Nx1";
     if (in->n % wg[0]) return "the work-group does not divide the vector";
     if (wg[0] > dev->max_wg || wg[0] > dev->max_item[0]) return "the work-group exceeds the device's limits";
@@ -113,6 +115,18 @@ static int st_repetition(void *ctx, double *wall, double *device) {
     return rc || d->ops->elapsed(d, device) ? -1 : 0;
 }
 
+/* timed_check: the repetition's vector, read back and summed, exactly (the
+ * same arithmetic on every element every time). */
+static int st_sum(void *ctx, double *sum) {
+    struct st_rep *c = ctx;
+    const size_t n = (size_t)c->in->n;
+    if (c->d->ops->read(c->d, c->b[c->in->iters % 2], 0, n * sizeof(float), c->host)) return -1;
+    *sum = 0;
+    for (size_t i = 0; i < n; i++) *sum += c->host[i];
+    return 0;
+}
+static const struct timed_check st_check = {st_sum, 0};
+
 static struct app_result *st_execute(struct dev *d, const struct app_input *in, const struct knob_set *k,
                                      const unsigned wg[2], int warmup, int reps, struct measurement *m) {
     char src[4096], rel[128], dir[4096];
@@ -136,7 +150,7 @@ static struct app_result *st_execute(struct dev *d, const struct app_input *in, 
     float *host = xcalloc((size_t)in->n, sizeof(float));
     struct app_result *res = NULL;
     struct st_rep ctx = {d, in, kern, {b[0], b[1]}, host, wg[0]};
-    int rc = !b[0] || !b[1] || timed_reps(d, warmup, reps, m, st_repetition, &ctx);
+    int rc = !b[0] || !b[1] || timed_reps(d, warmup, reps, m, st_repetition, &ctx, &st_check);
     if (!rc) {
         res = xcalloc(1, sizeof *res);
         res->n = in->n;

@@ -56,9 +56,10 @@ static const struct knob_def stencil_knobs[] = {
     {0},
 };
 
-static const char *stencil_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
-                                   const unsigned wg[2]) {
-    static _Thread_local char why[256];
+/* The knobs together: each one only with the range method that reads it,
+ * and reduce=warp only where warps shuffle, in whole warps. */
+static const char *stencil_invalid_knobs(const struct knob_set *k, const struct device_info *dev, const unsigned wg[2],
+                                         char *why, size_t n) {
     const int kernel_range = knob_is(k, "range", "chunked") || knob_is(k, "range", "coalesced");
     if (knob_is(k, "setup", "rebuild") && !knob_is(k, "range", "host"))
         return "setup=rebuild keeps the grid on the host between iterations, so it reads the grid back "
@@ -72,7 +73,7 @@ static const char *stencil_invalid(const struct knob_set *k, const struct app_in
     if (!atomic && knob_int(k, "steps") != 1) return "steps (iterations per launch) needs range=atomic";
     if (knob_int(k, "check") < 1 || knob_int(k, "steps") < 1) return "check and steps are at least 1";
     if (knob_int(k, "steps") > STENCIL_STEPS_MAX) {
-        snprintf(why, sizeof why, "steps=%ld: at most %d (the halo alone would outgrow the tile)", knob_int(k, "steps"),
+        snprintf(why, n, "steps=%ld: at most %d (the halo alone would outgrow the tile)", knob_int(k, "steps"),
                  STENCIL_STEPS_MAX);
         return why;
     }
@@ -82,52 +83,52 @@ static const char *stencil_invalid(const struct knob_set *k, const struct app_in
             return "reduce=warp needs 32-wide warp shuffles: CUDA's, or inline PTX on NVIDIA's OpenCL; "
                    "elsewhere sub-group reductions, and the OpenCL backend does not query cl_khr_subgroups";
         if (((size_t)wg[0] * wg[1]) % 32 || (size_t)wg[0] * wg[1] > 1024) {
-            snprintf(why, sizeof why,
-                     "reduce=warp: work-group %ux%u is not a whole number of 32-item warps, at most 32 of them", wg[0],
-                     wg[1]);
+            snprintf(why, n, "reduce=warp: work-group %ux%u is not a whole number of 32-item warps, at most 32 of them",
+                     wg[0], wg[1]);
             return why;
         }
     }
+    return NULL;
+}
+
+static const char *stencil_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
+                                   const unsigned wg[2], char *why, size_t n) {
+    const char *why_knobs = stencil_invalid_knobs(k, dev, wg, why, n);
+    if (why_knobs) return why_knobs;
+    const int kernel_range = knob_is(k, "range", "chunked") || knob_is(k, "range", "coalesced");
+    const int atomic = knob_is(k, "range", "atomic");
     const long rows = knob_int(k, "rows");
     if (wg[0] == 0 || wg[1] == 0 || in->w % (int)wg[0] || in->h % (int)wg[1]) {
-        snprintf(why, sizeof why, "work-group %ux%u does not divide the %dx%d grid", wg[0], wg[1], in->w, in->h);
+        snprintf(why, n, "work-group %ux%u does not divide the %dx%d grid", wg[0], wg[1], in->w, in->h);
         return why;
     }
     if (rows > in->h || in->h % (wg[1] * rows)) {
-        snprintf(why, sizeof why,
+        snprintf(why, n,
                  "rows=%ld: work-group %ux%u covers %ux%ld points, which do not divide the %dx%d "
                  "grid",
                  rows, wg[0], wg[1], wg[0], wg[1] * rows, in->w, in->h);
         return why;
     }
     const size_t items = (size_t)wg[0] * wg[1];
-    if (items > dev->max_wg) {
-        snprintf(why, sizeof why, "work-group %ux%u = %zu items exceeds the device's maximum of %zu", wg[0], wg[1],
-                 items, dev->max_wg);
-        return why;
-    }
-    if (wg[0] > dev->max_item[0] || wg[1] > dev->max_item[1]) {
-        snprintf(why, sizeof why, "work-group %ux%u exceeds the device's per-dimension limits %zux%zu", wg[0], wg[1],
-                 dev->max_item[0], dev->max_item[1]);
-        return why;
-    }
+    const char *why_wg = app_wg_fits(dev, wg, why, n);
+    if (why_wg) return why_wg;
     const long total = (long)in->w * in->h, parts = knob_int(k, "partials");
     if (kernel_range) {
         /* The range kernel is one-dimensional: `partials` work-items in
          * groups of the work-group's items laid in a row. */
         if (parts > total) {
-            snprintf(why, sizeof why, "partials=%ld exceeds the grid's %ld points", parts, total);
+            snprintf(why, n, "partials=%ld exceeds the grid's %ld points", parts, total);
             return why;
         }
         if (parts % (long)items) {
-            snprintf(why, sizeof why,
+            snprintf(why, n,
                      "the range kernel runs partials=%ld work-items in groups of %zu (%ux%u): "
                      "%zu does not divide %ld",
                      parts, items, wg[0], wg[1], items, parts);
             return why;
         }
         if (items > dev->max_item[0]) {
-            snprintf(why, sizeof why,
+            snprintf(why, n,
                      "the range kernel's groups of %zu items in a row exceed the device's "
                      "limit of %zu in x",
                      items, dev->max_item[0]);
@@ -138,12 +139,12 @@ static const char *stencil_invalid(const struct knob_set *k, const struct app_in
     const size_t need =
         atomic && knob_int(k, "steps") > 1 ? stencil_blocked_local(wg_local, k) : 2 * items * sizeof(float);
     if ((knob_is(k, "range", "fused") || atomic) && dev->caps.work_groups && dev->local_mem && need > dev->local_mem) {
-        snprintf(why, sizeof why, "the work-group %s needs %zu bytes of local memory; the device has %llu",
+        snprintf(why, n, "the work-group %s needs %zu bytes of local memory; the device has %llu",
                  need > 2 * items * sizeof(float) ? "tiles with their halo" : "reduction", need,
                  (unsigned long long)dev->local_mem);
         return why;
     }
-    return app_grid_fits(dev, in->w, in->h, sizeof(float), why, sizeof why);
+    return app_grid_fits(dev, in->w, in->h, sizeof(float), why, n);
 }
 
 size_t stencil_blocked_local(const size_t local[2], const struct knob_set *k) {

@@ -166,6 +166,17 @@ int main(void) {
     struct rc_result x;
     struct night_value e1[1];
     CHECK(rc_compare(e1, 0, &n2, 1, &none, MIN_EFFECT, &x) != 0, "an empty side is refused");
+    {
+        /* The pooled statistic with an empty side: Mann-Whitney refuses it,
+         * and the row says so rather than judging an unset p. */
+        double s3[3] = {1.0, 1.1, 1.2};
+        struct series_samples sa = {.n = 3, .v = s3}, sb = {.n = 0, .v = s3};
+        struct compare_params cp = COMPARE_DEFAULTS;
+        struct compare_row row;
+        compare_series_pooled(&sa, &sb, &cp, &row);
+        CHECK(row.v == V_FEW && isnan(row.r.p), "pooled, an empty side: cannot tell, p unknown (%s, p %g)",
+              verdict_name(row.v), row.r.p);
+    }
     rc_compare(&n1, 1, &n2, 1, &none, MIN_EFFECT, &x);
     CHECK(!flagged(&x),
           "with no history (priors: a night as spread as a round, 1 %%) a 10 %% change between two"

@@ -1,6 +1,3 @@
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 /* Energy with every measurement (timed.h, energy.h): the window's arithmetic
  * and its threshold, rounds combined, the fields through the worker pipe and
  * into the store (NaN as NULL), runner_print's text, no meter for devices
@@ -91,7 +88,7 @@ static void fake_nvml_checks(void) {
     struct measurement mm = {0};
     measurement_unknown(&mm);
     struct sleeper s = {0.15, -1};
-    int rc = timed_reps(&dv, 1, 5, &mm, sleep_rep, &s);
+    int rc = timed_reps(&dv, 1, 5, &mm, sleep_rep, &s, NULL);
     CHECK(rc == 0 && mm.nsamples == 5, "timed_reps: 5 samples after 1 warm-up (rc %d, %d)", rc, mm.nsamples);
     double slept = 0;
     for (int i = 0; i < mm.nsamples; i++) slept += mm.samples[i];
@@ -103,14 +100,14 @@ static void fake_nvml_checks(void) {
 
     measurement_unknown(&mm);
     s = (struct sleeper){0.02, -1};
-    timed_reps(&dv, 1, 5, &mm, sleep_rep, &s);
+    timed_reps(&dv, 1, 5, &mm, sleep_rep, &s, NULL);
     CHECK(mm.nsamples == 5 && isnan(mm.energy_j) && isnan(mm.power_w),
           "timed_reps: a 0.1 s window (under %.1f s) leaves the energy unknown", ENERGY_MIN_WINDOW_S);
     measurement_free(&mm);
 
     measurement_unknown(&mm);
     s = (struct sleeper){0.3, 2}; /* the warm-up and one timed repetition, then a failure */
-    rc = timed_reps(&dv, 1, 5, &mm, sleep_rep, &s);
+    rc = timed_reps(&dv, 1, 5, &mm, sleep_rep, &s, NULL);
     CHECK(rc == -1 && mm.nsamples == 1 && isnan(mm.energy_j),
           "timed_reps: a failed repetition stops the run, keeps 1 sample, and has no energy (rc %d, %d)", rc,
           mm.nsamples);

@@ -1,9 +1,12 @@
 /* Knobs (apply, canonical string, -D flags) and variant files (bases,
  * errors as "path:LINE:", the shipped ladder). */
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/util.h"
@@ -28,6 +31,59 @@ static const struct knob_def defs[] = {
     {.name = "threads", .values = "all|int", .def = "all", .help = ""},
     {0},
 };
+
+/* Ways to read a knob by name, each as a child process runs it. */
+enum knob_read { READ_GET, READ_IS, READ_INT, READ_SHARE, READ_SHAPE };
+
+/* Reads knob `name` of k the given way in a child process, its stderr
+ * into msg: 1 when the child aborted (SIGABRT), 0 when it returned. */
+static int read_aborts(const struct knob_set *k, const char *name, enum knob_read how, char *msg, size_t n) {
+    int fd[2];
+    msg[0] = '\0';
+    if (pipe(fd)) return 0;
+    fflush(NULL);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        setrlimit(RLIMIT_CORE, &(struct rlimit){0, 0}); /* an abort expected: no core file */
+        dup2(fd[1], 2);
+        close(fd[0]);
+        unsigned shape[2];
+        volatile long sink = how == READ_GET     ? (long)strlen(knob_get(k, name))
+                             : how == READ_IS    ? knob_is(k, name, "aos")
+                             : how == READ_INT   ? knob_int(k, name)
+                             : how == READ_SHARE ? (long)knob_share(k, name)
+                                                 : knob_shape(k, name, shape);
+        (void)sink;
+        _exit(0);
+    }
+    close(fd[1]);
+    size_t got = 0;
+    for (ssize_t r; got + 1 < n && (r = read(fd[0], msg + got, n - 1 - got)) > 0;) got += (size_t)r;
+    msg[got] = '\0';
+    msg[strcspn(msg, "\n")] = '\0';
+    close(fd[0]);
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid) return 0;
+    return WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT;
+}
+
+/* A name the app does not declare is a defect in the code reading it: every
+ * way of reading one stops the process, naming the knob and the app's
+ * knobs; a declared name reads as before. */
+static void test_unknown_knob(void) {
+    struct knob_set k;
+    knobs_init(&k, defs);
+    char msg[512];
+    static const char *const how_name[] = {"knob_get", "knob_is", "knob_int", "knob_share", "knob_shape"};
+    for (int how = READ_GET; how <= READ_SHAPE; how++) {
+        const int aborted = read_aborts(&k, "nosuch", (enum knob_read)how, msg, sizeof msg);
+        CHECK(aborted && strstr(msg, "knob 'nosuch'") && strstr(msg, "layout, kernels, chunk, work, threads"),
+              "%s: an undeclared name aborts, naming it and the declared knobs (%s)", how_name[how],
+              msg[0] ? msg : "no message");
+    }
+    CHECK(!read_aborts(&k, "layout", READ_IS, msg, sizeof msg) && !read_aborts(&k, "chunk", READ_INT, msg, sizeof msg),
+          "knob_is, knob_int: a declared name reads without stopping");
+}
 
 static void test_knobs(void) {
     struct knob_set k;
@@ -103,7 +159,6 @@ static void test_knobs(void) {
     CHECK(knobs_apply(&k, "layout", err, sizeof err) == -1 && strstr(err, "layout"),
           "apply: a word without '=' fails (%s)", err);
     CHECK(knobs_apply(&k, "", err, sizeof err) == 0, "apply: empty text is no change");
-    CHECK(strcmp(knob_get(&k, "nosuch"), "") == 0, "knob_get: unknown name gives \"\"");
 
     /* The LBM app's table: defaults are the final variant. */
     const struct app *lbm = app_find("lbm");
@@ -313,7 +368,7 @@ static void test_variants(void) {
                   knob_is(&fin->knobs, "constants", "hoisted") && knob_is(&fin->knobs, "work", "full"),
               "shipped: final is in-order, packed, hoisted, full");
         struct knob_set defaults;
-        char a[1024], b[1024];
+        char a[KNOBS_TEXT_MAX], b[KNOBS_TEXT_MAX];
         knobs_init(&defaults, lbm->knobs);
         knobs_canonical(&defaults, a, sizeof a);
         knobs_canonical(&fin->knobs, b, sizeof b);
@@ -343,6 +398,7 @@ int main(void) {
         return 1;
     }
     test_knobs();
+    test_unknown_knob();
     test_shape_knobs();
     test_quiet_knobs();
     test_variants();

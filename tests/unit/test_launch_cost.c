@@ -1,6 +1,3 @@
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 /* Launch cost without a device: the generated probe sources have the
  * parameters asked for in each backend's language, --args parsing refuses
  * what it must, rows round-trip through the store, and a version-2 database

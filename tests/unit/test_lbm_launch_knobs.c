@@ -34,7 +34,8 @@ static const char *why_at(const char *knobs, const char *backend, const struct a
     if (knobs_apply(&k, knobs, err, sizeof err)) return "knobs did not apply";
     const struct device_info d = device(backend);
     const unsigned wg[2] = {wx, wy};
-    return lbm->invalid(&k, in, &d, wg);
+    static char buf[ERR_MAX]; /* the caller reads the reason after the return */
+    return lbm->invalid(&k, in, &d, wg, buf, sizeof buf);
 }
 
 static const char *why(const char *knobs, const char *backend, const struct app_input *in) {
@@ -221,9 +222,10 @@ int main(void) {
         str_copy(nv.vendor, sizeof nv.vendor, "NVIDIA Corporation");
         device_caps(&nv); /* the vendor decides OpenCL's warp shuffles */
         const unsigned w32[2] = {32, 1}, w24[2] = {24, 1};
-        const char *w = lbm->invalid(&k, in, &nv, w32);
+        char buf[ERR_MAX];
+        const char *w = lbm->invalid(&k, in, &nv, w32, buf, sizeof buf);
         CHECK(w == NULL, "tree=warp on NVIDIA's OpenCL is valid%s%s", w ? ": " : "", w ? w : "");
-        w = lbm->invalid(&k, in, &nv, w24);
+        w = lbm->invalid(&k, in, &nv, w24, buf, sizeof buf);
         CHECK(w && strstr(w, "multiple of 32"), "tree=warp on NVIDIA's OpenCL with 24 items is refused (%s)",
               w ? w : "valid");
     }

@@ -71,14 +71,15 @@ static void start(unsigned *g, int w, int h, const struct band_case *c) {
 static void band(struct dev *d, const struct device_info *info, const struct app_input *in, const struct band_case *c) {
     const int w = in->w, h = in->h;
     const size_t cells = (size_t)w * (size_t)h;
-    char err[256], what[200];
+    char err[256], what[200], why[ERR_MAX];
     snprintf(what, sizeof what, "%s %ux%u, %d steps on rows [%d, %d) from the %s start", c->knobs, c->wg[0], c->wg[1],
              c->n, c->r0, c->r1, c->pair ? "quiet" : "busy");
     unsigned *g0 = xcalloc(cells, sizeof *g0);
     start(g0, w, h, c);
     struct knob_set k;
     knobs_init(&k, sp()->knobs);
-    const char *bad = knobs_apply(&k, c->knobs, err, sizeof err) ? err : sp()->invalid(&k, in, info, c->wg);
+    const char *bad =
+        knobs_apply(&k, c->knobs, err, sizeof err) ? err : sp()->invalid(&k, in, info, c->wg, why, sizeof why);
     CHECK(!bad, "%s is valid on %s%s%s", what, info->spec, bad ? ": " : "", bad ? bad : "");
     if (bad) {
         free(g0);

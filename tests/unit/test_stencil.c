@@ -214,31 +214,34 @@ static void test_invalid(void) {
     struct knob_set k;
     knobs_init(&k, app->knobs);
     const unsigned ok[2] = {32, 4}, odd[2] = {24, 1}, big[2] = {64, 32}, wide[2] = {128, 1};
-    CHECK(app->invalid(&k, in, &gpu, ok) == NULL, "fused, 32x4 on 128x128: valid");
-    const char *why = app->invalid(&k, in, &gpu, odd);
+    char buf[ERR_MAX];
+    CHECK(app->invalid(&k, in, &gpu, ok, buf, sizeof buf) == NULL, "fused, 32x4 on 128x128: valid");
+    const char *why = app->invalid(&k, in, &gpu, odd, buf, sizeof buf);
     CHECK(why && strstr(why, "does not divide"), "24x1 does not divide 128: %s", why ? why : "(valid)");
-    why = app->invalid(&k, in, &gpu, big);
+    why = app->invalid(&k, in, &gpu, big, buf, sizeof buf);
     CHECK(why && strstr(why, "maximum"), "64x32 = 2048 items exceeds 1024: %s", why ? why : "(valid)");
     knobs_apply(&k, "setup=rebuild", err, sizeof err);
-    why = app->invalid(&k, in, &gpu, ok);
+    why = app->invalid(&k, in, &gpu, ok, buf, sizeof buf);
     CHECK(why && strstr(why, "range=host"), "rebuild with range=fused: %s", why ? why : "(valid)");
     knobs_init(&k, app->knobs);
     knobs_apply(&k, "partials=1024", err, sizeof err);
-    why = app->invalid(&k, in, &gpu, ok);
+    why = app->invalid(&k, in, &gpu, ok, buf, sizeof buf);
     CHECK(why && strstr(why, "partials"), "partials with range=fused: %s", why ? why : "(valid)");
     knobs_apply(&k, "range=coalesced,partials=1000", err, sizeof err);
-    why = app->invalid(&k, in, &gpu, wide);
+    why = app->invalid(&k, in, &gpu, wide, buf, sizeof buf);
     CHECK(why && strstr(why, "does not divide 1000"), "partials=1000 in groups of 128: %s", why ? why : "(valid)");
     knobs_apply(&k, "partials=32768", err, sizeof err);
-    why = app->invalid(&k, in, &gpu, wide);
+    why = app->invalid(&k, in, &gpu, wide, buf, sizeof buf);
     CHECK(why && strstr(why, "exceeds the grid"), "partials=32768 on 16384 points: %s", why ? why : "(valid)");
     knobs_apply(&k, "partials=4096", err, sizeof err);
-    CHECK(app->invalid(&k, in, &gpu, wide) == NULL, "coalesced, 4096 partials in groups of 128: valid");
+    CHECK(app->invalid(&k, in, &gpu, wide, buf, sizeof buf) == NULL,
+          "coalesced, 4096 partials in groups of 128: valid");
     knobs_init(&k, app->knobs);
     knobs_apply(&k, "rows=32", err, sizeof err);
-    CHECK(app->invalid(&k, in, &gpu, ok) == NULL, "rows=32 with 32x4 groups: 32x128 points tile 128x128");
+    CHECK(app->invalid(&k, in, &gpu, ok, buf, sizeof buf) == NULL,
+          "rows=32 with 32x4 groups: 32x128 points tile 128x128");
     knobs_apply(&k, "rows=64", err, sizeof err);
-    why = app->invalid(&k, in, &gpu, ok);
+    why = app->invalid(&k, in, &gpu, ok, buf, sizeof buf);
     CHECK(why && strstr(why, "rows=64"), "rows=64 with 32x4 groups: %s", why ? why : "(valid)");
     app->input_free(in);
 }

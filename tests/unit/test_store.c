@@ -1,6 +1,3 @@
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 /* The results store: what goes in comes back out through plain SQL, a
  * reopen keeps it, and the printed CSV has one line per measurement.
  * Prints "ok - name" / "not ok - name"; exits nonzero on any failure. */

@@ -89,7 +89,7 @@ static void test_resolve(const struct app *lbm) {
 
     put(s, dev.fingerprint, "128x128", "obstacles=branch", 16, 2);
     rc = store_tuned_variant(s, lbm, in, &dev, &v, wg, &cfg, why, sizeof why);
-    char canon[1024];
+    char canon[KNOBS_TEXT_MAX];
     knobs_canonical(&v.knobs, canon, sizeof canon);
     CHECK(rc == 0 && wg[0] == 16 && wg[1] == 2 && !v.tuned && !strcmp(v.name, TUNED_VARIANT) &&
               knob_is(&v.knobs, "obstacles", "branch") && !strcmp(cfg.config, "final{obstacles=branch}"),
