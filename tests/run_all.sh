@@ -9,7 +9,7 @@
 # counted as skipped, never as passed. Ends with "N passed, N failed, N skipped".
 #
 # The suite must stay under CI's 10 minutes on a 2-core machine, so tests run
-# TEST_JOBS at a time (default: cores + 3, as most of them wait on compilers,
+# TEST_JOBS at a time (default: cores + 2, as most of them wait on compilers,
 # worker processes or a local Slurm part of the time: slurm.sh takes 96 s
 # for 3 s of its own CPU, progress.sh 36 s for 3), each with its own database,
 # printing its lines in the usual order when done. In that pool OpenMP's
@@ -32,7 +32,7 @@ export HARNESS_CACHE=${HARNESS_CACHE:-$PWD/build/test-cache}
 # local size read at run time) runs the same kernel code, still optimised;
 # the tests verify results, they do not time PoCL against itself.
 export POCL_WORK_GROUP_SPECIALIZATION=${POCL_WORK_GROUP_SPECIALIZATION:-0}
-jobs_max=${TEST_JOBS:-$(($(nproc) + 3))}
+jobs_max=${TEST_JOBS:-$(($(nproc) + 2))}
 # nightly.sh: two nights of one build must not be called a regression;
 # tune.sh: a search must beat the stored shape round for round (in a pool of
 # three it once lost a round and kept it: CI run 11).
