@@ -364,20 +364,26 @@ static void cuda_details(int i, struct device_info *di) {
     if (pci(di->pci_bus, (int)sizeof di->pci_bus, dev) != 0) di->pci_bus[0] = 0;
 }
 
+/* Asked once per process: it decides every build's target flags, and
+ * cuInit and a device query are not free. */
 static int cuda_gpus(char *arch, size_t n) {
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-    if (n) arch[0] = 0;
-    if (!h) return 0;
-    int (*init)(unsigned), (*count)(int *);
-    void *sym[2] = {dlsym(h, "cuInit"), dlsym(h, "cuDeviceGetCount")};
-    if (!sym[0] || !sym[1]) return 0;
-    memcpy(&init, &sym[0], sizeof sym[0]);
-    memcpy(&count, &sym[1], sizeof sym[1]);
-    int gpus = 0;
-    if (init(0) != 0 || count(&gpus) != 0 || gpus < 1) return 0;
-    struct device_info first = {0};
-    cuda_details(0, &first);
-    str_copy(arch, n, first.arch[0] ? first.arch : "sm_90");
+    static int asked, gpus;
+    static char first_arch[32];
+    if (!asked) {
+        asked = 1;
+        void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+        int (*init)(unsigned), (*count)(int *);
+        void *sym[2] = {h ? dlsym(h, "cuInit") : NULL, h ? dlsym(h, "cuDeviceGetCount") : NULL};
+        if (sym[0] && sym[1]) {
+            memcpy(&init, &sym[0], sizeof sym[0]);
+            memcpy(&count, &sym[1], sizeof sym[1]);
+            if (init(0) != 0 || count(&gpus) != 0 || gpus < 1) gpus = 0;
+        }
+        struct device_info first = {0};
+        if (gpus) cuda_details(0, &first);
+        str_copy(first_arch, sizeof first_arch, first.arch[0] ? first.arch : "sm_90");
+    }
+    str_copy(arch, n, gpus ? first_arch : "");
     return gpus;
 }
 

@@ -38,18 +38,23 @@ void compiler_choice(const char *options, struct compiler_choice *c) {
     }
 }
 
-/* 1 when name is a path to an executable, or an executable in a folder of PATH. */
-static int runnable(const char *name) {
-    if (strchr(name, '/')) return access(name, X_OK) == 0;
+/* Where name runs from: itself when it is a path, else the first folder of
+ * PATH that holds it as an executable (into full). 1 when found. */
+static int find_program(const char *name, char *full, size_t n) {
+    if (strchr(name, '/')) return str_copy(full, n, name), access(name, X_OK) == 0;
     const char *path = getenv("PATH");
     for (const char *p = path ? path : ""; *p;) {
         const size_t len = strcspn(p, ":");
-        char full[PATH_MAX];
-        str_fmt(full, sizeof full, "%.*s/%s", (int)len, p, name);
+        str_fmt(full, n, "%.*s/%s", (int)len, p, name);
         if (len && access(full, X_OK) == 0) return 1;
         p += len + (p[len] == ':');
     }
     return 0;
+}
+
+static int runnable(const char *name) {
+    char full[PATH_MAX];
+    return find_program(name, full, sizeof full);
 }
 
 /* The first line `compiler args...` prints ("" when it prints nothing). */
@@ -166,21 +171,13 @@ static void cuda_dir(char *out, size_t n) {
         return;
     }
     str_copy(out, n, "/usr/local/cuda");
-    const char *path = getenv("PATH");
-    for (const char *p = path ? path : ""; *p;) {
-        const size_t len = strcspn(p, ":");
-        char nvcc[PATH_MAX], real[PATH_MAX];
-        str_fmt(nvcc, sizeof nvcc, "%.*s/nvcc", (int)len, p);
-        if (len && access(nvcc, X_OK) == 0 && realpath(nvcc, real)) {
-            char *slash = strrchr(real, '/');
-            if (slash) *slash = 0; /* .../bin */
-            slash = strrchr(real, '/');
-            if (slash) *slash = 0;
-            str_copy(out, n, real);
-            return;
-        }
-        p += len + (p[len] == ':');
+    char nvcc[PATH_MAX], real[PATH_MAX];
+    if (!find_program("nvcc", nvcc, sizeof nvcc) || !realpath(nvcc, real)) return;
+    for (int up = 0; up < 2; up++) { /* .../bin/nvcc -> ... */
+        char *slash = strrchr(real, '/');
+        if (slash) *slash = 0;
     }
+    str_copy(out, n, real);
 }
 
 /* The CUDA release of a ptxas ("... release 13.0, V13.0.48"): 13, or 0. */
