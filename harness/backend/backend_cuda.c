@@ -56,7 +56,7 @@ static void cuda_caps(struct device_info *info) {
     X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuStreamCreate) X(cuStreamDestroy)        \
     X(cuStreamSynchronize) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)                  \
     X(cuEventElapsedTime) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)          \
-    X(cuFuncSetAttribute) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync)  \
+    X(cuFuncSetAttribute) X(cuFuncGetAttribute) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync)  \
     X(cuMemcpyDtoDAsync) X(cuLaunchKernel) X(cuLaunchCooperativeKernel)                         \
     X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuStreamBeginCapture) X(cuStreamEndCapture) \
     X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphDestroy) X(cuGraphExecDestroy)            \
@@ -552,6 +552,23 @@ static void cuda_program_free(struct dev *d, struct program *p) {
     free(p);
 }
 
+/* A kernel's registers and local memory (spills and stack), as ptxas chose
+ * them: a note when it uses local memory, where registers ran out (the
+ * guideline's step 5: a level or an unroll that spills), or for every
+ * kernel with HARNESS_KERNEL_RESOURCES=1 (what a report of registers per
+ * kernel reads). Attributes 4 and 3: CU_FUNC_ATTRIBUTE_NUM_REGS and
+ * CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES. */
+static void report_resources(CUfunction fn, const char *name) {
+    int regs = -1, local = -1;
+    if (drv.cuFuncGetAttribute(&regs, (CUfunction_attribute)4, fn) != CUDA_SUCCESS ||
+        drv.cuFuncGetAttribute(&local, (CUfunction_attribute)3, fn) != CUDA_SUCCESS)
+        return;
+    const char *all = getenv("HARNESS_KERNEL_RESOURCES");
+    if (local > 0 || (all && strcmp(all, "1") == 0))
+        fprintf(stderr, "note: cuda: kernel %s: %d registers, %d bytes of local memory a thread (spills, stack)\n",
+                name, regs, local);
+}
+
 static struct kernel *cuda_kernel(struct dev *d, struct program *p, const char *name) {
     for (struct kernel *k = p->kernels; k; k = k->next)
         if (strcmp(k->name, name) == 0) return k;
@@ -562,6 +579,7 @@ static struct kernel *cuda_kernel(struct dev *d, struct program *p, const char *
         dev_fail(d, "cuModuleGetFunction(%s): %s", name, cu_errname(r));
         return NULL;
     }
+    report_resources(fn, name);
     struct kernel *k = xcalloc(1, sizeof *k);
     k->fn = fn;
     str_copy(k->name, sizeof k->name, name);

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The DG app (seed 003) end to end: every variant verified on openmp and
+# PoCL and on the offload backends' host paths (skipped without GCC's
+# offloading compiler), a broken device (an x-face flux of the wrong sign;
+# a state turned NaN) reported wrong on every form, --out's cells.dat
+# checked against the exact vortex from outside the harness, bad input
+# refused (exit 2, a message naming it, nothing stored), and harness/ free
+# of the app's name. The physics (order of accuracy, conservation) is
+# tests/unit/test_dg.c's, on the reference these runs are verified against.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/lib.sh
+test_dir dg
+H=bin/harness
+IN=yee:12:re=50
+q() { sqlite3 "$1" "$2" 2>&1; }
+variants=$(sed -n 's/^\([a-z0-9-]*\):.*/\1/p' variants/dg.variants)
+nvar=$(echo "$variants" | wc -l)
+
+# verified_all FILE DEVICE [EXCEPT]: every variant's cell for DEVICE in
+# verify's table says verified (EXCEPT: one variant that must be invalid).
+verified_all() {
+    local file=$1 dev=$2 except=${3:-} col good=0
+    col=$(grep -m1 '^variant ' "$file" | tr '|' '\n' | awk -v d="$dev" '{gsub(/ /, "")} $0 == d {print NR}')
+    [ -n "$col" ] || return 1
+    for v in $variants; do
+        cell=$(grep -E "^$v +\|" "$file" | awk -F'|' -v c="$col" '{print $c}' | xargs)
+        if [ "$v" = "$except" ]; then [[ "$cell" == invalid* ]] && good=$((good + 1))
+        else [ "$cell" = verified ] && good=$((good + 1)); fi
+    done
+    [ "$good" -eq "$nvar" ]
+}
+
+$H verify dg --device openmp,opencl --input $IN --iters 4 --db "$T/v.db" >"$T/v.out" 2>"$T/v.err"
+rc=$?
+check "verify dg on openmp and opencl exits 0 (got $rc)" [ $rc -eq 0 ]
+check "every one of the $nvar variants verified on openmp" verified_all "$T/v.out" openmp
+check "every variant verified on opencl:0.0 but s5-flags (the directive compilers' level: invalid, with the reason)" \
+    verified_all "$T/v.out" opencl:0.0 s5-flags
+check "s5-flags on opencl says why" grep -q "s5-flags on opencl:0.0: cc and opt choose" "$T/v.out"
+n=$(q "$T/v.db" "SELECT count(*) FROM measurement WHERE status = 'ok' AND max_rel_err <= 1e-10")
+check "the database holds the verified rows, each within 1e-10 ($n)" [ "$n" -ge $((2 * nvar - 1)) ]
+
+# The directive backends' host paths (HARNESS_OFFLOAD_HOST=1): the same
+# sources GCC builds for nvptx, run on the CPU.
+if HARNESS_OFFLOAD_HOST=1 $H devices 2>&1 | grep -q "cannot build OpenACC offload code"; then
+    echo "ok - dg on openacc:host and omp-target:host # skip no offloading compiler here"
+else
+    HARNESS_OFFLOAD_HOST=1 $H verify dg --device openacc:host,omp-target:host --wg 32x1 --input $IN --iters 3 \
+        --db "$T/o.db" >"$T/o.out" 2>"$T/o.err"
+    check "every variant verified on openacc:host" verified_all "$T/o.out" openacc:host
+    check "every variant verified on omp-target:host" verified_all "$T/o.out" omp-target:host
+fi
+
+# A broken device: the x faces' flux with its sign flipped (dg_cell.h's
+# DG_TEST_FLIP_FLUX), in the split, merged and fused forms; then a NaN.
+DG_TEST_DEFINES=-DDG_TEST_FLIP_FLUX $H run --app dg --input $IN --iters 4 --variant s0-adapted,final,o6-fused \
+    --device openmp,opencl --reps 1 --db "$T/b.db" >"$T/b.out" 2>&1
+nw=$(q "$T/b.db" "SELECT count(*) FROM measurement WHERE status = 'wrong'")
+check "a flux of the wrong sign is wrong on 3 forms x 2 devices ($nw of 6)" [ "$nw" -eq 6 ]
+check "the reason names the coefficient and the reference" grep -q "from the reference (worst: cell" "$T/b.out"
+DG_TEST_DEFINES=-DDG_TEST_NAN $H run --app dg --input $IN --iters 2 --variant final --device openmp --reps 1 \
+    --db "$T/nan.db" >"$T/nan.out" 2>&1
+check "a state turned NaN is wrong, never ok" \
+    [ "$(q "$T/nan.db" "SELECT group_concat(status) FROM measurement")" = wrong ]
+
+# --out: cells.dat, checked against the exact vortex by a script of its own.
+$H run --app dg --input yee:24:t=0.5 --variant final --device openmp --reps 1 --out "$T/out" --db "$T/r.db" \
+    >"$T/r.out" 2>&1
+rc=$?
+check "a run to t=0.5 exits 0 and is ok (got $rc)" bash -c "[ $rc -eq 0 ] && grep -q ' ok ' '$T/r.out'"
+check "cells.dat: '# t=0.5' then 576 cells, each x y rho rhou rhov E" python3 - "$T/out/cells.dat" <<'P'
+import math, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert lines[0].startswith("# t="), lines[0]
+t = float(lines[0][4:])
+assert abs(t - 0.5) < 1e-12, t
+rows = [list(map(float, l.split())) for l in lines[1:]]
+assert len(rows) == 576 and all(len(r) == 6 for r in rows), len(rows)
+# The exact vortex's density at each centre, carried to (5 + t, 5 + t):
+# the cell means must follow it (not the start, not a still vortex).
+g, b = 1.4, 5.0
+def rho(x, y, t):
+    rx = (x - 5 - t + 5) % 10 - 5
+    ry = (y - 5 - t + 5) % 10 - 5
+    T = 1 - (g - 1) * b * b / (8 * g * math.pi ** 2) * math.exp(1 - rx * rx - ry * ry)
+    return T ** (1 / (g - 1))
+err = max(abs(r[2] - rho(r[0], r[1], t)) for r in rows)
+still = max(abs(r[2] - rho(r[0], r[1], 0)) for r in rows)
+print("# cells.dat: largest |rho - exact| %.4f at t = %g (against the unmoved vortex %.4f)" % (err, t, still))
+sys.exit(0 if err < 0.02 and still > 5 * err else 1)
+P
+
+# Bad input: a clear message naming it, exit 2, nothing stored.
+bad() { # LABEL WANT ARGS...
+    local label=$1 want=$2
+    shift 2
+    rm -f "$T/bad.db"
+    $H run --app dg --device openmp --reps 1 --db "$T/bad.db" "$@" >"$T/bad.out" 2>&1
+    local rc=$?
+    local rows=0
+    [ -f "$T/bad.db" ] && rows=$(q "$T/bad.db" "SELECT count(*) FROM measurement" 2>/dev/null || echo 0)
+    check "$label: exit 2, '$want', nothing stored (rc $rc, $rows rows)" \
+        bash -c "[ $rc -eq 2 ] && grep -q -- '$want' '$T/bad.out' && [ '${rows:-0}' = 0 ]"
+}
+bad "yee:0" "0 cells along a side" --input yee:0
+bad "yee:3" "3 cells along a side" --input yee:3
+bad "re=-1" "re=-1: the Reynolds number" --input yee:16:re=-1
+bad "cfl=5" "cfl=5 diverges" --input yee:16:cfl=5
+bad "an unknown knob value" "kernels" --input yee:16 --knobs kernels=bogus
+bad "t= with --iters" "t= fixes the steps" --input yee:16:t=1 --iters 3
+
+hits=$(grep -rlw -e dg -e 'dg_[a-z_]*' harness/ | wc -l)
+check "harness/ names no DG app ($hits files)" [ "$hits" -eq 0 ]
+exit $((fails > 0))
