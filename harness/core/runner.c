@@ -149,6 +149,19 @@ static const char *spread(char *buf, size_t n, const struct measurement *m) {
     return buf;
 }
 
+/* The arithmetic rate by the app's flops model (its counts per cell update
+ * for these knobs), beside the bytes' effective rate: with both, a reader
+ * sees which roof a kernel is nearer (a compute-heavy app such as a DG
+ * solver, a stencil's few flops a byte). */
+static void print_gflops(FILE *out, const struct app *app, const struct measurement *m) {
+    if (!app || !app->flops_per_cell || isnan(m->mlups)) return;
+    struct knob_set k;
+    char err[ERR_MAX];
+    knobs_init(&k, app->knobs);
+    if (knobs_apply(&k, m->knobs, err, sizeof err) != 0) return;
+    fprintf(out, " %.1f GFLOP/s", m->mlups * app->flops_per_cell(&k) / 1e3);
+}
+
 void runner_print(FILE *out, const struct device_info *dev, const struct measurement *m, double peak_gbs) {
     char med[32], cv[32], peak[48] = "";
     fprintf(out, "%-10s %-8s %-9s %-16s %ux%-4u %-7s", dev->spec, m->app, m->input, m->variant, m->wg[0], m->wg[1],
@@ -160,10 +173,11 @@ void runner_print(FILE *out, const struct device_info *dev, const struct measure
         if (peak_gbs > 0 && !isnan(m->gbs)) snprintf(peak, sizeof peak, " (%.0f%% of copy)", 100 * m->gbs / peak_gbs);
         fprintf(out, " %s %s %.1f MLUPS %.1f eff. GB/s%s", seconds(med, sizeof med, m->median),
                 spread(cv, sizeof cv, m), m->mlups, m->gbs, peak);
+        const struct app *app = app_find(m->app);
+        print_gflops(out, app, m);
         if (m->iters < m->iters_full)
             fprintf(out, "  [%ld/%ld steps, scaled %s]", m->iters, m->iters_full,
                     seconds(med, sizeof med, m->median * (double)m->iters_full / (double)m->iters));
-        const struct app *app = app_find(m->app);
         if (!isnan(m->result))
             fprintf(out, "  %s %.6g", app && app->result_label ? app->result_label : "result", m->result);
         if (!isnan(m->max_rel_err)) fprintf(out, "  err %.2g", m->max_rel_err);
