@@ -30,24 +30,7 @@ set -u
 mkdir -p "$OUT"
 DEADLINE=${DEADLINE:-285}
 RESERVE=12 # seconds kept for the table at the end
-SKIPPED=()
-# capped CAP LABEL FILE CMD...: CMD, its output appended to FILE, under a
-# timeout of CAP seconds or the time left, whichever is less; skipped (and
-# listed at the end) when too little is left. Says how it ended either way.
-capped() {
-    local cap=$1 label=$2 file=$3 t rc
-    shift 3
-    t=$((DEADLINE - RESERVE - SECONDS))
-    [ "$t" -gt "$cap" ] && t=$cap
-    if [ "$t" -lt 8 ]; then
-        SKIPPED+=("$label")
-        echo "skipped $label at ${SECONDS}s: out of time"
-        return 0
-    fi
-    timeout -k 5 "$t" "$@" >>"$file" 2>&1
-    rc=$?
-    echo "$label: exit $rc at ${SECONDS}s$([ $rc -eq 124 ] || [ $rc -eq 137 ] && echo " (stopped at its ${t}s cap)")"
-}
+. scripts/gpu-calls/capped.sh
 
 if [ -f .gpu-host/setup.sh ]; then source .gpu-host/setup.sh >"$OUT/setup.log" 2>&1; fi
 C=$(cat .gpu-host/commit 2>/dev/null || git rev-parse HEAD 2>/dev/null || echo unknown)
