@@ -38,7 +38,7 @@ static double run(const char *spec, double *drift, double *t_end) {
 
 static void order_of_accuracy(void) {
     const char *specs[] = {"yee:32:t=2", "yee:64:t=2", "yee:128:t=2"};
-    double e[3], drift, t;
+    double e[3], drift = 0, t = 0;
     for (int i = 0; i < 3; i++) {
         e[i] = run(specs[i], &drift, &t);
         printf("# %s: L2 error of density %.4e at t = %.15g, integrals' drift %.2e\n", specs[i], e[i], t, drift);
