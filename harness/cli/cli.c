@@ -104,6 +104,24 @@ const struct app *cli_app(const char *name) {
     return app;
 }
 
+int cli_input_at_time(const struct app *app, const char **input, double t, long iters, char *buf, size_t n) {
+    if (!app->input_at_time) {
+        fprintf(stderr, "harness: --time: the %s app runs a count of steps (--iters), not to a time\n", app->name);
+        return EXIT_USAGE;
+    }
+    if (iters > 0) {
+        fprintf(stderr, "harness: --time and --iters both fix how far a run goes: give one\n");
+        return EXIT_USAGE;
+    }
+    char err[ERR_MAX];
+    if (app->input_at_time(*input, t, buf, n, err, sizeof err) != 0) {
+        fprintf(stderr, "harness: --time: %s\n", err);
+        return EXIT_USAGE;
+    }
+    *input = buf;
+    return 0;
+}
+
 static int add(struct variant_list *out, const struct variant *v) {
     out->v = realloc(out->v, sizeof *out->v * (size_t)(out->n + 1));
     if (!out->v) abort();

@@ -35,6 +35,10 @@ int cli_burn_in(const char *specs, double min_s, double max_s, FILE *log);
 void cli_host_check(struct store *s, const char *specs, int canaries, struct host_check *out);
 
 const struct app *cli_app(const char *name);
+/* `--time T` for commands that load an input: *input becomes the app's
+ * input that runs to time T (in buf, n bytes). 0, or EXIT_USAGE after
+ * saying why (the app runs steps only; --iters given too). */
+int cli_input_at_time(const struct app *app, const char **input, double t, long iters, char *buf, size_t n);
 
 /* The named variants (comma-separated; "all" = the whole file), with
  * `knobs` applied on top of each. With no names but knobs, one unnamed

@@ -31,16 +31,18 @@ struct run_opts {
     struct app_opts in;
     int reps, warmup, rounds;
     double timeout_s;
+    double end_time; /* --time: run to it (the app's input_at_time) */
 };
 
 static void usage(FILE *out) {
     fprintf(out, "usage: harness run [--app lbm] [--input NAME | --params FILE --obstacles FILE]\n"
-                 "                   [--iters N] [--device SPEC[,SPEC]] [--variant NAME[,NAME|all]]\n"
+                 "                   [--iters N | --time T] [--device SPEC[,SPEC]] [--variant NAME[,NAME|all]]\n"
                  "                   [--knobs k=v,...] [--wg WxH[,WxH]] [--reps N] [--warmup N] [--rounds R]\n"
                  "                   [--db PATH] [--out DIR]\n"
                  "  --input     a shipped input (128x128, 128x256, 256x256, 1024x1024) or gen:NXxNY\n"
                  "  --params/--obstacles  any coursework-format input files instead\n"
                  "  --iters     override the input's step count\n"
+                 "  --time      run to time T instead of a count of steps (apps whose inputs run to a time)\n"
                  "  --device    opencl:P.D, cuda:N, openmp, a backend, a name substring, or all (default)\n"
                  "  (--device, --variant, --knobs and --wg may be repeated; the values add up)\n"
                  "  --variant   names from variants/<app>.variants (default: final), or `tuned`: on each\n"
@@ -84,6 +86,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o) {
                                              {"params", required_argument, 0, 'p'},
                                              {"obstacles", required_argument, 0, 'o'},
                                              {"iters", required_argument, 0, 'n'},
+                                             {"time", required_argument, 0, 'T'},
                                              {"device", required_argument, 0, 'd'},
                                              {"variant", required_argument, 0, 'v'},
                                              {"knobs", required_argument, 0, 'k'},
@@ -109,6 +112,10 @@ static int parse_opts(int argc, char **argv, struct run_opts *o) {
         case 'n':
             if (parse_whole(optarg, 1, LONG_MAX, &o->in.iters))
                 return fprintf(stderr, "harness: --iters %s: need a positive integer\n", optarg), EXIT_USAGE;
+            break;
+        case 'T':
+            if (parse_real(optarg, 0, 1e6, &o->end_time) || !(o->end_time > 0))
+                return fprintf(stderr, "harness: --time %s: need a time above 0, at most 1e6\n", optarg), EXIT_USAGE;
             break;
         case 'd': o->device = append_list(o->device, optarg); break;
         case 'v': o->variant = append_list(o->variant, optarg); break;
@@ -502,7 +509,9 @@ int cmd_run(int argc, char **argv) {
     if (rc) return rc < 0 ? EXIT_OK : rc;
     const struct app *app = cli_app(o.app);
     if (!app) return EXIT_USAGE;
-    char err[ERR_MAX];
+    char err[ERR_MAX], timed[128];
+    if (o.end_time > 0 && (rc = cli_input_at_time(app, &o.in.input, o.end_time, o.in.iters, timed, sizeof timed)))
+        return rc;
     struct app_input *in = app->input_load(&o.in, err, sizeof err);
     if (!in) return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
     struct variant_list vars = {0};

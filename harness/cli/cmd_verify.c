@@ -18,7 +18,7 @@
 
 static void usage(FILE *out) {
     fprintf(out, "usage: harness verify APP [--device SPEC[,SPEC]] [--variant NAMES] [--knobs k=v,...]\n"
-                 "                      [--input NAME] [--iters N] [--wg WxH] [--db PATH] [--timeout SECONDS]\n"
+                 "                      [--input NAME] [--iters N | --time T] [--wg WxH] [--db PATH] [--timeout SECONDS]\n"
                  "  Runs each variant once on a shortened run (the app's default input and step\n"
                  "  count unless given), each in a worker process under a watchdog (default\n"
                  "  600 s; an app may ask for less: selftest's drills 10 s), and prints the verification matrix.\n"
@@ -40,6 +40,7 @@ static void cell_text(const struct measurement *m, int note, char *buf, size_t n
 struct verify_opts {
     const char *device, *variant, *wg_text, *db, *knobs;
     double timeout_s; /* 0: the app's verify_timeout_s, else CONFIG_TIMEOUT_S */
+    double end_time;  /* --time: run to it (the app's input_at_time) */
     struct app_opts ao;
 };
 
@@ -50,6 +51,7 @@ static int parse_opts(int argc, char **argv, struct verify_opts *o) {
                                              {"knobs", required_argument, 0, 'k'},
                                              {"input", required_argument, 0, 'i'},
                                              {"iters", required_argument, 0, 'n'},
+                                             {"time", required_argument, 0, 'T'},
                                              {"wg", required_argument, 0, 'w'},
                                              {"db", required_argument, 0, 'b'},
                                              {"timeout", required_argument, 0, 't'},
@@ -67,6 +69,10 @@ static int parse_opts(int argc, char **argv, struct verify_opts *o) {
         case 'n':
             if (parse_whole(optarg, 1, LONG_MAX, &o->ao.iters))
                 return fprintf(stderr, "harness: --iters %s: need a positive integer\n", optarg), EXIT_USAGE;
+            break;
+        case 'T':
+            if (parse_real(optarg, 0, 1e6, &o->end_time) || !(o->end_time > 0))
+                return fprintf(stderr, "harness: --time %s: need a time above 0, at most 1e6\n", optarg), EXIT_USAGE;
             break;
         case 'w': o->wg_text = optarg; break;
         case 'b': o->db = optarg; break;
@@ -173,8 +179,10 @@ int cmd_verify(int argc, char **argv) {
     if (!app) return EXIT_USAGE;
     if (!o.ao.input) o.ao.input = app->verify_input;
     if (o.timeout_s == 0) o.timeout_s = app->verify_timeout_s > 0 ? app->verify_timeout_s : CONFIG_TIMEOUT_S;
-    if (o.ao.iters <= 0) o.ao.iters = app->verify_iters;
-    char err[ERR_MAX];
+    char err[ERR_MAX], timed[128];
+    if (o.end_time > 0 && (rc = cli_input_at_time(app, &o.ao.input, o.end_time, o.ao.iters, timed, sizeof timed)))
+        return rc;
+    if (o.ao.iters <= 0 && o.end_time == 0) o.ao.iters = app->verify_iters;
     struct app_input *in = app->input_load(&o.ao, err, sizeof err);
     if (!in) return fprintf(stderr, "harness: %s\n", err), EXIT_USAGE;
     unsigned wg[2];

@@ -44,6 +44,11 @@ struct app {
     long (*input_iters)(const struct app_input *in);      /* as run */
     long (*input_iters_full)(const struct app_input *in); /* the input's own count */
     double (*cell_updates)(const struct app_input *in);   /* per repetition */
+    /* (optional) `--time T`: the name of the input (NULL: the app's
+     * default) that runs to time t instead of a count of steps, written
+     * into out (n bytes); 0, or -1 with err filled. Apps without it run
+     * steps only, and --time is refused for them. */
+    int (*input_at_time)(const char *input, double t, char *out, size_t n, char *err, size_t errn);
     /* The grid extent that work-group shapes tile. */
     void (*grid)(const struct app_input *in, size_t g[2]);
     /* Why a knob setting cannot run with this input on this device: NULL
@@ -59,6 +64,10 @@ struct app {
      * comment says which). */
     double (*bytes_per_cell)(const struct knob_set *k);
     double (*flops_per_cell)(const struct knob_set *k);
+    /* 1: run lines print GFLOP/s by flops_per_cell beside the effective
+     * GB/s (an app whose arithmetic may bind before its bytes: DG's FP64);
+     * 0: the bytes only, the line as short as it was. */
+    int prints_gflops;
     /* The serial reference (cached by the app as it sees fit). */
     struct app_ref *(*reference)(const struct app_input *in, char *err, size_t errn);
     /* 1 when reference() keeps what it computes on disk (build_cache), so a

@@ -150,19 +150,16 @@ static const char *spread(char *buf, size_t n, const struct measurement *m) {
 }
 
 /* The arithmetic rate by the app's flops model (its counts per cell update
- * for these knobs) beside the bytes' effective rate, where the model does
- * a flop or more a byte (a DG solver: 1.3): there the FP64 roof may bind
- * as well as the copy's. Below one flop a byte (the stencils, LBM, the
- * mat-vec) only the bytes can bind on any device we run, and the line
- * stays as short as it was. */
+ * for these knobs) beside the bytes' effective rate, for an app that asks
+ * (app.h: prints_gflops; DG's double precision at 1.3 flops a byte, where
+ * the FP64 roof may bind as well as the copy's). */
 static void print_gflops(FILE *out, const struct app *app, const struct measurement *m) {
-    if (!app || !app->flops_per_cell || !app->bytes_per_cell || isnan(m->mlups)) return;
+    if (!app || !app->prints_gflops || !app->flops_per_cell || isnan(m->mlups)) return;
     struct knob_set k;
     char err[ERR_MAX];
     knobs_init(&k, app->knobs);
     if (knobs_apply(&k, m->knobs, err, sizeof err) != 0) return;
-    const double flops = app->flops_per_cell(&k), bytes = app->bytes_per_cell(&k);
-    if (bytes > 0 && flops >= bytes) fprintf(out, " %.1f GFLOP/s", m->mlups * flops / 1e3);
+    fprintf(out, " %.1f GFLOP/s", m->mlups * app->flops_per_cell(&k) / 1e3);
 }
 
 void runner_print(FILE *out, const struct device_info *dev, const struct measurement *m, double peak_gbs) {

@@ -12,6 +12,7 @@
 #define DG_SIDE 10.0       /* the periodic square [0, 10]^2 */
 #define DG_BETA 5.0        /* the vortex's strength */
 #define DG_STEPS 100       /* the seed's case: 100 time steps */
+#define DG_DEFAULT_INPUT "yee:2001" /* the seed's case: 2001 x 2001 cells */
 #define DG_CFL 0.2         /* dt = cfl / max over cells of dg_rate */
 #ifndef DG_CFL_MAX
 #define DG_CFL_MAX 0.5 /* measured on yee:32 to t=5: 0.6 stable, 0.7 diverges (README) */
@@ -52,6 +53,7 @@ struct app_result {
 int dg_parse_input(const char *text, struct app_input *in, char *err, size_t errn);
 struct app_input *dg_input_load(const struct app_opts *o, char *err, size_t errn);
 void dg_input_free(struct app_input *in);
+int dg_input_at_time(const char *input, double t, char *out, size_t n, char *err, size_t errn);
 /* The exact vortex at time t and point (x, y) as conserved variables. */
 void dg_exact(double t, double x, double y, double q[DG_NV]);
 /* The integrals of each conserved variable over the square (a cell's mean

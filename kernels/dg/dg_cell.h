@@ -56,6 +56,30 @@
 #define DG_PER_DY(x) ((x) / P[1])
 #endif
 
+/* Which form's kernels a program holds: the one kernels= names (each build
+ * compiles only what its schedule launches: a third to a half of the code),
+ * or all three where none is named (tests/unit/test_dg_cuda_compile.c). */
+#if defined(K_KERNELS_SPLIT) || defined(K_KERNELS_MERGED) || defined(K_KERNELS_FUSED)
+#define DG_FORM_ANY 0
+#else
+#define DG_FORM_ANY 1
+#endif
+#if defined(K_KERNELS_SPLIT)
+#define DG_FORM_SPLIT 1
+#else
+#define DG_FORM_SPLIT DG_FORM_ANY
+#endif
+#if defined(K_KERNELS_MERGED)
+#define DG_FORM_MERGED 1
+#else
+#define DG_FORM_MERGED DG_FORM_ANY
+#endif
+#if defined(K_KERNELS_FUSED)
+#define DG_FORM_FUSED 1
+#else
+#define DG_FORM_FUSED DG_FORM_ANY
+#endif
+
 /* Tests only (tests/integration/dg.sh): a device whose x-face flux has the
  * wrong sign must be reported wrong. */
 #if defined(DG_TEST_FLIP_FLUX)

@@ -10,18 +10,24 @@
         const int i = (int)GID_X, j = (int)GID_Y;                                                                      \
         if (i < nx && j < ny) dg_cell_##name(DG_ARGS, i, j);                                                           \
     }
+DG_CELL_KERNEL(grad)
+#if DG_FORM_SPLIT
 DG_CELL_KERNEL(conv_x)
 DG_CELL_KERNEL(conv_y)
 DG_CELL_KERNEL(conv_int)
-DG_CELL_KERNEL(grad)
 DG_CELL_KERNEL(visc_x)
 DG_CELL_KERNEL(visc_y)
 DG_CELL_KERNEL(visc_int)
 DG_CELL_KERNEL(rk)
+#endif
+#if DG_FORM_MERGED
 DG_CELL_KERNEL(flux_x)
 DG_CELL_KERNEL(flux_y)
 DG_CELL_KERNEL(int_rk)
+#endif
+#if DG_FORM_FUSED
 DG_CELL_KERNEL(fused)
+#endif
 
 KERNEL dg_rates(GLOBAL const double *q, GLOBAL double *part, GLOBAL const double *P, int nx, int ny, int pitch,
                 int rows) {

@@ -40,18 +40,24 @@ DG_DEVICE_END
         DG_UNPACK(args);                                                                                               \
         DG_CELLS_LOOP(name)                                                                                            \
     }
+DG_ENTRY(grad)
+#if DG_FORM_SPLIT
 DG_ENTRY(conv_x)
 DG_ENTRY(conv_y)
 DG_ENTRY(conv_int)
-DG_ENTRY(grad)
 DG_ENTRY(visc_x)
 DG_ENTRY(visc_y)
 DG_ENTRY(visc_int)
 DG_ENTRY(rk)
+#endif
+#if DG_FORM_MERGED
 DG_ENTRY(flux_x)
 DG_ENTRY(flux_y)
 DG_ENTRY(int_rk)
+#endif
+#if DG_FORM_FUSED
 DG_ENTRY(fused)
+#endif
 
 /* args: q, part, P, nx, ny, pitch, rows */
 void dg_rates(const struct omp_launch *L, void *const *args) {

@@ -187,7 +187,7 @@ struct app_input *dg_input_load(const struct app_opts *o, char *err, size_t errn
     if (o->params || o->obstacles)
         return err_set(err, errn, "dg takes no input files (--params, --obstacles): give --input yee:N"), NULL;
     struct app_input *in = xcalloc(1, sizeof *in);
-    if (dg_parse_input(o->input ? o->input : "yee:2001", in, err, errn)) {
+    if (dg_parse_input(o->input ? o->input : DG_DEFAULT_INPUT, in, err, errn)) {
         free(in);
         return NULL;
     }
@@ -224,4 +224,19 @@ void dg_input_free(struct app_input *in) {
     if (!in) return;
     free(in->q0);
     free(in);
+}
+
+/* `--time T` (harness/core/app.h): the input, or the default, to time T. */
+int dg_input_at_time(const char *input, double t, char *out, size_t n, char *err, size_t errn) {
+    struct app_input probe = {0};
+    if (dg_parse_input(input ? input : DG_DEFAULT_INPUT, &probe, err, errn)) return -1;
+    if (probe.end_time > 0)
+        return err_set(err, errn, "dg input '%s' already runs to t=%g; give the time once", probe.name,
+                       probe.end_time);
+    char with[160];
+    snprintf(with, sizeof with, "%s:t=%.17g", probe.name, t);
+    struct app_input timed = {0};
+    if (dg_parse_input(with, &timed, err, errn)) return -1;
+    str_copy(out, n, timed.name);
+    return 0;
 }

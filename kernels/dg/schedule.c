@@ -193,8 +193,16 @@ static int build(struct dg_exec *e, const struct knob_set *k) {
     e->prog = d->ops->build(d, src, opts.s);
     sb_free(&opts);
     if (!e->prog) return -1;
-    for (int i = 0; i < K_N; i++)
-        if (!(e->k[i] = d->ops->kernel(d, e->prog, KERNEL_NAMES[i]))) return -1;
+    /* The program holds its form's kernels only (dg_cell.h: DG_FORM_*). */
+    static const int split[] = {K_CONV_X, K_CONV_Y, K_CONV_INT, K_VISC_X, K_VISC_Y, K_VISC_INT, K_RK},
+                     merged[] = {K_FLUX_X, K_FLUX_Y, K_INT_RK}, fused[] = {K_FUSED},
+                     every[] = {K_GRAD, K_RATES, K_FOLD, K_STEP};
+    const int *own = e->form == SPLIT ? split : e->form == MERGED ? merged : fused;
+    const int nown = e->form == SPLIT ? 7 : e->form == MERGED ? 3 : 1;
+    for (int i = 0; i < nown + 4; i++) {
+        const int which = i < nown ? own[i] : every[i - nown];
+        if (!(e->k[which] = d->ops->kernel(d, e->prog, KERNEL_NAMES[which]))) return -1;
+    }
     return 0;
 }
 

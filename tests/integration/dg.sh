@@ -68,10 +68,11 @@ check "a state turned NaN is wrong, never ok" \
     [ "$(q "$T/nan.db" "SELECT group_concat(status) FROM measurement")" = wrong ]
 
 # --out: cells.dat, checked against the exact vortex by a script of its own.
-$H run --app dg --input yee:24:t=0.5 --variant final --device openmp --reps 1 --out "$T/out" --db "$T/r.db" \
+$H run --app dg --input yee:24 --time 0.5 --variant final --device openmp --reps 1 --out "$T/out" --db "$T/r.db" \
     >"$T/r.out" 2>&1
 rc=$?
-check "a run to t=0.5 exits 0 and is ok (got $rc)" bash -c "[ $rc -eq 0 ] && grep -q ' ok ' '$T/r.out'"
+check "a run with --time 0.5 exits 0 and is ok (got $rc)" bash -c "[ $rc -eq 0 ] && grep -q ' ok ' '$T/r.out'"
+check "--time 0.5 is stored as the input yee:24:t=0.5" [ "$(q "$T/r.db" "SELECT group_concat(input) FROM config")" = yee:24:t=0.5 ]
 check "cells.dat: '# t=0.5' then 576 cells, each x y rho rhou rhov E" python3 - "$T/out/cells.dat" <<'P'
 import math, sys
 lines = open(sys.argv[1]).read().splitlines()
@@ -112,6 +113,11 @@ bad "re=-1" "re=-1: the Reynolds number" --input yee:16:re=-1
 bad "cfl=5" "cfl=5 diverges" --input yee:16:cfl=5
 bad "an unknown knob value" "kernels" --input yee:16 --knobs kernels=bogus
 bad "t= with --iters" "t= fixes the steps" --input yee:16:t=1 --iters 3
+bad "--time with --iters" "give one" --input yee:16 --time 1 --iters 3
+$H run --app lbm --time 1 --device openmp --db "$T/lbm.db" >"$T/lbm.out" 2>&1
+rc=$?
+check "--time on an app that runs steps (lbm): exit 2, said why (rc $rc)" \
+    bash -c "[ $rc -eq 2 ] && grep -q 'runs a count of steps' '$T/lbm.out' && [ ! -s '$T/lbm.db' ]"
 
 hits=$(grep -rlw -e dg -e 'dg_[a-z_]*' harness/ | wc -l)
 check "harness/ names no DG app ($hits files)" [ "$hits" -eq 0 ]

@@ -52,6 +52,10 @@ JobAcctGatherType=jobacct_gather/none
 JobCompType=jobcomp/none
 MpiDefault=none
 SchedulerParameters=sched_interval=1
+# Time between scancel's SIGTERM and its SIGKILL: the task's script copies
+# its shard out after the sweep stops, which on a loaded 2-core CI machine
+# (four tests at once) took longer than the default 30 s (the shard was lost).
+KillWait=120
 NodeName=localhost CPUs=$(nproc) Gres=gpu:4 State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
