@@ -250,6 +250,10 @@ static int keyword_line(struct parser *p, char *tok[], int n) {
         if (n != 2) return fail(p, "usage: reference \"TEXT\"");
         return copy_name(p, d->reference, sizeof d->reference, tok[1], "reference");
     }
+    if (!strcmp(k, "figures-note")) {
+        if (n != 2) return fail(p, "usage: figures-note \"TEXT\"");
+        return copy_name(p, d->figures_note, sizeof d->figures_note, tok[1], "figures-note");
+    }
     if (!strcmp(k, "inputs") || !strcmp(k, "quick")) return inputs_line(p, tok, n, k[0] == 'q');
     if (!strcmp(k, "wg")) return n != 2 ? fail(p, "usage: wg WxH") : shape(p, tok[1], d->wg);
     if (!strcmp(k, "wg-figure")) {

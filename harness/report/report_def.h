@@ -53,6 +53,7 @@ struct report_def {
     char path[1024];
     char app[32];
     char reference[128]; /* whose numbers: "Tesla P100 (seed 000)" */
+    char figures_note[256]; /* figures-note: said where the figures start (a figure of the report with nothing to measure) */
     int ninputs, nquick;
     char inputs[REPORT_MAX_INPUTS][64];
     char quick[REPORT_MAX_INPUTS][64]; /* the inputs --quick runs (a subset of inputs) */

@@ -439,7 +439,7 @@ static void figures(struct report *r, struct strbuf *b) {
                   " repetitions), buffers against integers, per device (`harness launch-cost`).\n",
                   rel);
     else sb_printf(b, "Not drawn: %s\n", why);
-    sb_printf(b, "\nFigure 2 of the report is a diagram of the binary reduction; there is nothing to measure.\n");
+    if (def->figures_note[0]) sb_printf(b, "\n%s\n", def->figures_note); /* seed 000's Figure 2: a diagram */
     for (int in = 0; in < def->ninputs && def->nshapes; in++) {
         sb_printf(b, "\n### Figure %d: work-group shapes at %s (`%s`)\n\n", 3 + in, def->inputs[in], def->wg_variant);
         if (!report_input_runs(r, in)) {

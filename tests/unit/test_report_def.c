@@ -65,6 +65,14 @@ int main(void) {
           "Table 15 runs a01-given, a06-async, a07-globals and a09-globals-strips on the directive devices beside the "
           "report's OpenACC column");
 
+    CHECK(strstr(d.figures_note, "Figure 2 of the report is a diagram") != NULL,
+          "the LBM definition says its Figure 2 has nothing to measure (figures-note)");
+    {
+        static struct report_def other;
+        const char *e = parse_text("app b\ninputs x\ntable 1 step \"t\"\nrow v - 1\n", &other);
+        CHECK(!e[0] && !other.figures_note[0], "a definition without figures-note has none (%s)", e);
+    }
+
     const char *head = "app a\ninputs x y\n";
     char text[1024];
     snprintf(text, sizeof text, "%stable 15 openacc \"t\"\nrun a b c d e\n", head);
