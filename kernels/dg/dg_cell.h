@@ -95,48 +95,38 @@
         GLOBAL const double *DG_RESTRICT P, int nx, int ny, int pitch, int stage, int visc
 #define DG_ARGS q, q0, r, fx, fy, s, vx, vy, qn, P, nx, ny, pitch, stage, visc
 
-/* A point's value from a cell's coefficients: in registers, or read from memory. */
-DG_FN void dg_point_r(const double c[DG_NC], double xi, double eta, double o[DG_NV]) {
+/* A point's values of a P1 field of n quantities (the state: 4; the
+ * gradients: 6) from a cell's coefficients (quantity v's 1, xi, eta at
+ * 3v, 3v+1, 3v+2): in registers, or read from memory where used. */
+DG_FN void dg_eval_r(const double *c, int n, double xi, double eta, double *o) {
     DG_UNROLL
-    for (int v = 0; v < DG_NV; v++) o[v] = c[v * DG_NB] + xi * c[v * DG_NB + 1] + eta * c[v * DG_NB + 2];
+    for (int v = 0; v < n; v++) o[v] = c[v * DG_NB] + xi * c[v * DG_NB + 1] + eta * c[v * DG_NB + 2];
 }
-DG_FN void dg_point_g(GLOBAL const double *q, long c, long plane, double xi, double eta, double o[DG_NV]) {
+DG_FN void dg_eval_g(GLOBAL const double *f, int n, long c, long plane, double xi, double eta, double *o) {
     DG_UNROLL
-    for (int v = 0; v < DG_NV; v++)
-        o[v] = q[(v * DG_NB) * plane + c] + xi * q[(v * DG_NB + 1) * plane + c] + eta * q[(v * DG_NB + 2) * plane + c];
+    for (int v = 0; v < n; v++)
+        o[v] = f[(v * DG_NB) * plane + c] + xi * f[(v * DG_NB + 1) * plane + c] + eta * f[(v * DG_NB + 2) * plane + c];
 }
-DG_FN void dg_load(GLOBAL const double *q, long c, long plane, double o[DG_NC]) {
+/* A cell's n coefficients of a field into registers. */
+DG_FN void dg_load(GLOBAL const double *f, int n, long c, long plane, double *o) {
     DG_UNROLL
-    for (int k = 0; k < DG_NC; k++) o[k] = q[k * plane + c];
-}
-DG_FN void dg_grad_r(const double c[DG_NS], double xi, double eta, double g[DG_NG]) {
-    DG_UNROLL
-    for (int n = 0; n < DG_NG; n++) g[n] = c[n * DG_NB] + xi * c[n * DG_NB + 1] + eta * c[n * DG_NB + 2];
-}
-DG_FN void dg_grad_g(GLOBAL const double *s, long c, long plane, double xi, double eta, double g[DG_NG]) {
-    DG_UNROLL
-    for (int n = 0; n < DG_NG; n++)
-        g[n] = s[(n * DG_NB) * plane + c] + xi * s[(n * DG_NB + 1) * plane + c] + eta * s[(n * DG_NB + 2) * plane + c];
-}
-DG_FN void dg_load_s(GLOBAL const double *s, long c, long plane, double o[DG_NS]) {
-    DG_UNROLL
-    for (int k = 0; k < DG_NS; k++) o[k] = s[k * plane + c];
+    for (int k = 0; k < n; k++) o[k] = f[k * plane + c];
 }
 
 #if defined(K_REGS_ON)
 #define DG_CELLQ(nm, idx)                                                                                              \
     double nm[DG_NC];                                                                                                  \
-    dg_load(q, (idx), plane, nm)
-#define DG_QPT(nm, xi, eta, o) dg_point_r(nm, (xi), (eta), (o))
+    dg_load(q, DG_NC, (idx), plane, nm)
+#define DG_QPT(nm, xi, eta, o) dg_eval_r(nm, DG_NV, (xi), (eta), (o))
 #define DG_CELLS(nm, idx, when)                                                                                        \
     double nm[DG_NS];                                                                                                  \
-    if (when) dg_load_s(s, (idx), plane, nm)
-#define DG_SPT(nm, xi, eta, o) dg_grad_r(nm, (xi), (eta), (o))
+    if (when) dg_load(s, DG_NS, (idx), plane, nm)
+#define DG_SPT(nm, xi, eta, o) dg_eval_r(nm, DG_NG, (xi), (eta), (o))
 #else
 #define DG_CELLQ(nm, idx) const long nm = (idx)
-#define DG_QPT(nm, xi, eta, o) dg_point_g(q, nm, plane, (xi), (eta), (o))
+#define DG_QPT(nm, xi, eta, o) dg_eval_g(q, DG_NV, nm, plane, (xi), (eta), (o))
 #define DG_CELLS(nm, idx, when) const long nm = (idx)
-#define DG_SPT(nm, xi, eta, o) dg_grad_g(s, nm, plane, (xi), (eta), (o))
+#define DG_SPT(nm, xi, eta, o) dg_eval_g(s, DG_NG, nm, plane, (xi), (eta), (o))
 #endif
 
 /* The cell, its four neighbours on the periodic mesh, and the plane. */

@@ -34,6 +34,15 @@
 #define DG_OVER_RHO(a, q, irho) ((a) / (q)[0])
 #endif
 
+/* irho, a point's 1/rho, where divide=inverse multiplies by it (unused otherwise). */
+#if defined(K_DIVIDE_INVERSE)
+#define DG_INVERSE_RHO(q) const double irho = 1.0 / (q)[0]
+#else
+#define DG_INVERSE_RHO(q)                                                                                              \
+    const double irho = 0.0;                                                                                           \
+    (void)irho
+#endif
+
 DG_FN double dg_pressure(const double q[DG_NV]) {
 #if defined(K_DIVIDE_INVERSE)
     const double irho = 1.0 / q[0];
@@ -46,12 +55,7 @@ DG_FN double dg_pressure(const double q[DG_NV]) {
 /* The Euler flux through a face of normal (nx, ny), F(q) . n, and the
  * fastest wave along n, |u . n| + c. */
 DG_FN double dg_euler_flux(const double q[DG_NV], double nx, double ny, double f[DG_NV]) {
-#if defined(K_DIVIDE_INVERSE)
-    const double irho = 1.0 / q[0];
-#else
-    const double irho = 0.0;
-    (void)irho;
-#endif
+    DG_INVERSE_RHO(q);
     const double u = DG_OVER_RHO(q[1], q, irho), v = DG_OVER_RHO(q[2], q, irho);
     const double p = (DG_GAMMA - 1.0) * (q[3] - 0.5 * (q[1] * u + q[2] * v));
     const double un = u * nx + v * ny;
@@ -74,12 +78,7 @@ DG_FN void dg_rusanov(const double ql[DG_NV], const double qr[DG_NV], double nx,
 
 /* The primitive variables BR1 takes gradients of: u, v, T = p / rho. */
 DG_FN void dg_primitive(const double q[DG_NV], double w[3]) {
-#if defined(K_DIVIDE_INVERSE)
-    const double irho = 1.0 / q[0];
-#else
-    const double irho = 0.0;
-    (void)irho;
-#endif
+    DG_INVERSE_RHO(q);
     w[0] = DG_OVER_RHO(q[1], q, irho);
     w[1] = DG_OVER_RHO(q[2], q, irho);
     w[2] = DG_OVER_RHO(dg_pressure(q), q, irho);
@@ -90,12 +89,7 @@ DG_FN void dg_primitive(const double q[DG_NV], double w[3]) {
  * and Fourier's heat flux. The equations are q_t + div(Fc - Fv) = 0. */
 DG_FN void dg_viscous_flux(const double q[DG_NV], const double g[DG_NG], double mu, double nx, double ny,
                            double f[DG_NV]) {
-#if defined(K_DIVIDE_INVERSE)
-    const double irho = 1.0 / q[0];
-#else
-    const double irho = 0.0;
-    (void)irho;
-#endif
+    DG_INVERSE_RHO(q);
     const double u = DG_OVER_RHO(q[1], q, irho), v = DG_OVER_RHO(q[2], q, irho);
     const double div = g[0] + g[3];
     const double txx = mu * (2.0 * g[0] - (2.0 / 3.0) * div), tyy = mu * (2.0 * g[3] - (2.0 / 3.0) * div);

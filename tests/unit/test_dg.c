@@ -11,42 +11,20 @@
 
 #include "../../kernels/dg/dg.h"
 #include "check.h"
+#include "dg_run.h"
 
 static struct app_input *load(const char *spec, long iters, char *err, size_t n) {
     struct app_opts o = {.input = spec, .iters = iters};
     return dg_input_load(&o, err, n);
 }
 
-/* Runs the reference; the density's L2 error at the end, the largest
- * relative drift of the four integrals in *drift. */
-static double run(const char *spec, long iters, double *drift, double *t_end) {
-    char err[512];
-    struct app_input *in = load(spec, iters, err, sizeof err);
-    if (!in) {
-        CHECK(0, "%s loads: %s", spec, err);
-        return NAN;
-    }
-    const size_t n = (size_t)in->nx * in->ny * DG_NC;
-    double *q = malloc(n * sizeof(double)), tot[DG_NV];
-    memcpy(q, in->q0, n * sizeof(double));
-    const double t = dg_reference_run(in, q);
-    dg_totals(in, q, tot);
-    *drift = 0;
-    for (int v = 0; v < DG_NV; v++) *drift = fmax(*drift, fabs(tot[v] - in->totals0[v]) / fabs(in->totals0[v]));
-    const double e = dg_density_l2(in, q, t);
-    if (t_end) *t_end = t;
-    free(q);
-    dg_input_free(in);
-    return e;
-}
-
 static void conservation_viscous(void) {
     double drift, t;
-    const double e = run("yee:24:re=100", 40, &drift, &t);
+    const double e = dg_run_reference("yee:24:re=100", 40, &drift, &t);
     CHECK(drift <= 1e-12, "Navier-Stokes (re=100, 40 CFL steps) conserves to 1e-12 (%.2e)", drift);
     CHECK(isfinite(e) && t > 0, "it runs to t = %.4f, finite (L2 %.3e)", t, e);
     double drift_e, te;
-    const double euler = run("yee:24", 40, &drift_e, &te);
+    const double euler = dg_run_reference("yee:24", 40, &drift_e, &te);
     CHECK(fabs(e - euler) > 1e-6, "viscosity changes the solution (L2 %.4e with re=100, %.4e without)", e, euler);
 }
 

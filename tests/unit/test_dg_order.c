@@ -12,35 +12,13 @@
 
 #include "../../kernels/dg/dg.h"
 #include "check.h"
-
-/* The reference run to its end: the L2 error of density, the integrals'
- * largest relative drift and the time reached. */
-static double run(const char *spec, double *drift, double *t_end) {
-    char err[512];
-    struct app_opts o = {.input = spec};
-    struct app_input *in = dg_input_load(&o, err, sizeof err);
-    if (!in) {
-        CHECK(0, "%s loads: %s", spec, err);
-        return NAN;
-    }
-    const size_t n = (size_t)in->nx * in->ny * DG_NC;
-    double *q = malloc(n * sizeof(double)), tot[DG_NV];
-    memcpy(q, in->q0, n * sizeof(double));
-    *t_end = dg_reference_run(in, q);
-    dg_totals(in, q, tot);
-    *drift = 0;
-    for (int v = 0; v < DG_NV; v++) *drift = fmax(*drift, fabs(tot[v] - in->totals0[v]) / fabs(in->totals0[v]));
-    const double e = dg_density_l2(in, q, *t_end);
-    free(q);
-    dg_input_free(in);
-    return e;
-}
+#include "dg_run.h"
 
 static void order_of_accuracy(void) {
     const char *specs[] = {"yee:32:t=2", "yee:64:t=2", "yee:128:t=2"};
     double e[3], drift = 0, t = 0;
     for (int i = 0; i < 3; i++) {
-        e[i] = run(specs[i], &drift, &t);
+        e[i] = dg_run_reference(specs[i], 0, &drift, &t);
         printf("# %s: L2 error of density %.4e at t = %.15g, integrals' drift %.2e\n", specs[i], e[i], t, drift);
         CHECK(fabs(t - 2.0) < 1e-12, "%s ends at t = 2 (%.17g)", specs[i], t);
         CHECK(drift <= 1e-12, "%s conserves mass, momentum and energy to 1e-12 (%.2e)", specs[i], drift);
