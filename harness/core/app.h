@@ -49,6 +49,10 @@ struct app {
      * into out (n bytes); 0, or -1 with err filled. Apps without it run
      * steps only, and --time is refused for them. */
     int (*input_at_time)(const char *input, double t, char *out, size_t n, char *err, size_t errn);
+    /* (optional) The work-group of run and verify when none is given, for
+     * an app whose launches round the grid up and guard its edge (any shape
+     * fits any grid); {0, 0}: 32x1, halved until it divides the grid's width. */
+    unsigned default_wg[2];
     /* The grid extent that work-group shapes tile. */
     void (*grid)(const struct app_input *in, size_t g[2]);
     /* Why a knob setting cannot run with this input on this device: NULL

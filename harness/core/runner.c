@@ -219,6 +219,11 @@ int wg_parse(const char *text, unsigned wg[2]) {
 }
 
 void wg_default(const struct app *app, const struct app_input *in, unsigned wg[2]) {
+    if (app->default_wg[0] && app->default_wg[1]) {
+        wg[0] = app->default_wg[0];
+        wg[1] = app->default_wg[1];
+        return;
+    }
     size_t g[2];
     app->grid(in, g);
     wg[0] = 32;

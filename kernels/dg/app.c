@@ -153,6 +153,10 @@ const struct app app_dg = {
     .input_iters = dg_input_iters,
     .input_iters_full = dg_input_iters_full,
     .cell_updates = dg_cell_updates,
+    /* Launches round the mesh up to the block and guard the edge (dg_gpu.h),
+     * so the seed's odd 2001 takes any block: 32x4 (128 cells; a multiple of
+     * 32 lanes for OpenACC), not the 1x1 that divides 2001. */
+    .default_wg = {32, 4},
     .grid = dg_grid,
     .invalid = dg_invalid,
     .bytes_per_cell = dg_bytes_per_cell,

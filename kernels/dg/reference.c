@@ -21,7 +21,7 @@
 #include "dg.h"
 
 /* Bump when the reference's arithmetic changes: it is part of the cache key. */
-#define DG_REF_VERSION "dg-reference-2"
+#define DG_REF_VERSION "dg-reference-3"
 
 #define Q(c, v, k) (((size_t)(c) * DG_NV + (v)) * DG_NB + (k))
 #define S(c, a, d, k) ((((size_t)(c) * 3 + (a)) * 2 + (d)) * DG_NB + (k)) /* BR1's gradient of w_a along d */
@@ -44,13 +44,13 @@ static long cell(const struct mesh *m, int i, int j) {
  * 2001x2001 for 100 steps, is about 280 s on one core of this machine's
  * kind; the reference must not be the call's bottleneck on a GPU host. */
 struct rows_job {
-    void (*fn)(void *ctx, int j0, int j1);
+    void (*fn)(void *ctx, int part, int j0, int j1);
     void *ctx;
-    int j0, j1;
+    int part, j0, j1;
 };
 static void *rows_thread(void *arg) {
     struct rows_job *j = arg;
-    j->fn(j->ctx, j->j0, j->j1);
+    j->fn(j->ctx, j->part, j->j0, j->j1);
     return NULL;
 }
 static int reference_threads(void) {
@@ -58,14 +58,15 @@ static int reference_threads(void) {
     long n = env && *env ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : n > 64 ? 64 : (int)n;
 }
-static void rows_parallel(int ny, void (*fn)(void *ctx, int j0, int j1), void *ctx) {
+/* fn(ctx, part, j0, j1): part is the block's number, 0 .. threads - 1. */
+static void rows_parallel(int ny, void (*fn)(void *ctx, int part, int j0, int j1), void *ctx) {
     int nt = reference_threads();
     if (nt > ny) nt = ny;
     struct rows_job jobs[64];
     pthread_t tid[64];
     int started[64] = {0};
     for (int t = 0; t < nt; t++) {
-        jobs[t] = (struct rows_job){fn, ctx, (int)((long)ny * t / nt), (int)((long)ny * (t + 1) / nt)};
+        jobs[t] = (struct rows_job){fn, ctx, t, (int)((long)ny * t / nt), (int)((long)ny * (t + 1) / nt)};
         if (t > 0) started[t] = pthread_create(&tid[t], NULL, rows_thread, &jobs[t]) == 0;
     }
     for (int t = 1; t < nt; t++)
@@ -145,13 +146,15 @@ struct pass {
     double *s, *r, *fx, *fy; /* gradients; dq/dt; each cell's right and top faces' fluxes (v * 2 + g) */
 };
 
-static void pass_gradients(void *ctx, int j0, int j1) {
+static void pass_gradients(void *ctx, int part, int j0, int j1) {
+    (void)part;
     const struct pass *p = ctx;
     gradients(p->m, p->q, p->s, j0, j1);
 }
 
 /* Each face once: a cell's right face (to e) and top face (to n). */
-static void pass_faces(void *ctx, int j0, int j1) {
+static void pass_faces(void *ctx, int part, int j0, int j1) {
+    (void)part;
     const struct pass *p = ctx;
     const struct mesh *m = p->m;
     const double gp[2] = {-DG_GAUSS, DG_GAUSS}, zero[DG_NG] = {0};
@@ -174,7 +177,8 @@ static void pass_faces(void *ctx, int j0, int j1) {
 
 /* dq/dt of each cell (the mass matrix inverted): its volume integral, then
  * its right, left, top and bottom faces, in that order. */
-static void pass_cells(void *ctx, int j0, int j1) {
+static void pass_cells(void *ctx, int part, int j0, int j1) {
+    (void)part;
     const struct pass *p = ctx;
     const struct mesh *m = p->m;
     const double gp[2] = {-DG_GAUSS, DG_GAUSS};
@@ -230,7 +234,7 @@ struct rates {
     double most[64];
     int nt;
 };
-static void pass_rates(void *ctx, int j0, int j1) {
+static void pass_rates(void *ctx, int part, int j0, int j1) {
     struct rates *r = ctx;
     double most = 0;
     for (long c = (long)j0 * r->in->nx; c < (long)j1 * r->in->nx; c++) {
@@ -239,7 +243,7 @@ static void pass_rates(void *ctx, int j0, int j1) {
         const double rt = dg_rate(p, r->in->mu, r->in->dx, r->in->dy);
         most = rt > most ? rt : most;
     }
-    r->most[(long)j0 * r->nt / r->in->ny] = most; /* each block's own slot */
+    r->most[part] = most; /* each block's own slot */
 }
 static double cfl_step(const struct app_input *in, const double *q) {
     struct rates r = {.in = in, .q = q, .nt = reference_threads()};
@@ -257,7 +261,8 @@ struct update {
     const double *q0, *r;
     double a, b, dt;
 };
-static void pass_update(void *ctx, int j0, int j1) {
+static void pass_update(void *ctx, int part, int j0, int j1) {
+    (void)part;
     const struct update *u = ctx;
     for (size_t i = (size_t)j0 * u->in->nx * DG_NC; i < (size_t)j1 * u->in->nx * DG_NC; i++)
         u->q[i] = u->a * u->q0[i] + u->b * (u->q[i] + u->dt * u->r[i]);

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.."
 . tests/lib.sh
 test_dir dg
 H=bin/harness
-IN=yee:12:re=50
+IN=yee:13x11:re=50 # odd and unequal sides: blocks of unequal rows in the reference, a 32x4 block past the edge
 q() { sqlite3 "$1" "$2" 2>&1; }
 variants=$(sed -n 's/^\([a-z0-9-]*\):.*/\1/p' variants/dg.variants)
 nvar=$(echo "$variants" | wc -l)
