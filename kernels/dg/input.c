@@ -192,7 +192,7 @@ struct app_input *dg_input_load(const struct app_opts *o, char *err, size_t errn
         return NULL;
     }
     const long nc = (long)in->nx * in->ny;
-    if (host_memory_check(4.0 * nc * DG_NC * sizeof(double), "the dg input and its reference", err, errn)) {
+    if (host_memory_check(4.0 * nc * DG_NC * sizeof(double), "this dg input with its reference", err, errn)) {
         free(in);
         return NULL;
     }
