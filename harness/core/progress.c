@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "base/util.h"
@@ -75,4 +76,11 @@ void progress_update_left(struct progress *p, int done, double left_s, const cha
 void progress_end(struct progress *p) {
     if (p->shown) fprintf(stderr, "\r\033[K");
     p->shown = 0;
+}
+
+double progress_heartbeat_s(void) {
+    const char *env = getenv("HARNESS_HEARTBEAT_S");
+    double s = 0;
+    if (env && *env && parse_real(env, 0.1, 86400, &s) == 0) return s;
+    return 30.0;
 }

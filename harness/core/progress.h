@@ -37,4 +37,7 @@ void progress_update_left(struct progress *p, int done, double left_s, const cha
 void progress_end(struct progress *p);
 /* "3m12s", "45s", "1h05m" into buf. */
 void progress_duration(char *buf, int n, double seconds);
+/* How often a long wait says it is still waiting (a config in its worker,
+ * the serial reference): 30 s, or HARNESS_HEARTBEAT_S (tests: 1). */
+double progress_heartbeat_s(void);
 #endif

@@ -12,6 +12,7 @@
 
 #include "base/util.h"
 #include "core/devset.h"
+#include "core/progress.h"
 #include "core/worker.h"
 #include "stats/stats.h"
 
@@ -87,11 +88,22 @@ int runner_reference_watched(const struct app *app, const struct app_input *in, 
         struct app_ref *r = app->reference(in, err, sizeof err);
         _exit(r ? 0 : 1);
     }
-    const double deadline = clock_now() + timeout_s;
+    const double start = clock_now(), deadline = start + timeout_s, beat = progress_heartbeat_s();
+    double next_beat = start + beat;
     int st = 0;
     for (;;) {
         const pid_t w = waitpid(pid, &st, WNOHANG);
         if (w == pid) return 0; /* made (or failed: the parent says why) */
+        /* A long reference says so, as a long config does (worker.c): the
+         * DG solver's at the seed's case takes minutes on a small host. */
+        if (!harness_quiet && clock_now() >= next_beat) {
+            char so_far[32], limit[32];
+            progress_duration(so_far, sizeof so_far, clock_now() - start);
+            progress_duration(limit, sizeof limit, timeout_s);
+            fprintf(stderr, "  ... %s %s: making the serial reference, %s so far (its watchdog: %s)\n", app->name,
+                    app->input_name(in), so_far, limit);
+            next_beat += beat;
+        }
         if (w < 0 && errno != EINTR) return 0;
         if (harness_interrupted || clock_now() >= deadline) {
             kill(pid, SIGKILL);

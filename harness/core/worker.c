@@ -282,13 +282,13 @@ static void describe_death(pid_t pid, struct measurement *m) {
 }
 
 /* Waits for the worker's answer as wait_fd_readable does, saying on stderr
- * every POOL_HEARTBEAT_S that the config is still running (unless --quiet):
- * a long config was silent for its whole length (6 minutes inside the main
- * job's first config on a 2-core machine, as if hung). */
-#define POOL_HEARTBEAT_S 30.0
+ * every progress_heartbeat_s() (30 s) that the config is still running
+ * (unless --quiet): a long config was silent for its whole length (6
+ * minutes inside the main job's first config on a 2-core machine, as if
+ * hung). */
 static int wait_with_heartbeat(struct worker *w, const struct job *j, double deadline) {
-    const double start = clock_now();
-    for (double next = start + POOL_HEARTBEAT_S;; next += POOL_HEARTBEAT_S) {
+    const double start = clock_now(), beat = progress_heartbeat_s();
+    for (double next = start + beat;; next += beat) {
         const int ready = wait_fd_readable(fileno(w->from), next < deadline ? next : deadline);
         if (ready != 0 || clock_now() >= deadline) return ready;
         if (harness_quiet) continue;

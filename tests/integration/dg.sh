@@ -95,6 +95,18 @@ print("# cells.dat: largest |rho - exact| %.4f at t = %g (against the unmoved vo
 sys.exit(0 if err < 0.02 and still > 5 * err else 1)
 P
 
+# A long serial reference says it is still being made (issue 34: progress
+# within a long config), every HARNESS_HEARTBEAT_S (30 s by default), and
+# --quiet silences it. (A cache of its own: a reference made before is
+# loaded from the cache, with nothing to say.)
+HARNESS_CACHE=$T/hb-cache HARNESS_HEARTBEAT_S=0.2 $H run --app dg --input yee:200 --iters 40 --device openmp --reps 1 --warmup 0 \
+    --db "$T/hb.db" >"$T/hb.out" 2>&1
+check "a reference of about half a second says so while it is made (0.2 s heartbeat)" \
+    grep -q '^  \.\.\. dg yee:200: making the serial reference, .* so far (its watchdog: 10m00s)' "$T/hb.out"
+HARNESS_CACHE=$T/hb-cache HARNESS_HEARTBEAT_S=0.2 $H run --app dg --input yee:200 --iters 41 --device openmp --reps 1 --warmup 0 --quiet \
+    --db "$T/hb.db" >"$T/hbq.out" 2>&1
+check "--quiet: no heartbeat" bash -c "! grep -q 'making the serial reference' '$T/hbq.out'"
+
 # Bad input: a clear message naming it, exit 2, nothing stored.
 bad() { # LABEL WANT ARGS...
     local label=$1 want=$2
