@@ -40,9 +40,10 @@ static long cell(const struct mesh *m, int i, int j) {
 /* Rows [j0, j1) of a pass run by each of the host's cores (at most 64):
  * every pass writes only its own rows' cells, each cell's arithmetic in one
  * fixed order, so the result is the same to the bit for any number of
- * threads (tests/unit/test_dg.c checks 1 against 3). The seed's case,
- * 2001x2001 for 100 steps, is about 280 s on one core of this machine's
- * kind; the reference must not be the call's bottleneck on a GPU host. */
+ * threads (tests/unit/test_dg.c checks 1, 2 and 3). The seed's case,
+ * 2001x2001 for 100 steps, would take about 280 s on one core (estimated
+ * from 0.7 us a cell-step measured at 128x128); the reference must not be
+ * the call's bottleneck on a GPU host. */
 struct rows_job {
     void (*fn)(void *ctx, int part, int j0, int j1);
     void *ctx;
