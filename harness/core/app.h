@@ -100,6 +100,11 @@ struct app {
 
 extern const struct app *const apps[]; /* generated from the app folders, NULL-terminated */
 const struct app *app_find(const char *name);
+/* Builds kernels/APP/APP<the backend's source suffix> for d with
+ * -I kernels/APP, k's defines, a directive device's shape as -DK_WG_X/Y
+ * (local) and extra options (NULL: none): NULL with d->err on failure. */
+struct program *app_build_program(struct dev *d, const char *app, const struct knob_set *k, const size_t local[2],
+                                  const char *extra);
 /* NULL when a w x h work-group is within the device's limits (its items,
  * and each side), else why not, written into why (n bytes). */
 const char *app_wg_fits(const struct device_info *dev, const unsigned wg[2], char *why, size_t n);

@@ -16,7 +16,6 @@
  * returns, device time between two marks around the same launches. The last
  * repetition's state and time are read back for verify(); every
  * repetition's state is summed and checked against the first's (timed.h). */
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,31 +177,18 @@ static const struct timed_check repetition_check = {repetition_sum, 1e-12};
 
 static int build(struct dg_exec *e, const struct knob_set *k) {
     struct dev *d = e->d;
-    char dir[PATH_MAX], rel[128], src[PATH_MAX];
-    struct strbuf opts = {0};
-    repo_path(dir, sizeof dir, "kernels/dg");
-    sb_printf(&opts, "-I%s", dir);
-    knobs_defines(k, &opts);
-    if (d->info.caps.directives) sb_printf(&opts, " -DK_WG_X=%zu -DK_WG_Y=%zu", e->local[0], e->local[1]);
     /* Tests only: DG_TEST_DEFINES adds defines (-DDG_TEST_FLIP_FLUX) to show
      * that verification catches a broken kernel. */
-    const char *extra = getenv("DG_TEST_DEFINES");
-    if (extra && *extra) sb_printf(&opts, " %s", extra);
-    snprintf(rel, sizeof rel, "kernels/dg/dg%s", d->ops->source_suffix);
-    repo_path(src, sizeof src, rel);
-    e->prog = d->ops->build(d, src, opts.s);
-    sb_free(&opts);
-    if (!e->prog) return -1;
-    /* The program holds its form's kernels only (dg_cell.h: DG_FORM_*). */
-    static const int split[] = {K_CONV_X, K_CONV_Y, K_CONV_INT, K_VISC_X, K_VISC_Y, K_VISC_INT, K_RK},
-                     merged[] = {K_FLUX_X, K_FLUX_Y, K_INT_RK}, fused[] = {K_FUSED},
-                     every[] = {K_GRAD, K_RATES, K_FOLD, K_STEP};
-    const int *own = e->form == SPLIT ? split : e->form == MERGED ? merged : fused;
-    const int nown = e->form == SPLIT ? 7 : e->form == MERGED ? 3 : 1;
-    for (int i = 0; i < nown + 4; i++) {
-        const int which = i < nown ? own[i] : every[i - nown];
-        if (!(e->k[which] = d->ops->kernel(d, e->prog, KERNEL_NAMES[which]))) return -1;
-    }
+    if (!(e->prog = app_build_program(d, "dg", k, e->local, getenv("DG_TEST_DEFINES")))) return -1;
+    /* The program holds its form's kernels only (dg_cell.h: DG_FORM_*), and
+     * every form's gradients and time step; each list ends at -1. */
+    static const int split[] = {K_CONV_X, K_CONV_Y, K_CONV_INT, K_VISC_X, K_VISC_Y, K_VISC_INT, K_RK, -1},
+                     merged[] = {K_FLUX_X, K_FLUX_Y, K_INT_RK, -1}, fused[] = {K_FUSED, -1},
+                     every[] = {K_GRAD, K_RATES, K_FOLD, K_STEP, -1};
+    const int *const lists[2] = {e->form == SPLIT ? split : e->form == MERGED ? merged : fused, every};
+    for (int l = 0; l < 2; l++)
+        for (const int *w = lists[l]; *w >= 0; w++)
+            if (!(e->k[*w] = d->ops->kernel(d, e->prog, KERNEL_NAMES[*w]))) return -1;
     return 0;
 }
 

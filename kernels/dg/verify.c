@@ -40,8 +40,7 @@ static const char *const VAR[DG_NV] = {"rho", "rho u", "rho v", "E"};
 static const char *const COEF[DG_NB] = {"mean", "x slope", "y slope"};
 
 /* (a): the number of coefficients out of tolerance; the worst's place. */
-static long compare(const struct app_input *in, const struct app_ref *ref, const struct app_result *res,
-                    struct measurement *m, long *where) {
+static long compare(const struct app_ref *ref, const struct app_result *res, struct measurement *m, long *where) {
     long bad = 0;
     double worst = -1, worst_abs = 0;
     for (long c = 0; c < ref->ncells; c++)
@@ -56,7 +55,6 @@ static long compare(const struct app_input *in, const struct app_ref *ref, const
                 *where = c * DG_NC + k;
             }
         }
-    (void)in;
     m->max_abs_err = worst_abs;
     m->max_rel_err = worst;
     m->tolerance = DG_TOL;
@@ -66,7 +64,7 @@ static long compare(const struct app_input *in, const struct app_ref *ref, const
 void dg_verify(const struct app_input *in, const struct app_ref *ref, const struct app_result *res,
                struct measurement *m) {
     long where = 0;
-    const long bad = compare(in, ref, res, m, &where);
+    const long bad = compare(ref, res, m, &where);
     m->result = dg_density_l2(in, res->q, res->time);
     if (bad) {
         const long c = where / DG_NC;

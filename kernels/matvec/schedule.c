@@ -20,7 +20,6 @@
  * read-back: the blog's figure is the kernels' time), and device time
  * between two marks around the same launches. lhs is read after the clock
  * stops, for verification. */
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,18 +108,8 @@ static const struct timed_check repetition_check = {repetition_sum, 1e-9};
 
 static int build(struct mv_exec *e, const struct knob_set *k) {
     struct dev *d = e->d;
-    char dir[PATH_MAX], rel[128], src[PATH_MAX];
-    struct strbuf opts = {0};
-    repo_path(dir, sizeof dir, "kernels/matvec");
-    sb_printf(&opts, "-I%s", dir);
-    knobs_defines(k, &opts);
-    /* A directive program (matvec_directive.h) has the shape compiled in:
-     * GCC takes vector_length only as a constant, so one program per shape. */
-    if (d->info.caps.directives) sb_printf(&opts, " -DK_WG_X=%zu -DK_WG_Y=%zu", e->local[0], e->local[1]);
-    snprintf(rel, sizeof rel, "kernels/matvec/matvec%s", d->ops->source_suffix);
-    repo_path(src, sizeof src, rel);
-    e->prog = d->ops->build(d, src, opts.s);
-    sb_free(&opts);
+    /* matvec_directive.h's programs have the shape compiled in. */
+    e->prog = app_build_program(d, "matvec", k, e->local, NULL);
     if (!e->prog) return -1;
     e->colour = d->ops->kernel(d, e->prog, "matvec_colour");
     e->masked_k = e->colour ? d->ops->kernel(d, e->prog, "matvec_masked") : NULL;
