@@ -17,6 +17,10 @@ static void check_def(const struct report_def *d) {
     for (int i = 0; i < d->nshapes; i++)
         FUZZ_ASSERT(d->shapes[i][0] >= 1 && d->shapes[i][1] >= 1, "shape %ux%u", d->shapes[i][0], d->shapes[i][1]);
     FUZZ_ASSERT(d->ntables >= 0 && d->ntables <= REPORT_MAX_TABLES, "%d tables", d->ntables);
+    FUZZ_ASSERT(d->rate_factor == 0 || (isfinite(d->rate_factor) && d->rate_factor > 0), "rate factor %g",
+                d->rate_factor);
+    FUZZ_ASSERT(d->nladder >= 0 && d->nladder <= REPORT_MAX_LADDER && (d->ladder_figure || !d->nladder),
+                "%d ladder steps", d->nladder);
     for (int t = 0; t < d->ntables; t++) {
         const struct report_table *tb = &d->tables[t];
         FUZZ_ASSERT(tb->number >= 1 && tb->number <= 999, "table number %d", tb->number);
@@ -26,6 +30,10 @@ static void check_def(const struct report_def *d) {
         if (tb->kind == RK_STEP || tb->kind == RK_SPEEDUP) FUZZ_ASSERT(tb->nrows, "table %d has rows", tb->number);
         if (tb->kind == RK_CLASSES || tb->kind == RK_DEVICES || tb->kind == RK_HOSTLANG)
             FUZZ_ASSERT(tb->variant[0], "table %d runs something", tb->number);
+        FUZZ_ASSERT(tb->nprograms >= 0 && tb->nprograms <= (tb->kind == RK_OPENACC ? 4 : REPORT_MAX_PROGRAMS),
+                    "table %d: %d programs", tb->number, tb->nprograms);
+        if (tb->kind == RK_RESOURCES) FUZZ_ASSERT(tb->nprograms, "table %d lists variants", tb->number);
+        if (tb->against[0]) FUZZ_ASSERT(tb->kind == RK_OPENACC, "table %d: against on an openacc table", tb->number);
         for (int r = 0; r < tb->nrows; r++)
             for (int i = 0; i < d->ninputs; i++) {
                 const double v = tb->rows[r].published[i];

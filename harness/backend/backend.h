@@ -95,6 +95,10 @@ struct karg {
 #define ARG_BYTES(p, n) ((struct karg){.kind = KARG_BYTES, .val = {(p), (n)}})
 #define KARG_MAX 40
 
+/* The room for a device's per-kernel resources text (struct dev), and a
+ * measurement's copy of it (core/measurement.h keeps the same size). */
+#define DEV_RESOURCES_MAX 1024
+
 struct dev {
     const struct backend_ops *ops;
     struct device_info info;
@@ -104,6 +108,14 @@ struct dev {
      * repetitions (core/timed.h); opened by dev_open_measuring, NULL where
      * the device has none or whoever opened it will not measure. */
     struct energy_meter *energy;
+    /* (optional) What the compiler gave each kernel loaded since the runner
+     * last cleared it (before each config): "kernel:registers:local_bytes"
+     * entries, space-separated, each kernel once (dev_resources_add), so the
+     * config's measurement can store them (the guideline's register story).
+     * CUDA reads the loaded function's attributes, the directive backends
+     * ptxas's report; CPU backends and OpenCL have no such query and leave it
+     * empty. */
+    char resources[DEV_RESOURCES_MAX];
 };
 
 struct backend_ops {
@@ -255,6 +267,11 @@ void device_caps(struct device_info *info);
  * both, and any device, however opened. */
 struct dev *dev_open_measuring(const struct device_info *info, char *err, size_t errn);
 void dev_close(struct dev *d);
+/* Adds "kernel:registers:local_bytes" to d->resources unless that kernel is
+ * there already (a program looks a kernel up once; two programs of one
+ * config may share a name: the first stays). An entry that does not fit is
+ * dropped whole, never cut. */
+void dev_resources_add(struct dev *d, const char *kernel, int registers, int local_bytes);
 /* Convenience: sets d->err and returns -1. */
 int dev_fail(struct dev *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #endif

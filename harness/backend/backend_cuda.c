@@ -553,16 +553,18 @@ static void cuda_program_free(struct dev *d, struct program *p) {
 }
 
 /* A kernel's registers and local memory (spills and stack), as ptxas chose
- * them: a note when it uses local memory, where registers ran out (the
- * guideline's step 5: a level or an unroll that spills), or for every
- * kernel with HARNESS_KERNEL_RESOURCES=1 (what a report of registers per
- * kernel reads). Attributes 4 and 3: CU_FUNC_ATTRIBUTE_NUM_REGS and
- * CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES. */
-static void report_resources(CUfunction fn, const char *name) {
+ * them: kept with the device (d->resources, stored with the config's
+ * measurement: the report's registers table), and a note when it uses
+ * local memory, where registers ran out (the guideline's step 5: a level or
+ * an unroll that spills), or for every kernel with
+ * HARNESS_KERNEL_RESOURCES=1. Attributes 4 and 3: CU_FUNC_ATTRIBUTE_NUM_REGS
+ * and CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES. */
+static void report_resources(struct dev *d, CUfunction fn, const char *name) {
     int regs = -1, local = -1;
     if (drv.cuFuncGetAttribute(&regs, (CUfunction_attribute)4, fn) != CUDA_SUCCESS ||
         drv.cuFuncGetAttribute(&local, (CUfunction_attribute)3, fn) != CUDA_SUCCESS)
         return;
+    dev_resources_add(d, name, regs, local);
     const char *all = getenv("HARNESS_KERNEL_RESOURCES");
     if (local > 0 || (all && strcmp(all, "1") == 0))
         fprintf(stderr, "note: cuda: kernel %s: %d registers, %d bytes of local memory a thread (spills, stack)\n",
@@ -579,7 +581,7 @@ static struct kernel *cuda_kernel(struct dev *d, struct program *p, const char *
         dev_fail(d, "cuModuleGetFunction(%s): %s", name, cu_errname(r));
         return NULL;
     }
-    report_resources(fn, name);
+    report_resources(d, fn, name);
     struct kernel *k = xcalloc(1, sizeof *k);
     k->fn = fn;
     str_copy(k->name, sizeof k->name, name);

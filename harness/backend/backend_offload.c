@@ -150,14 +150,16 @@ static void keep_ptxas_report(const char *log, const char *so) {
 
 /* One note line per kernel of a GPU build from its <so>.ptxas: "kernel:
  * 40 registers, 0 bytes spilled", so a compiler's or level's cost in
- * registers is seen beside its time. */
-static void print_ptxas_report(const char *so, const char *backend, enum cc_family f) {
+ * registers is seen beside its time; and the same kept with the device
+ * (d->resources, stored with the config's measurement), its local bytes
+ * ptxas's stack frame, which holds the spills as CUDA's local size does. */
+static void print_ptxas_report(struct dev *d, const char *so, const char *backend, enum cc_family f) {
     char path[PATH_MAX + 8];
     str_fmt(path, sizeof path, "%s.ptxas", so);
     char *text = file_read_all(path, NULL, NULL, 0);
     if (!text) return;
     char kernel[160] = "?";
-    int stores = -1, loads = -1;
+    int stores = -1, loads = -1, stack = -1;
     for (char *line = text; line && *line;) {
         char *eol = strchr(line, '\n');
         if (eol) *eol = 0;
@@ -170,11 +172,13 @@ static void print_ptxas_report(const char *so, const char *backend, enum cc_fami
                 for (int skip = 0, i = 17; skip < 2 && name[i]; i++)
                     if (name[i] == '_' && ++skip == 2) name += i + 1;
             str_fmt(kernel, sizeof kernel, "%.*s", (int)strcspn(name, "'"), name);
-            stores = loads = -1;
+            stores = loads = stack = -1;
         } else if (strstr(line, "spill stores")) {
             sscanf(strstr(line, "bytes stack frame, ") ? strstr(line, "bytes stack frame, ") + 19 : line,
                    "%d bytes spill stores, %d bytes spill loads", &stores, &loads);
+            if (strstr(line, "bytes stack frame")) sscanf(line + strcspn(line, "0123456789"), "%d", &stack);
         } else if (used) {
+            dev_resources_add(d, kernel, atoi(used + 5), stack >= 0 ? stack : stores);
             fprintf(stderr, "note: %s cc=%s: kernel %s: %d registers, %d/%d bytes spilled (stores/loads)\n", backend,
                     cc_family_name(f), kernel, atoi(used + 5), stores, loads);
         }
@@ -544,7 +548,7 @@ struct program *offload_build(struct offload_model *m, struct dev *d, const char
     if (build_so(m, &choice, source, options, so, sizeof so, d->err, sizeof d->err)) return NULL;
     void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!h) return dev_fail(d, "dlopen %s: %s", so, dlerror()), NULL;
-    if (d->info.index[0]) print_ptxas_report(so, m->backend, choice.family);
+    if (d->info.index[0]) print_ptxas_report(d, so, m->backend, choice.family);
     struct program *p = xcalloc(1, sizeof *p);
     p->so = h;
     p->rt = rt;

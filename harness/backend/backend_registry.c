@@ -138,3 +138,15 @@ int dev_fail(struct dev *d, const char *fmt, ...) {
     va_end(ap);
     return -1;
 }
+
+void dev_resources_add(struct dev *d, const char *kernel, int registers, int local_bytes) {
+    char entry[192];
+    const int n = snprintf(entry, sizeof entry, "%s:%d:%d", kernel, registers, local_bytes);
+    if (n < 0 || (size_t)n >= sizeof entry) return;
+    const size_t name_len = strlen(kernel);
+    for (const char *p = d->resources; *p; p += strcspn(p, " "), p += *p == ' ')
+        if (!strncmp(p, kernel, name_len) && p[name_len] == ':') return; /* seen in this config */
+    const size_t used = strlen(d->resources);
+    if (used + (used > 0) + (size_t)n >= sizeof d->resources) return;
+    snprintf(d->resources + used, sizeof d->resources - used, "%s%s", used ? " " : "", entry);
+}

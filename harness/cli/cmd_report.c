@@ -135,8 +135,10 @@ static void stored_variant(const char *command, char *out, size_t n) {
  * input; a step's row or a figure has no one configuration to name. */
 static int check_variants(const struct report *r, char *err, size_t errn) {
     const struct report_def *d = r->def;
-    const char *single[] = {d->wg_variant, d->roofline_variant, d->host_empty, d->host_full};
-    for (size_t i = 0; i < sizeof single / sizeof *single; i++)
+    const char *single[4 + REPORT_MAX_LADDER] = {d->wg_variant, d->roofline_variant, d->host_empty, d->host_full};
+    int nsingle = 4;
+    for (int i = 0; i < d->nladder; i++) single[nsingle++] = d->ladder[i];
+    for (int i = 0; i < nsingle; i++)
         if (single[i][0] && !variant_find(&r->vars, single[i]))
             return snprintf(err, errn, "%s: unknown variant `%s`%s", d->path, single[i],
                             strcmp(single[i], TUNED_VARIANT) ? "" : " (tuned: only a per-device table's `run`)"),
@@ -149,6 +151,8 @@ static int check_variants(const struct report *r, char *err, size_t errn) {
         for (int k = 0; k < tb->nprograms; k++)
             if (!variant_find(&r->vars, tb->programs[k]))
                 return snprintf(err, errn, "%s:%d: unknown variant `%s`", d->path, tb->line, tb->programs[k]), -1;
+        if (tb->against[0] && !variant_find(&r->vars, tb->against))
+            return snprintf(err, errn, "%s:%d: unknown variant `%s`", d->path, tb->line, tb->against), -1;
         for (int k = 0; k < tb->nrows; k++) {
             const struct report_row *row = &tb->rows[k];
             if (row->variant[0] && !variant_find(&r->vars, row->variant))

@@ -114,6 +114,8 @@ void measurement_add_round(struct measurement *acc, const struct measurement *r,
     if (!isnan(r->tolerance)) acc->tolerance = r->tolerance;
     if (!isnan(r->result)) acc->result = r->result;
     if (r->iters > 0) acc->iters = r->iters, acc->iters_full = r->iters_full;
+    /* Every round builds the same program: the first round's resources stand. */
+    if (!acc->resources[0]) str_copy(acc->resources, sizeof acc->resources, r->resources);
     /* The first failure decides: a config that went wrong in one round is
      * wrong, whatever the other rounds said. */
     if (acc->status == ST_OK || acc->status == ST_UNVERIFIED) {

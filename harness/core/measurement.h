@@ -28,6 +28,9 @@ const char *measure_column(enum measure k); /* the sample table's column */
  * tuners' plans alike. Here, the one header every holder of such a string
  * includes. */
 #define KNOBS_TEXT_MAX 1024
+/* The room for a measurement's per-kernel resources: DEV_RESOURCES_MAX of
+ * backend/backend.h (runner.c checks they agree). */
+#define MEASUREMENT_RESOURCES_MAX 1024
 
 struct measurement {
     char app[32], input[64], variant[64], knobs[KNOBS_TEXT_MAX];
@@ -62,6 +65,11 @@ struct measurement {
      * was compared. The runner makes such a config wrong. */
     int rep_differs;
     double rep_sums[2];
+    /* Registers and local memory of each kernel the config loaded, as its
+     * backend learnt them (backend.h: struct dev's resources, the same
+     * text): "kernel:registers:local_bytes ...", "" where the backend has
+     * no such query. */
+    char resources[MEASUREMENT_RESOURCES_MAX];
 };
 
 /* Marks every number of m unknown (NAN; energy_reps 0), before anything is

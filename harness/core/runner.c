@@ -26,8 +26,12 @@ void runner_describe(const struct config *c, struct measurement *m) {
     m->iters = c->app->input_iters(c->in);
     m->iters_full = c->app->input_iters_full(c->in);
     m->cell_updates = c->app->cell_updates(c->in);
+    m->resources[0] = 0;
     measurement_unknown(m);
 }
+
+_Static_assert(sizeof(((struct dev *)0)->resources) == sizeof(((struct measurement *)0)->resources),
+               "a device's resources text fits a measurement's");
 
 void runner_measure(struct dev *d, const struct config *c, struct ref_holder *refs, int warmup, int reps,
                     struct measurement *m, struct app_result **keep) {
@@ -40,7 +44,9 @@ void runner_measure(struct dev *d, const struct config *c, struct ref_holder *re
         str_copy(m->reason, sizeof m->reason, why);
         return;
     }
+    d->resources[0] = 0; /* this config's kernels only (a worker's device outlives its configs) */
     struct app_result *res = app->execute(d, c->in, &c->knobs, c->wg, warmup, reps, m);
+    str_copy(m->resources, sizeof m->resources, d->resources);
     measurement_summarise(m, app->bytes_per_cell(&c->knobs));
     if (res && m->status == ST_OK) {
         if (!refs->ref) {

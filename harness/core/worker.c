@@ -94,6 +94,9 @@ void measurement_send(FILE *f, const struct measurement *m) {
     /* A parent from before energy ignores the line; a worker from before
      * it sends none, and the parent's values stay unknown. */
     fprintf(f, "energy %.17g %.17g %d\n", m->energy_j, m->power_w, m->energy_reps);
+    /* Registers per kernel where the backend knows them; a parent from
+     * before them ignores the line, as it does energy's. */
+    if (m->resources[0]) fprintf(f, "resources %s\n", m->resources);
     fprintf(f, "end\n");
     fflush(f);
 }
@@ -116,6 +119,7 @@ int measurement_receive(FILE *f, struct measurement *m, int *retire) {
         else if (!strcmp(line, "retire")) *retire = (int)strtol(v, NULL, 10);
         else if (!strcmp(line, "iters")) sscanf(v, "%ld %ld", &m->iters, &m->iters_full);
         else if (!strcmp(line, "energy")) sscanf(v, "%lg %lg %d", &m->energy_j, &m->power_w, &m->energy_reps);
+        else if (!strcmp(line, "resources")) str_copy(m->resources, sizeof m->resources, v);
         else if (!strcmp(line, "nsamples")) {
             m->nsamples = (int)strtol(v, NULL, 10);
             if (m->nsamples < 0 || m->nsamples > 1000000) m->nsamples = 0;

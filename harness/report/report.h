@@ -108,6 +108,9 @@ const struct report_cell *report_find(const struct report *r, int device, int in
                                       const unsigned wg[2]);
 int report_input_runs(const struct report *r, int input);
 struct report_time report_time_of(const struct report *r, const struct report_cell *c);
+/* The definition's rate (`rate`: the MLUPS column times its factor) of a
+ * cell with a time; NaN where it has none or the definition no rate. */
+double report_rate_of(const struct report *r, const struct report_cell *c);
 /* The rounds after the first for every measured cell, all cells shuffled in
  * each round (rounds.h), appended to the cells and their stored rows. */
 void report_more_rounds(struct report *r);
@@ -129,12 +132,19 @@ const char *report_probe(struct report *r, const char *key);
  * path relative to the markdown file, or "" with a reason in why. */
 int report_figure_wg(struct report *r, int device, int input, char *rel, size_t reln, char *why, size_t whyn);
 int report_figure_roofline(struct report *r, int device, char *rel, size_t reln, char *why, size_t whyn);
+/* The ladder (report_ladder_steps) at `input`: the rate of each step, or
+ * 1/seconds where the definition has no rate, one series per ladder device. */
+int report_figure_ladder(struct report *r, int input, char *rel, size_t reln, char *why, size_t whyn);
 int report_figure_launch_cost(struct report *r, const char *db_path, char *rel, size_t reln, char *why, size_t whyn);
 
 /* report_md.c: every cell measured (report_measure), then the markdown file
  * (tables, then figures drawn on the way). */
 void report_measure(struct report *r);
 int report_write_markdown(struct report *r);
+/* report_resources.c: a resources table, registers and local memory per
+ * kernel of the table's variants on every device that reports them, at the
+ * first input the report runs; a sentence where no device does. */
+void report_resources_table(struct report *r, const struct report_table *t, struct strbuf *b);
 /* report_explain.c: where our speedup of `variant` over `from` goes the other
  * way from the report's, the measurements that say why, as one paragraph. */
 void report_explain(struct report *r, struct strbuf *out, int device, int input, const char *variant, const char *from,

@@ -15,7 +15,7 @@
 
 #define MAX_TOKENS 48
 
-static const char *const kind_names[] = {"step", "classes", "devices", "openacc", "hostlang", "speedup"};
+static const char *const kind_names[] = {"step", "classes", "devices", "openacc", "hostlang", "speedup", "resources"};
 
 const char *report_kind_name(enum report_kind k) { return kind_names[k]; }
 
@@ -121,7 +121,8 @@ static int table_line(struct parser *p, char *tok[], int n) {
     size_t k = 0;
     while (k < sizeof kind_names / sizeof kind_names[0] && strcmp(kind_names[k], tok[2])) k++;
     if (k == sizeof kind_names / sizeof kind_names[0])
-        return fail(p, "unknown table kind `%s` (step, classes, devices, openacc, hostlang, speedup)", tok[2]);
+        return fail(p, "unknown table kind `%s` (step, classes, devices, openacc, hostlang, speedup, resources)",
+                    tok[2]);
     t->kind = (enum report_kind)k;
     if (copy_name(p, t->title, sizeof t->title, tok[3], "title")) return -1;
     d->ntables++;
@@ -146,11 +147,14 @@ static int run_line(struct parser *p, char *tok[], int n) {
     struct report_table *t = current(p, tok[0]);
     if (!t) return -1;
     if (t->kind == RK_STEP || t->kind == RK_SPEEDUP)
-        return fail(p, "`run` belongs to classes, devices, openacc and hostlang tables; table %d is %s", t->number,
-                    kind_names[t->kind]);
-    if (t->kind == RK_OPENACC) { /* `run VARIANT...`: up to four directive programs */
+        return fail(p, "`run` belongs to classes, devices, openacc, hostlang and resources tables; table %d is %s",
+                    t->number, kind_names[t->kind]);
+    if (t->kind == RK_OPENACC || t->kind == RK_RESOURCES) { /* `run VARIANT...`: a list of programs */
+        const int most = t->kind == RK_OPENACC ? 4 : REPORT_MAX_PROGRAMS;
         if (t->nprograms) return fail(p, "table %d already has its `run` line", t->number);
-        if (n < 2 || n > 5) return fail(p, "usage: run VARIANT... (one to four directive variants)");
+        if (n < 2 || n > most + 1)
+            return fail(p, t->kind == RK_OPENACC ? "usage: run VARIANT... (one to four directive variants)"
+                                                 : "usage: run VARIANT... (one to eight variants)");
         for (int i = 1; i < n; i++)
             if (copy_name(p, t->programs[t->nprograms++], sizeof t->programs[0], tok[i], "variant")) return -1;
         return 0;
@@ -220,6 +224,58 @@ static int pending_line(struct parser *p, char *tok[], int n) {
     return numbers(p, tok + 3, n - 3, r->published);
 }
 
+/* `against VARIANT` (openacc tables): each directive cell's time over the
+ * fastest GPU device's time of VARIANT at the same input, under the table. */
+static int against_line(struct parser *p, char *tok[], int n) {
+    struct report_table *t = current(p, tok[0]);
+    if (!t) return -1;
+    if (t->kind != RK_OPENACC)
+        return fail(p, "`against` belongs to openacc tables; table %d is %s", t->number, kind_names[t->kind]);
+    if (n != 2) return fail(p, "usage: against VARIANT");
+    if (t->against[0]) return fail(p, "table %d is already against %s", t->number, t->against);
+    return copy_name(p, t->against, sizeof t->against, tok[1], "variant");
+}
+
+/* `rate LABEL "UNIT" FACTOR`: the rate column (P = MLUPS x 1e6). */
+static int rate_line(struct parser *p, char *tok[], int n) {
+    struct report_def *d = p->d;
+    if (n != 4) return fail(p, "usage: rate LABEL \"UNIT\" FACTOR (FACTOR times the MLUPS column)");
+    if (d->rate_factor > 0) return fail(p, "`rate` again");
+    double factor;
+    if (parse_real(tok[3], 0, DBL_MAX, &factor) || !(factor > 0))
+        return fail(p, "rate factor `%s` is not a positive number", tok[3]);
+    if (copy_name(p, d->rate_label, sizeof d->rate_label, tok[1], "rate label") ||
+        copy_name(p, d->rate_unit, sizeof d->rate_unit, tok[2], "rate unit"))
+        return -1;
+    d->rate_factor = factor;
+    return 0;
+}
+
+static int ladder_figure_line(struct parser *p, char *tok[], int n) {
+    struct report_def *d = p->d;
+    if (d->ladder_figure) return fail(p, "`ladder-figure` again");
+    if (n - 1 > REPORT_MAX_LADDER) return fail(p, "more than %d ladder steps", REPORT_MAX_LADDER);
+    d->ladder_figure = 1;
+    for (int i = 1; i < n; i++)
+        if (copy_name(p, d->ladder[d->nladder++], sizeof d->ladder[0], tok[i], "variant")) return -1;
+    return 0;
+}
+
+int report_ladder_steps(const struct report_def *d, const char *out[]) {
+    int n = 0;
+    for (int i = 0; i < d->nladder; i++) out[n++] = d->ladder[i];
+    for (int t = 0; t < d->ntables && !d->nladder; t++) {
+        if (d->tables[t].kind != RK_STEP) continue;
+        for (int k = 0; k < d->tables[t].nrows && n < REPORT_MAX_LADDER; k++) {
+            const char *v = d->tables[t].rows[k].variant;
+            int seen = !v[0]; /* a pending row has nothing measured */
+            for (int j = 0; j < n && !seen; j++) seen = !strcmp(out[j], v);
+            if (!seen) out[n++] = v;
+        }
+    }
+    return n;
+}
+
 static int inputs_line(struct parser *p, char *tok[], int n, int quick) {
     struct report_def *d = p->d;
     if (n < 2 || n - 1 > REPORT_MAX_INPUTS) return fail(p, "`%s` names 1 to %d inputs", tok[0], REPORT_MAX_INPUTS);
@@ -274,6 +330,9 @@ static int keyword_line(struct parser *p, char *tok[], int n) {
         return copy_name(p, d->host_empty, sizeof d->host_empty, tok[1], "variant") ||
                copy_name(p, d->host_full, sizeof d->host_full, tok[2], "variant");
     }
+    if (!strcmp(k, "rate")) return rate_line(p, tok, n);
+    if (!strcmp(k, "ladder-figure")) return ladder_figure_line(p, tok, n);
+    if (!strcmp(k, "against")) return against_line(p, tok, n);
     if (!strcmp(k, "table")) return table_line(p, tok, n);
     if (!strcmp(k, "row")) return row_line(p, tok, n);
     if (!strcmp(k, "run")) return run_line(p, tok, n);
@@ -289,6 +348,8 @@ static int table_complete(struct parser *p, const struct report_table *t) {
     if ((t->kind == RK_STEP || t->kind == RK_SPEEDUP) && !t->nrows) return fail(p, "table %d has no rows", t->number);
     if ((t->kind == RK_CLASSES || t->kind == RK_DEVICES || t->kind == RK_HOSTLANG) && !t->variant[0])
         return fail(p, "table %d (%s) has no `run` line", t->number, kind_names[t->kind]);
+    if (t->kind == RK_RESOURCES && !t->nprograms)
+        return fail(p, "table %d (resources) has no `run` line naming its variants", t->number);
     return 0;
 }
 

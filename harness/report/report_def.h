@@ -12,6 +12,8 @@
 #define REPORT_MAX_TABLES 32
 #define REPORT_MAX_ROWS 8
 #define REPORT_MAX_SHAPES 64
+#define REPORT_MAX_PROGRAMS 8 /* a `run VARIANT...` line: openacc tables take 4, resources tables 8 */
+#define REPORT_MAX_LADDER 16  /* the ladder figure's steps */
 
 enum report_kind {
     RK_STEP,     /* rows of variants, each against the step it builds on */
@@ -19,7 +21,8 @@ enum report_kind {
     RK_DEVICES,  /* one variant on every device present */
     RK_OPENACC,  /* directive programs (`run` variants) on every directive device; a probe where none */
     RK_HOSTLANG, /* host languages: C, and those a `host` line names a variant for; others probed */
-    RK_SPEEDUP   /* a variant against a base, as a speedup (the report's final table) */
+    RK_SPEEDUP,  /* a variant against a base, as a speedup (the report's final table) */
+    RK_RESOURCES /* registers and local memory per kernel of `run` variants, per device that reports them */
 };
 
 /* One row of a step or speedup table: a variant, the variant its speedup is
@@ -43,7 +46,10 @@ struct report_table {
     int nclasses;
     char classes[4][32]; /* classes: "backend" or "backend/kind" */
     int nprograms;
-    char programs[4][64]; /* openacc: the directive variants run on every directive device */
+    char programs[REPORT_MAX_PROGRAMS][64]; /* openacc: the directive variants run on every directive device;
+                                               resources: the variants whose kernels are listed */
+    char against[64]; /* openacc: `against VARIANT`, the GPU devices' variant each directive cell is timed
+                         against ("" for none) */
     int nrows;
     struct report_row rows[REPORT_MAX_ROWS];
     int line;
@@ -63,6 +69,16 @@ struct report_def {
     unsigned shapes[REPORT_MAX_SHAPES][2];
     char roofline_variant[64];
     char host_empty[64], host_full[64]; /* host-probe: the empty twin of a variant */
+    /* rate LABEL "UNIT" FACTOR: a rate column beside each time, the
+     * measurement's MLUPS times FACTOR ("P", "cell updates/s", 1e6);
+     * factor 0 where the definition has none. */
+    char rate_label[16], rate_unit[48];
+    double rate_factor;
+    /* ladder-figure [VARIANT...]: the rate (or 1/seconds) of each step,
+     * one series per ladder device; no variants named: the step tables'
+     * rows in order. */
+    int ladder_figure, nladder;
+    char ladder[REPORT_MAX_LADDER][64];
     int ntables;
     struct report_table tables[REPORT_MAX_TABLES];
 };
@@ -72,6 +88,10 @@ int report_def_parse(const char *path, struct report_def *d, char *err, size_t e
  * the path in messages: what fuzz/ feeds from memory through fmemopen. */
 int report_def_read(FILE *f, const char *name, struct report_def *d, char *err, size_t errn);
 const char *report_kind_name(enum report_kind k);
+/* The ladder figure's steps into out (room for REPORT_MAX_LADDER): the
+ * `ladder-figure` line's variants, else every step table's measured rows in
+ * order, each once. Returns how many. */
+int report_ladder_steps(const struct report_def *d, const char *out[]);
 /* The index of an input in d->inputs, or -1. */
 int report_input_index(const struct report_def *d, const char *input);
 #endif

@@ -116,6 +116,51 @@ int report_figure_roofline(struct report *r, int device, char *rel, size_t reln,
     return rc;
 }
 
+int report_figure_ladder(struct report *r, int input, char *rel, size_t reln, char *why, size_t whyn) {
+    const struct report_def *def = r->def;
+    const char *steps[REPORT_MAX_LADDER];
+    const int nsteps = report_ladder_steps(def, steps), rate = def->rate_factor > 0;
+    struct strbuf rows = {0};
+    sb_printf(&rows, "index step");
+    int ndev = 0, points = 0;
+    for (int d = 0; d < r->ndev; d++)
+        if (r->dev[d].ladder) sb_printf(&rows, " \"%s\"", r->dev[d].info.spec), ndev++;
+    sb_printf(&rows, "\n");
+    for (int s = 0; s < nsteps; s++) {
+        sb_printf(&rows, "%d \"%s\"", s, steps[s]);
+        for (int d = 0; d < r->ndev; d++) {
+            if (!r->dev[d].ladder) continue;
+            const struct report_cell *c = report_find(r, d, input, steps[s], def->wg);
+            const double seconds = report_time_of(r, c).seconds;
+            const double v = !c ? NAN : rate ? report_rate_of(r, c) : 1 / seconds;
+            if (isnan(v) || !(v > 0)) sb_printf(&rows, " -");
+            else sb_printf(&rows, " %.9g", v), points++;
+        }
+        sb_printf(&rows, "\n");
+    }
+    if (!points) {
+        snprintf(why, whyn, "no step of the ladder has a verified time at %s", def->inputs[input]);
+        sb_free(&rows);
+        return -1;
+    }
+    char stem[256], png[4200], svg[4200], dat[4200], title[512], ylabel[160], nd[16];
+    str_fmt(stem, sizeof stem, "ladder-%s", def->inputs[input]);
+    for (char *p = stem; *p; p++)
+        if (*p == ':' || *p == '.') *p = '-';
+    figure_paths(r, stem, png, svg, sizeof png, rel, reln);
+    str_fmt(dat, sizeof dat, "%s/%s.dat", r->fig_dir, stem);
+    str_fmt(title, sizeof title, "The ladder at %s, each step's %s", def->inputs[input],
+            rate ? def->rate_label : "runs per second");
+    if (rate) str_fmt(ylabel, sizeof ylabel, "%s (%s)", def->rate_label, def->rate_unit);
+    else str_copy(ylabel, sizeof ylabel, "runs per second (1 / seconds of the whole run)");
+    snprintf(nd, sizeof nd, "%d", ndev);
+    const char *vars[][2] = {{"datafile", dat},    {"pngfile", png},     {"svgfile", svg},
+                             {"plottitle", title}, {"ylabeltext", ylabel}, {"ndev", nd}};
+    int rc = draw("plots/ladder.gp", dat, &rows, vars, 6, png, svg, why, whyn);
+    sb_free(&rows);
+    return rc;
+}
+
 int report_figure_launch_cost(struct report *r, const char *db_path, char *rel, size_t reln, char *why, size_t whyn) {
     char png[4200], svg[4200];
     figure_paths(r, "launch-cost", png, svg, sizeof png, rel, reln);

@@ -90,6 +90,7 @@ static void cell_fill(struct measurement *m, const struct measurement_row *row) 
     m->max_rel_err = row->max_rel_err;
     m->wg[0] = row->wg[0];
     m->wg[1] = row->wg[1];
+    str_copy(m->resources, sizeof m->resources, row->resources);
 }
 
 /* The number after ` NAME ` (or `NAME=`) in a stored command line, or dflt. */

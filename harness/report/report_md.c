@@ -40,6 +40,13 @@ static void number_cell(struct strbuf *b, double v, const char *fmt) {
     }
 }
 
+/* Whether the definition has a rate column (`rate`), beside each time. */
+static int has_rate(const struct report *r) { return r->def->rate_factor > 0; }
+
+static void rate_header(const struct report *r, struct strbuf *b, const char *device) {
+    sb_printf(b, " %s %s (%s) |", device, r->def->rate_label, r->def->rate_unit);
+}
+
 static int direction(double speedup) {
     if (isnan(speedup)) return 2;
     return speedup > 1 + SAME_BAND ? 1 : speedup < 1 - SAME_BAND ? -1 : 0;
@@ -81,11 +88,16 @@ static double seconds_of(struct report *r, int device, int input, const char *va
 static void step_table(struct report *r, const struct report_table *t, struct strbuf *b, struct tally *tl) {
     const struct report_def *def = r->def;
     struct strbuf why = {0};
+    const int rate = has_rate(r);
     sb_printf(b, "| size |%s", t->nrows > 1 ? " variant |" : "");
     for (int d = 0; d < r->ndev; d++)
-        if (r->dev[d].ladder) sb_printf(b, " %s (s) | our speedup |", r->dev[d].info.spec);
+        if (r->dev[d].ladder) {
+            sb_printf(b, " %s (s) |", r->dev[d].info.spec);
+            if (rate) rate_header(r, b, r->dev[d].info.spec);
+            sb_printf(b, " our speedup |");
+        }
     sb_printf(b, " report (s) | report speedup | report / ours | direction |\n|---|%s", t->nrows > 1 ? "---|" : "");
-    for (int i = 0; i < 2 * ladder_count(r) + 4; i++) sb_printf(b, "---|");
+    for (int i = 0; i < (2 + rate) * ladder_count(r) + 4; i++) sb_printf(b, "---|");
     sb_printf(b, "\n");
     for (int in = 0; in < def->ninputs; in++)
         for (int k = 0; k < t->nrows; k++) {
@@ -94,7 +106,7 @@ static void step_table(struct report *r, const struct report_table *t, struct st
             if (t->nrows > 1) sb_printf(b, " %s |", row->variant[0] ? row->variant : row->label);
             if (!row->variant[0]) { /* pending: the report's number, nothing of ours */
                 for (int d = 0; d < r->ndev; d++)
-                    if (r->dev[d].ladder) sb_printf(b, " not measured | - |");
+                    if (r->dev[d].ladder) sb_printf(b, " not measured |%s - |", rate ? " - |" : "");
                 number_cell(b, row->published[in], "%.3f");
                 sb_printf(b, " - | - | - |\n");
                 continue;
@@ -108,8 +120,10 @@ static void step_table(struct report *r, const struct report_table *t, struct st
             const double pub = row->published[in], pub_speedup = pub_from / pub;
             for (int d = 0; d < r->ndev; d++) {
                 if (!r->dev[d].ladder) continue;
-                const struct report_time tv = report_time_of(r, report_cell(r, d, in, row->variant, def->wg));
+                const struct report_cell *cv = report_cell(r, d, in, row->variant, def->wg);
+                const struct report_time tv = report_time_of(r, cv);
                 time_cell(b, tv);
+                if (rate) number_cell(b, report_rate_of(r, cv), "%.3g");
                 const double tf = row->from[0] ? seconds_of(r, d, in, row->from) : NAN;
                 const double ours = tf / tv.seconds;
                 number_cell(b, ours, "%.2fx");
@@ -206,18 +220,24 @@ static void devices_table(struct report *r, const struct report_table *t, struct
         for (int d = 0; d < r->ndev; d++)
             if (!r->dev[d].info.caps.directives) cols[ncols++] = d;
     }
+    const int rate = has_rate(r);
     sb_printf(b, "| size |");
-    for (int c = 0; c < ncols; c++)
+    for (int c = 0; c < ncols; c++) {
         sb_printf(b, " %s %s, %s (s) |", r->dev[cols[c]].info.backend, r->dev[cols[c]].info.kind,
                   r->dev[cols[c]].info.spec);
+        if (rate) rate_header(r, b, r->dev[cols[c]].info.spec);
+    }
     published_header(t, b);
     sb_printf(b, "\n|---|");
-    for (int i = 0; i < ncols + t->nrows; i++) sb_printf(b, "---|");
+    for (int i = 0; i < (1 + rate) * ncols + t->nrows; i++) sb_printf(b, "---|");
     sb_printf(b, "\n");
     for (int in = 0; in < def->ninputs; in++) {
         sb_printf(b, "| %s |", def->inputs[in]);
-        for (int c = 0; c < ncols; c++)
-            time_cell(b, report_time_of(r, report_cell(r, cols[c], in, t->variant, def->wg)));
+        for (int c = 0; c < ncols; c++) {
+            const struct report_cell *cell = report_cell(r, cols[c], in, t->variant, def->wg);
+            time_cell(b, report_time_of(r, cell));
+            if (rate) number_cell(b, report_rate_of(r, cell), "%.3g");
+        }
         for (int k = 0; k < t->nrows; k++) number_cell(b, t->rows[k].published[in], "%.3f");
         sb_printf(b, "\n");
     }
@@ -266,6 +286,66 @@ static int directive_compilers(struct report *r, const struct report_table *t, i
     return n;
 }
 
+/* The fastest GPU device (not a directive one) with a time for `variant` at
+ * `input`, or -1; its seconds in *best. Measures those cells on first use. */
+static int fastest_gpu(struct report *r, int input, const char *variant, double *best) {
+    int at = -1;
+    for (int d = 0; d < r->ndev; d++) {
+        if (r->dev[d].info.caps.directives || strcmp(r->dev[d].info.kind, "gpu")) continue;
+        const double s = seconds_of(r, d, input, variant);
+        if (!isnan(s) && (at < 0 || s < *best)) at = d, *best = s;
+    }
+    return at;
+}
+
+/* `against VARIANT` (the guideline's OpenACC against CUDA): under the
+ * directive table, each directive cell's time over the fastest GPU
+ * device's VARIANT at the same input, a line per input; a sentence where
+ * there is nothing to compare. */
+static void against_lines(struct report *r, const struct report_table *t, struct strbuf *b, const int *cols,
+                          int ncols, const char *suffix[][2], const int *ncc) {
+    const struct report_def *def = r->def;
+    int gpus = 0;
+    for (int d = 0; d < r->ndev; d++) gpus += !r->dev[d].info.caps.directives && !strcmp(r->dev[d].info.kind, "gpu");
+    sb_printf(b, "\nAgainst `%s` on a GPU: ", t->against);
+    if (!gpus) {
+        sb_printf(b, "no GPU device (other than a directive one) ran here, so the directive programs have nothing"
+                     " to be compared with (a GPU's CUDA or OpenCL `%s` is the yardstick).\n",
+                  t->against);
+        return;
+    }
+    if (!ncols) {
+        sb_printf(b, "no directive device ran here, so there is nothing to compare.\n");
+        return;
+    }
+    sb_printf(b, "each directive cell's time over the fastest GPU device's `%s` at the same input (above 1x the"
+                 " directive program is slower).\n\n",
+              t->against);
+    for (int in = 0; in < def->ninputs; in++) {
+        if (!report_input_runs(r, in)) continue;
+        double base = NAN;
+        const int g = fastest_gpu(r, in, t->against, &base);
+        if (g < 0) {
+            sb_printf(b, "- %s: no GPU device has a verified `%s` here.\n", def->inputs[in], t->against);
+            continue;
+        }
+        sb_printf(b, "- %s:", def->inputs[in]);
+        int n = 0;
+        for (int c = 0; c < ncols; c++)
+            for (int k = 0; k < ncc[c]; k++)
+                for (int v = 0; v < t->nprograms; v++) {
+                    char name[96];
+                    str_fmt(name, sizeof name, "%s%s", t->programs[v], suffix[c][k]);
+                    const double s = seconds_of(r, cols[c], in, name);
+                    if (isnan(s)) continue;
+                    sb_printf(b, "%s %s `%s` %.2fx", n++ ? "," : "", r->dev[cols[c]].info.spec, name, s / base);
+                }
+        if (!n) sb_printf(b, " no directive cell has a time");
+        sb_printf(b, " %s %s `%s` (%.3g s).\n", n ? "against" : "to set against", r->dev[g].info.spec, t->against,
+                  base);
+    }
+}
+
 static void openacc_table(struct report *r, const struct report_table *t, struct strbuf *b) {
     const struct report_def *def = r->def;
     int cols[REPORT_MAX_DEVICES], ncols = 0, ncells = 0;
@@ -309,13 +389,14 @@ static void openacc_table(struct report *r, const struct report_table *t, struct
         for (int c = 0; c < ncols; c++)
             sb_printf(b, "- %s: %s (%s)\n", r->dev[cols[c]].info.spec, r->dev[cols[c]].info.name,
                       r->dev[cols[c]].info.driver);
-        return;
+    } else {
+        sb_printf(b, "\nProbed on this machine: %s.", probe);
+        if (!t->nprograms) sb_printf(b, " The table names no directive program (`run` in report.def).");
+        else if (r->from_db) sb_printf(b, " No directive device ran in this report.");
+        else directive_absence(b);
+        sb_printf(b, " The row stays empty rather than borrowing a number.\n");
     }
-    sb_printf(b, "\nProbed on this machine: %s.", probe);
-    if (!t->nprograms) sb_printf(b, " The table names no directive program (`run` in report.def).");
-    else if (r->from_db) sb_printf(b, " No directive device ran in this report.");
-    else directive_absence(b);
-    sb_printf(b, " The row stays empty rather than borrowing a number.\n");
+    if (t->against[0]) against_lines(r, t, b, cols, ncols, suffix, ncc);
 }
 
 /* A `host` column (a variant whose host program is in another language) on
@@ -421,15 +502,53 @@ static int quick_shapes(const struct report *r) {
     return r->quick && r->def->nshapes > REPORT_QUICK_SHAPES ? REPORT_QUICK_SHAPES : r->def->nshapes;
 }
 
+/* The largest input the report ran: the definition lists them smallest first. */
+static int last_input_run(const struct report *r) {
+    for (int in = r->def->ninputs - 1; in >= 0; in--)
+        if (report_input_runs(r, in)) return in;
+    return -1;
+}
+
+/* Figure 7: the ladder's rate per step and device (issue 38: P for each step). */
+static void ladder_figure(struct report *r, struct strbuf *b, int input, int nsteps) {
+    const struct report_def *def = r->def;
+    char rel[1200], why[1024];
+    const int rate = has_rate(r);
+    sb_printf(b, "\n### Figure 7: the ladder, %s per step%s%s\n\n", rate ? def->rate_label : "runs per second",
+              input >= 0 ? " at " : "", input >= 0 ? def->inputs[input] : "");
+    if (input < 0 || !nsteps) {
+        sb_printf(b, "Not drawn: %s.\n", input < 0 ? "no input ran" : "the definition has no ladder steps");
+        return;
+    }
+    if (report_figure_ladder(r, input, rel, sizeof rel, why, sizeof why) != 0) {
+        sb_printf(b, "Not drawn: %s\n", why);
+        return;
+    }
+    sb_printf(b, "![the ladder at %s](%s)\n\n", def->inputs[input], rel);
+    if (rate)
+        sb_printf(b,
+                  "%s (%s: the MLUPS column x %.3g) of each step's variant in ladder order, one line per device"
+                  " that runs every table; higher is faster, a point missing where the cell has no time.\n",
+                  def->rate_label, def->rate_unit, def->rate_factor);
+    else
+        sb_printf(b,
+                  "Runs per second (1 / the seconds of the whole run; the definition gives no `rate`) of each"
+                  " step's variant in ladder order, one line per device that runs every table; higher is faster.\n");
+}
+
 static void figures(struct report *r, struct strbuf *b) {
     const struct report_def *def = r->def;
     char rel[1200], why[1024];
     const int nshapes = quick_shapes(r);
+    const char *steps[REPORT_MAX_LADDER];
+    const int nsteps = def->ladder_figure ? report_ladder_steps(def, steps) : 0, ladder_in = last_input_run(r);
     if (!r->drawing) { /* the measuring pass */
         for (int in = 0; in < def->ninputs; in++)
             for (int d = 0; d < r->ndev; d++)
                 for (int s = 0; s < nshapes && r->dev[d].ladder && report_input_runs(r, in); s++)
                     report_cell(r, d, in, def->wg_variant, def->shapes[s]);
+        for (int d = 0; d < r->ndev && ladder_in >= 0; d++)
+            for (int s = 0; s < nsteps && r->dev[d].ladder; s++) report_cell(r, d, ladder_in, steps[s], def->wg);
         return;
     }
     sb_printf(b, "\n## Figures\n\n### Figure 1: time to launch a kernel against its number of arguments\n\n");
@@ -475,6 +594,7 @@ static void figures(struct report *r, struct strbuf *b) {
             else sb_printf(b, "%s: not drawn: %s\n", r->dev[d].info.spec, why);
         }
     }
+    if (def->ladder_figure) ladder_figure(r, b, ladder_in, nsteps);
 }
 
 static void preamble(struct report *r, struct strbuf *b) {
@@ -531,6 +651,7 @@ static void body_of(struct report *r, struct strbuf *body, struct tally *tl) {
         case RK_OPENACC: openacc_table(r, t, body); break;
         case RK_HOSTLANG: hostlang_table(r, t, body); break;
         case RK_SPEEDUP: speedup_table(r, t, body); break;
+        case RK_RESOURCES: report_resources_table(r, t, body); break;
         }
     }
     figures(r, body);

@@ -251,6 +251,13 @@ struct report_time report_time_of(const struct report *r, const struct report_ce
     return t;
 }
 
+double report_rate_of(const struct report *r, const struct report_cell *c) {
+    if (!(r->def->rate_factor > 0) || isnan(report_time_of(r, c).seconds) || !(c->m.mlups > 0)) return NAN;
+    /* MLUPS comes from the median of the steps that ran, so the rate needs
+     * no scaling where the time does (rate x time = the input's updates). */
+    return c->m.mlups * r->def->rate_factor;
+}
+
 void report_run_free(struct report *r) {
     for (int i = 0; i < r->ncells; i++) measurement_free(&r->cells[i].m);
     free(r->cells);

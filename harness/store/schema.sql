@@ -134,7 +134,12 @@ CREATE TABLE IF NOT EXISTS measurement (
     -- Energy per repetition over the timed repetitions, and the mean power
     -- drawn meanwhile, where the device reports it (NVML); NULL elsewhere.
     energy_j        REAL,
-    power_w         REAL
+    power_w         REAL,
+    -- Registers and local memory of each kernel the config loaded,
+    -- "kernel:registers:local_bytes ..." (CUDA's function attributes,
+    -- ptxas's report on the directive backends); NULL where the backend has
+    -- no such query (CPU backends, OpenCL).
+    resources       TEXT
 );
 CREATE INDEX IF NOT EXISTS measurement_config ON measurement (config_id);
 CREATE INDEX IF NOT EXISTS measurement_run ON measurement (run_id);

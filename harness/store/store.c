@@ -62,6 +62,9 @@ static const struct migration migrations[] = {
      * time (CPU seconds, cycles, instructions), for the nightly gate's
      * steadier measures on CPUs. */
     {10, NULL, "sample cpu_seconds REAL;sample cycles REAL;sample instructions REAL"},
+    /* Issue 38: registers and local memory per kernel, as the backend read
+     * them when the config loaded its kernels (the report's registers table). */
+    {11, NULL, "measurement resources TEXT"},
 };
 #define MIGRATION_COUNT ((int)(sizeof migrations / sizeof migrations[0]))
 #define SCHEMA_VERSION (migrations[MIGRATION_COUNT - 1].version)
@@ -124,16 +127,16 @@ static const char *const stmt_sql[Q_COUNT] = {
     [Q_MEAS_INS] = "INSERT INTO measurement(run_id, config_id, status, reason, iters, iters_full,"
                    " scaled, warmup, reps, max_abs_err, max_rel_err, tolerance, median_s, q1_s,"
                    " q3_s, device_median_s, cell_updates, mlups, gbs, result, variant, rounds, rounds_done,"
-                   " energy_j, power_w, created_at)"
+                   " energy_j, power_w, resources, created_at)"
                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,"
-                   " ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, " NOW ")",
+                   " ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, " NOW ")",
     /* A later round of a stored measurement: the insert's columns but the
      * run and the config (?1 is the row's id; ?2 is bound and unused). */
     [Q_MEAS_UPD] = "UPDATE measurement SET status = ?3, reason = ?4, iters = ?5, iters_full = ?6, scaled = ?7,"
                    " warmup = ?8, reps = ?9, max_abs_err = ?10, max_rel_err = ?11, tolerance = ?12,"
                    " median_s = ?13, q1_s = ?14, q3_s = ?15, device_median_s = ?16, cell_updates = ?17,"
                    " mlups = ?18, gbs = ?19, result = ?20, variant = ?21, rounds = ?22, rounds_done = ?23,"
-                   " energy_j = ?24, power_w = ?25"
+                   " energy_j = ?24, power_w = ?25, resources = ?26"
                    " WHERE id = ?1 AND ?2 IS NOT NULL",
     [Q_SAMPLE_INS] = "INSERT INTO sample(measurement_id, rep, seconds, device_seconds, round, cpu_seconds, cycles,"
                      " instructions)"
@@ -634,7 +637,7 @@ static int bind_measurement(sqlite3_stmt *st, int64_t first, int64_t second, con
            store_bind_real(st, 18, m->mlups) || store_bind_real(st, 19, m->gbs) || store_bind_real(st, 20, m->result) ||
            bind_text(st, 21, m->variant) || bind_int(st, 22, m->rounds > 0 ? m->rounds : 1) ||
            bind_int(st, 23, m->rounds_done > 0 ? m->rounds_done : 1) || store_bind_real(st, 24, m->energy_j) ||
-           store_bind_real(st, 25, m->power_w);
+           store_bind_real(st, 25, m->power_w) || bind_text_or_null(st, 26, m->resources);
 }
 
 static int measurement_insert(struct store *s, int64_t run_id, int64_t config_id, const struct measurement *m,

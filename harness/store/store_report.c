@@ -211,19 +211,23 @@ static void measurement_row_read(sqlite3_stmt *st, struct measurement_row *m) {
     m->reps = sqlite3_column_int(st, 16);
     m->warmup = sqlite3_column_int(st, 17);
     str_copy(m->knobs, sizeof m->knobs, store_text(st, 18));
+    str_copy(m->resources, sizeof m->resources, store_text(st, 19));
 }
 
 int store_measurement_rows(struct store_reader *rd, int64_t run_id, struct measurement_row **rows) {
     *rows = NULL;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_reader_db(rd),
-                           "SELECT c.input, m.variant, c.wg_x, c.wg_y, m.status, m.reason, m.iters, m.iters_full, "
-                           "m.median_s, m.q1_s, m.q3_s, m.device_median_s, m.cell_updates, m.mlups, m.gbs, "
-                           "m.max_rel_err, m.reps, m.warmup, c.knobs FROM measurement m"
-                           " JOIN config c ON c.id = m.config_id "
-                           "WHERE m.run_id = ? ORDER BY m.id",
-                           -1, &st, NULL) != SQLITE_OK)
-        return -1;
+    /* A reader never migrates: a file from before resources (version 10)
+     * reads as none stored. */
+    char sql[512];
+    str_fmt(sql, sizeof sql,
+            "SELECT c.input, m.variant, c.wg_x, c.wg_y, m.status, m.reason, m.iters, m.iters_full, "
+            "m.median_s, m.q1_s, m.q3_s, m.device_median_s, m.cell_updates, m.mlups, m.gbs, "
+            "m.max_rel_err, m.reps, m.warmup, c.knobs, %s FROM measurement m"
+            " JOIN config c ON c.id = m.config_id "
+            "WHERE m.run_id = ? ORDER BY m.id",
+            store_has_column(store_reader_db(rd), "measurement", "resources") ? "m.resources" : "NULL");
+    if (sqlite3_prepare_v2(store_reader_db(rd), sql, -1, &st, NULL) != SQLITE_OK) return -1;
     sqlite3_bind_int64(st, 1, run_id);
     int n = 0, cap = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {

@@ -80,6 +80,7 @@ struct measurement_row {
     long iters, iters_full;
     double median, q1, q3, device_median, cell_updates, mlups, gbs, max_rel_err;
     int reps, warmup;
+    char resources[MEASUREMENT_RESOURCES_MAX]; /* "" where none was stored */
 };
 /* The number of rows (*rows, free() it), or -1. */
 int store_measurement_rows(struct store_reader *rd, int64_t run_id, struct measurement_row **rows);

@@ -46,7 +46,7 @@ check "db: 3 samples per row, reps 0..2, total >= enqueue in each" \
     [ "$(q "SELECT count(*) FROM launch_cost_sample s JOIN launch_cost lc ON lc.id = s.launch_cost_id WHERE s.rep BETWEEN 0 AND 2 AND s.total_s >= s.enqueue_s AND s.enqueue_s > 0")" = 48 ]
 check "db: the median is the middle sample" \
     [ "$(q "SELECT count(*) FROM launch_cost lc WHERE enqueue_median_s = (SELECT enqueue_s FROM launch_cost_sample WHERE launch_cost_id = lc.id ORDER BY enqueue_s LIMIT 1 OFFSET 1)")" = 16 ]
-check "db: user_version is 10" [ "$(q "PRAGMA user_version")" = 10 ]
+check "db: user_version is 11" [ "$(q "PRAGMA user_version")" = 11 ]
 
 # ---- CSV ----
 $H launch-cost --device openmp --launches 500 --reps 2 --args 0,2 --csv --db "$T/csv.db" >"$T/lc.csv" 2>"$T/csv.err"

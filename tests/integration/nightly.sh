@@ -213,8 +213,8 @@ PRAGMA user_version = 4;
 SQL
 cp "$old" "$T/old-copy.db"
 out=$($H compare 1 2 --db "$old" --target 0 2>&1); rc=$?
-check "a database from before rounds is migrated (to version 10, samples round 0) and keeps every row" \
-    [ "$(sqlite3 "$old" "PRAGMA user_version; SELECT count(*), count(DISTINCT round), min(round) FROM sample; SELECT min(rounds), min(rounds_done) FROM measurement")" = "$(printf '10\n8|1|0\n1|1')" ]
+check "a database from before rounds is migrated (to version 11, samples round 0) and keeps every row" \
+    [ "$(sqlite3 "$old" "PRAGMA user_version; SELECT count(*), count(DISTINCT round), min(round) FROM sample; SELECT min(rounds), min(rounds_done) FROM measurement")" = "$(printf '11\n8|1|0\n1|1')" ]
 check "the migrated database has the tables added since (tuned_history, nightly.disturbed_devices)" \
     [ "$(sqlite3 "$old" "SELECT count(*) FROM tuned_history; SELECT count(disturbed_devices) FROM nightly")" = "$(printf '0\n0')" ]
 check "its old runs count as one round each: one night of one round a side, judged on the default prior, not on the 4 repetitions pooled (exit $rc)" \

@@ -121,5 +121,9 @@ check "the directions are counted and explained" grep -qE '^Directions of the st
 check "no text line runs on from a table (it would render as a row)" \
     bash -c "! awk 'prev ~ /^\\|/ && \$0 != \"\" && \$0 !~ /^\\|/ {bad = 1} {prev = \$0} END {exit !bad}' '$md'"
 
+# A definition without `rate` or `ladder-figure` (LBM's) keeps its tables as they were.
+check "lbm's report has no rate column and no ladder figure" \
+    bash -c "! grep -qE '^\| size \|.* P \(' '$md' && ! grep -q 'Figure 7: the ladder' '$md'"
+
 echo "report: $fails failed"
 exit $((fails > 0))

@@ -188,7 +188,7 @@ static void check_store_and_migration(const char *dir) {
     s = store_open(db, err, sizeof err);
     CHECK(s != NULL, "store_open migrates version 2 (%s)", err);
     if (!s) return;
-    CHECK(q_int(db, "PRAGMA user_version") == 10, "the migrated file is version 10 (the newest)");
+    CHECK(q_int(db, "PRAGMA user_version") == 11, "the migrated file is version 11 (the newest)");
     CHECK(q_int(db, "SELECT count(*) FROM run WHERE command = 'harness launch-cost --test'") == 1 &&
               q_int(db, "SELECT count(*) FROM device WHERE fingerprint = 'fedcba9876543210'") == 1,
           "the migration keeps the runs and devices");

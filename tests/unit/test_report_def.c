@@ -148,6 +148,79 @@ int main(void) {
     CHECK(!parse_text("app a  # comment\ninputs x y\ntable 3 speedup \"s # not a comment\"\nrow a b 2 -\n", &d)[0] &&
               !strcmp(d.tables[0].title, "s # not a comment") && d.tables[0].rows[0].published[0] == 2,
           "comments end lines, except inside quotes");
+    /* Issue 38: the rate column, the resources table, OpenACC against a GPU's variant, the ladder figure. */
+    snprintf(path, sizeof path, "%s/kernels/dg/report.def", getenv("HARNESS_ROOT"));
+    CHECK(report_def_parse(path, &d, err, sizeof err) == 0, "the DG definition parses (%s)", err);
+    CHECK(d.rate_factor == 1e6 && !strcmp(d.rate_label, "P") && !strcmp(d.rate_unit, "cell updates/s"),
+          "DG's rate is P in cell updates/s, the MLUPS column x 1e6");
+    {
+        const char *steps[REPORT_MAX_LADDER];
+        const int n = report_ladder_steps(&d, steps);
+        CHECK(d.ladder_figure && !d.nladder && n == 7 && !strcmp(steps[0], "s0-adapted") &&
+                  !strcmp(steps[4], "s3-rolled") && !strcmp(steps[6], "o6-fused"),
+              "DG's ladder figure runs the step tables' 7 rows in order (%d)", n);
+    }
+    const struct report_table *t8 = NULL, *t9 = NULL;
+    for (int i = 0; i < d.ntables; i++) {
+        if (d.tables[i].number == 8) t8 = &d.tables[i];
+        if (d.tables[i].number == 9) t9 = &d.tables[i];
+    }
+    CHECK(t8 && t8->kind == RK_OPENACC && !strcmp(t8->against, "final"), "DG's Table 8 sets the directives against final");
+    CHECK(t9 && t9->kind == RK_RESOURCES && t9->nprograms == 7 && !strcmp(t9->programs[6], "o6-fused"),
+          "DG's Table 9 lists the resources of the 7 ladder variants");
+    snprintf(path, sizeof path, "%s/kernels/lbm/report.def", getenv("HARNESS_ROOT"));
+    CHECK(report_def_parse(path, &d, err, sizeof err) == 0 && d.rate_factor == 0 && !d.ladder_figure &&
+              !d.tables[14].against[0],
+          "LBM's definition has no rate, no ladder figure and no against: its report is unchanged");
+    CHECK(!parse_text("app a\ninputs x\nrate P \"cell updates/s\" 1e6\nladder-figure b a\n", &d)[0] &&
+              d.nladder == 2 && !strcmp(d.ladder[0], "b"),
+          "a ladder figure may name its steps");
+    {
+        const char *steps[REPORT_MAX_LADDER];
+        CHECK(report_ladder_steps(&d, steps) == 2 && !strcmp(steps[1], "a"), "named steps are the ladder, in order");
+    }
+    CHECK(!parse_text("app a\ninputs x\ntable 1 step \"t\"\nrow a - 1\npending \"p\" \"w\" 1\n"
+                      "table 2 step \"u\"\nrow b a 1\nrow a b 1\nladder-figure\n",
+                      &d)[0],
+          "a definition with a repeated and a pending row parses");
+    {
+        const char *steps[REPORT_MAX_LADDER];
+        CHECK(report_ladder_steps(&d, steps) == 2 && !strcmp(steps[0], "a") && !strcmp(steps[1], "b"),
+              "the step tables' ladder skips pending rows and repeats");
+    }
+    snprintf(text, sizeof text, "%srate P \"u\" 0\n", head);
+    CHECK(refused_at(text, 3, "rate factor `0` is not a positive number"), "a zero rate factor");
+    snprintf(text, sizeof text, "%srate P \"u\" lots\n", head);
+    CHECK(refused_at(text, 3, "rate factor `lots`"), "a rate factor that is no number");
+    snprintf(text, sizeof text, "%srate P 1e6\n", head);
+    CHECK(refused_at(text, 3, "usage: rate LABEL \"UNIT\" FACTOR"), "a rate without its unit");
+    snprintf(text, sizeof text, "%srate P \"u\" 1\nrate Q \"v\" 2\n", head);
+    CHECK(refused_at(text, 4, "`rate` again"), "a second rate");
+    snprintf(text, sizeof text, "%srate PPPPPPPPPPPPPPPPPPPP \"u\" 1\n", head);
+    CHECK(refused_at(text, 3, "rate label `PPPP"), "a rate label longer than its room");
+    snprintf(text, sizeof text, "%sladder-figure\nladder-figure\n", head);
+    CHECK(refused_at(text, 4, "`ladder-figure` again"), "a second ladder figure");
+    snprintf(text, sizeof text, "%sladder-figure a b c d e f g h i j k l m n o p q\n", head);
+    CHECK(refused_at(text, 3, "more than 16 ladder steps"), "a ladder of more steps than its room");
+    snprintf(text, sizeof text, "%stable 9 resources \"r\"\n", head);
+    CHECK(refused_at(text, 3, "table 9 (resources) has no `run` line"), "a resources table that lists nothing");
+    snprintf(text, sizeof text, "%stable 9 resources \"r\"\nrun a b c d e f g h i\n", head);
+    CHECK(refused_at(text, 4, "one to eight variants"), "a resources table of more than eight variants");
+    snprintf(text, sizeof text, "%stable 9 resources \"r\"\nrow a - 1 2\n", head);
+    CHECK(refused_at(text, 4, "`row` belongs to step and speedup tables; table 9 is resources"),
+          "a row in a resources table");
+    snprintf(text, sizeof text, "%stable 9 resources \"r\"\nrun a b c d e f g h\n", head);
+    CHECK(!parse_text(text, &d)[0] && d.tables[0].kind == RK_RESOURCES && d.tables[0].nprograms == 8,
+          "a resources table of eight variants");
+    snprintf(text, sizeof text, "%stable 8 openacc \"t\"\nrun a\nagainst final\nagainst other\n", head);
+    CHECK(refused_at(text, 6, "table 8 is already against final"), "a second against line");
+    snprintf(text, sizeof text, "%stable 7 devices \"t\"\nrun final\nagainst final\n", head);
+    CHECK(refused_at(text, 5, "`against` belongs to openacc tables; table 7 is devices"), "against on a devices table");
+    snprintf(text, sizeof text, "%sagainst final\n", head);
+    CHECK(refused_at(text, 3, "outside a table"), "against before any table");
+    snprintf(text, sizeof text, "%stable 8 openacc \"t\"\nagainst\n", head);
+    CHECK(refused_at(text, 4, "usage: against VARIANT"), "against without its variant");
+
     char rm[128];
     snprintf(rm, sizeof rm, "rm -rf %s", dir);
     if (system(rm) != 0) return 1;

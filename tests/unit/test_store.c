@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "core/worker.h"
 #include "store/store.h"
+#include "store/store_report.h"
 
 static int failures;
 
@@ -165,6 +167,39 @@ int main(void) {
     struct measurement ok, bad;
     fake_measurement(&ok, "t05-soa", ST_OK, 5);
     fake_measurement(&bad, "t05-soa", ST_INVALID, 0);
+    /* As a CUDA worker reads them: the report's registers table comes from these. */
+    const char *kernels = "dg_flux_x:196:0 dg_fused:255:292";
+    str_copy(ok.resources, sizeof ok.resources, kernels);
+    {
+        /* Through the worker's protocol first, as the parent receives it. */
+        char *wire = NULL;
+        size_t wire_len = 0;
+        FILE *out = open_memstream(&wire, &wire_len);
+        measurement_send(out, &ok);
+        fclose(out);
+        struct measurement got = {0};
+        int retire = -1;
+        FILE *in = fmemopen(wire, wire_len, "r");
+        const int rc_recv = measurement_receive(in, &got, &retire);
+        fclose(in);
+        check(rc_recv == 0 && !strcmp(got.resources, kernels) && got.nsamples == 5,
+              "resources survive measurement_send and measurement_receive");
+        measurement_free(&got);
+        free(wire);
+        out = open_memstream(&wire, &wire_len);
+        measurement_send(out, &bad);
+        fclose(out);
+        check(!strstr(wire, "resources"), "a measurement without resources sends no resources line");
+        free(wire);
+        /* A parent from before them (or a worker's line it does not know) goes on reading. */
+        const char *future = "status 0\nreason \nresources a:1:2\nsomething-new 1 2 3\nnsamples 0\nend\n";
+        in = fmemopen((void *)future, strlen(future), "r");
+        struct measurement got2 = {0};
+        check(measurement_receive(in, &got2, &retire) == 0 && !strcmp(got2.resources, "a:1:2"),
+              "a line the parent does not know is skipped; resources are read");
+        fclose(in);
+        measurement_free(&got2);
+    }
     str_copy(bad.reason, sizeof bad.reason, "work-group 32x1 exceeds, \"the\" limit\nsecond line");
     check(store_measurement(s, run, &ok, err, sizeof err) == 0, "store ok measurement");
     check(store_measurement(s, run, &bad, err, sizeof err) == 0, "store invalid measurement");
@@ -194,6 +229,20 @@ int main(void) {
           "device limits stored");
     check(q_int(db, "SELECT count(*) FROM run WHERE ended_at IS NOT NULL AND started_at LIKE '____-__-__T%Z'") == 1,
           "run has ISO start and an end");
+    q_text(db, "SELECT resources FROM measurement WHERE status = 'ok'", text, sizeof text);
+    check(strcmp(text, kernels) == 0, "resources stored in the measurement row");
+    q_text(db, "SELECT resources FROM measurement WHERE status = 'invalid'", text, sizeof text);
+    check(strcmp(text, "<null>") == 0, "no resources stored as NULL");
+    {
+        /* Read back as `report --from-db` does. */
+        struct store_reader *rd = store_reader_open(db, err, sizeof err);
+        struct measurement_row *rows = NULL;
+        const int n = rd ? store_measurement_rows(rd, run, &rows) : -1;
+        check(n == 2 && !strcmp(rows[0].resources, kernels) && !rows[1].resources[0],
+              "the report's loader reads the resources back (and none as empty)");
+        free(rows);
+        if (rd) store_reader_close(rd);
+    }
     q_text(db, "PRAGMA journal_mode", text, sizeof text);
     check(strcmp(text, "wal") == 0, "journal_mode is wal");
 
@@ -205,9 +254,9 @@ int main(void) {
     }
     check(q_int(db, "SELECT count(*) FROM measurement") == 2 && q_int(db, "SELECT count(*) FROM sample") == 5,
           "reopen keeps the counts");
-    check(q_int(db, "PRAGMA user_version") == 10,
-          "user_version is 10 (rounds, tuned_history, energy and tuned configurations, device sets, run pid/boot,"
-          " then the samples' CPU counters)");
+    check(q_int(db, "PRAGMA user_version") == 11,
+          "user_version is 11 (rounds, tuned_history, energy and tuned configurations, device sets, run pid/boot,"
+          " the samples' CPU counters, then the measurements' resources per kernel)");
     check(q_int(db, "SELECT count(*) FROM run WHERE pid IS NOT NULL AND boot IS NOT NULL AND outcome IS NULL") ==
               q_int(db, "SELECT count(*) FROM run"),
           "every run row names its process and boot, and none was closed as interrupted");
