@@ -134,3 +134,8 @@ SELECT r.variant, CASE WHEN r.knobs LIKE '%cc=%' THEN substr(r.knobs, instr(r.kn
 FROM rows r LEFT JOIN best b ON b.input = r.input ORDER BY r.input, r.spec, r.median_s / r.iters;" 2>&1 |
     sed '1i variant | compiler | device | input | block | steps | median ms | P (cell updates/s) | eff. GB/s | of copy | over CUDA best'
 [ ${#SKIPPED[@]} -eq 0 ] || echo "skipped for time: ${SKIPPED[*]}"
+# Registers and local memory a thread per kernel, as the CUDA driver reports them (stored per measurement).
+echo "registers (kernel:registers:local bytes), per variant on each device that reports them:"
+sqlite3 -separator ' | ' "$DB" "
+SELECT DISTINCT m.variant, d.spec, m.resources FROM measurement m JOIN run r ON r.id = m.run_id
+JOIN device d ON d.id = r.device_id WHERE m.resources IS NOT NULL AND m.resources != '' ORDER BY d.spec, m.variant;" 2>&1 | head -40
