@@ -15,12 +15,12 @@ const char *status_name(enum status s) {
 }
 
 const char *measure_name(enum measure k) {
-    static const char *names[] = {"wall", "cpu", "cycles", "instructions"};
+    static const char *names[] = {"wall", "cpu", "cycles", "instructions", "device"};
     return (unsigned)k < MEASURE_N ? names[k] : "?";
 }
 
 const char *measure_column(enum measure k) {
-    static const char *columns[] = {"seconds", "cpu_seconds", "cycles", "instructions"};
+    static const char *columns[] = {"seconds", "cpu_seconds", "cycles", "instructions", "device_seconds"};
     return (unsigned)k < MEASURE_N ? columns[k] : "seconds";
 }
 

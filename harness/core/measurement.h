@@ -17,9 +17,13 @@ const char *status_name(enum status s);
 /* What a repetition is measured by: its wall time, and on CPUs the counters
  * a busy host moves less (cpu_counters.h). Beyond the wall time they are
  * m->counters[measure - 1]. */
-enum measure { MEASURE_WALL, MEASURE_CPU, MEASURE_CYCLES, MEASURE_INSTRUCTIONS, MEASURE_N };
-#define MEASURE_COUNTERS (MEASURE_N - 1)
-const char *measure_name(enum measure k);   /* wall, cpu, cycles, instructions */
+/* MEASURE_DEVICE is the device events' time of each repetition
+ * (sample.device_seconds; struct measurement's device_samples), where the
+ * backend has events: not a host counter, so it sits after them. */
+enum measure { MEASURE_WALL, MEASURE_CPU, MEASURE_CYCLES, MEASURE_INSTRUCTIONS, MEASURE_DEVICE, MEASURE_N };
+/* The host counters (CPU time, cycles, instructions): counters[measure - 1]. */
+#define MEASURE_COUNTERS (MEASURE_INSTRUCTIONS - MEASURE_WALL)
+const char *measure_name(enum measure k);   /* wall, cpu, cycles, instructions, device */
 const char *measure_column(enum measure k); /* the sample table's column */
 
 /* The size of a buffer holding a canonical knob string with its NUL

@@ -58,7 +58,9 @@ static const char *job_for(const struct confirm_series *c, const struct device_i
  * number (NAN where the round has none). */
 static void round_logs(const struct measurement *m, enum measure measure, double *out, int rounds) {
     for (int r = 0; r < rounds; r++) out[r] = NAN;
-    const double *v = measure == MEASURE_WALL ? m->samples : m->counters[measure - 1];
+    const double *v = measure == MEASURE_WALL     ? m->samples
+                       : measure == MEASURE_DEVICE ? m->device_samples
+                                                   : m->counters[measure - 1];
     if (!v || !m->sample_round) return;
     double *tmp = xcalloc((size_t)m->nsamples + 1, sizeof *tmp);
     for (int r = 0; r < rounds; r++) {

@@ -7,7 +7,12 @@
  * runs the same instructions slower. "Steadiest" is the one whose comparison
  * sees the smallest change (compare_detectable), measured on these very
  * nights and the measure's own history; a change the wall time flags stands
- * whatever the counters say (a lost thread, a wait: compare_row_steadiest). */
+ * whatever the counters say (a lost thread, a wait: compare_row_steadiest).
+ * A GPU series likewise by its device events' time where that is steadier
+ * (issue 22's item 7): the time between the events the backend records
+ * around each repetition, in the device's own queue, so the host's jitter
+ * in starting and finishing a repetition is not in it while a slower kernel
+ * (or a longer gap between launches) is. */
 #ifndef HARNESS_STEADIEST_H
 #define HARNESS_STEADIEST_H
 #include <stddef.h>
@@ -15,7 +20,7 @@
 #include "store/store.h"
 #include "track/compare.h"
 
-/* Re-judges the CPU rows of rows[0..n) (paired from the runs in
+/* Re-judges the CPU and GPU rows of rows[0..n) (paired from the runs in
  * temp.<table_a> and temp.<table_b> by wall time) by the steadiest measure;
  * `before` is the noise models' cut (noise.h). 0, or -1 with err. */
 int compare_steadiest(struct store *store, const char *table_a, const char *table_b, const char *before,
