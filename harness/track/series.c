@@ -257,7 +257,7 @@ int history_load_by(struct store *s, enum measure measure, struct history_list *
         history_list_free(out);
         return -1;
     }
-    qsort(out->h, (size_t)out->n, sizeof *out->h, cmp_history);
+    if (out->n > 1) qsort(out->h, (size_t)out->n, sizeof *out->h, cmp_history); /* no history: h is NULL */
     return 0;
 }
 
@@ -267,7 +267,7 @@ int history_load(struct store *s, struct history_list *out, char *err, size_t er
         history_list_free(out);
         return -1;
     }
-    qsort(out->h, (size_t)out->n, sizeof *out->h, cmp_history);
+    if (out->n > 1) qsort(out->h, (size_t)out->n, sizeof *out->h, cmp_history); /* no history: h is NULL */
     return 0;
 }
 
