@@ -17,8 +17,8 @@ struct export_rows {
  * filters. The aliases are the CSV header. The %s are expressions that
  * depend on the file's schema (a reader never migrates): the variant
  * (measurement.variant since v2), energy and power (v7), whether the
- * measurement is of a stored tuned decision (below), then the columns and
- * the tail. */
+ * measurement is of a stored tuned decision (below), each kernel's
+ * registers and local bytes (v11), then the columns and the tail. */
 static const char export_cte[] =
     "WITH x AS (SELECT m.id AS id, m.created_at AS created_at, h.hostname AS host,"
     " h.os AS host_os, h.cpu AS host_cpu,"
@@ -29,7 +29,8 @@ static const char export_cte[] =
     " m.reason AS reason, m.iters AS iters, m.iters_full AS iters_full, m.scaled AS scaled,"
     " m.reps AS reps, m.median_s AS median_s, m.q1_s AS q1_s, m.q3_s AS q3_s,"
     " m.device_median_s AS device_median_s, m.mlups AS mlups, m.gbs AS gbs,"
-    " m.max_rel_err AS max_rel_err, m.result AS result, %s AS energy_j, %s AS power_w, %s AS tuned"
+    " m.max_rel_err AS max_rel_err, m.result AS result, %s AS energy_j, %s AS power_w, %s AS tuned,"
+    " %s AS resources"
     " FROM measurement m JOIN config c ON c.id = m.config_id JOIN run r ON r.id = m.run_id"
     " JOIN host h ON h.id = r.host_id JOIN device d ON d.id = r.device_id"
     " JOIN build b ON b.id = r.build_id)"
@@ -41,7 +42,8 @@ static const char export_cte[] =
 static const char measurement_columns[] =
     "id, created_at, host, device, device_name, fingerprint, driver, backend, build_commit,"
     " dirty, app, input, variant, knobs, wg_x, wg_y, status, reason, iters, iters_full, scaled,"
-    " reps, median_s, q1_s, q3_s, device_median_s, mlups, gbs, max_rel_err, result, energy_j, power_w, tuned";
+    " reps, median_s, q1_s, q3_s, device_median_s, mlups, gbs, max_rel_err, result, energy_j, power_w, tuned,"
+    " resources";
 
 /* 1 when the measurement is of what the tuned table holds for its device,
  * app and input: a configuration's knobs (TUNED_VARIANT rows, schema v7) or
@@ -71,10 +73,11 @@ static struct export_rows *filtered(struct store_reader *x, const struct export_
     const char *variant =
         store_has_column(db, "measurement", "variant") ? "COALESCE(m.variant, c.variant)" : "c.variant";
     const int energy = store_has_column(db, "measurement", "energy_j");
+    const int resources = store_has_column(db, "measurement", "resources");
     struct strbuf sql = {0}, tuned = {0};
     tuned_expr(db, variant, &tuned);
-    sb_printf(&sql, export_cte, variant, energy ? "m.energy_j" : "NULL", energy ? "m.power_w" : "NULL", tuned.s, cols,
-              tail);
+    sb_printf(&sql, export_cte, variant, energy ? "m.energy_j" : "NULL", energy ? "m.power_w" : "NULL", tuned.s,
+              resources ? "m.resources" : "NULL", cols, tail);
     sb_free(&tuned);
     sqlite3_stmt *st = NULL;
     int ok = sqlite3_prepare_v2(store_reader_db(x), sql.s, -1, &st, NULL) == SQLITE_OK;

@@ -65,6 +65,7 @@ enum export_column {
     X_ENERGY, /* joules per repetition, where the device reports it; NULL elsewhere */
     X_POWER,  /* mean watts over the timed repetitions; NULL likewise */
     X_TUNED,  /* 1: what the tuned table holds for its device, app and input (knobs or variant, and shape) */
+    X_RESOURCES, /* "kernel:registers:local_bytes ..." where the backend reports them (CUDA, GPU offload); NULL elsewhere */
     X_COUNT
 };
 /* The most columns any read here has. */

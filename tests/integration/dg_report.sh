@@ -74,6 +74,15 @@ check "the registers table reads the stored resources: a row per variant and ker
              grep -qF '| \`s1-registers\` | dg_fused | 255 | 292 **(local)** |' '$T/t9.md'"
 check "its header names the device's registers and local bytes" \
     grep -qF '| variant | kernel | openmp registers | openmp local bytes |' "$T/t9.md"
+# export carries them too, in a last column (empty where a backend reports none).
+$H export --format csv --db "$T/g.db" --app dg >"$T/g.csv" 2>&1
+check "export csv: a resources column with each row's stored text" python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+want = {"s1-registers": "dg_flux_x:196:0 dg_fused:255:292", "s0-adapted": "dg_conv_x:110:0"}
+ok = rows and all(r["resources"] == want.get(r["variant"], "") for r in rows)
+ok = ok and any(r["resources"] for r in rows) and any(not r["resources"] for r in rows)
+sys.exit(not ok)' "$T/g.csv"
 
 # ---- the directive table against a GPU: openmp stored as one ----
 if [ -n "$ACC" ]; then
