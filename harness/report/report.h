@@ -107,6 +107,10 @@ struct report_cell *report_cell_new(struct report *r, int device, int input, con
 const struct report_cell *report_find(const struct report *r, int device, int input, const char *variant,
                                       const unsigned wg[2]);
 int report_input_runs(const struct report *r, int input);
+/* The first and the last input this report runs (the definition lists them
+ * smallest first), or -1 when none does. */
+int report_input_run_first(const struct report *r);
+int report_input_run_last(const struct report *r);
 struct report_time report_time_of(const struct report *r, const struct report_cell *c);
 /* The definition's rate (`rate`: the MLUPS column times its factor) of a
  * cell with a time; NaN where it has none or the definition no rate. */

@@ -131,8 +131,7 @@ int report_figure_ladder(struct report *r, int input, char *rel, size_t reln, ch
         for (int d = 0; d < r->ndev; d++) {
             if (!r->dev[d].ladder) continue;
             const struct report_cell *c = report_find(r, d, input, steps[s], def->wg);
-            const double seconds = report_time_of(r, c).seconds;
-            const double v = !c ? NAN : rate ? report_rate_of(r, c) : 1 / seconds;
+            const double v = !c ? NAN : rate ? report_rate_of(r, c) : 1 / report_time_of(r, c).seconds;
             if (isnan(v) || !(v > 0)) sb_printf(&rows, " -");
             else sb_printf(&rows, " %.9g", v), points++;
         }

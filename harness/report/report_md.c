@@ -286,12 +286,18 @@ static int directive_compilers(struct report *r, const struct report_table *t, i
     return n;
 }
 
-/* The fastest GPU device (not a directive one) with a time for `variant` at
- * `input`, or -1; its seconds in *best. Measures those cells on first use. */
+/* A GPU device that runs kernels (CUDA, OpenCL), not directive programs:
+ * what the directive table's `against` line compares with. */
+static int kernel_gpu(const struct report_device *dev) {
+    return !dev->info.caps.directives && !strcmp(dev->info.kind, "gpu");
+}
+
+/* The fastest kernel GPU with a time for `variant` at `input`, or -1; its
+ * seconds in *best. Measures those cells on first use. */
 static int fastest_gpu(struct report *r, int input, const char *variant, double *best) {
     int at = -1;
     for (int d = 0; d < r->ndev; d++) {
-        if (r->dev[d].info.caps.directives || strcmp(r->dev[d].info.kind, "gpu")) continue;
+        if (!kernel_gpu(&r->dev[d])) continue;
         const double s = seconds_of(r, d, input, variant);
         if (!isnan(s) && (at < 0 || s < *best)) at = d, *best = s;
     }
@@ -306,7 +312,7 @@ static void against_lines(struct report *r, const struct report_table *t, struct
                           int ncols, const char *suffix[][2], const int *ncc) {
     const struct report_def *def = r->def;
     int gpus = 0;
-    for (int d = 0; d < r->ndev; d++) gpus += !r->dev[d].info.caps.directives && !strcmp(r->dev[d].info.kind, "gpu");
+    for (int d = 0; d < r->ndev; d++) gpus += kernel_gpu(&r->dev[d]);
     sb_printf(b, "\nAgainst `%s` on a GPU: ", t->against);
     if (!gpus) {
         sb_printf(b, "no GPU device (other than a directive one) ran here, so the directive programs have nothing"
@@ -502,13 +508,6 @@ static int quick_shapes(const struct report *r) {
     return r->quick && r->def->nshapes > REPORT_QUICK_SHAPES ? REPORT_QUICK_SHAPES : r->def->nshapes;
 }
 
-/* The largest input the report ran: the definition lists them smallest first. */
-static int last_input_run(const struct report *r) {
-    for (int in = r->def->ninputs - 1; in >= 0; in--)
-        if (report_input_runs(r, in)) return in;
-    return -1;
-}
-
 /* Figure 7: the ladder's rate per step and device (issue 38: P for each step). */
 static void ladder_figure(struct report *r, struct strbuf *b, int input, int nsteps) {
     const struct report_def *def = r->def;
@@ -541,7 +540,7 @@ static void figures(struct report *r, struct strbuf *b) {
     char rel[1200], why[1024];
     const int nshapes = quick_shapes(r);
     const char *steps[REPORT_MAX_LADDER];
-    const int nsteps = def->ladder_figure ? report_ladder_steps(def, steps) : 0, ladder_in = last_input_run(r);
+    const int nsteps = def->ladder_figure ? report_ladder_steps(def, steps) : 0, ladder_in = report_input_run_last(r);
     if (!r->drawing) { /* the measuring pass */
         for (int in = 0; in < def->ninputs; in++)
             for (int d = 0; d < r->ndev; d++)

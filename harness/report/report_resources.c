@@ -54,12 +54,6 @@ static const struct report_cell *cell_of(struct report *r, int device, int input
                                  : report_find(r, device, input, variant, r->def->wg);
 }
 
-static int first_input_run(const struct report *r) {
-    for (int in = 0; in < r->def->ninputs; in++)
-        if (report_input_runs(r, in)) return in;
-    return -1;
-}
-
 /* Whether any cell of the device at those variants carries resources. */
 static int device_reports(struct report *r, int device, int input, const struct report_table *t) {
     int any = 0;
@@ -112,7 +106,7 @@ static void variant_rows(struct report *r, const char *variant, int input, const
 
 void report_resources_table(struct report *r, const struct report_table *t, struct strbuf *b) {
     const struct report_def *def = r->def;
-    const int input = first_input_run(r);
+    const int input = report_input_run_first(r);
     int cols[REPORT_MAX_DEVICES], ncols = 0;
     struct strbuf silent = {0};
     for (int d = 0; d < r->ndev && input >= 0; d++) {

@@ -39,6 +39,18 @@ int report_input_runs(const struct report *r, int input) {
     return 0;
 }
 
+int report_input_run_first(const struct report *r) {
+    for (int in = 0; in < r->def->ninputs; in++)
+        if (report_input_runs(r, in)) return in;
+    return -1;
+}
+
+int report_input_run_last(const struct report *r) {
+    for (int in = r->def->ninputs - 1; in >= 0; in--)
+        if (report_input_runs(r, in)) return in;
+    return -1;
+}
+
 const struct report_cell *report_find(const struct report *r, int device, int input, const char *variant,
                                       const unsigned wg[2]) {
     for (int i = 0; i < r->ncells; i++) {
