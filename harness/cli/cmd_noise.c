@@ -16,7 +16,7 @@
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: harness noise [--db PATH] [--device SPEC|FINGERPRINT] [--csv]\n"
+            "usage: harness noise [--db PATH] [--device SPEC|FINGERPRINT] [--measure M] [--csv]\n"
             "\n"
             "Learns each series' noise from the nightly history (nights of one build: nothing\n"
             "changed between them; disturbed nights and excluded runs left out), stores it and\n"
@@ -27,6 +27,9 @@ static void usage(FILE *out) {
             "change: the smallest change one\n"
             "night against the night before can flag at p <= 0.002 with %d rounds a night.\n"
             "`harness compare`, `regressions` and `nightly` use the same model.\n"
+            "--measure: wall (default), cpu, cycles or device (the device events' time,\n"
+            "which the gate may judge a GPU series by): the model learned from that measure;\n"
+            "shown only, the stored model stays the wall time's.\n"
             "\n"
             "Exit status: 0 listed, 1 no database, 2 bad usage.\n",
             6);
@@ -48,15 +51,25 @@ int cmd_noise(int argc, char **argv) {
     static const struct option longopts[] = {{"db", required_argument, 0, 'd'},
                                              {"device", required_argument, 0, 'D'},
                                              {"csv", no_argument, 0, 'c'},
+                                             {"measure", required_argument, 0, 'm'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     const char *db_path = NULL, *device = NULL;
     int csv = 0, c;
+    enum measure measure = MEASURE_WALL;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         if (c == 'd') db_path = optarg;
         else if (c == 'D') device = optarg;
         else if (c == 'c') csv = 1;
+        else if (c == 'm') {
+            int k = 0;
+            while (k < MEASURE_N && strcmp(optarg, measure_name((enum measure)k))) k++;
+            if (k == MEASURE_N || k == MEASURE_INSTRUCTIONS) /* instructions track work, not time */
+                return fprintf(stderr, "harness noise: --measure: '%s' is not wall, cpu, cycles or device\n", optarg),
+                       EXIT_USAGE;
+            measure = (enum measure)k;
+        }
         else if (c == 'h') return usage(stdout), EXIT_OK;
         else return usage(stderr), EXIT_USAGE;
     }
@@ -66,7 +79,10 @@ int cmd_noise(int argc, char **argv) {
     if (!store) return rc;
     char err[ERR_MAX];
     struct noise_set ns;
-    if (noise_set_load(store, NULL, &ns, err, sizeof err) != 0 || noise_set_store(store, &ns, err, sizeof err) != 0) {
+    /* Only the wall time's model is stored: it is the one the gate reads
+     * first; the others are learned again wherever they are asked for. */
+    if (noise_set_load_by(store, measure, NULL, &ns, err, sizeof err) != 0 ||
+        (measure == MEASURE_WALL && noise_set_store(store, &ns, err, sizeof err) != 0)) {
         fprintf(stderr, "harness noise: %s\n", err);
         store_close(store);
         return EXIT_FOUND;
@@ -74,9 +90,11 @@ int cmd_noise(int argc, char **argv) {
     if (csv)
         printf("series,fingerprint,label,nights,builds,own_sigma_night,own_df_night,sigma_night,df_night,sigma_round,"
                "df_round,min_change_6_rounds\n");
-    else
+    else {
+        if (measure != MEASURE_WALL) printf("measure: %s (learned for this listing; not stored)\n", measure_name(measure));
         printf("%-46s %6s %6s %10s %11s %10s %11s %11s\n", "series", "nights", "builds", "own night", "sigma night",
                "df night", "sigma round", "min change");
+    }
     int shown = 0;
     for (int i = 0; i < ns.n; i++) {
         const struct noise_entry *e = &ns.e[i];

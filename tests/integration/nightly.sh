@@ -97,6 +97,23 @@ check "regressions on two nights exits 0 with no change points (got $rc)" \
 $H noise --db "$db" >"$T/noise.out" 2>&1; rc=$?
 check "noise lists the 6 series' models and stores them (exit $rc)" \
     bash -c "[ $rc -eq 0 ] && [ \$(grep -c 'lbm gen-64x64' '$T/noise.out') -eq 6 ] && [ \"\$(sqlite3 '$db' 'SELECT count(*) FROM noise_model')\" = 6 ]"
+# The device events' model: on a copy whose `final` rows carry a steady
+# device time (the same in every night and round) and whose others carry
+# none, `--measure device` lists only the two `final` series, each with no
+# night-to-night movement at all, and leaves the stored (wall) model alone.
+cp "$db" "$T/dev.db"
+sqlite3 "$T/dev.db" "UPDATE sample SET device_seconds = CASE WHEN measurement_id IN
+    (SELECT m.id FROM measurement m JOIN config c ON c.id = m.config_id WHERE c.variant = 'final') THEN 0.002 END"
+stored=$(sqlite3 "$T/dev.db" 'SELECT group_concat(sigma_night) FROM noise_model')
+$H noise --db "$T/dev.db" --measure device >"$T/noise-dev.out" 2>&1; rc=$?
+check "noise --measure device lists the 2 series with device times, steady: own night 0.00 % (exit $rc)" \
+    bash -c "[ $rc -eq 0 ] && [ \$(grep -c 'lbm gen-64x64' '$T/noise-dev.out') -eq 2 ] &&
+             [ \$(grep 'lbm gen-64x64' '$T/noise-dev.out' | grep -c ' 0.00% ') -eq 2 ] &&
+             ! grep -q 't09-deferred' '$T/noise-dev.out'"
+check "noise --measure device keeps the stored wall-time model" \
+    [ "$(sqlite3 "$T/dev.db" 'SELECT group_concat(sigma_night) FROM noise_model')" = "$stored" ]
+$H noise --db "$T/dev.db" --measure instructions >/dev/null 2>&1; rc=$?
+check "noise --measure instructions (not a time) is refused with exit 2 (got $rc)" [ $rc -eq 2 ]
 $H results --rounds --limit 3 --db "$db" >"$T/rounds.out" 2>&1; rc=$?
 check "results --rounds shows each measurement's 3 round medians" \
     bash -c "[ $rc -eq 0 ] && [ \$(grep -c ' 3/3 ' '$T/rounds.out') -eq 3 ]"
