@@ -13,7 +13,7 @@
 # Exit: 0 every config within LIMIT of its published time, 1 one is not (or
 # failed verification), 2 no published winners for this GPU.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 H=$PWD/bin/harness
 out=${OUT:-/tmp/winners}
 mkdir -p "$out"
@@ -46,7 +46,7 @@ q() { sqlite3 "$db" "$1"; }
     echo "|---|---|---|---|---|---|---|---|---|"
 } >"$out/winners.md"
 bad=0
-while IFS=, read -r device input variant wg published source; do
+while IFS=, read -r device input variant wg published _; do
     wx=${wg%x*} wy=${wg#*x}
     where="d.spec = '$device' AND c.input IN ('$input', 'gen-$input') AND c.variant = '$variant' AND c.wg_x = $wx AND c.wg_y = $wy"
     from="FROM measurement m JOIN config c ON c.id = m.config_id JOIN run r ON r.id = m.run_id JOIN device d ON d.id = r.device_id"

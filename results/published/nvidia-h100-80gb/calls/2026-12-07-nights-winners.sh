@@ -13,7 +13,7 @@
 set -u
 part=${PART:-1}
 source .gpu-host/setup.sh >"$OUT/setup-$part.log" 2>&1
-make -j16 GIT_COMMIT=$(git rev-parse HEAD) GIT_DIRTY=0 >"$OUT/build-$part.log" 2>&1 || { tail -30 "$OUT/build-$part.log"; exit 1; }
+make -j16 GIT_COMMIT="$(git rev-parse HEAD)" GIT_DIRTY=0 >"$OUT/build-$part.log" 2>&1 || { tail -30 "$OUT/build-$part.log"; exit 1; }
 echo "part $part built at ${SECONDS}s"
 { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm --format=csv; bin/harness devices; git log --oneline -1; } >"$OUT/devices-$part.txt" 2>&1
 n=/tmp/n
