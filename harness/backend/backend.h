@@ -219,6 +219,12 @@ struct backend_ops {
      * --fmad=false, ISO C -ffp-contract=off; NULL where it does not contract
      * unasked (OpenCL without -cl-mad-enable). */
     const char *no_contract_option;
+    /* (optional) The build option that caps the registers a thread may use,
+     * a printf format with one %d: NVRTC --maxrregcount=%d. Below the count
+     * the compiler would take, more threads fit a multiprocessor and the
+     * rest spills to local memory (the seed 003 guideline's step 5: which
+     * wins is measured, not guessed). NULL where there is none to pass. */
+    const char *reg_cap_option;
     /* Fills info->caps from the rest of info (vendor, arch, ...). */
     void (*caps)(struct device_info *info);
     /* (optional) Whether the compiler knobs (core/compiler_knobs.h) can

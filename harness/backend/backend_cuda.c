@@ -979,6 +979,7 @@ const struct backend_ops backend_cuda = {
     .cluster = cuda_cluster,
     .fast_math_option = "--use_fast_math",
     .no_contract_option = "--fmad=false",
+    .reg_cap_option = "--maxrregcount=%d",
     .caps = cuda_caps,
     .address = cuda_address,
     .finish = cuda_finish,
@@ -1011,6 +1012,7 @@ const struct backend_ops backend_cuda = {
     .source_suffix = ".cu",
     .fast_math_option = "--use_fast_math", /* for builds outside the harness (lbm_build_options) */
     .no_contract_option = "--fmad=false",
+    .reg_cap_option = "--maxrregcount=%d",
     .caps = cuda_caps,
     .launch_cost_src = launch_cost_src_cuda,
 };

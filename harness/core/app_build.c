@@ -6,6 +6,7 @@
 
 #include "base/util.h"
 #include "core/app.h"
+#include "core/compiler_knobs.h"
 
 struct program *app_build_program(struct dev *d, const char *app, const struct knob_set *k, const size_t local[2],
                                   const char *extra) {
@@ -18,6 +19,7 @@ struct program *app_build_program(struct dev *d, const char *app, const struct k
     /* A directive program has the shape compiled in: GCC takes
      * vector_length only as a constant, so one program per shape. */
     if (d->info.caps.directives) sb_printf(&opts, " -DK_WG_X=%zu -DK_WG_Y=%zu", local[0], local[1]);
+    regcap_option(k, d->ops, &opts); /* where the app declares regcap */
     if (extra && *extra) sb_printf(&opts, " %s", extra);
     snprintf(rel, sizeof rel, "kernels/%s/%s%s", app, app, d->ops->source_suffix);
     repo_path(src, sizeof src, rel);

@@ -30,6 +30,28 @@
      .help = "that compiler's optimisation level",                                                                     \
      .quiet_default = 1}
 
+/* The register cap a thread (issue 38): an app whose kernels are
+ * register-hungry declares it beside its knobs,
+ *
+ *     static const struct knob_def my_knobs[] = { ..., REGCAP_KNOB };
+ *
+ * calls regcap_invalid from its `invalid`, and app_build_program passes the
+ * backend's option (backend.h: reg_cap_option). At its default (none) it
+ * is in neither the identity nor the build. */
+#define REGCAP_KNOB                                                                                                    \
+    {.name = "regcap",                                                                                                 \
+     .values = "none|64|96|128|168",                                                                                   \
+     .def = "none",                                                                                                    \
+     .help = "registers a thread at most (NVRTC --maxrregcount): none leaves the compiler's count; a cap fits more "  \
+             "threads on a multiprocessor and spills the rest to local memory",                                      \
+     .quiet_default = 1}
+
+/* NULL when k declares no regcap, or it is none, or the device's backend
+ * has a register cap option; else why not, in why. */
+const char *regcap_invalid(const struct knob_set *k, const struct device_info *dev, char *why, size_t n);
+/* The build option for k's register cap on this backend ("" when none). */
+void regcap_option(const struct knob_set *k, const struct backend_ops *ops, struct strbuf *out);
+
 /* NULL when the device's backend can build with k's cc and opt; else why
  * not, one line written into why (n bytes: the compiler absent, no device
  * runtime for the GPU, a backend whose compiler is not a C compiler). */

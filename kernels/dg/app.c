@@ -44,6 +44,7 @@ static const struct knob_def dg_knobs[] = {
      .help = "the guideline's step 4: rows of each field padded to a multiple of 32 doubles (a warp's loads start "
              "on a 256-byte boundary), or packed"},
     COMPILER_KNOBS,
+    REGCAP_KNOB,
     {0},
 };
 
@@ -90,6 +91,7 @@ static const char *dg_invalid(const struct knob_set *k, const struct app_input *
                               const unsigned wg[2], char *why, size_t n) {
     const char *bad = compiler_knobs_invalid(k, dev, why, n);
     if (bad) return bad;
+    if ((bad = regcap_invalid(k, dev, why, n))) return bad;
     if (wg[0] == 0 || wg[1] == 0) return "an empty work-group";
     if ((bad = app_wg_fits(dev, wg, why, n))) return bad;
     if ((bad = dg_invalid_directive(dev, wg, why, n))) return bad;

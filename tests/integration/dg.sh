@@ -124,6 +124,7 @@ bad "yee:3" "3 cells along a side" --input yee:3
 bad "re=-1" "re=-1: the Reynolds number" --input yee:16:re=-1
 bad "cfl=5" "cfl=5 diverges" --input yee:16:cfl=5
 bad "an unknown knob value" "kernels" --input yee:16 --knobs kernels=bogus
+bad "regcap on openmp (no register cap to pass)" "regcap=128: openmp.s compiler takes no register cap" --input yee:16 --knobs regcap=128
 bad "t= with --iters" "t= fixes the steps" --input yee:16:t=1 --iters 3
 bad "--time with --iters" "give one" --input yee:16 --time 1 --iters 3
 $H run --app lbm --time 1 --device openmp --db "$T/lbm.db" >"$T/lbm.out" 2>&1

@@ -11,6 +11,7 @@
 #ifndef TESTS_NVRTC_TOOLS_H
 #define TESTS_NVRTC_TOOLS_H
 #include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,5 +110,49 @@ static inline int mem_has(const char *data, size_t len, const char *name) {
     for (size_t i = 0; data && i + n <= len; i++)
         if (memcmp(data + i, name, n) == 0) return 1;
     return 0;
+}
+/* The most registers a thread of any kernel in a CUBIN uses, or -1 when
+ * the CUBIN holds no count. ptxas records each kernel's count in the ELF
+ * section ".nv.info" as attribute EIATTR_REGCOUNT (0x2f): entries are a
+ * format byte and an attribute byte, then for format 4 (EIFMT_SVAL) a
+ * 16-bit size and that many bytes, here the kernel's symbol index and its
+ * count as two 32-bit words. What `cuobjdump -res-usage` prints, read
+ * without the tool (this machine's toolkit has none). */
+static inline int cubin_max_registers(const char *bin, size_t len) {
+    uint64_t shoff;
+    uint16_t shentsize, shnum, shstrndx;
+    if (len < 64 || memcmp(bin, "\177ELF", 4) || bin[4] != 2) return -1; /* a 64-bit ELF */
+    memcpy(&shoff, bin + 0x28, 8);
+    memcpy(&shentsize, bin + 0x3a, 2);
+    memcpy(&shnum, bin + 0x3c, 2);
+    memcpy(&shstrndx, bin + 0x3e, 2);
+    if (shentsize < 64 || shstrndx >= shnum || shoff + (uint64_t)shnum * shentsize > len) return -1;
+    uint64_t stroff, off, size;
+    uint32_t name;
+    memcpy(&stroff, bin + shoff + (uint64_t)shstrndx * shentsize + 0x18, 8);
+    int most = -1;
+    for (unsigned i = 0; i < shnum; i++) {
+        const char *sh = bin + shoff + (uint64_t)i * shentsize;
+        memcpy(&name, sh, 4);
+        memcpy(&off, sh + 0x18, 8);
+        memcpy(&size, sh + 0x20, 8);
+        if (stroff + name + 9 > len || strcmp(bin + stroff + name, ".nv.info") || off + size > len) continue;
+        for (uint64_t p = off; p + 2 <= off + size;) {
+            const unsigned char fmt = (unsigned char)bin[p], attr = (unsigned char)bin[p + 1];
+            if (fmt != 4) { /* 1: no value; 2, 3: an 8- or 16-bit value in the next bytes */
+                p += fmt == 1 ? 2 : 4;
+                continue;
+            }
+            uint16_t vn;
+            memcpy(&vn, bin + p + 2, 2);
+            if (attr == 0x2f && vn == 8 && p + 12 <= off + size) {
+                uint32_t regs;
+                memcpy(&regs, bin + p + 8, 4);
+                if ((int)regs > most) most = (int)regs;
+            }
+            p += 4 + (uint64_t)vn;
+        }
+    }
+    return most;
 }
 #endif

@@ -12,6 +12,7 @@
 #include "base/util.h"
 #include "check.h"
 #include "core/app.h"
+#include "core/compiler_knobs.h"
 #include "core/knobs.h"
 #include "nvrtc_tools.h"
 
@@ -41,6 +42,7 @@ int main(void) {
                               "kernels=merged,regs=on,divide=inverse,unroll=none",
                               "kernels=fused,regs=on,divide=inverse,unroll=keep"};
     char err[256];
+    int regs[2] = {-1, -1}; /* the fused kernel's registers: uncapped (below), with regcap=96 */
     for (size_t s = 0; s < sizeof settings / sizeof settings[0]; s++) {
         struct knob_set k;
         knobs_init(&k, dg->knobs);
@@ -58,6 +60,7 @@ int main(void) {
         if (!rc) {
             const char *const *own = s == 0 ? SPLIT : s == 1 ? MERGED : FUSED;
             const char *const *other = s == 0 ? FUSED : s == 1 ? SPLIT : MERGED;
+            if (own == FUSED) regs[0] = cubin_max_registers(bin, n);
             CHECK(holds(bin, n, own) && holds(bin, n, EVERY) && !mem_has(bin, n, other[0]),
                   "%s: the CUBIN holds its form's kernels and the shared ones, not another form's (%s)", settings[s],
                   other[0]);
@@ -65,5 +68,35 @@ int main(void) {
         free(bin);
         sb_free(&opts);
     }
+    /* regcap (the register cap knob) reaches NVRTC: the fused kernel, the
+     * hungriest (over 200 registers at sm_90), built with the option the
+     * build appends (core/compiler_knobs.h: regcap_option) stays at or
+     * under the cap; uncapped (the fused setting above) it is over it. */
+    for (int capped = 0; capped < 2; capped++) {
+        struct knob_set k;
+        knobs_init(&k, dg->knobs);
+        if (knobs_apply(&k, capped ? "kernels=fused,regcap=96" : "kernels=fused", err, sizeof err)) {
+            CHECK(0, "regcap: %s", err);
+            break;
+        }
+        struct strbuf opts = {0};
+        sb_printf(&opts, "%s", "");
+        knobs_defines(&k, &opts);
+        regcap_option(&k, &backend_cuda, &opts);
+        CHECK(capped == !!strstr(opts.s, "--maxrregcount=96"), "regcap=%s: the build's options %s the cap (%s)",
+              capped ? "96" : "none", capped ? "carry" : "do not carry", opts.s);
+        char *bin = NULL, msg[2048];
+        size_t n = 0;
+        if (capped) { /* uncapped, it was compiled above */
+            if (nvrtc_cubin(&rtc, "kernels/dg/dg.cu", opts.s, &bin, &n, msg, sizeof msg) == 0)
+                regs[1] = cubin_max_registers(bin, n);
+            else CHECK(0, "nvrtc dg.cu kernels=fused,regcap=96:\n# %.600s", msg);
+        }
+        free(bin);
+        sb_free(&opts);
+    }
+    CHECK(regs[0] > 96 && regs[1] > 0 && regs[1] <= 96,
+          "kernels=fused: %d registers a thread at most uncapped, %d with regcap=96 (wanted over 96, then at most 96)",
+          regs[0], regs[1]);
     CHECK_DONE();
 }
