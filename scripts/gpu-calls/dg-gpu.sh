@@ -21,6 +21,9 @@
 #           9.7 s a repetition of the seed's 100 on an H100);
 #  cpu      OpenMP on the host's cores: the ladder at 10 steps (scaled);
 #  blocks   final and o6-fused at four more blocks, on both GPU devices;
+#  regcap   o6-fused and s4-aligned on cuda:0 at 32x4 and 64x2 with each register
+#           cap (regcap=none|168|128|96|64: NVRTC --maxrregcount), the
+#           registers and spills of each in the log;
 #  ns       Navier-Stokes (NS_INPUT, yee:2001:re=100) at 20 steps, scaled: the
 #           ladder on cuda:0, s4-aligned on opencl:1.0;
 #  tune     `harness tune sweeps/tune-dg.sweep --strategy forest --budget
@@ -105,6 +108,15 @@ if want blocks; then
     capped 120 "final at $IN, four blocks" "$OUT/blocks.txt" $H run --app dg --input "$IN" --device "$DEV" \
         --variant final,o6-fused --wg 32x2,64x2,128x1,32x8 --reps "$REPS" --warmup 2 --db "$DB"
     rows "$OUT/blocks.txt"
+fi
+if want regcap; then
+    for cap in none 168 128 96 64; do
+        capped 90 "o6-fused and s4-aligned at regcap=$cap" "$OUT/regcap.txt" env HARNESS_KERNEL_RESOURCES=1 \
+            $H run --app dg --input "$IN" --device "$GPU" --variant o6-fused,s4-aligned --knobs "regcap=$cap" \
+            --wg 32x4,64x2 --reps "$REPS" --warmup 2 --db "$DB"
+    done
+    rows "$OUT/regcap.txt"
+    grep -h "note: cuda: kernel" "$OUT/regcap.txt" | sort -u | head -30
 fi
 NS=${NS_INPUT:-$IN:re=100}
 if want ns; then
