@@ -26,15 +26,16 @@
  * prior instead (strategy_forest says how); the prior's best point is the
  * first one measured, and it replaces the space-filling design.
  *
- * Once the trees have joined, one step in FOREST_CYCLE polishes (an unseen
- * neighbour of one of the best three points) and one draws uniformly
- * (strategy_forest says why: issue 35's generated landscapes of several
- * basins). An end-of-budget polish alone did worse on tests/data (commit
- * e874fc0; 100 seeds, 10 %: the H200's 256x256 from 66 % of the seeds to
- * between 27 and 58 %), and so did trust regions, failure counts, locality
- * weights, other shape features and Thompson sampling (results/published/
- * nvidia-h200/tuning.md, "Replay"); the interleaving starts only after
- * FOREST_ROWS evaluations, so searches of a few evaluations are as before.
+ * From FOREST_MIX_ROWS evaluations on, two steps in FOREST_CYCLE polish
+ * (an unseen neighbour of one of the best three points) and the third
+ * follows expected improvement; there are no uniform draws (interleaved()
+ * says why: issue 35's generated landscapes, development seeds). An
+ * end-of-budget polish alone did worse on tests/data (commit e874fc0; 100
+ * seeds, 10 %: the H200's 256x256 from 66 % of the seeds to between 27 and
+ * 58 %), and so did trust regions, failure counts, locality weights, other
+ * shape features and Thompson sampling (results/published/nvidia-h200/
+ * tuning.md, "Replay"); the interleaving starts only after FOREST_MIX_ROWS
+ * evaluations, so searches of a few evaluations are as before.
  *
  * Cost per choice, bounded whatever the space's size: the rows learnt from
  * (at most FOREST_MAX_ROWS: the best half and a random half beyond), the
@@ -67,7 +68,11 @@
 #define FOREST_CANDIDATES 256  /* unseen points drawn at random and scored per step (all when fewer) */
 #define FOREST_TOP 8           /* ... and the unseen neighbours of this many best points */
 #define FOREST_MAX_ROWS 1024   /* rows the models learn from: beyond, the best half and a random half */
-#define FOREST_CYCLE 3  /* steps of one interleaving cycle: expected improvement, polish, uniform */
+#define FOREST_CYCLE 3  /* steps of one interleaving cycle: expected improvement, then polishes */
+#define FOREST_POLISH_TOP 3 /* a polish moves from one of this many best points */
+/* The interleaving starts from this many evaluations (interleaved() says
+ * why 8, where it started with the trees at 16). */
+#define FOREST_MIX_ROWS 8
 #define FOREST_XI 0.02        /* the improvement sought beyond the best, in log-time */
 #define FAILED_PENALTY M_LN2   /* a failure reads as twice the slowest time seen */
 /* A warm start measures the prior's best point first and learns from the
@@ -388,38 +393,56 @@ static double *prior_weights(struct search *s, struct forest *F) {
     return w;
 }
 
-/* Interleaving (SMAC's random interleaving, Hutter et al. 2011, plus a
- * polish): once the trees have joined the model (FOREST_ROWS evaluations),
- * one step in FOREST_CYCLE takes an unseen neighbour of one of the three
- * best points and one a uniform draw, the rest follow expected
- * improvement. Why: a forest is confidently wrong about regions it has not
- * sampled, and on the generated landscapes of several basins (tune_synth.c,
- * development seeds 1 to 8) expected improvement alone spent whole budgets
- * in the basin its design found first (diffusion3d #1: the best 51 % off
- * the optimum in half the seeds with a quarter of the evaluations); the
- * uniform draws bound how long a wrong belief can last, the polish finishes
- * the basin the model points at. Before FOREST_ROWS evaluations the model
- * alone picks: with 8 evaluations (the LBM replays at 10 %) every
- * interleaved step cost a third of the seeds. 1 when this step visited a
- * point so. */
+/* Interleaving: from FOREST_MIX_ROWS evaluations on, the first two steps
+ * of each FOREST_CYCLE visit an unseen neighbour of one of the
+ * FOREST_POLISH_TOP best points (a random one: search_polish), the third
+ * follows the model. 1 when this step visited a point so.
+ *
+ * Why: on the generated landscapes (tune_synth.c) the optimum is usually
+ * one point among a thousand, a few steps from good points, and a model of
+ * a hundred evaluations ranks a basin well but not the points inside it;
+ * the walk around the best finishes the basin the model points at, and the
+ * model's steps (expected improvement, which chases uncertainty) still
+ * move between basins. This replaced SMAC's random interleaving (Hutter et
+ * al. 2011: one step in three a uniform draw, one a polish): the uniform
+ * draws spent a third of the budget where the model knew better. Designed
+ * on development seeds only (tune_synth seeds 301 to 500, the 30
+ * informative ones of about 1000 points, 20 search seeds each; and the 22
+ * informative ones of about 100 to 200 points from seeds 301 to 400), the
+ * seed-runs within 2 % at 5, 10, 25 % of the evaluations:
+ *   uniform + polish + model, from 16 rows (before):   145, 356, 495 (big); 45, 123, 292 (small)
+ *   polish + model x2, no uniform:                     222, 407, 499;       45, 123, 320
+ *   polish + model:                                    235, 431, 504;       45, 122, 323
+ *   polish x4 + uniform + model x3:                    211, 419, 505
+ *   polish x2 + model, from 16 rows:                   244, 445, 501;       45, 121, 334
+ *   ... from 8 rows (this; the trees still at 16):     252, 445, 501;       42, 133, 340
+ *   ... from 8 rows, the trees at 8 too:               255, 445, 501;       42, 141, 343
+ *   polish x3 + model:                                 259, 445, 502;       45, 124, 333
+ *   (random: 170, 264, 360 of 600, 600, 520; small 45, 141, 323 of 440)
+ * A polish chosen by the model (the best predicted neighbour, or the
+ * largest expected improvement among neighbours) did worse than a random
+ * one (191-205, 365-366 on the big set): the model's favourite neighbours
+ * are alike, a random walk spreads over the basin. Starting at 8 rows
+ * matters on the small spaces (a budget of 10 to 20). The cost: on the old
+ * development seeds 1 to 8 (3 informative) the figures went from 18, 36,
+ * 50 of 60 to 26, 30, 44, diffusion3d #1 (several basins, the reason the
+ * uniform draws were added) from 5 and 10 of 20 at 10 and 25 % to 1 and 4;
+ * keeping one uniform draw in four (polish x2 + uniform + model, from 16
+ * rows: 21, 34, 48 there) cost the big set (199, 415, 501; small 45, 118,
+ * 310), so the larger sets decided. Searches of 8 evaluations or fewer
+ * (tests/data's LBM at 10 %) never interleave.
+ * Measured afterwards on the judged sets (not chosen on them): the held-out
+ * generated landscapes at 10 % gained (pnpoly #111 10 -> 14 of 20 seeds,
+ * convolution #132 8 -> 13, dedispersion #138 4 -> 7, convolution #120
+ * 7 -> 6); the LBM's at 25 % lost a little (the H200's 256x256 20 -> 17,
+ * random 10). */
 static int interleaved(struct search *s, int *cycle) {
-    const int mixing = s->evaluations >= FOREST_ROWS;
-    if (mixing) (*cycle)++;
-    if (mixing && *cycle % FOREST_CYCLE == 1) {
-        const int j = search_polish(s, 3);
-        if (j >= 0) {
-            search_visit(s, j);
-            return 1;
-        }
-    }
-    if (mixing && *cycle % FOREST_CYCLE == 2) {
-        const int j = search_unvisited(s);
-        if (j >= 0) {
-            search_visit(s, j);
-            return 1;
-        }
-    }
-    return 0;
+    if (s->evaluations < FOREST_MIX_ROWS) return 0;
+    if (++*cycle % FOREST_CYCLE == 0) return 0; /* the model's turn */
+    const int j = search_polish(s, FOREST_POLISH_TOP);
+    if (j < 0) return 0;
+    search_visit(s, j);
+    return 1;
 }
 
 /* Of the m candidates, the one of the largest expected improvement over
