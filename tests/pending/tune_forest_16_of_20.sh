@@ -6,7 +6,8 @@
 # a "# TODO (issue 35, unmet)" line for each landscape short of it), and the
 # H200 landscapes of the other apps recorded for issue 35 (held out; the
 # mat-vec's is short: 12 of 20 at 10 % at commit 611d58b, 13 since the
-# forest's interleaving is polish-heavy, random 14).
+# forest's interleaving is polish-heavy, 14 with one model step in eight,
+# random 14).
 # Fails while any is short. Run by hand after `make`: bash tests/pending/tune_forest_16_of_20.sh
 set -u
 cd "$(dirname "$0")/../.."
