@@ -9,7 +9,7 @@
 #include "base/util.h"
 #include "core/worker.h"
 
-#define VERDICT_CLOSE 0.05 /* ... those within this of the best */
+#define VERDICT_CLOSE 0.05 /* the verdict takes, of the VERDICT_SHAPES best, those within this of the best */
 
 const char *tune_secs(char *buf, size_t n, double s) {
     if (s >= 1) snprintf(buf, n, "%.4f s", s);
