@@ -113,23 +113,23 @@ static int parse_option(int c, struct tune_opts *o) {
     case 'v': o->variant = optarg; break;
     case 's': o->strategy = optarg; break;
     case 'B': rc = parse_int("budget", optarg, 1, 1 << 24, &v), o->budget = (int)v; break;
-    case 'S': rc = parse_int("seed", optarg, 0, 0xffffffffL, &v), o->seed = (unsigned)v; break;
-    case 'r': rc = parse_int("reps", optarg, 1, 1 << 20, &v), o->reps = (int)v, o->reps_set = 1; break;
-    case 'u': rc = parse_int("warmup", optarg, 0, 1 << 20, &v), o->warmup = (int)v, o->warmup_set = 1; break;
-    case 'O': rc = parse_int("rounds", optarg, 1, 1000, &v), o->rounds = (int)v; break;
+    case 'S': rc = parse_int("seed", optarg, 0, 0xffffffffL, &v), o->live.seed = (unsigned)v; break;
+    case 'r': rc = parse_int("reps", optarg, 1, 1 << 20, &v), o->live.reps = (int)v, o->reps_set = 1; break;
+    case 'u': rc = parse_int("warmup", optarg, 0, 1 << 20, &v), o->live.warmup = (int)v, o->warmup_set = 1; break;
+    case 'O': rc = parse_int("rounds", optarg, 1, 1000, &v), o->live.rounds = (int)v; break;
     case 'W': rc = parse_int("wg-max", optarg, 1, 1 << 20, &o->wg_max); break;
-    case 'c': rc = parse_int("screen", optarg, 1, 1L << 40, &o->screen); break;
-    case 'f': rc = parse_int("finalists", optarg, 2, 64, &v), o->finalists = (int)v; break;
-    case 'j': o->objective = optarg; break;
+    case 'c': rc = parse_int("screen", optarg, 1, 1L << 40, &o->live.screen); break;
+    case 'f': rc = parse_int("finalists", optarg, 2, 64, &v), o->live.finalists = (int)v; break;
+    case 'j': o->live.objective = optarg; break;
     case 'w': o->warm = 1; break;
     case 't':
         o->timeout_set = 1;
-        if (parse_real(optarg, 0, DBL_MAX, &o->timeout_s) || !(o->timeout_s > 0))
+        if (parse_real(optarg, 0, DBL_MAX, &o->live.timeout_s) || !(o->live.timeout_s > 0))
             rc = (fprintf(stderr, "harness: --timeout %s: need seconds > 0\n", optarg), EXIT_USAGE);
         break;
     case 'R': o->replay = 1; break;
     case 'T': o->store = 1; break;
-    case 'P': o->replace = 1; break;
+    case 'P': o->live.replace = 1; break;
     case 'b': o->db = optarg; break;
     case 'h': usage(stdout); return -1;
     default: usage(stderr); return EXIT_USAGE;
@@ -151,9 +151,9 @@ static int check_opts(struct tune_opts *o) {
         return fprintf(stderr, "harness: tune: --strategy %s needs --budget N (distinct points to measure)\n",
                        o->strategy),
                EXIT_USAGE;
-    if (strcmp(o->objective, "time") && strcmp(o->objective, "energy"))
-        return fprintf(stderr, "harness: tune: --objective %s: choose time or energy\n", o->objective), EXIT_USAGE;
-    if (!strcmp(o->objective, "energy") && o->replay)
+    if (strcmp(o->live.objective, "time") && strcmp(o->live.objective, "energy"))
+        return fprintf(stderr, "harness: tune: --objective %s: choose time or energy\n", o->live.objective), EXIT_USAGE;
+    if (!strcmp(o->live.objective, "energy") && o->replay)
         return fprintf(stderr, "harness: tune: --objective energy cannot be replayed (stored rows keep time)\n"),
                EXIT_USAGE;
     if (o->file) {
@@ -203,14 +203,14 @@ static int parse_opts(int argc, char **argv, struct tune_opts *o) {
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     *o = (struct tune_opts){.app = NULL,
-                            .reps = 5,
-                            .warmup = 1,
-                            .seed = 1,
                             .wg_max = 1024,
-                            .timeout_s = CONFIG_TIMEOUT_S,
-                            .rounds = 5,
-                            .finalists = 8,
-                            .objective = "time"};
+                            .live = {.reps = 5,
+                                     .warmup = 1,
+                                     .seed = 1,
+                                     .timeout_s = CONFIG_TIMEOUT_S,
+                                     .rounds = 5,
+                                     .finalists = 8,
+                                     .objective = "time"}};
     optind = 1;
     int c, rc = 0;
     while (!rc && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) rc = parse_option(c, o);
@@ -239,7 +239,7 @@ static int search_replay(const struct tune_opts *o, struct tune_target *d, struc
     fflush(stdout);
     struct tune_stored ctx = {d, 0};
     const int found =
-        tune_search(o->strategy, &d->plan.space, o->budget, o->seed, tune_stored_eval, &ctx, &oc->r) == 0;
+        tune_search(o->strategy, &d->plan.space, o->budget, o->live.seed, tune_stored_eval, &ctx, &oc->r) == 0;
     if (found) {
         tune_cand_of_point(l, oc->r.best, &oc->best);
         oc->other.point = -2;
@@ -291,7 +291,7 @@ static int search_live(struct call *c, struct tune_target *d, struct store *stor
     cli_host_check(store, d->dev->spec, 1, &hc);
     host_check_print(stdout, "before", &hc);
     *disturbed |= hc.disturbed;
-    int found = tune_search(o->strategy, &d->plan.space, o->budget, o->seed, tune_live_eval, l, &oc->r) == 0;
+    int found = tune_search(o->strategy, &d->plan.space, o->budget, o->live.seed, tune_live_eval, l, &oc->r) == 0;
     progress_end(&l->pr);
     const int evaluations = oc->r.evaluations;
     if (found && d->in_screen && !harness_interrupted) tune_finalists(l);
@@ -311,7 +311,7 @@ static int search_live(struct call *c, struct tune_target *d, struct store *stor
 static int run_search(struct call *c, struct tune_target *d, struct store *store, int argc, char **argv) {
     const struct tune_opts *o = &c->o;
     struct tune_outcome oc = {0};
-    oc.samples = o->reps;
+    oc.samples = o->live.reps;
     struct tuned_config tc;
     oc.stored = tune_stored_candidate(store, d, &tc, &oc.stored_c) == 0;
     struct tune_prior prior = {0};
@@ -321,17 +321,8 @@ static int run_search(struct call *c, struct tune_target *d, struct store *store
         tune_warm_start(store, d, &prior, &prior_pt, &prior_s);
         d->plan.space.prior = prior.n ? &prior : NULL;
     }
-    const struct tune_live_opts lo = {.warmup = o->warmup,
-                                      .reps = o->reps,
-                                      .rounds = o->rounds,
-                                      .replace = o->replace,
-                                      .finalists = o->finalists,
-                                      .screen = o->screen,
-                                      .seed = o->seed,
-                                      .timeout_s = o->timeout_s,
-                                      .objective = o->objective};
     struct tune_sink sink = {store, -1};
-    struct tune_live l = {.o = &lo,
+    struct tune_live l = {.o = &o->live,
                           .d = d,
                           .keep = tune_sink_keep,
                           .verdict_keep = tune_sink_verdict,

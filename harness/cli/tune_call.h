@@ -15,13 +15,12 @@
 #define MAX_SEARCHES 64    /* devices x inputs of one call */
 
 struct tune_opts {
-    const char *file, *app, *device, *variant, *strategy, *db, *objective;
+    const char *file, *app, *device, *variant, *strategy, *db;
     struct app_opts in;
-    int budget, reps, warmup, replay, store, rounds, replace, finalists, warm;
+    int budget, replay, store, warm;
     int reps_set, warmup_set, timeout_set;
-    unsigned seed;
-    long wg_max, screen;
-    double timeout_s;
+    long wg_max;
+    struct tune_live_opts live; /* what a live search measures with (tune/tune_eval.h) */
 };
 
 struct call {

@@ -85,9 +85,9 @@ static int call_load_file(struct call *c, const struct app **app, char *devs_buf
         c->shapes = xcalloc(POW2_STEPS * POW2_STEPS, sizeof *c->shapes);
         c->nshapes = pow2_shapes(o->wg_max, c->shapes);
     }
-    if (!o->reps_set) o->reps = c->spec.reps;
-    if (!o->warmup_set) o->warmup = c->spec.warmup;
-    if (!o->timeout_set) o->timeout_s = c->spec.timeout_s;
+    if (!o->reps_set) o->live.reps = c->spec.reps;
+    if (!o->warmup_set) o->live.warmup = c->spec.warmup;
+    if (!o->timeout_set) o->live.timeout_s = c->spec.timeout_s;
     if (!*devices) {
         for (int i = 0; i < c->spec.ndevices; i++)
             snprintf(devs_buf + strlen(devs_buf), devs_n - strlen(devs_buf), "%s%s", i ? "," : "", c->spec.devices[i]);
@@ -112,13 +112,13 @@ static int search_setup(struct call *c, struct tune_target *d, const struct app 
         snprintf(where, sizeof where, "%s:%d", o->file, c->spec.input_lines[i]);
     int rc = load_input(app, &d->src, &d->in, *where ? where : NULL);
     if (rc) return rc;
-    if (o->screen && o->screen < app->input_iters(d->in)) {
+    if (o->live.screen && o->live.screen < app->input_iters(d->in)) {
         d->src_screen = d->src;
-        d->src_screen.iters = o->screen;
+        d->src_screen.iters = o->live.screen;
         if ((rc = load_input(app, &d->src_screen, &d->in_screen, NULL)) != 0) return rc;
     }
     d->dev = by_fp ? NULL : &c->pick.all[c->pick.idx[dv]];
-    if (d->dev && !strcmp(o->objective, "energy")) { /* a search that could measure nothing */
+    if (d->dev && !strcmp(o->live.objective, "energy")) { /* a search that could measure nothing */
         char why[256] = "";
         struct energy_meter *em = energy_open_why(d->dev, why, sizeof why);
         if (!em)

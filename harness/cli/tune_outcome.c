@@ -124,22 +124,22 @@ static void print_cand(const char *label, const struct verdict_cand *c, const st
 static void report(const struct tune_opts *o, const struct tune_target *d, const struct tune_outcome *oc,
                    const struct tune_live *l) {
     printf("\nstrategy     %s", o->strategy);
-    if (strcmp(o->strategy, "exhaustive")) printf(" (seed %u, budget %d)", o->seed, o->budget);
+    if (strcmp(o->strategy, "exhaustive")) printf(" (seed %u, budget %d)", o->live.seed, o->budget);
     printf("\nevaluations  %d of %d %s", oc->r.evaluations, d->plan.n, d->configs ? "points" : "shapes");
     if (l) printf(" in %.1f s of measuring (%.1f s in all)", l->device_s, clock_now() - l->started);
     printf("\n");
-    print_cand("best", &oc->best, d, oc->r.best_s, o->objective);
+    print_cand("best", &oc->best, d, oc->r.best_s, o->live.objective);
     printf("\n");
     if (oc->other.point == -2) {
         printf("runner-up    none (nothing else succeeded)\n");
         printf("verdict      winner by default: nothing to compare it with\n");
         return;
     }
-    print_cand("runner-up", &oc->other, d, oc->r.runner_up_s, o->objective);
+    print_cand("runner-up", &oc->other, d, oc->r.runner_up_s, o->live.objective);
     printf("  margin %+.2f%%\n", 100 * oc->r.margin);
     if (oc->by_rounds)
         printf("noise        %.2f%% (the sd of their round-for-round differences over %d rounds)\n", 100 * oc->r.noise,
-               o->rounds);
+               o->live.rounds);
     else printf("noise        %.2f%% (the larger relative IQR of the two; never below 0.5%%)\n", 100 * oc->r.noise);
     /* A noise past 50 % is not a measurement to decide by (a 54051 % noise
      * once called a +3252 % margin a tie without a word). */
@@ -178,7 +178,7 @@ static void decide(const struct tune_opts *o, const struct tune_outcome *oc, str
     } else if (same_config(&oc->stored_c, &oc->best)) {
         d->decision = "confirmed";
         str_fmt(d->why, sizeof d->why, "the stored %ux%u is the best again (its figures updated)", s[0], s[1]);
-    } else if (o->replace) {
+    } else if (o->live.replace) {
         d->decision = "replaced";
         str_fmt(d->why, sizeof d->why, "--replace: %ux%u stored over %ux%u without a verdict between them", b[0], b[1],
                 s[0], s[1]);
@@ -199,7 +199,7 @@ static void decide(const struct tune_opts *o, const struct tune_outcome *oc, str
                 "(--replace stores the new one anyway)",
                 b[0], b[1], s[0], s[1],
                 o->replay                         ? "a replay"
-                : !strcmp(o->objective, "energy") ? "the energy objective"
+                : !strcmp(o->live.objective, "energy") ? "the energy objective"
                                                   : "--rounds 1 or too few points");
     }
 }
@@ -226,7 +226,7 @@ static int store_outcome(struct store *store, const struct tune_opts *o, const s
                                  .iters = iters,
                                  .knobs = d->configs ? knobs : NULL,
                                  .config = d->configs ? oc->best.cfg.variant : NULL,
-                                 .objective = o->objective,
+                                 .objective = o->live.objective,
                                  .search_s = search_s};
     decide(o, oc, &dec);
     printf("decision     %s: %s\n", dec.decision, dec.why);
@@ -234,12 +234,12 @@ static int store_outcome(struct store *store, const struct tune_opts *o, const s
     struct tuned_put put = {.wg = {oc->best.cfg.wg[0], oc->best.cfg.wg[1]},
                             .knobs = dec.knobs,
                             .config = dec.config,
-                            .objective = o->objective,
+                            .objective = o->live.objective,
                             .strategy = o->strategy,
                             .samples = oc->samples,
                             .evaluations = oc->r.evaluations,
                             .search_s = search_s,
-                            .energy_j = !strcmp(o->objective, "energy") ? oc->r.best_s : NAN};
+                            .energy_j = !strcmp(o->live.objective, "energy") ? oc->r.best_s : NAN};
     const char *in = d->app->input_name(d->in);
     if ((!keep &&
          store_tuned_put(store, d->fp, d->app->name, in, d->key_variant, &oc->r, &put, err, sizeof err) != 0) ||
