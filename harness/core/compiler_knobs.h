@@ -36,8 +36,9 @@
  *     static const struct knob_def my_knobs[] = { ..., REGCAP_KNOB };
  *
  * calls regcap_invalid from its `invalid`, and app_build_program passes the
- * backend's option (backend.h: reg_cap_option). At its default (none) it
- * is in neither the identity nor the build. */
+ * backend's option (backend.h: reg_cap_option); an app that assembles its
+ * own build options calls regcap_option itself. At its default (none) it is
+ * in neither the identity nor the build. */
 #define REGCAP_KNOB                                                                                                    \
     {.name = "regcap",                                                                                                 \
      .values = "none|64|96|128|168",                                                                                   \
@@ -49,7 +50,8 @@
 /* NULL when k declares no regcap, or it is none, or the device's backend
  * has a register cap option; else why not, in why. */
 const char *regcap_invalid(const struct knob_set *k, const struct device_info *dev, char *why, size_t n);
-/* The build option for k's register cap on this backend ("" when none). */
+/* Appends " <the backend's option>" for k's register cap to out; nothing
+ * when k declares none, it is none, or the backend has no option. */
 void regcap_option(const struct knob_set *k, const struct backend_ops *ops, struct strbuf *out);
 
 /* NULL when the device's backend can build with k's cc and opt; else why
