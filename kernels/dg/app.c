@@ -16,12 +16,15 @@
 /* Defaults are the `final` variant. */
 static const struct knob_def dg_knobs[] = {
     {.name = "kernels",
-     .values = "split|merged|fused",
+     .values = "split|merged|fused|tiled",
      .def = "merged",
      .help = "kernels a Runge-Kutta stage: split, the seed's 8 (convective fluxes x and y, convective integral, "
              "gradients, viscous fluxes x and y, viscous integral, update; 4 without viscosity); merged, its 4 "
              "(gradients, fluxes x, fluxes y, integral with the update); fused (ours), each cell computing its own "
-             "four faces (twice over the mesh) and updating into a second state array: 2 (1 without viscosity)"},
+             "four faces (twice over the mesh) and updating into a second state array: 2 (1 without viscosity); tiled "
+             "(ours, work-group devices: OpenCL, CUDA), fused's kernel with the work-group's cells and a one-cell halo "
+             "in local memory, each face computed once there, then the volume and the update: 2 (1 without "
+             "viscosity)"},
     {.name = "regs",
      .values = "off|on",
      .def = "on",
@@ -70,7 +73,8 @@ static const char *dg_invalid_memory(const struct knob_set *k, const struct app_
                                      const struct device_info *dev, char *why, size_t n) {
     const double plane = (double)dg_pitch(k, in->nx) * in->ny * sizeof(double);
     const int visc = in->mu > 0;
-    const int split = knob_is(k, "kernels", "split"), fused = knob_is(k, "kernels", "fused");
+    const int split = knob_is(k, "kernels", "split");
+    const int fused = knob_is(k, "kernels", "fused") || knob_is(k, "kernels", "tiled"); /* qn, no flux arrays */
     const double planes = 2 * DG_NC + (split ? DG_NC : 0) + (fused ? DG_NC : 16) + (visc ? DG_NS : 0) +
                           (split && visc ? 16 : 0);
     const double largest = (visc ? DG_NS : DG_NC) * plane;
@@ -87,6 +91,28 @@ static const char *dg_invalid_memory(const struct knob_set *k, const struct app_
     return NULL;
 }
 
+/* kernels=tiled shares a block's cells and faces in work-group memory
+ * (dg_gpu.h's dg_tiled): a device that runs loops over tiles (OpenMP, and
+ * the directive compilers' regions) has none to share, and a group's tile
+ * must fit the device's local memory. Viscosity is supported (the
+ * gradients are read from global memory, not tiled). */
+static const char *dg_invalid_tiled(const struct knob_set *k, const struct device_info *dev, const unsigned wg[2],
+                                    char *why, size_t n) {
+    if (!knob_is(k, "kernels", "tiled")) return NULL;
+    if (!dev->caps.work_groups)
+        return "kernels=tiled keeps a work-group's cells and faces in its local memory, between barriers; this "
+               "device runs loops over tiles, with no work-groups (kernels=fused is its one-kernel form)";
+    const size_t bytes = dg_tile_bytes(wg);
+    if (dev->local_mem && bytes > dev->local_mem) {
+        snprintf(why, n,
+                 "kernels=tiled: a %ux%u group's tile (its cells, a one-cell halo and its faces) takes %zu bytes of "
+                 "local memory; the device has %llu",
+                 wg[0], wg[1], bytes, (unsigned long long)dev->local_mem);
+        return why;
+    }
+    return NULL;
+}
+
 static const char *dg_invalid(const struct knob_set *k, const struct app_input *in, const struct device_info *dev,
                               const unsigned wg[2], char *why, size_t n) {
     const char *bad = compiler_knobs_invalid(k, dev, why, n);
@@ -95,6 +121,7 @@ static const char *dg_invalid(const struct knob_set *k, const struct app_input *
     if (wg[0] == 0 || wg[1] == 0) return "an empty work-group";
     if ((bad = app_wg_fits(dev, wg, why, n))) return bad;
     if ((bad = dg_invalid_directive(dev, wg, why, n))) return bad;
+    if ((bad = dg_invalid_tiled(k, dev, wg, why, n))) return bad;
     return dg_invalid_memory(k, in, dev, why, n);
 }
 
@@ -109,13 +136,15 @@ static const char *dg_invalid(const struct knob_set *k, const struct app_input *
  *   split: + conv_int writes r (12), rk reads q, r and q0 and writes q:
  *     conv_x 20, conv_y 20, conv_int 12+16+12, rk 12+12+12+12: 128
  *   fused: reads q (12) and q0 (12), writes qn (12): 36
+ *   tiled: the same 36 (a block's halo, read again by its neighbours, is
+ *     counted once, as a neighbour's values are above)
  * times 3 stages, plus the step's reduction reading 4 means: merged 280,
- * split 388, fused 112 doubles. With viscosity (re=) each stage adds the
+ * split 388, fused and tiled 112 doubles. With viscosity (re=) each stage adds the
  * gradients (read q 12, write s 18) and s read by the fluxes (18), more
  * than this model counts: it is stated for Euler, "effective" otherwise. */
 static double dg_bytes_per_cell(const struct knob_set *k) {
     if (knob_is(k, "kernels", "split")) return 388 * 8.0;
-    if (knob_is(k, "kernels", "fused")) return 112 * 8.0;
+    if (knob_is(k, "kernels", "fused") || knob_is(k, "kernels", "tiled")) return 112 * 8.0;
     return 280 * 8.0;
 }
 
@@ -123,11 +152,18 @@ static double dg_bytes_per_cell(const struct knob_set *k) {
  * and dg_phys.h (a multiply-add 2, a division, square root or comparison 1)
  * by tests/cost/dg_flops.cc (checked by tests/integration/dg_cost.sh), which runs one cell's kernels with a counting
  * number type: DG_FLOPS_MERGED a step for split and merged (the same
- * arithmetic), DG_FLOPS_FUSED for fused (each face twice). */
+ * arithmetic), DG_FLOPS_FUSED for fused (each face twice), DG_FLOPS_TILED
+ * for tiled (each face once, as merged, less the 48 multiplications by a
+ * sign of 1 that merged's flux kernels write and the counter counts). Tiled
+ * also computes a block's edge faces again in the next block (1/W + 1/H of
+ * a face a cell more: 14 % of the faces at 32x4), which the model, counting
+ * each face once, leaves out. */
 #define DG_FLOPS_MERGED 3003.0
 #define DG_FLOPS_FUSED 4203.0
+#define DG_FLOPS_TILED 2955.0
 static double dg_flops_per_cell(const struct knob_set *k) {
-    return knob_is(k, "kernels", "fused") ? DG_FLOPS_FUSED : DG_FLOPS_MERGED;
+    if (knob_is(k, "kernels", "fused")) return DG_FLOPS_FUSED;
+    return knob_is(k, "kernels", "tiled") ? DG_FLOPS_TILED : DG_FLOPS_MERGED;
 }
 
 static const char *dg_input_name(const struct app_input *in) { return in->name; }

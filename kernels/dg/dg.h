@@ -82,4 +82,6 @@ struct app_result *dg_execute(struct dev *d, const struct app_input *in, const s
                               const unsigned wg[2], int warmup, int reps, struct measurement *m);
 size_t dg_pitch(const struct knob_set *k, int nx);
 int dg_kernels_per_stage(const struct knob_set *k, int viscous);
+/* The work-group memory kernels=tiled takes for a W x H group, in bytes. */
+size_t dg_tile_bytes(const unsigned wg[2]);
 #endif

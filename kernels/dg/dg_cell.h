@@ -31,7 +31,9 @@
  *                    instead of divisions
  *   K_UNROLL_NONE    step 3: the small fixed loops kept rolled (`unroll 1`)
  *                    where the default asks the compiler to unroll them
- *   kernels=split|merged|fused  which of the kernels below schedule.c runs
+ *   kernels=split|merged|fused|tiled  which of the kernels below schedule.c
+ *                    runs (tiled: dg_gpu.h's work-group kernel, from the
+ *                    dg_tile_* pieces here)
  * The dialect defines GLOBAL, DG_FN, DG_RESTRICT_KW and DG_UNROLL_ON /
  * DG_UNROLL_OFF (pragmas) before including this file. */
 #ifndef DG_CELL_H
@@ -58,8 +60,8 @@
 
 /* Which form's kernels a program holds: the one kernels= names (each build
  * compiles only what its schedule launches: a third to a half of the code),
- * or all three where none is named (tests/unit/test_dg_cuda_compile.c). */
-#if defined(K_KERNELS_SPLIT) || defined(K_KERNELS_MERGED) || defined(K_KERNELS_FUSED)
+ * or all four where none is named (tests/unit/test_dg_cuda_compile.c). */
+#if defined(K_KERNELS_SPLIT) || defined(K_KERNELS_MERGED) || defined(K_KERNELS_FUSED) || defined(K_KERNELS_TILED)
 #define DG_FORM_ANY 0
 #else
 #define DG_FORM_ANY 1
@@ -78,6 +80,11 @@
 #define DG_FORM_FUSED 1
 #else
 #define DG_FORM_FUSED DG_FORM_ANY
+#endif
+#if defined(K_KERNELS_TILED)
+#define DG_FORM_TILED 1
+#else
+#define DG_FORM_TILED DG_FORM_ANY
 #endif
 
 /* Tests only (tests/integration/dg.sh): a device whose x-face flux has the
@@ -410,6 +417,89 @@ DG_FN void dg_cell_fused(DG_PARAMS, int i, int j) {
     dg_faces_sum(P, fr, fl, ft, fb, acc);
     dg_rk_cell(q, qn, q0, P, c, plane, stage, acc);
 }
+
+/* ---- ours, the tiled form's arithmetic (the kernel, dg_gpu.h's dg_tiled,
+ * needs a work-group's local memory: OpenCL and CUDA only). A work-group
+ * holds its block's q and a one-cell halo; each face's flux at each Gauss
+ * point is computed once, by one work-item, from both sides' coefficients
+ * copied out of the tile; then each cell adds its volume integral and its
+ * four faces and updates q -> qn. The same arithmetic as the fused form
+ * (dg_face_point, dg_volume with regs=on, dg_faces_sum, dg_rk_cell), here
+ * on private copies: regs= does not change it, and no value is read from
+ * global memory where it is used but the gradients (viscosity: s is read
+ * from global memory, not tiled). tests/cost/dg_flops.cc counts these
+ * pieces as the kernel composes them. ---- */
+#if DG_FORM_TILED
+/* One face point's flux, normal (nx_, ny_) from side a to side b: a's
+ * coefficients ca at (xa, ya), b's cb at (xb, yb); with viscosity the
+ * gradients of cells sa and sb from s. */
+DG_FN void dg_tile_point(GLOBAL const double *DG_RESTRICT s, GLOBAL const double *DG_RESTRICT P, long plane, int visc,
+                         const double ca[DG_NC], const double cb[DG_NC], long sa, long sb, double xa, double ya,
+                         double xb, double yb, double nx_, double ny_, double f[DG_NV]) {
+    double qa[DG_NV], qb[DG_NV], ga[DG_NG] = {0}, gb[DG_NG] = {0};
+    dg_eval_r(ca, DG_NV, xa, ya, qa);
+    dg_eval_r(cb, DG_NV, xb, yb, qb);
+    if (visc) {
+        dg_eval_g(s, DG_NG, sa, plane, xa, ya, ga);
+        dg_eval_g(s, DG_NG, sb, plane, xb, yb, gb);
+    }
+    dg_face(qa, qb, ga, gb, P[4], nx_, ny_, 1, visc, f);
+}
+
+/* dg_volume's integral (Gauss 2x2, convective less viscous) of the cell
+ * whose coefficients are C (its gradients: cell c of s). */
+DG_FN void dg_tile_volume(GLOBAL const double *DG_RESTRICT s, GLOBAL const double *DG_RESTRICT P, long plane, int visc,
+                          long c, const double C[DG_NC], double acc[DG_NC]) {
+    const double gp[2] = {-DG_GAUSS, DG_GAUSS};
+    DG_UNROLL
+    for (int a = 0; a < 2; a++) {
+        DG_UNROLL
+        for (int b = 0; b < 2; b++) {
+            double p[DG_NV], f[DG_NV], h[DG_NV], gr[DG_NG];
+            dg_eval_r(C, DG_NV, gp[a], gp[b], p);
+            dg_euler_flux(p, 1.0, 0.0, f);
+            dg_euler_flux(p, 0.0, 1.0, h);
+            if (visc) {
+                double vf[DG_NV], vh[DG_NV];
+                dg_eval_g(s, DG_NG, c, plane, gp[a], gp[b], gr);
+                dg_viscous_flux(p, gr, P[4], 1.0, 0.0, vf);
+                dg_viscous_flux(p, gr, P[4], 0.0, 1.0, vh);
+                for (int v = 0; v < DG_NV; v++) f[v] -= vf[v], h[v] -= vh[v];
+            }
+            DG_UNROLL
+            for (int v = 0; v < DG_NV; v++) {
+                acc[v * DG_NB + 1] += DG_PER_DX(1.5 * f[v]);
+                acc[v * DG_NB + 2] += DG_PER_DY(1.5 * h[v]);
+            }
+        }
+    }
+}
+
+/* The four faces' share (fr, fl, ft, fb as dg_faces_sum's) added to acc
+ * (the volume's), then dg_rk_cell's update of cell c into qn from its
+ * coefficients now (q's, from the tile). */
+DG_FN void dg_tile_update(GLOBAL double *DG_RESTRICT qn, GLOBAL double *DG_RESTRICT q0,
+                          GLOBAL const double *DG_RESTRICT P, long c, long plane, int stage, const double now[DG_NC],
+                          const double fr[8], const double fl[8], const double ft[8], const double fb[8],
+                          double acc[DG_NC]) {
+    dg_faces_sum(P, fr, fl, ft, fb, acc);
+    const double dt = P[6];
+    const double a = stage == 0 ? 0.0 : stage == 1 ? 0.75 : 1.0 / 3.0;
+    const double b = stage == 0 ? 1.0 : stage == 1 ? 0.25 : 2.0 / 3.0;
+#if defined(DG_TEST_NAN)
+    if (c == 0) acc[0] = sqrt(-1.0 - P[0]);
+#endif
+    DG_UNROLL
+    for (int k = 0; k < DG_NC; k++) {
+        if (stage == 0) {
+            q0[k * plane + c] = now[k];
+            qn[k * plane + c] = now[k] + dt * acc[k];
+        } else {
+            qn[k * plane + c] = a * q0[k * plane + c] + b * (now[k] + dt * acc[k]);
+        }
+    }
+}
+#endif
 
 /* ---- the time step: the largest rate, reduced on the device ---- */
 /* Column i's largest dg_rate over rows [blk rows, (blk + 1) rows). */

@@ -10,6 +10,8 @@
  *                     conv_int, visc_int (with viscosity), rk: the seed's 8
  *     kernels=merged  grad (with viscosity), flux_x, flux_y, int_rk: its 4
  *     kernels=fused   grad (with viscosity), fused (q -> qn, then swapped)
+ *     kernels=tiled   grad (with viscosity), tiled (q -> qn, then swapped),
+ *                     with dg_tile_bytes of work-group memory
  *
  * The state is written to the device before each repetition, outside the
  * timed region; the host clock runs from the first launch until a finish
@@ -29,12 +31,13 @@
 
 enum { B_Q, B_Q0, B_R, B_FX, B_FY, B_S, B_VX, B_VY, B_QN, B_P, B_PART, B_FOLD_A, B_FOLD_B, B_N };
 enum { K_CONV_X, K_CONV_Y, K_CONV_INT, K_GRAD, K_VISC_X, K_VISC_Y, K_VISC_INT, K_RK, K_FLUX_X, K_FLUX_Y,
-       K_INT_RK, K_FUSED, K_RATES, K_FOLD, K_STEP, K_N };
+       K_INT_RK, K_FUSED, K_TILED, K_RATES, K_FOLD, K_STEP, K_N };
 static const char *const KERNEL_NAMES[K_N] = {"dg_conv_x", "dg_conv_y", "dg_conv_int", "dg_grad",   "dg_visc_x",
                                               "dg_visc_y", "dg_visc_int", "dg_rk",     "dg_flux_x", "dg_flux_y",
-                                              "dg_int_rk", "dg_fused",    "dg_rates",  "dg_fold",   "dg_step"};
+                                              "dg_int_rk", "dg_fused",    "dg_tiled",  "dg_rates",  "dg_fold",
+                                              "dg_step"};
 
-enum form { SPLIT, MERGED, FUSED };
+enum form { SPLIT, MERGED, FUSED, TILED };
 
 struct dg_exec {
     struct dev *d;
@@ -44,10 +47,11 @@ struct dg_exec {
     int pitch;
     long plane;
     size_t local[2], grid[2];
+    size_t tile_bytes; /* tiled: the work-group memory a launch of dg_tiled takes */
     struct program *prog;
     struct kernel *k[K_N];
     struct buf *b[B_N];
-    int swapped; /* fused: the state is in qn (an odd number of stages) */
+    int swapped; /* fused, tiled: the state is in qn (an odd number of stages) */
     double *packed; /* the state in the device's layout, for writes and reads */
 };
 
@@ -60,7 +64,15 @@ size_t dg_pitch(const struct knob_set *k, int nx) {
 int dg_kernels_per_stage(const struct knob_set *k, int viscous) {
     if (knob_is(k, "kernels", "split")) return viscous ? 8 : 4;
     if (knob_is(k, "kernels", "merged")) return viscous ? 4 : 3;
-    return viscous ? 2 : 1;
+    return viscous ? 2 : 1; /* fused, tiled */
+}
+
+/* dg_gpu.h's dg_tiled for a W x H work-group: the tile of q with its halo
+ * (12 planes of (W + 2) x (H + 2)) and the x and y faces' fluxes (8 planes
+ * of (W + 1) x H and of W x (H + 1)), in doubles: 38 272 bytes at 32x4. */
+size_t dg_tile_bytes(const unsigned wg[2]) {
+    const size_t w = wg[0], h = wg[1];
+    return sizeof(double) * (DG_NC * (w + 2) * (h + 2) + 8 * ((w + 1) * h + w * (h + 1)));
 }
 
 /* Cell-major (the input's, the reference's) to planes and back. */
@@ -82,11 +94,13 @@ static void from_planes(const struct dg_exec *e, const double *planes, double *c
 static int cell_launch(struct dg_exec *e, int which, int stage) {
     struct dev *d = e->d;
     struct buf *q = e->b[e->swapped ? B_QN : B_Q], *qn = e->b[e->swapped ? B_Q : B_QN];
-    const struct karg a[15] = {ARG_BUF(q),           ARG_BUF(e->b[B_Q0]),  ARG_BUF(e->b[B_R]),  ARG_BUF(e->b[B_FX]),
+    const struct karg a[16] = {ARG_BUF(q),           ARG_BUF(e->b[B_Q0]),  ARG_BUF(e->b[B_R]),  ARG_BUF(e->b[B_FX]),
                                ARG_BUF(e->b[B_FY]),  ARG_BUF(e->b[B_S]),   ARG_BUF(e->b[B_VX]), ARG_BUF(e->b[B_VY]),
                                ARG_BUF(qn),          ARG_BUF(e->b[B_P]),   ARG_INT(e->in->nx),  ARG_INT(e->in->ny),
-                               ARG_INT(e->pitch),    ARG_INT(stage),       ARG_INT(e->visc)};
-    return d->ops->launch(d, e->k[which], e->grid, e->local, 15, a);
+                               ARG_INT(e->pitch),    ARG_INT(stage),       ARG_INT(e->visc),
+                               ARG_LOCAL(e->tile_bytes)};
+    /* The tiled kernel alone takes work-group memory (the last argument). */
+    return d->ops->launch(d, e->k[which], e->grid, e->local, which == K_TILED ? 16 : 15, a);
 }
 
 /* dt = cfl / (largest rate) on the device: column blocks, folds, the step. */
@@ -126,7 +140,7 @@ static int stage(struct dg_exec *e, int st) {
     }
     if (e->form == MERGED)
         return cell_launch(e, K_FLUX_X, st) || cell_launch(e, K_FLUX_Y, st) || cell_launch(e, K_INT_RK, st) ? -1 : 0;
-    if (cell_launch(e, K_FUSED, st)) return -1;
+    if (cell_launch(e, e->form == TILED ? K_TILED : K_FUSED, st)) return -1;
     e->swapped = !e->swapped;
     return 0;
 }
@@ -183,9 +197,13 @@ static int build(struct dg_exec *e, const struct knob_set *k) {
     /* The program holds its form's kernels only (dg_cell.h: DG_FORM_*), and
      * every form's gradients and time step; each list ends at -1. */
     static const int split[] = {K_CONV_X, K_CONV_Y, K_CONV_INT, K_VISC_X, K_VISC_Y, K_VISC_INT, K_RK, -1},
-                     merged[] = {K_FLUX_X, K_FLUX_Y, K_INT_RK, -1}, fused[] = {K_FUSED, -1},
+                     merged[] = {K_FLUX_X, K_FLUX_Y, K_INT_RK, -1}, fused[] = {K_FUSED, -1}, tiled[] = {K_TILED, -1},
                      every[] = {K_GRAD, K_RATES, K_FOLD, K_STEP, -1};
-    const int *const lists[2] = {e->form == SPLIT ? split : e->form == MERGED ? merged : fused, every};
+    const int *const lists[2] = {e->form == SPLIT    ? split
+                                 : e->form == MERGED ? merged
+                                 : e->form == FUSED  ? fused
+                                                     : tiled,
+                                 every};
     for (int l = 0; l < 2; l++)
         for (const int *w = lists[l]; *w >= 0; w++)
             if (!(e->k[*w] = d->ops->kernel(d, e->prog, KERNEL_NAMES[*w]))) return -1;
@@ -203,10 +221,10 @@ static int upload(struct dg_exec *e) {
     size_t bytes[B_N] = {0};
     bytes[B_Q] = bytes[B_Q0] = DG_NC * pl;
     bytes[B_R] = e->form == SPLIT ? DG_NC * pl : 0;
-    bytes[B_FX] = bytes[B_FY] = e->form != FUSED ? 8 * pl : 0;
+    bytes[B_FX] = bytes[B_FY] = e->form == SPLIT || e->form == MERGED ? 8 * pl : 0;
     bytes[B_S] = e->visc ? DG_NS * pl : 0;
     bytes[B_VX] = bytes[B_VY] = e->form == SPLIT && e->visc ? 8 * pl : 0;
-    bytes[B_QN] = e->form == FUSED ? DG_NC * pl : 0;
+    bytes[B_QN] = e->form == FUSED || e->form == TILED ? DG_NC * pl : 0;
     bytes[B_P] = DG_NP * sizeof(double);
     bytes[B_PART] = parts * sizeof(double);
     bytes[B_FOLD_A] = bytes[B_FOLD_B] = folded * sizeof(double);
@@ -248,7 +266,10 @@ static struct app_result *collect(struct dg_exec *e, struct measurement *m) {
 struct app_result *dg_execute(struct dev *d, const struct app_input *in, const struct knob_set *k,
                               const unsigned wg[2], int warmup, int reps, struct measurement *m) {
     struct dg_exec e = {.d = d, .in = in};
-    e.form = knob_is(k, "kernels", "split") ? SPLIT : knob_is(k, "kernels", "merged") ? MERGED : FUSED;
+    e.form = knob_is(k, "kernels", "split")    ? SPLIT
+             : knob_is(k, "kernels", "merged") ? MERGED
+             : knob_is(k, "kernels", "fused")  ? FUSED
+                                               : TILED;
     e.visc = in->mu > 0;
     e.pitch = (int)dg_pitch(k, in->nx);
     e.plane = (long)e.pitch * in->ny;
@@ -256,6 +277,7 @@ struct app_result *dg_execute(struct dev *d, const struct app_input *in, const s
     e.local[1] = wg[1];
     e.grid[0] = round_up((size_t)in->nx, wg[0]);
     e.grid[1] = round_up((size_t)in->ny, wg[1]);
+    e.tile_bytes = dg_tile_bytes(wg);
     m->warmup = warmup;
     m->iters = in->iters;
     m->iters_full = in->steps_full;

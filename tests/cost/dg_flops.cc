@@ -59,6 +59,27 @@ static long count(cell_fn f, int stage, int visc) {
     return F::n - before;
 }
 
+// The tiled form's share of one cell (dg_gpu.h's dg_tiled, whose work-group
+// memory this cannot run): the pieces of dg_cell.h it calls, as it calls
+// them for a cell, its right and top faces at both Gauss points (each face
+// once: the left and bottom are the neighbours'), its volume, its update.
+static long count_tiled(int stage, int visc) {
+    const long before = F::n;
+    const int c = 5, e = 6, n = 9; // cell (1, 1) of the 4 x 4 mesh, its right and top neighbours
+    F cc[DG_NC], ce[DG_NC], cn[DG_NC], f[DG_NV], acc[DG_NC], fr[8], fl[8], ft[8], fb[8];
+    for (int k = 0; k < DG_NC; k++) cc[k] = q[k * PL + c], ce[k] = q[k * PL + e], cn[k] = q[k * PL + n];
+    for (int g = 0; g < 2; g++) {
+        const double gp = g ? DG_GAUSS : -DG_GAUSS;
+        dg_tile_point(s, P, PL, visc, cc, ce, c, e, 1.0, gp, -1.0, gp, DG_XSIGN, 0.0, f);
+        for (int v = 0; v < DG_NV; v++) fr[v * 2 + g] = fl[v * 2 + g] = f[v];
+        dg_tile_point(s, P, PL, visc, cc, cn, c, n, gp, 1.0, gp, -1.0, 0.0, 1.0, f);
+        for (int v = 0; v < DG_NV; v++) ft[v * 2 + g] = fb[v * 2 + g] = f[v];
+    }
+    dg_tile_volume(s, P, PL, visc, c, cc, acc);
+    dg_tile_update(qn, q0, P, c, PL, stage, cc, fr, fl, ft, fb, acc);
+    return F::n - before;
+}
+
 int main() {
     for (int c = 0; c < PL; c++) { // a smooth positive state: no branch depends on it
         const double v[DG_NV] = {1.0, 0.5, 0.25, 2.5};
@@ -70,7 +91,7 @@ int main() {
     dg_rate_block(q, part, P, NX, NY, NX, 1, 1, 1);
     const long rate = F::n - before;
     for (int visc = 0; visc < 2; visc++) {
-        long split = 0, merged = 0, fused = 0;
+        long split = 0, merged = 0, fused = 0, tiled = 0;
         for (int st = 0; st < 3; st++) {
             const long grad = visc ? count(dg_cell_grad, st, 1) : 0;
             split += grad + count(dg_cell_conv_x, st, visc) + count(dg_cell_conv_y, st, visc) +
@@ -80,9 +101,10 @@ int main() {
             merged += grad + count(dg_cell_flux_x, st, visc) + count(dg_cell_flux_y, st, visc) +
                       count(dg_cell_int_rk, st, visc);
             fused += grad + count(dg_cell_fused, st, visc);
+            tiled += grad + count_tiled(st, visc);
         }
-        printf("%s split %ld merged %ld fused %ld (the step's rate %ld included)\n", visc ? "navier-stokes" : "euler",
-               split + rate, merged + rate, fused + rate, rate);
+        printf("%s split %ld merged %ld fused %ld tiled %ld (the step's rate %ld included)\n",
+               visc ? "navier-stokes" : "euler", split + rate, merged + rate, fused + rate, tiled + rate, rate);
     }
     return 0;
 }

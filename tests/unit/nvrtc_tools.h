@@ -155,4 +155,64 @@ static inline int cubin_max_registers(const char *bin, size_t len) {
     }
     return most;
 }
+
+/* The registers a thread of kernel `name` uses in a CUBIN, or -1 where it
+ * holds no count for it: as cubin_max_registers, each EIATTR_REGCOUNT's
+ * first word (the kernel's index in the ELF symbol table, ".symtab", whose
+ * names are in the string section its sh_link names) matched to `name`. */
+static inline int cubin_kernel_registers(const char *bin, size_t len, const char *name) {
+    uint64_t shoff;
+    uint16_t shentsize, shnum, shstrndx;
+    if (len < 64 || memcmp(bin, "\177ELF", 4) || bin[4] != 2) return -1;
+    memcpy(&shoff, bin + 0x28, 8);
+    memcpy(&shentsize, bin + 0x3a, 2);
+    memcpy(&shnum, bin + 0x3c, 2);
+    memcpy(&shstrndx, bin + 0x3e, 2);
+    if (shentsize < 64 || shstrndx >= shnum || shoff + (uint64_t)shnum * shentsize > len) return -1;
+    /* The symbol table (sh_type 2, SHT_SYMTAB; entries of 24 bytes) and its names. */
+    uint64_t symoff = 0, symsize = 0, symstr = 0;
+    for (unsigned i = 0; i < shnum; i++) {
+        const char *sh = bin + shoff + (uint64_t)i * shentsize;
+        uint32_t type, link;
+        memcpy(&type, sh + 4, 4);
+        memcpy(&link, sh + 0x28, 4);
+        if (type != 2 || link >= shnum) continue;
+        memcpy(&symoff, sh + 0x18, 8);
+        memcpy(&symsize, sh + 0x20, 8);
+        memcpy(&symstr, bin + shoff + (uint64_t)link * shentsize + 0x18, 8);
+        break;
+    }
+    if (!symsize || symoff + symsize > len) return -1;
+    uint64_t stroff, off, size;
+    uint32_t shname;
+    memcpy(&stroff, bin + shoff + (uint64_t)shstrndx * shentsize + 0x18, 8);
+    for (unsigned i = 0; i < shnum; i++) {
+        const char *sh = bin + shoff + (uint64_t)i * shentsize;
+        memcpy(&shname, sh, 4);
+        memcpy(&off, sh + 0x18, 8);
+        memcpy(&size, sh + 0x20, 8);
+        if (stroff + shname + 9 > len || strcmp(bin + stroff + shname, ".nv.info") || off + size > len) continue;
+        for (uint64_t p = off; p + 2 <= off + size;) {
+            const unsigned char fmt = (unsigned char)bin[p], attr = (unsigned char)bin[p + 1];
+            if (fmt != 4) {
+                p += fmt == 1 ? 2 : 4;
+                continue;
+            }
+            uint16_t vn;
+            memcpy(&vn, bin + p + 2, 2);
+            if (attr == 0x2f && vn == 8 && p + 12 <= off + size) {
+                uint32_t sym, regs, at;
+                memcpy(&sym, bin + p + 4, 4);
+                memcpy(&regs, bin + p + 8, 4);
+                if ((uint64_t)(sym + 1) * 24 <= symsize) {
+                    memcpy(&at, bin + symoff + (uint64_t)sym * 24, 4);
+                    if (symstr + at < len && strncmp(bin + symstr + at, name, len - (symstr + at)) == 0)
+                        return (int)regs;
+                }
+            }
+            p += 4 + (uint64_t)vn;
+        }
+    }
+    return -1;
+}
 #endif

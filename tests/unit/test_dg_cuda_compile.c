@@ -3,7 +3,8 @@
  * between them take every value of every knob dg.cu reads (kernels, regs,
  * divide, unroll; align changes only the host's pitch), and each CUBIN
  * holds the kernels its form's schedule looks up (dg_cell.h's DG_FORM_*:
- * a build compiles its own form only). Skipped where NVRTC cannot be
+ * a build compiles its own form only); the tiled kernel's registers
+ * against the fused and merged ones'. Skipped where NVRTC cannot be
  * loaded. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@ static const char *const SPLIT[] = {"dg_conv_x", "dg_conv_y", "dg_conv_int", "dg
                                     "dg_visc_int", "dg_rk", NULL};
 static const char *const MERGED[] = {"dg_flux_x", "dg_flux_y", "dg_int_rk", NULL};
 static const char *const FUSED[] = {"dg_fused", NULL};
+static const char *const TILED[] = {"dg_tiled", NULL};
 static const char *const EVERY[] = {"dg_grad", "dg_rates", "dg_fold", "dg_step", NULL};
 
 static int holds(const char *bin, size_t n, const char *const *names) {
@@ -40,7 +42,9 @@ int main(void) {
     }
     const char *settings[] = {"kernels=split,regs=off,divide=plain,unroll=keep",
                               "kernels=merged,regs=on,divide=inverse,unroll=none",
-                              "kernels=fused,regs=on,divide=inverse,unroll=keep"};
+                              "kernels=fused,regs=on,divide=inverse,unroll=keep",
+                              "kernels=tiled,regs=on,divide=inverse,unroll=keep"};
+    static const char *const *const OWN[] = {SPLIT, MERGED, FUSED, TILED};
     char err[256];
     int regs[2] = {-1, -1}; /* the fused kernel's registers: uncapped (below), with regcap=96 */
     for (size_t s = 0; s < sizeof settings / sizeof settings[0]; s++) {
@@ -58,12 +62,14 @@ int main(void) {
         const int rc = nvrtc_cubin(&rtc, "kernels/dg/dg.cu", opts.s, &bin, &n, msg, sizeof msg);
         CHECK(rc == 0, "nvrtc dg.cu -arch=sm_90 with %s%s%.600s", settings[s], rc ? ":\n# " : "", msg);
         if (!rc) {
-            const char *const *own = s == 0 ? SPLIT : s == 1 ? MERGED : FUSED;
-            const char *const *other = s == 0 ? FUSED : s == 1 ? SPLIT : MERGED;
+            const char *const *own = OWN[s];
             if (own == FUSED) regs[0] = cubin_max_registers(bin, n);
-            CHECK(holds(bin, n, own) && holds(bin, n, EVERY) && !mem_has(bin, n, other[0]),
+            const char *foreign = NULL;
+            for (size_t o = 0; o < sizeof OWN / sizeof OWN[0]; o++)
+                if (o != s && mem_has(bin, n, OWN[o][0])) foreign = OWN[o][0];
+            CHECK(holds(bin, n, own) && holds(bin, n, EVERY) && !foreign,
                   "%s: the CUBIN holds its form's kernels and the shared ones, not another form's (%s)", settings[s],
-                  other[0]);
+                  foreign ? foreign : "none");
         }
         free(bin);
         sb_free(&opts);
@@ -98,5 +104,59 @@ int main(void) {
     CHECK(regs[0] > 96 && regs[1] > 0 && regs[1] <= 96,
           "kernels=fused: %d registers a thread at most uncapped, %d with regcap=96 (wanted over 96, then at most 96)",
           regs[0], regs[1]);
+
+    /* kernels=tiled (o7-tiled's settings, as the fused ones above): its
+     * kernel needs far fewer registers than the fused one, and no local
+     * memory. Measured here (NVRTC 13, sm_90): dg_tiled 126 registers, no
+     * spill, no stack; dg_fused 255 with 292 bytes spilled (296 of stack);
+     * merged's dg_flux_x / dg_flux_y / dg_int_rk 196 / 212 / 165. Each
+     * kernel's count is its EIATTR_REGCOUNT; the spills are ptxas's
+     * report (-v), printed. */
+    static const struct {
+        const char *knobs, *kernels[3];
+    } forms[] = {{"kernels=tiled", {"dg_tiled", NULL}},
+                 {"kernels=fused", {"dg_fused", NULL}},
+                 {"kernels=merged", {"dg_flux_x", "dg_flux_y", "dg_int_rk"}}};
+    int tiled = -1, fused = -1;
+    for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+        struct knob_set k;
+        knobs_init(&k, dg->knobs);
+        if (knobs_apply(&k, forms[f].knobs, err, sizeof err)) {
+            CHECK(0, "%s: %s", forms[f].knobs, err);
+            continue;
+        }
+        struct strbuf opts = {0};
+        sb_printf(&opts, "%s", "--ptxas-options=-v");
+        knobs_defines(&k, &opts);
+        char *bin = NULL, msg[8192];
+        size_t n = 0;
+        if (nvrtc_cubin(&rtc, "kernels/dg/dg.cu", opts.s, &bin, &n, msg, sizeof msg) != 0) {
+            CHECK(0, "nvrtc dg.cu %s:\n# %.600s", forms[f].knobs, msg);
+        } else {
+            for (int w = 0; w < 3 && forms[f].kernels[w]; w++) {
+                const char *name = forms[f].kernels[w];
+                const int r = cubin_kernel_registers(bin, n, name);
+                /* ptxas -v: "Function properties for NAME" then "N bytes stack frame, N bytes spill
+                 * stores, N bytes spill loads" */
+                const char *at = strstr(msg, name), *frame = at ? strstr(at, " bytes stack frame") : NULL;
+                const char *from = frame, *end = frame ? strchr(frame, '\n') : NULL;
+                while (from && from > msg && from[-1] >= '0' && from[-1] <= '9') from--;
+                const int len = from && end ? (int)(end - from) : 0;
+                printf("# %s: %s %d registers%s%.*s\n", forms[f].knobs, name, r, len ? ", " : "", len, len ? from : "");
+                if (!strcmp(name, "dg_fused")) fused = r;
+                if (!strcmp(name, "dg_tiled")) {
+                    tiled = r;
+                    CHECK(!len || !strncmp(from, "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads", 62),
+                          "kernels=tiled: dg_tiled neither spills nor keeps a stack (%.*s)", len ? len : 9,
+                          len ? from : "no report");
+                }
+            }
+        }
+        free(bin);
+        sb_free(&opts);
+    }
+    CHECK(tiled > 0 && tiled <= 200 && tiled < fused,
+          "kernels=tiled: dg_tiled %d registers a thread (wanted at most 200, and fewer than dg_fused's %d)", tiled,
+          fused);
     CHECK_DONE();
 }
