@@ -21,6 +21,11 @@
 #           9.7 s a repetition of the seed's 100 on an H100);
 #  cpu      OpenMP on the host's cores: the ladder at 10 steps (scaled);
 #  blocks   final and o6-fused at four more blocks, on both GPU devices;
+#  tiled    o7-tiled (the tile in local memory) beside o6-fused and s4-aligned
+#           at six blocks on both GPU devices (TILED_BLOCKS: tiles within
+#           OpenCL's 48 KiB of local memory), then o7-tiled at four larger
+#           blocks on cuda:0 (BIG_BLOCKS: CUDA opts in to 227 KiB; a run
+#           with one config its device refuses stores nothing at all);
 #  regcap   o6-fused and s4-aligned on cuda:0 at 32x4 and 64x2 with each register
 #           cap (regcap=none|168|128|96|64: NVRTC --maxrregcount), the
 #           registers and spills of each in the log;
@@ -111,6 +116,15 @@ if want blocks; then
     capped 120 "final at $IN, four blocks" "$OUT/blocks.txt" $H run --app dg --input "$IN" --device "$DEV" \
         --variant final,o6-fused --wg 32x2,64x2,128x1,32x8 --reps "$REPS" --warmup 2 --db "$DB"
     rows "$OUT/blocks.txt"
+fi
+if want tiled; then
+    capped 150 "o7-tiled, o6-fused, s4-aligned at $IN, six blocks" "$OUT/tiled.txt" $H run --app dg --input "$IN" \
+        --device "$DEV" --variant o7-tiled,o6-fused,s4-aligned --wg "${TILED_BLOCKS:-32x4,64x2,16x8,32x2,64x1,16x4}" \
+        --reps "$REPS" --warmup 2 --db "$DB"
+    capped 90 "o7-tiled at $IN, larger blocks on $GPU" "$OUT/tiled.txt" $H run --app dg --input "$IN" \
+        --device "$GPU" --variant o7-tiled --wg "${BIG_BLOCKS:-32x8,64x4,128x1,128x2}" --reps "$REPS" --warmup 2 --db "$DB"
+    rows "$OUT/tiled.txt"
+    grep -h "note: cuda: kernel" "$OUT/tiled.txt" | sort -u | head -20
 fi
 if want regcap; then
     for cap in none 168 128 96 64; do
