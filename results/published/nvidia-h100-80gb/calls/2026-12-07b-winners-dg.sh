@@ -6,7 +6,7 @@
 # case on both GPU devices with the copy ceiling (issue 38: the best CUDA
 # variant at >= 50 % of the binding roof), then `tune` over tune-dg.sweep
 # with what time is left (issue 38's tune). Everything lands in $OUT.
-#   bash results/published/nvidia-h100-80gb/calls/2026-12-07b-winners-dg.sh
+#   [END=575] [WINNERS_CAP=220] [DG_PARTS="peak tiled tune"] bash results/published/nvidia-h100-80gb/calls/2026-12-07b-winners-dg.sh
 set -u
 : "${OUT:?set OUT}"
 source .gpu-host/setup.sh >"$OUT/setup.log" 2>&1
@@ -16,12 +16,12 @@ echo "built $C at ${SECONDS}s"
 { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm --format=csv; bin/harness devices; } \
     >"$OUT/devices.txt" 2>&1
 head -2 "$OUT/devices.txt"
-OUT=$OUT/winners timeout 220 bash scripts/gpu-calls/winners-check.sh >"$OUT/winners.txt" 2>&1
+OUT=$OUT/winners timeout ${WINNERS_CAP:-220} bash scripts/gpu-calls/winners-check.sh >"$OUT/winners.txt" 2>&1
 echo "winners: exit $? at ${SECONDS}s"
 tail -8 "$OUT/winners.txt"
 # dg-gpu.sh counts its DEADLINE from its own start: what is left of ours.
-left=$((575 - SECONDS))
+left=$((${END:-575} - SECONDS))
 mkdir -p "$OUT/dg"
-OUT=$OUT/dg DEADLINE=$left REPS=3 TUNE_BUDGET=${TUNE_BUDGET:-16} PARTS="peak tiled tune" \
+OUT=$OUT/dg DEADLINE=$left REPS=3 TUNE_BUDGET=${TUNE_BUDGET:-16} PARTS="${DG_PARTS:-peak tiled tune}" \
     bash scripts/gpu-calls/dg-gpu.sh 2>&1 | grep -v '^built' | cut -c1-240
 echo "done at ${SECONDS}s"
