@@ -37,7 +37,7 @@ for r in $(seq "$rounds"); do
 done
 q() { sqlite3 "$db" "$1"; }
 {
-    echo "# The published winners again: $(git log --oneline -1 | cut -c1-60)"
+    echo "# The published winners again: tree $(cat .gpu-host/commit 2>/dev/null || git rev-parse --short HEAD)"
     echo
     echo "Source: \`$WINNERS\`; $rounds rounds of $reps repetitions a config, interleaved. Copy ceiling now:"
     grep -hiE 'copy|GB/s' "$out/peak.txt" | head -4 | sed 's/^/    /'

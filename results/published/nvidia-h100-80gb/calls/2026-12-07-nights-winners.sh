@@ -13,9 +13,10 @@
 set -u
 part=${PART:-1}
 source .gpu-host/setup.sh >"$OUT/setup-$part.log" 2>&1
-make -j16 GIT_COMMIT="$(git rev-parse HEAD)" GIT_DIRTY=0 >"$OUT/build-$part.log" 2>&1 || { tail -30 "$OUT/build-$part.log"; exit 1; }
+C=$(cat .gpu-host/commit 2>/dev/null || git rev-parse HEAD)  # the device copy's .git may name an older commit
+make -j16 GIT_COMMIT="$C" GIT_DIRTY=0 >"$OUT/build-$part.log" 2>&1 || { tail -30 "$OUT/build-$part.log"; exit 1; }
 echo "part $part built at ${SECONDS}s"
-{ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm --format=csv; bin/harness devices; git log --oneline -1; } >"$OUT/devices-$part.txt" 2>&1
+{ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm --format=csv; bin/harness devices; echo "tree: $C"; } >"$OUT/devices-$part.txt" 2>&1
 n=/tmp/n
 mkdir -p $n
 export BURN=10 SKIP_RERUN=1 BACKEND=cuda CAL=128x128:1000 CAL_BY=device
