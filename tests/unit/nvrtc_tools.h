@@ -111,32 +111,42 @@ static inline int mem_has(const char *data, size_t len, const char *name) {
         if (memcmp(data + i, name, n) == 0) return 1;
     return 0;
 }
-/* The most registers a thread of any kernel in a CUBIN uses, or -1 when
- * the CUBIN holds no count. ptxas records each kernel's count in the ELF
- * section ".nv.info" as attribute EIATTR_REGCOUNT (0x2f): entries are a
- * format byte and an attribute byte, then for format 4 (EIFMT_SVAL) a
- * 16-bit size and that many bytes, here the kernel's symbol index and its
- * count as two 32-bit words. What `cuobjdump -res-usage` prints, read
- * without the tool (this machine's toolkit has none). */
-static inline int cubin_max_registers(const char *bin, size_t len) {
-    uint64_t shoff;
-    uint16_t shentsize, shnum, shstrndx;
+/* A CUBIN's section headers (a 64-bit ELF): where they start, their size
+ * and count, and the offset of the section names' strings. 0, or -1 where
+ * bin is not such an ELF. */
+struct cubin_elf {
+    uint64_t shoff, stroff;
+    uint16_t shentsize, shnum;
+};
+static inline int cubin_elf_open(const char *bin, size_t len, struct cubin_elf *e) {
+    uint16_t shstrndx;
     if (len < 64 || memcmp(bin, "\177ELF", 4) || bin[4] != 2) return -1; /* a 64-bit ELF */
-    memcpy(&shoff, bin + 0x28, 8);
-    memcpy(&shentsize, bin + 0x3a, 2);
-    memcpy(&shnum, bin + 0x3c, 2);
+    memcpy(&e->shoff, bin + 0x28, 8);
+    memcpy(&e->shentsize, bin + 0x3a, 2);
+    memcpy(&e->shnum, bin + 0x3c, 2);
     memcpy(&shstrndx, bin + 0x3e, 2);
-    if (shentsize < 64 || shstrndx >= shnum || shoff + (uint64_t)shnum * shentsize > len) return -1;
-    uint64_t stroff, off, size;
-    uint32_t name;
-    memcpy(&stroff, bin + shoff + (uint64_t)shstrndx * shentsize + 0x18, 8);
-    int most = -1;
-    for (unsigned i = 0; i < shnum; i++) {
-        const char *sh = bin + shoff + (uint64_t)i * shentsize;
+    if (e->shentsize < 64 || shstrndx >= e->shnum || e->shoff + (uint64_t)e->shnum * e->shentsize > len) return -1;
+    memcpy(&e->stroff, bin + e->shoff + (uint64_t)shstrndx * e->shentsize + 0x18, 8);
+    return 0;
+}
+
+/* Each register count a CUBIN records, as (the kernel's index in the ELF
+ * symbol table, its registers a thread) to fn. ptxas records each kernel's
+ * count in the section ".nv.info" as attribute EIATTR_REGCOUNT (0x2f):
+ * entries are a format byte and an attribute byte, then for format 4
+ * (EIFMT_SVAL) a 16-bit size and that many bytes, here the symbol index and
+ * the count as two 32-bit words. What `cuobjdump -res-usage` prints, read
+ * without the tool (this machine's toolkit has none). */
+static inline void cubin_regcounts(const char *bin, size_t len, const struct cubin_elf *e,
+                                   void (*fn)(void *ctx, uint32_t sym, uint32_t regs), void *ctx) {
+    for (unsigned i = 0; i < e->shnum; i++) {
+        const char *sh = bin + e->shoff + (uint64_t)i * e->shentsize;
+        uint32_t name;
+        uint64_t off, size;
         memcpy(&name, sh, 4);
         memcpy(&off, sh + 0x18, 8);
         memcpy(&size, sh + 0x20, 8);
-        if (stroff + name + 9 > len || strcmp(bin + stroff + name, ".nv.info") || off + size > len) continue;
+        if (e->stroff + name + 9 > len || strcmp(bin + e->stroff + name, ".nv.info") || off + size > len) continue;
         for (uint64_t p = off; p + 2 <= off + size;) {
             const unsigned char fmt = (unsigned char)bin[p], attr = (unsigned char)bin[p + 1];
             if (fmt != 4) { /* 1: no value; 2, 3: an 8- or 16-bit value in the next bytes */
@@ -146,73 +156,68 @@ static inline int cubin_max_registers(const char *bin, size_t len) {
             uint16_t vn;
             memcpy(&vn, bin + p + 2, 2);
             if (attr == 0x2f && vn == 8 && p + 12 <= off + size) {
-                uint32_t regs;
+                uint32_t sym, regs;
+                memcpy(&sym, bin + p + 4, 4);
                 memcpy(&regs, bin + p + 8, 4);
-                if ((int)regs > most) most = (int)regs;
+                fn(ctx, sym, regs);
             }
             p += 4 + (uint64_t)vn;
         }
     }
+}
+
+static inline void cubin_most(void *ctx, uint32_t sym, uint32_t regs) {
+    (void)sym;
+    int *most = ctx;
+    if ((int)regs > *most) *most = (int)regs;
+}
+/* The most registers a thread of any kernel in a CUBIN uses, or -1 when
+ * the CUBIN holds no count. */
+static inline int cubin_max_registers(const char *bin, size_t len) {
+    struct cubin_elf e;
+    int most = -1;
+    if (cubin_elf_open(bin, len, &e) == 0) cubin_regcounts(bin, len, &e, cubin_most, &most);
     return most;
 }
 
+/* cubin_kernel_registers' search: the kernel's name, where the symbol
+ * table and its strings lie, and the count found (-1: none yet). */
+struct cubin_named {
+    const char *bin, *name;
+    size_t len;
+    uint64_t symoff, symsize, symstr;
+    int regs;
+};
+static inline void cubin_match(void *ctx, uint32_t sym, uint32_t regs) {
+    struct cubin_named *k = ctx;
+    uint32_t at;
+    if (k->regs >= 0 || (uint64_t)(sym + 1) * 24 > k->symsize) return;
+    memcpy(&at, k->bin + k->symoff + (uint64_t)sym * 24, 4);
+    if (k->symstr + at < k->len && strncmp(k->bin + k->symstr + at, k->name, k->len - (k->symstr + at)) == 0)
+        k->regs = (int)regs;
+}
 /* The registers a thread of kernel `name` uses in a CUBIN, or -1 where it
- * holds no count for it: as cubin_max_registers, each EIATTR_REGCOUNT's
- * first word (the kernel's index in the ELF symbol table, ".symtab", whose
- * names are in the string section its sh_link names) matched to `name`. */
+ * holds no count for it: each EIATTR_REGCOUNT's symbol index looked up in
+ * the ELF symbol table (".symtab", whose names are in the string section
+ * its sh_link names) and matched to `name`. */
 static inline int cubin_kernel_registers(const char *bin, size_t len, const char *name) {
-    uint64_t shoff;
-    uint16_t shentsize, shnum, shstrndx;
-    if (len < 64 || memcmp(bin, "\177ELF", 4) || bin[4] != 2) return -1;
-    memcpy(&shoff, bin + 0x28, 8);
-    memcpy(&shentsize, bin + 0x3a, 2);
-    memcpy(&shnum, bin + 0x3c, 2);
-    memcpy(&shstrndx, bin + 0x3e, 2);
-    if (shentsize < 64 || shstrndx >= shnum || shoff + (uint64_t)shnum * shentsize > len) return -1;
+    struct cubin_elf e;
+    if (cubin_elf_open(bin, len, &e) != 0) return -1;
+    struct cubin_named k = {bin, name, len, 0, 0, 0, -1};
     /* The symbol table (sh_type 2, SHT_SYMTAB; entries of 24 bytes) and its names. */
-    uint64_t symoff = 0, symsize = 0, symstr = 0;
-    for (unsigned i = 0; i < shnum; i++) {
-        const char *sh = bin + shoff + (uint64_t)i * shentsize;
+    for (unsigned i = 0; i < e.shnum; i++) {
+        const char *sh = bin + e.shoff + (uint64_t)i * e.shentsize;
         uint32_t type, link;
         memcpy(&type, sh + 4, 4);
         memcpy(&link, sh + 0x28, 4);
-        if (type != 2 || link >= shnum) continue;
-        memcpy(&symoff, sh + 0x18, 8);
-        memcpy(&symsize, sh + 0x20, 8);
-        memcpy(&symstr, bin + shoff + (uint64_t)link * shentsize + 0x18, 8);
+        if (type != 2 || link >= e.shnum) continue;
+        memcpy(&k.symoff, sh + 0x18, 8);
+        memcpy(&k.symsize, sh + 0x20, 8);
+        memcpy(&k.symstr, bin + e.shoff + (uint64_t)link * e.shentsize + 0x18, 8);
         break;
     }
-    if (!symsize || symoff + symsize > len) return -1;
-    uint64_t stroff, off, size;
-    uint32_t shname;
-    memcpy(&stroff, bin + shoff + (uint64_t)shstrndx * shentsize + 0x18, 8);
-    for (unsigned i = 0; i < shnum; i++) {
-        const char *sh = bin + shoff + (uint64_t)i * shentsize;
-        memcpy(&shname, sh, 4);
-        memcpy(&off, sh + 0x18, 8);
-        memcpy(&size, sh + 0x20, 8);
-        if (stroff + shname + 9 > len || strcmp(bin + stroff + shname, ".nv.info") || off + size > len) continue;
-        for (uint64_t p = off; p + 2 <= off + size;) {
-            const unsigned char fmt = (unsigned char)bin[p], attr = (unsigned char)bin[p + 1];
-            if (fmt != 4) {
-                p += fmt == 1 ? 2 : 4;
-                continue;
-            }
-            uint16_t vn;
-            memcpy(&vn, bin + p + 2, 2);
-            if (attr == 0x2f && vn == 8 && p + 12 <= off + size) {
-                uint32_t sym, regs, at;
-                memcpy(&sym, bin + p + 4, 4);
-                memcpy(&regs, bin + p + 8, 4);
-                if ((uint64_t)(sym + 1) * 24 <= symsize) {
-                    memcpy(&at, bin + symoff + (uint64_t)sym * 24, 4);
-                    if (symstr + at < len && strncmp(bin + symstr + at, name, len - (symstr + at)) == 0)
-                        return (int)regs;
-                }
-            }
-            p += 4 + (uint64_t)vn;
-        }
-    }
-    return -1;
+    if (!k.symsize || k.symoff + k.symsize > len) return -1;
+    cubin_regcounts(bin, len, &e, cubin_match, &k);
+    return k.regs;
 }
 #endif
