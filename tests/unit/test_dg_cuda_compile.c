@@ -32,6 +32,17 @@ static int holds(const char *bin, size_t n, const char *const *names) {
     return 1;
 }
 
+/* knobs (a knob list) applied to DG's knobs and written after `first` as
+ * the program's defines into opts; 0, or -1 with err set. */
+static int dg_defines(const struct app *dg, const char *knobs, const char *first, struct knob_set *k,
+                      struct strbuf *opts, char *err, size_t n) {
+    knobs_init(k, dg->knobs);
+    if (knobs_apply(k, knobs, err, n)) return -1;
+    sb_printf(opts, "%s", first);
+    knobs_defines(k, opts);
+    return 0;
+}
+
 int main(void) {
     const struct app *dg = app_find("dg");
     CHECK(dg != NULL, "the dg app is registered");
@@ -49,14 +60,11 @@ int main(void) {
     int regs[2] = {-1, -1}; /* the fused kernel's registers: uncapped (below), with regcap=96 */
     for (size_t s = 0; s < sizeof settings / sizeof settings[0]; s++) {
         struct knob_set k;
-        knobs_init(&k, dg->knobs);
-        if (knobs_apply(&k, settings[s], err, sizeof err)) {
+        struct strbuf opts = {0};
+        if (dg_defines(dg, settings[s], "", &k, &opts, err, sizeof err)) {
             CHECK(0, "knobs %s: %s", settings[s], err);
             continue;
         }
-        struct strbuf opts = {0};
-        sb_printf(&opts, "%s", "");
-        knobs_defines(&k, &opts);
         char *bin = NULL, msg[2048];
         size_t n = 0;
         const int rc = nvrtc_cubin(&rtc, "kernels/dg/dg.cu", opts.s, &bin, &n, msg, sizeof msg);
@@ -80,14 +88,11 @@ int main(void) {
      * under the cap; uncapped (the fused setting above) it is over it. */
     for (int capped = 0; capped < 2; capped++) {
         struct knob_set k;
-        knobs_init(&k, dg->knobs);
-        if (knobs_apply(&k, capped ? "kernels=fused,regcap=96" : "kernels=fused", err, sizeof err)) {
+        struct strbuf opts = {0};
+        if (dg_defines(dg, capped ? "kernels=fused,regcap=96" : "kernels=fused", "", &k, &opts, err, sizeof err)) {
             CHECK(0, "regcap: %s", err);
             break;
         }
-        struct strbuf opts = {0};
-        sb_printf(&opts, "%s", "");
-        knobs_defines(&k, &opts);
         regcap_option(&k, &backend_cuda, &opts);
         CHECK(capped == !!strstr(opts.s, "--maxrregcount=96"), "regcap=%s: the build's options %s the cap (%s)",
               capped ? "96" : "none", capped ? "carry" : "do not carry", opts.s);
@@ -120,14 +125,11 @@ int main(void) {
     int tiled = -1, fused = -1;
     for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
         struct knob_set k;
-        knobs_init(&k, dg->knobs);
-        if (knobs_apply(&k, forms[f].knobs, err, sizeof err)) {
+        struct strbuf opts = {0};
+        if (dg_defines(dg, forms[f].knobs, "--ptxas-options=-v", &k, &opts, err, sizeof err)) {
             CHECK(0, "%s: %s", forms[f].knobs, err);
             continue;
         }
-        struct strbuf opts = {0};
-        sb_printf(&opts, "%s", "--ptxas-options=-v");
-        knobs_defines(&k, &opts);
         char *bin = NULL, msg[8192];
         size_t n = 0;
         if (nvrtc_cubin(&rtc, "kernels/dg/dg.cu", opts.s, &bin, &n, msg, sizeof msg) != 0) {
